@@ -2,4 +2,20 @@
 // exactly as a producer sent it (raw metadata and payload) at a Position
 // (ledger:entry), with ledgers rolling over after a configurable number of
 // entries so that ledger boundaries are exercised as on a real broker.
+//
+// A [Ledger] is the entry log of one topic. It writes every entry through a
+// [store.Store] before Append returns, and keeps all entries in memory, in a
+// slice of ledgers each holding a slice of entries, so that reads never touch
+// the store: Get, Next and Prev cost O(log ledgers), First and Last O(1).
+//
+// Every Open starts a new ledger for its appends, with an id greater than
+// any id the topic used before, as a real broker opens a fresh ledger when it
+// loads a topic. Entry ids within a ledger run 0, 1, 2, ... without gaps.
+// Ledgers that got no entries leave no trace in the positions: Next and Prev
+// step over them.
+//
+// A Ledger is owned by its topic's goroutine and is not safe for concurrent
+// use. The byte slices of entries are shared, never copied: Append keeps
+// the metadata and payload it is given, and readers get the same slices;
+// nobody may modify them.
 package ledger

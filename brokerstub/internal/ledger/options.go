@@ -1,0 +1,36 @@
+package ledger
+
+import (
+	"errors"
+	"time"
+)
+
+// DefaultRolloverEntries is the number of entries per ledger used when
+// Options.RolloverEntries is 0.
+const DefaultRolloverEntries = 50_000
+
+// Options configure a Ledger. The zero value gives the defaults.
+type Options struct {
+	// RolloverEntries is how many entries a ledger holds before appends
+	// move to a new ledger. 0 means DefaultRolloverEntries (50,000);
+	// negative values are invalid. Tests use small values such as 1 or 3
+	// to exercise ledger boundaries.
+	RolloverEntries int
+	// Now is the clock that stamps Entry.BrokerTimestamp. nil means
+	// time.Now.
+	Now func() time.Time
+}
+
+// withDefaults returns o with zero fields replaced by their defaults.
+func (o Options) withDefaults() (Options, error) {
+	if o.RolloverEntries < 0 {
+		return o, errors.New("ledger: negative RolloverEntries")
+	}
+	if o.RolloverEntries == 0 {
+		o.RolloverEntries = DefaultRolloverEntries
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o, nil
+}
