@@ -1,0 +1,83 @@
+package wire
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"io"
+)
+
+// readerBufferSize is the size of the bufio.Reader that NewReader puts in
+// front of a reader that is not already buffered.
+const readerBufferSize = 32 << 10
+
+// Reader reads frames from a stream, such as a connection. It is not safe
+// for concurrent use.
+type Reader struct {
+	r   io.Reader
+	max int
+	hdr [4]byte
+	err error // sticky: the stream is unusable
+}
+
+// NewReader returns a Reader of frames from r that rejects frames whose
+// TOTAL_SIZE exceeds maxFrameSize (DefaultMaxFrameSize when <= 0). Unless r
+// is a *bufio.Reader, the Reader buffers it (32 KiB) and may read ahead of the
+// frame it returns, so r must not be read from elsewhere.
+func NewReader(r io.Reader, maxFrameSize int) *Reader {
+	if _, ok := r.(*bufio.Reader); !ok {
+		r = bufio.NewReaderSize(r, readerBufferSize)
+	}
+	return &Reader{r: r, max: maxFrameSize}
+}
+
+// SetMaxFrameSize changes the frame size limit for the following frames, for
+// instance once CommandConnected announces the broker's max_message_size (use
+// max_message_size + FramePadding). Values <= 0 mean DefaultMaxFrameSize.
+func (r *Reader) SetMaxFrameSize(maxFrameSize int) { r.max = maxFrameSize }
+
+// ReadFrame reads and decodes the next frame. It reads the 4-byte size,
+// checks it against the limit before allocating anything for the frame, then
+// reads the frame into a buffer of exactly that size that belongs to the
+// returned frame alone (its Payload and RawMeta alias it, and it is never
+// reused).
+//
+// At a clean end of stream between frames it returns io.EOF. A stream that
+// ends inside a frame gives ErrTruncated (wrapping io.ErrUnexpectedEOF). A
+// size error (ErrFrameTooLarge, ErrBadSize for TOTAL_SIZE < 4), a truncation
+// or an error of the underlying reader leaves the stream unusable: the same
+// error is returned from then on. Any other error (ErrChecksum,
+// ErrUnknownCommand, ...) concerns one frame that was consumed whole; the
+// next call reads the following frame.
+func (r *Reader) ReadFrame() (Frame, error) {
+	if r.err != nil {
+		return Frame{}, r.err
+	}
+	if _, err := io.ReadFull(r.r, r.hdr[:]); err != nil {
+		return Frame{}, r.fail(err)
+	}
+	total := binary.BigEndian.Uint32(r.hdr[:])
+	if err := checkTotalSize(total, r.max); err != nil {
+		r.err = err
+		return Frame{}, err
+	}
+	buf := make([]byte, 4+int(total))
+	copy(buf, r.hdr[:])
+	if _, err := io.ReadFull(r.r, buf[4:]); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return Frame{}, r.fail(err)
+	}
+	return decodeBody(buf[4:])
+}
+
+// fail records a read error as sticky, turning an end of stream inside a
+// frame into ErrTruncated.
+func (r *Reader) fail(err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		err = newError(ErrTruncated, "stream ended inside a frame", io.ErrUnexpectedEOF)
+	}
+	r.err = err
+	return err
+}
