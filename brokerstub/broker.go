@@ -1,0 +1,241 @@
+package brokerstub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/store"
+)
+
+// ErrClosed is returned by operations on a closed Broker.
+var ErrClosed = errors.New("brokerstub: broker closed")
+
+// Broker is an in-process Apache Pulsar broker speaking the binary protocol.
+// Start one with Start or RunT; point any Pulsar client at URL(). All methods
+// are safe for concurrent use.
+type Broker struct {
+	opts Options
+	log  *slog.Logger
+
+	interceptor atomic.Pointer[Interceptor]
+	connSeq     atomic.Uint64
+
+	mu       sync.Mutex
+	st       store.Store
+	ln       net.Listener
+	addr     string // the bound address, kept across restarts
+	topics   map[string]*topic
+	conns    map[*conn]struct{}
+	closed   bool
+	serveWG  sync.WaitGroup // accept loop and connections
+	topicsWG sync.WaitGroup // topic goroutines
+}
+
+// Start starts a broker with the given options.
+func Start(opts Options) (*Broker, error) {
+	opts = opts.withDefaults()
+	b := &Broker{opts: opts, log: opts.Logger}
+	st, err := b.openStore()
+	if err != nil {
+		return nil, err
+	}
+	b.st = st
+	if err := b.listen(opts.Addr); err != nil {
+		_ = st.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// RunT starts a broker for the test t and closes it when the test ends. It
+// fails the test if the broker cannot start.
+func RunT(t testing.TB, opts ...Options) *Broker {
+	t.Helper()
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	b, err := Start(o)
+	if err != nil {
+		t.Fatalf("brokerstub: start: %v", err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	return b
+}
+
+func (b *Broker) openStore() (store.Store, error) {
+	if b.opts.DataDir == "" {
+		return store.NewMemory(), nil
+	}
+	st, err := store.OpenBolt(filepath.Join(b.opts.DataDir, "brokerstub.db"))
+	if err != nil {
+		return nil, fmt.Errorf("brokerstub: open data dir: %w", err)
+	}
+	return st, nil
+}
+
+func (b *Broker) listen(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("brokerstub: listen: %w", err)
+	}
+	b.mu.Lock()
+	b.ln = ln
+	b.addr = ln.Addr().String()
+	b.topics = make(map[string]*topic)
+	b.conns = make(map[*conn]struct{})
+	b.closed = false
+	b.mu.Unlock()
+	b.serveWG.Add(1)
+	go b.acceptLoop(ln)
+	b.log.Info("brokerstub listening", "url", b.URL())
+	return nil
+}
+
+func (b *Broker) acceptLoop(ln net.Listener) {
+	defer b.serveWG.Done()
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		b.serve(nc)
+	}
+}
+
+// serve starts the goroutines of a new connection, unless the broker is
+// shutting down.
+func (b *Broker) serve(nc net.Conn) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		_ = nc.Close()
+		return
+	}
+	c := newConn(b, nc)
+	b.conns[c] = struct{}{}
+	b.serveWG.Add(1)
+	go func() {
+		defer b.serveWG.Done()
+		c.run()
+		b.mu.Lock()
+		delete(b.conns, c)
+		b.mu.Unlock()
+	}()
+}
+
+// URL returns the broker's service URL, "pulsar://host:port".
+func (b *Broker) URL() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return "pulsar://" + b.addr
+}
+
+// Addr returns the address the broker listens on, "host:port".
+func (b *Broker) Addr() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.addr
+}
+
+// Dial returns an in-memory connection to the broker, for clients that accept
+// a dial function; network and address are ignored. The connection behaves
+// like one accepted on the listener.
+func (b *Broker) Dial(ctx context.Context, network, address string) (net.Conn, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	client, server := net.Pipe()
+	b.mu.Lock()
+	closed := b.closed
+	b.mu.Unlock()
+	if closed {
+		_ = client.Close()
+		_ = server.Close()
+		return nil, ErrClosed
+	}
+	b.serve(server)
+	return client, nil
+}
+
+// Intercept installs f as the broker's Interceptor, replacing any earlier
+// one; nil removes it.
+func (b *Broker) Intercept(f Interceptor) {
+	if f == nil {
+		b.interceptor.Store(nil)
+		return
+	}
+	b.interceptor.Store(&f)
+}
+
+// Close stops the broker: connections are closed, dirty cursors flushed and
+// the store closed. It is idempotent.
+func (b *Broker) Close() error {
+	if !b.shutdown(true) {
+		return nil
+	}
+	return b.st.Close()
+}
+
+// Restart stops the broker gracefully (cursors flushed, as on a clean
+// shutdown) and starts it again on the same address with the same data.
+// Clients see their connections drop and reconnect.
+func (b *Broker) Restart() error { return b.restart(true) }
+
+// Crash stops the broker abruptly — cursor state that was not flushed is
+// lost, stored entries are kept — and starts it again on the same address,
+// as a broker process that was killed and restarted.
+func (b *Broker) Crash() error { return b.restart(false) }
+
+func (b *Broker) restart(graceful bool) error {
+	if !b.shutdown(graceful) {
+		return ErrClosed
+	}
+	if b.opts.DataDir != "" {
+		if err := b.st.Close(); err != nil {
+			return err
+		}
+		st, err := b.openStore()
+		if err != nil {
+			return err
+		}
+		b.st = st
+	}
+	return b.listen(b.Addr())
+}
+
+// shutdown closes the listener, every connection and every topic. It
+// reports false if the broker was already closed.
+func (b *Broker) shutdown(graceful bool) bool {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return false
+	}
+	b.closed = true
+	_ = b.ln.Close()
+	conns := make([]*conn, 0, len(b.conns))
+	for c := range b.conns {
+		conns = append(conns, c)
+	}
+	topics := b.topics
+	b.topics = map[string]*topic{}
+	b.mu.Unlock()
+
+	for _, c := range conns {
+		c.close()
+	}
+	b.serveWG.Wait()
+	for _, t := range topics {
+		t.stop(graceful)
+	}
+	b.topicsWG.Wait()
+	return true
+}

@@ -1,0 +1,241 @@
+package brokerstub
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/pulsargo/sdk/internal/proto"
+	"github.com/pulsargo/sdk/internal/wire"
+)
+
+// conn is one client connection: a reader goroutine that decodes and handles
+// commands in order, and a writer goroutine that drains the out queue.
+type conn struct {
+	b   *Broker
+	id  uint64
+	nc  net.Conn
+	log *slog.Logger
+	out *outQueue
+
+	closeOnce sync.Once
+	done      chan struct{}
+
+	// Set by CONNECT, read by the reader goroutine only.
+	connected       bool
+	protocolVersion int32
+
+	mu        sync.Mutex
+	producers map[uint64]*producer
+	consumers map[uint64]*consumer
+}
+
+func newConn(b *Broker, nc net.Conn) *conn {
+	id := b.connSeq.Add(1)
+	return &conn{
+		b: b, id: id, nc: nc, out: newOutQueue(), done: make(chan struct{}),
+		log:       b.log.With("conn", id, "remote", nc.RemoteAddr().String()),
+		producers: map[uint64]*producer{},
+		consumers: map[uint64]*consumer{},
+	}
+}
+
+// run serves the connection until it closes, then detaches its producers
+// and consumers from their topics.
+func (c *conn) run() {
+	c.log.Debug("connection opened")
+	writerDone := make(chan struct{})
+	go func() {
+		defer close(writerDone)
+		c.writeLoop()
+	}()
+	c.readLoop()
+	c.close()
+	<-writerDone
+	c.detachAll()
+	c.log.Debug("connection closed")
+}
+
+// close closes the connection; the loops notice and end. Idempotent.
+func (c *conn) close() {
+	c.closeOnce.Do(func() {
+		close(c.done)
+		c.out.close()
+		_ = c.nc.Close()
+	})
+}
+
+func (c *conn) readLoop() {
+	r := wire.NewReader(c.nc, c.b.opts.MaxMessageSize+wire.FramePadding)
+	for {
+		f, err := r.ReadFrame()
+		if err != nil {
+			if !c.handleReadError(err) {
+				return
+			}
+			continue
+		}
+		act := c.b.intercept(c.id, Inbound, f.Cmd)
+		if act.CloseConn {
+			return
+		}
+		if act.Delay > 0 {
+			select {
+			case <-time.After(act.Delay):
+			case <-c.done:
+				return
+			}
+		}
+		if act.Drop {
+			continue
+		}
+		if act.Fail {
+			c.replyError(f.Cmd, failCode(act.FailWith), "failed by interceptor")
+			continue
+		}
+		if !c.handle(&f) {
+			return
+		}
+	}
+}
+
+// handleReadError answers a bad frame the way Pulsar does and reports
+// whether the connection can carry on.
+func (c *conn) handleReadError(err error) bool {
+	var fe *wire.FrameError
+	switch {
+	case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed):
+		return false
+	case errors.As(err, &fe) && errors.Is(err, wire.ErrUnknownCommand):
+		c.log.Warn("unsupported command", "type", fe.Type, "err", err)
+		if fe.HasRequestID {
+			c.sendError(fe.RequestID, proto.ServerError_NotAllowedError, "brokerstub does not support "+fe.Type.String())
+		}
+		return true
+	case errors.As(err, &fe) && errors.Is(err, wire.ErrChecksum) && fe.Cmd.GetSend() != nil:
+		s := fe.Cmd.GetSend()
+		c.log.Warn("checksum mismatch on send", "producer", s.GetProducerId(), "seq", s.GetSequenceId())
+		c.write(&proto.BaseCommand{Type: proto.BaseCommand_SEND_ERROR.Enum(), SendError: &proto.CommandSendError{
+			ProducerId: s.ProducerId, SequenceId: s.SequenceId,
+			Error: proto.ServerError_ChecksumError.Enum(), Message: strp("checksum mismatch")}})
+		return true
+	}
+	select {
+	case <-c.done:
+	default:
+		c.log.Warn("closing connection after bad frame", "err", err)
+	}
+	return false
+}
+
+func (c *conn) writeLoop() {
+	var bufs net.Buffers
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-c.out.ready:
+		}
+		for _, f := range c.out.take() {
+			act := c.b.intercept(c.id, Outbound, f.cmd)
+			if act.CloseConn {
+				c.close()
+				return
+			}
+			if act.Delay > 0 {
+				select {
+				case <-time.After(act.Delay):
+				case <-c.done:
+					return
+				}
+			}
+			if act.Drop {
+				continue
+			}
+			bufs = append(bufs, f.header)
+			if len(f.payload) > 0 {
+				bufs = append(bufs, f.payload)
+			}
+		}
+		if len(bufs) == 0 {
+			continue
+		}
+		if _, err := bufs.WriteTo(c.nc); err != nil {
+			c.close()
+			return
+		}
+		bufs = bufs[:0]
+	}
+}
+
+// write queues a simple command for the client.
+func (c *conn) write(cmd *proto.BaseCommand) {
+	frame, err := wire.AppendCommand(nil, cmd)
+	if err != nil {
+		c.log.Error("encode command", "type", cmd.GetType(), "err", err)
+		return
+	}
+	c.out.push(outFrame{cmd: cmd, header: frame})
+}
+
+// writeMessage queues a payload frame whose metadata and payload are sent
+// as stored.
+func (c *conn) writeMessage(cmd *proto.BaseCommand, rawMeta, payload []byte) {
+	hdr, err := wire.AppendPayloadHeaderRaw(nil, cmd, rawMeta, payload)
+	if err != nil {
+		c.log.Error("encode message", "err", err)
+		return
+	}
+	c.out.push(outFrame{cmd: cmd, header: hdr, payload: payload})
+}
+
+// sendError answers a request with CommandError.
+func (c *conn) sendError(requestID uint64, code proto.ServerError, msg string) {
+	c.write(&proto.BaseCommand{Type: proto.BaseCommand_ERROR.Enum(), Error: &proto.CommandError{
+		RequestId: &requestID, Error: code.Enum(), Message: &msg}})
+}
+
+// sendSuccess answers a request with CommandSuccess.
+func (c *conn) sendSuccess(requestID uint64) {
+	c.write(&proto.BaseCommand{Type: proto.BaseCommand_SUCCESS.Enum(), Success: &proto.CommandSuccess{RequestId: &requestID}})
+}
+
+// replyError answers cmd with an error of the right shape: CommandSendError
+// for a send, CommandError for a request; commands that take no answer are
+// logged only.
+func (c *conn) replyError(cmd *proto.BaseCommand, code proto.ServerError, msg string) {
+	if s := cmd.GetSend(); s != nil {
+		c.write(&proto.BaseCommand{Type: proto.BaseCommand_SEND_ERROR.Enum(), SendError: &proto.CommandSendError{
+			ProducerId: s.ProducerId, SequenceId: s.SequenceId, Error: code.Enum(), Message: &msg}})
+		return
+	}
+	if id, ok := requestID(cmd); ok {
+		c.sendError(id, code, msg)
+		return
+	}
+	c.log.Info("command failed", "type", cmd.GetType(), "error", code, "msg", msg)
+}
+
+// detachAll removes the connection's producers and consumers from their
+// topics after it closed.
+func (c *conn) detachAll() {
+	c.mu.Lock()
+	prods := c.producers
+	cons := c.consumers
+	c.producers = map[uint64]*producer{}
+	c.consumers = map[uint64]*consumer{}
+	c.mu.Unlock()
+	for _, p := range prods {
+		p.t.removeProducer(p)
+	}
+	for _, cs := range cons {
+		cs.sub.t.removeConsumer(cs)
+	}
+}
+
+func requestID(cmd *proto.BaseCommand) (uint64, bool) { return wire.RequestID(cmd) }
+
+func strp(s string) *string { return &s }

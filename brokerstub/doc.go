@@ -1,0 +1,27 @@
+// Package brokerstub is an in-process Apache Pulsar broker that speaks the
+// real Pulsar binary protocol, so that applications — and the official Pulsar
+// clients — can run integration tests with no Pulsar cluster, no JVM and no
+// Docker. It starts in milliseconds on a loopback port:
+//
+//	func TestOrders(t *testing.T) {
+//		b := brokerstub.RunT(t)
+//		client, _ := pulsar.NewClient(pulsar.ClientOptions{URL: b.URL()})
+//		...
+//	}
+//
+// What it implements: connect, ping/pong, lookup (always to itself),
+// partitioned-topic metadata, producers and sends with receipts,
+// subscriptions of every type (Exclusive, Failover, Shared, Key_Shared;
+// durable and non-durable, initial position, start message id), flow
+// control, delivery with redelivery counts and batch ack sets, individual,
+// cumulative and batch-index acks (with receipts when asked), redelivery,
+// seek by id and by time, get-last-message-id, unsubscribe, closing producers
+// and consumers in both directions, and get-topics-of-namespace. Commands it
+// does not implement (transactions, topic-list watchers) are answered with a
+// Pulsar error.
+//
+// Each topic's state is owned by one goroutine. Entries are stored exactly as
+// producers sent them; with Options.DataDir they live in a crash-safe bbolt
+// file. Tests can Restart or Crash the broker, Unload a topic, and observe,
+// delay, fail or drop any command with Intercept.
+package brokerstub

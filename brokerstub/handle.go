@@ -1,0 +1,85 @@
+package brokerstub
+
+import (
+	"github.com/pulsargo/sdk/internal/proto"
+	"github.com/pulsargo/sdk/internal/wire"
+)
+
+// serverVersion is what the stub reports in CommandConnected.
+const serverVersion = "pulsargo-brokerstub"
+
+// maxProtocolVersion is the highest protocol version the stub speaks.
+const maxProtocolVersion = int32(proto.ProtocolVersion_v20)
+
+// handle runs one inbound command; it reports false when the connection
+// must close. Handlers live in files by command group: handle_connect.go,
+// handle_lookup.go, handle_producer.go, handle_consumer.go, handle_ack.go.
+func (c *conn) handle(f *wire.Frame) bool {
+	cmd := f.Cmd
+	t := cmd.GetType()
+	if !c.connected && t != proto.BaseCommand_CONNECT {
+		c.log.Warn("command before CONNECT", "type", t)
+		return false
+	}
+	switch t {
+	case proto.BaseCommand_CONNECT:
+		return c.handleConnect(cmd.GetConnect())
+	case proto.BaseCommand_PING:
+		c.write(&proto.BaseCommand{Type: proto.BaseCommand_PONG.Enum(), Pong: &proto.CommandPong{}})
+	case proto.BaseCommand_PONG:
+	case proto.BaseCommand_LOOKUP:
+		c.handleLookup(cmd.GetLookupTopic())
+	case proto.BaseCommand_PARTITIONED_METADATA:
+		c.handlePartitionedMetadata(cmd.GetPartitionMetadata())
+	case proto.BaseCommand_GET_TOPICS_OF_NAMESPACE:
+		c.handleTopicsOfNamespace(cmd.GetGetTopicsOfNamespace())
+	case proto.BaseCommand_GET_SCHEMA:
+		c.handleGetSchema(cmd.GetGetSchema())
+	case proto.BaseCommand_GET_OR_CREATE_SCHEMA:
+		c.handleGetOrCreateSchema(cmd.GetGetOrCreateSchema())
+	case proto.BaseCommand_PRODUCER:
+		c.handleProducer(cmd.GetProducer())
+	case proto.BaseCommand_SEND:
+		return c.handleSend(cmd.GetSend(), f)
+	case proto.BaseCommand_CLOSE_PRODUCER:
+		c.handleCloseProducer(cmd.GetCloseProducer())
+	case proto.BaseCommand_SUBSCRIBE:
+		c.handleSubscribe(cmd.GetSubscribe())
+	case proto.BaseCommand_FLOW:
+		c.handleFlow(cmd.GetFlow())
+	case proto.BaseCommand_ACK:
+		c.handleAck(cmd.GetAck())
+	case proto.BaseCommand_REDELIVER_UNACKNOWLEDGED_MESSAGES:
+		c.handleRedeliver(cmd.GetRedeliverUnacknowledgedMessages())
+	case proto.BaseCommand_SEEK:
+		c.handleSeek(cmd.GetSeek())
+	case proto.BaseCommand_GET_LAST_MESSAGE_ID:
+		c.handleGetLastMessageID(cmd.GetGetLastMessageId())
+	case proto.BaseCommand_UNSUBSCRIBE:
+		c.handleUnsubscribe(cmd.GetUnsubscribe())
+	case proto.BaseCommand_CLOSE_CONSUMER:
+		c.handleCloseConsumer(cmd.GetCloseConsumer())
+	case proto.BaseCommand_CONSUMER_STATS:
+		c.handleConsumerStats(cmd.GetConsumerStats())
+	default:
+		c.replyError(cmd, proto.ServerError_NotAllowedError, "brokerstub does not support "+t.String())
+	}
+	return true
+}
+
+func (c *conn) handleConnect(m *proto.CommandConnect) bool {
+	if c.connected {
+		c.log.Warn("second CONNECT on a connection")
+		return false
+	}
+	c.connected = true
+	c.protocolVersion = min(m.GetProtocolVersion(), maxProtocolVersion)
+	maxSize := int32(c.b.opts.MaxMessageSize)
+	c.write(&proto.BaseCommand{Type: proto.BaseCommand_CONNECTED.Enum(), Connected: &proto.CommandConnected{
+		ServerVersion:   strp(serverVersion),
+		ProtocolVersion: &c.protocolVersion,
+		MaxMessageSize:  &maxSize,
+	}})
+	c.log.Debug("connected", "client", m.GetClientVersion(), "protocol", c.protocolVersion)
+	return true
+}

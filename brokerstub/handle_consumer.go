@@ -1,0 +1,261 @@
+package brokerstub
+
+import (
+	"github.com/pulsargo/sdk/brokerstub/internal/cursor"
+	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
+	"github.com/pulsargo/sdk/internal/proto"
+)
+
+func (c *conn) handleSubscribe(m *proto.CommandSubscribe) {
+	rid := m.GetRequestId()
+	name, err := parseTopic(m.GetTopic())
+	if err != nil {
+		c.sendError(rid, proto.ServerError_InvalidTopicName, err.Error())
+		return
+	}
+	if name.partition < 0 && c.b.partitionCount(name.full) > 0 {
+		c.sendError(rid, proto.ServerError_NotAllowedError, name.full+" is partitioned: subscribe to its partitions")
+		return
+	}
+	if m.GetSubscription() == "" {
+		c.sendError(rid, proto.ServerError_NotAllowedError, "empty subscription name")
+		return
+	}
+	c.mu.Lock()
+	_, exists := c.consumers[m.GetConsumerId()]
+	c.mu.Unlock()
+	if exists {
+		// A retried subscribe for a consumer that is attached: succeed again.
+		c.sendSuccess(rid)
+		return
+	}
+	t, err := c.b.topicForUse(name)
+	if err != nil {
+		c.sendError(rid, topicErrorCode(err), err.Error())
+		return
+	}
+	cs := &consumer{
+		id: m.GetConsumerId(), name: m.GetConsumerName(), c: c,
+		typ: m.GetSubType(), priority: m.GetPriorityLevel(), epoch: m.GetConsumerEpoch(),
+		pending: map[ledger.Position]int32{},
+	}
+	// Register first so that messages dispatched right after success find
+	// the consumer; undone below if the subscription refuses it.
+	c.mu.Lock()
+	c.consumers[cs.id] = cs
+	c.mu.Unlock()
+	ok := false
+	callErr := t.call(func() { ok = t.subscribe(cs, m) })
+	if callErr != nil {
+		c.sendError(rid, proto.ServerError_ServiceNotReady, callErr.Error())
+	}
+	if !ok {
+		c.mu.Lock()
+		delete(c.consumers, cs.id)
+		c.mu.Unlock()
+	}
+}
+
+// subscribe attaches cs to its subscription, creating the subscription if
+// needed, and answers the client. It reports whether cs was attached.
+func (t *topic) subscribe(cs *consumer, m *proto.CommandSubscribe) bool {
+	rid := m.GetRequestId()
+	s := t.subs[m.GetSubscription()]
+	if s == nil {
+		start := t.startPosition(m)
+		cur := cursor.New(start, t.led, t.cursorOptions())
+		s = t.newSubscription(m.GetSubscription(), m.GetDurable(), m.GetSubType(), cur)
+		t.subs[s.name] = s
+		if s.durable {
+			// A new durable subscription exists from now on, across restarts.
+			s.save(cur.PersistedBytes())
+		}
+	}
+	cs.sub = s
+	if code, msg, ok := s.addConsumer(cs); !ok {
+		if len(s.consumers) == 0 && !s.durable {
+			delete(t.subs, s.name)
+		}
+		cs.c.sendError(rid, code, msg)
+		return false
+	}
+	cs.c.sendSuccess(rid)
+	if s.typ == proto.CommandSubscribe_Failover {
+		s.notifyActive()
+	}
+	s.dispatch()
+	return true
+}
+
+func (c *conn) consumer(id uint64) *consumer {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.consumers[id]
+}
+
+func (c *conn) handleFlow(m *proto.CommandFlow) {
+	cs := c.consumer(m.GetConsumerId())
+	if cs == nil {
+		c.log.Warn("flow for unknown consumer", "consumer", m.GetConsumerId())
+		return
+	}
+	n := int64(m.GetMessagePermits())
+	t := cs.sub.t
+	t.do(func() {
+		if cs.closed {
+			return
+		}
+		cs.permits += n
+		cs.sub.dispatch()
+	})
+}
+
+func (c *conn) handleCloseConsumer(m *proto.CommandCloseConsumer) {
+	rid := m.GetRequestId()
+	c.mu.Lock()
+	cs := c.consumers[m.GetConsumerId()]
+	delete(c.consumers, m.GetConsumerId())
+	c.mu.Unlock()
+	if cs != nil {
+		_ = cs.sub.t.call(func() { cs.sub.removeConsumer(cs) })
+	}
+	c.sendSuccess(rid)
+}
+
+// removeConsumer detaches cs after its connection closed.
+func (t *topic) removeConsumer(cs *consumer) {
+	t.do(func() { cs.sub.removeConsumer(cs) })
+}
+
+func (c *conn) handleUnsubscribe(m *proto.CommandUnsubscribe) {
+	rid := m.GetRequestId()
+	cs := c.consumer(m.GetConsumerId())
+	if cs == nil {
+		c.sendError(rid, proto.ServerError_ConsumerNotFound, "consumer not found")
+		return
+	}
+	t := cs.sub.t
+	var code proto.ServerError
+	var msg string
+	err := t.call(func() {
+		s := cs.sub
+		if len(s.consumers) > 1 && !m.GetForce() {
+			code, msg = proto.ServerError_ConsumerBusy, "subscription "+s.name+" has other consumers"
+			return
+		}
+		for _, other := range s.consumers {
+			if other != cs {
+				other.closed = true
+				other.c.write(closeConsumerCmd(other.id))
+			}
+		}
+		s.consumers = nil
+		cs.closed = true
+		delete(t.subs, s.name)
+		if s.durable {
+			if err := t.b.st.DeleteCursor(t.name.full, s.name); err != nil {
+				code, msg = proto.ServerError_PersistenceError, err.Error()
+			}
+		}
+	})
+	switch {
+	case err != nil:
+		c.sendError(rid, proto.ServerError_ServiceNotReady, err.Error())
+	case msg != "":
+		c.sendError(rid, code, msg)
+	default:
+		c.mu.Lock()
+		delete(c.consumers, cs.id)
+		c.mu.Unlock()
+		c.sendSuccess(rid)
+	}
+}
+
+func (c *conn) handleConsumerStats(m *proto.CommandConsumerStats) {
+	rid := m.GetRequestId()
+	cs := c.consumer(m.GetConsumerId())
+	if cs == nil {
+		c.write(&proto.BaseCommand{Type: proto.BaseCommand_CONSUMER_STATS_RESPONSE.Enum(), ConsumerStatsResponse: &proto.CommandConsumerStatsResponse{
+			RequestId: &rid, ErrorCode: proto.ServerError_ConsumerNotFound.Enum(), ErrorMessage: strp("consumer not found")}})
+		return
+	}
+	_ = cs.sub.t.call(func() {
+		permits := uint64(max(cs.permits, 0))
+		unacked := uint64(len(cs.pending))
+		typ := cs.typ.String()
+		c.write(&proto.BaseCommand{Type: proto.BaseCommand_CONSUMER_STATS_RESPONSE.Enum(), ConsumerStatsResponse: &proto.CommandConsumerStatsResponse{
+			RequestId: &rid, ConsumerName: &cs.name, AvailablePermits: &permits, UnackedMessages: &unacked, Type: &typ}})
+	})
+}
+
+func closeConsumerCmd(id uint64) *proto.BaseCommand {
+	rid := brokerRequestID
+	return &proto.BaseCommand{Type: proto.BaseCommand_CLOSE_CONSUMER.Enum(), CloseConsumer: &proto.CommandCloseConsumer{ConsumerId: &id, RequestId: &rid}}
+}
+
+// closeClients tells every producer and consumer of the topic to go away
+// (they reconnect, as after a topic moves) and detaches them.
+func (t *topic) closeClients() {
+	for p := range t.producers {
+		id, rid := p.id, brokerRequestID
+		p.c.write(&proto.BaseCommand{Type: proto.BaseCommand_CLOSE_PRODUCER.Enum(), CloseProducer: &proto.CommandCloseProducer{ProducerId: &id, RequestId: &rid}})
+		p.c.mu.Lock()
+		delete(p.c.producers, p.id)
+		p.c.mu.Unlock()
+	}
+	t.producers = map[*producer]struct{}{}
+	for _, s := range t.subs {
+		s.disconnectAll()
+	}
+}
+
+// disconnectAll closes every consumer of the subscription on the client side
+// (CloseConsumer) and detaches it, as Pulsar does on seek and unload.
+func (s *subscription) disconnectAll() {
+	for _, cs := range s.consumers {
+		cs.closed = true
+		cs.c.write(closeConsumerCmd(cs.id))
+		cs.c.mu.Lock()
+		delete(cs.c.consumers, cs.id)
+		cs.c.mu.Unlock()
+		s.requeue(cs, nil)
+	}
+	s.consumers = nil
+	s.active = nil
+	if !s.durable {
+		delete(s.t.subs, s.name)
+	}
+}
+
+// flushCursors persists dirty durable cursors: all of them when force is
+// set (graceful stop), else those the cursor says are due.
+func (t *topic) flushCursors(force bool) {
+	for _, s := range t.subs {
+		s.persist(force)
+	}
+}
+
+// persist writes the cursor's state to the store when it is dirty and, unless
+// force is set, due (flush interval passed, or an immediate mark-delete
+// persist allowed by the rate limit).
+func (s *subscription) persist(force bool) {
+	if !s.durable {
+		return
+	}
+	var state []byte
+	var ok bool
+	if force {
+		state, ok = s.cur.Flush()
+	} else {
+		state, ok = s.cur.MaybeFlush()
+	}
+	if ok {
+		s.save(state)
+	}
+}
+
+func (s *subscription) save(state []byte) {
+	if err := s.t.b.st.SaveCursor(s.t.name.full, s.name, state); err != nil {
+		s.t.b.log.Error("persist cursor", "topic", s.t.name.full, "sub", s.name, "err", err)
+	}
+}

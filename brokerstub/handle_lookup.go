@@ -1,0 +1,142 @@
+package brokerstub
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/pulsargo/sdk/internal/proto"
+)
+
+// handleLookup answers every lookup with this broker, authoritatively: the
+// stub owns every topic.
+func (c *conn) handleLookup(m *proto.CommandLookupTopic) {
+	rid := m.GetRequestId()
+	resp := &proto.CommandLookupTopicResponse{RequestId: &rid}
+	name, err := parseTopic(m.GetTopic())
+	switch {
+	case err != nil:
+		resp.Response = proto.CommandLookupTopicResponse_Failed.Enum()
+		resp.Error = proto.ServerError_InvalidTopicName.Enum()
+		resp.Message = strp(err.Error())
+	case !c.b.topicExists(name) && c.b.opts.DisableAutoTopicCreation:
+		resp.Response = proto.CommandLookupTopicResponse_Failed.Enum()
+		resp.Error = proto.ServerError_TopicNotFound.Enum()
+		resp.Message = strp("topic " + name.full + " does not exist")
+	default:
+		resp.Response = proto.CommandLookupTopicResponse_Connect.Enum()
+		resp.BrokerServiceUrl = strp(c.b.URL())
+		resp.Authoritative = boolp(true)
+	}
+	c.write(&proto.BaseCommand{Type: proto.BaseCommand_LOOKUP_RESPONSE.Enum(), LookupTopicResponse: resp})
+}
+
+// handlePartitionedMetadata reports the partitions of a partitioned topic
+// and 0 for any other topic, as Pulsar does for non-partitioned topics.
+func (c *conn) handlePartitionedMetadata(m *proto.CommandPartitionedTopicMetadata) {
+	rid := m.GetRequestId()
+	resp := &proto.CommandPartitionedTopicMetadataResponse{RequestId: &rid}
+	name, err := parseTopic(m.GetTopic())
+	if err != nil {
+		resp.Response = proto.CommandPartitionedTopicMetadataResponse_Failed.Enum()
+		resp.Error = proto.ServerError_InvalidTopicName.Enum()
+		resp.Message = strp(err.Error())
+	} else {
+		n := uint32(0)
+		if name.partition < 0 {
+			n = uint32(c.b.partitionCount(name.full))
+		}
+		if n == 0 && !c.b.topicExists(name) && c.b.opts.DisableAutoTopicCreation {
+			resp.Response = proto.CommandPartitionedTopicMetadataResponse_Failed.Enum()
+			resp.Error = proto.ServerError_TopicNotFound.Enum()
+			resp.Message = strp("topic " + name.full + " does not exist")
+		} else {
+			resp.Response = proto.CommandPartitionedTopicMetadataResponse_Success.Enum()
+			resp.Partitions = &n
+		}
+	}
+	c.write(&proto.BaseCommand{Type: proto.BaseCommand_PARTITIONED_METADATA_RESPONSE.Enum(), PartitionMetadataResponse: resp})
+}
+
+// handleTopicsOfNamespace lists the namespace's topics (partitions by their
+// partition names), filtered by topics_pattern when one is given.
+func (c *conn) handleTopicsOfNamespace(m *proto.CommandGetTopicsOfNamespace) {
+	rid := m.GetRequestId()
+	ns := m.GetNamespace()
+	mode := m.GetMode()
+	var topics []string
+	for _, full := range c.b.topicNames() {
+		t, err := parseTopic(full)
+		if err != nil || t.namespace != ns {
+			continue
+		}
+		persistent := t.domain == "persistent"
+		if (mode == proto.CommandGetTopicsOfNamespace_PERSISTENT && !persistent) ||
+			(mode == proto.CommandGetTopicsOfNamespace_NON_PERSISTENT && persistent) {
+			continue
+		}
+		topics = append(topics, full)
+	}
+	resp := &proto.CommandGetTopicsOfNamespaceResponse{RequestId: &rid}
+	if p := m.GetTopicsPattern(); p != "" {
+		// Pulsar matches the pattern against the name without its domain.
+		if re, err := regexp.Compile(p); err == nil {
+			kept := topics[:0]
+			for _, t := range topics {
+				_, rest, _ := strings.Cut(t, "://")
+				if re.MatchString(t) || re.MatchString(rest) {
+					kept = append(kept, t)
+				}
+			}
+			topics = kept
+			resp.Filtered = boolp(true)
+		}
+	}
+	resp.Topics = topics
+	c.write(&proto.BaseCommand{Type: proto.BaseCommand_GET_TOPICS_OF_NAMESPACE_RESPONSE.Enum(), GetTopicsOfNamespaceResponse: resp})
+}
+
+// handleGetSchema answers that no schema is stored: the stub keeps none.
+func (c *conn) handleGetSchema(m *proto.CommandGetSchema) {
+	rid := m.GetRequestId()
+	c.write(&proto.BaseCommand{Type: proto.BaseCommand_GET_SCHEMA_RESPONSE.Enum(), GetSchemaResponse: &proto.CommandGetSchemaResponse{
+		RequestId: &rid, ErrorCode: proto.ServerError_TopicNotFound.Enum(), ErrorMessage: strp("no schema stored")}})
+}
+
+// handleGetOrCreateSchema accepts any schema without checking compatibility.
+func (c *conn) handleGetOrCreateSchema(m *proto.CommandGetOrCreateSchema) {
+	rid := m.GetRequestId()
+	c.write(&proto.BaseCommand{Type: proto.BaseCommand_GET_OR_CREATE_SCHEMA_RESPONSE.Enum(),
+		GetOrCreateSchemaResponse: &proto.CommandGetOrCreateSchemaResponse{RequestId: &rid, SchemaVersion: []byte{0, 0, 0, 0, 0, 0, 0, 0}}})
+}
+
+// topicNames returns every known topic: those loaded, those stored and the
+// partitions of partitioned topics, sorted.
+func (b *Broker) topicNames() []string {
+	seen := map[string]bool{}
+	stored, err := b.st.Topics()
+	if err != nil {
+		b.log.Warn("list stored topics", "err", err)
+	}
+	for _, t := range stored {
+		seen[t] = true
+	}
+	b.mu.Lock()
+	for t := range b.topics {
+		seen[t] = true
+	}
+	b.mu.Unlock()
+	for base, n := range b.partitionedTopics() {
+		for i := 0; i < n; i++ {
+			seen[partitionName(base, i)] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for t := range seen {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func boolp(v bool) *bool { return &v }

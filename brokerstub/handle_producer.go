@@ -1,0 +1,168 @@
+package brokerstub
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
+	"github.com/pulsargo/sdk/internal/proto"
+	"github.com/pulsargo/sdk/internal/wire"
+)
+
+// brokerRequestID is the request id of commands the broker starts itself
+// (CloseProducer, CloseConsumer), as Pulsar's -1L.
+const brokerRequestID = ^uint64(0)
+
+// producer is a producer attached to a topic through a connection.
+type producer struct {
+	id   uint64
+	name string
+	c    *conn
+	t    *topic
+}
+
+func (c *conn) handleProducer(m *proto.CommandProducer) {
+	rid := m.GetRequestId()
+	name, err := parseTopic(m.GetTopic())
+	if err != nil {
+		c.sendError(rid, proto.ServerError_InvalidTopicName, err.Error())
+		return
+	}
+	if name.partition < 0 && c.b.partitionCount(name.full) > 0 {
+		c.sendError(rid, proto.ServerError_NotAllowedError, name.full+" is partitioned: produce to its partitions")
+		return
+	}
+	t, err := c.b.topicForUse(name)
+	if err != nil {
+		c.sendError(rid, topicErrorCode(err), err.Error())
+		return
+	}
+	c.mu.Lock()
+	if p, ok := c.producers[m.GetProducerId()]; ok {
+		c.mu.Unlock()
+		// A retried create of a producer that exists: same answer again.
+		c.producerSuccess(rid, p.name)
+		return
+	}
+	c.mu.Unlock()
+
+	p := &producer{id: m.GetProducerId(), name: m.GetProducerName(), c: c, t: t}
+	var busy bool
+	if err := t.call(func() { busy = !t.addProducer(p) }); err != nil {
+		c.sendError(rid, proto.ServerError_ServiceNotReady, err.Error())
+		return
+	}
+	if busy {
+		c.sendError(rid, proto.ServerError_ProducerBusy, fmt.Sprintf("producer %q is already connected to %s", p.name, name.full))
+		return
+	}
+	c.mu.Lock()
+	c.producers[p.id] = p
+	c.mu.Unlock()
+	c.producerSuccess(rid, p.name)
+}
+
+func (c *conn) producerSuccess(rid uint64, name string) {
+	last := int64(-1)
+	c.write(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER_SUCCESS.Enum(), ProducerSuccess: &proto.CommandProducerSuccess{
+		RequestId: &rid, ProducerName: &name, LastSequenceId: &last}})
+}
+
+// handleSend stores a message and answers with a receipt. A send for a
+// producer that is not attached closes the connection, as Pulsar does: the
+// client then reconnects and resends what is pending, so nothing is lost.
+func (c *conn) handleSend(m *proto.CommandSend, f *wire.Frame) bool {
+	c.mu.Lock()
+	p := c.producers[m.GetProducerId()]
+	c.mu.Unlock()
+	if p == nil {
+		c.log.Warn("send for a producer that is not attached; closing the connection", "producer", m.GetProducerId())
+		return false
+	}
+	if !f.HasPayload || f.Meta == nil {
+		c.replyError(&proto.BaseCommand{Type: proto.BaseCommand_SEND.Enum(), Send: m},
+			proto.ServerError_UnknownError, "send without payload")
+		return true
+	}
+	num := f.Meta.GetNumMessagesInBatch()
+	if f.Meta.NumMessagesInBatch == nil {
+		num = m.GetNumMessages()
+	}
+	rawMeta, payload, publishTime := f.RawMeta, f.Payload, f.Meta.GetPublishTime()
+	seq, highest := m.GetSequenceId(), m.GetHighestSequenceId()
+	t := p.t
+	ok := t.do(func() {
+		pos, err := t.led.Append(rawMeta, payload, publishTime, num)
+		if err != nil {
+			c.log.Error("store entry", "topic", t.name.full, "err", err)
+			c.write(sendError(p.id, seq, proto.ServerError_PersistenceError, err.Error()))
+			return
+		}
+		c.write(t.receipt(p.id, seq, highest, pos))
+		t.dispatchAll()
+	})
+	if !ok {
+		c.write(sendError(p.id, seq, proto.ServerError_ServiceNotReady, "topic is being unloaded"))
+	}
+	return true
+}
+
+// receipt is the CommandSendReceipt for an entry stored at pos.
+func (t *topic) receipt(producerID, seq, highest uint64, pos ledger.Position) *proto.BaseCommand {
+	l, e := uint64(pos.Ledger), uint64(pos.Entry)
+	part := int32(t.name.partition)
+	r := &proto.CommandSendReceipt{ProducerId: &producerID, SequenceId: &seq,
+		MessageId: &proto.MessageIdData{LedgerId: &l, EntryId: &e, Partition: &part}}
+	if highest > 0 {
+		r.HighestSequenceId = &highest
+	}
+	return &proto.BaseCommand{Type: proto.BaseCommand_SEND_RECEIPT.Enum(), SendReceipt: r}
+}
+
+func sendError(producerID, seq uint64, code proto.ServerError, msg string) *proto.BaseCommand {
+	return &proto.BaseCommand{Type: proto.BaseCommand_SEND_ERROR.Enum(), SendError: &proto.CommandSendError{
+		ProducerId: &producerID, SequenceId: &seq, Error: code.Enum(), Message: &msg}}
+}
+
+func (c *conn) handleCloseProducer(m *proto.CommandCloseProducer) {
+	rid := m.GetRequestId()
+	c.mu.Lock()
+	p := c.producers[m.GetProducerId()]
+	delete(c.producers, m.GetProducerId())
+	c.mu.Unlock()
+	if p != nil {
+		_ = p.t.call(func() { delete(p.t.producers, p) })
+	}
+	c.sendSuccess(rid)
+}
+
+// addProducer attaches p, naming it if the client gave no name; it reports
+// false when another producer already has p's name.
+func (t *topic) addProducer(p *producer) bool {
+	if p.name == "" {
+		p.name = fmt.Sprintf("brokerstub-%d-%d", p.c.id, p.id)
+	}
+	for q := range t.producers {
+		if q.name == p.name {
+			return false
+		}
+	}
+	t.producers[p] = struct{}{}
+	return true
+}
+
+// removeProducer detaches p after its connection closed.
+func (t *topic) removeProducer(p *producer) {
+	t.do(func() { delete(t.producers, p) })
+}
+
+// topicErrorCode maps an error from loading a topic to a Pulsar error code.
+func topicErrorCode(err error) proto.ServerError {
+	switch {
+	case errors.Is(err, errTopicNotFound):
+		return proto.ServerError_TopicNotFound
+	case errors.Is(err, errInvalidTopic):
+		return proto.ServerError_InvalidTopicName
+	}
+	return proto.ServerError_ServiceNotReady
+}

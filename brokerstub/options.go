@@ -1,0 +1,66 @@
+package brokerstub
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/pulsargo/sdk/internal/wire"
+)
+
+// Options configure a Broker. The zero value is a usable in-memory broker on
+// a random loopback port.
+type Options struct {
+	// Addr is the TCP address to listen on. Default "127.0.0.1:0" (a free
+	// port). Restart listens on the same address again.
+	Addr string
+	// MaxMessageSize is the largest message (metadata + payload) the broker
+	// accepts, announced to clients in CommandConnected. Default 5 MiB, as
+	// Pulsar's maxMessageSize.
+	MaxMessageSize int
+	// LedgerRolloverEntries is the number of entries after which a topic
+	// starts a new ledger, so that ledger boundaries are exercised.
+	// Default 50,000.
+	LedgerRolloverEntries int
+	// DisableAutoTopicCreation makes lookups, producers and subscriptions on
+	// unknown topics fail with TopicNotFound. Default false: topics are
+	// created on first use, as with Pulsar's allowAutoTopicCreation.
+	DisableAutoTopicCreation bool
+	// DisableBatchIndexAck makes the broker ignore ack_set in acks and never
+	// send one (Pulsar's acknowledgmentAtBatchIndexLevelEnabled=false).
+	// Default false: batch-index acks are on.
+	DisableBatchIndexAck bool
+	// CursorFlushInterval is how often dirty subscription cursors are
+	// persisted (Pulsar's managedLedgerCursorPositionFlushSeconds).
+	// Default 60 s.
+	CursorFlushInterval time.Duration
+	// DataDir, when set, keeps topics and cursors in a crash-safe store in
+	// that directory (bbolt), so that the broker's data survives the process.
+	// Default "": in memory, surviving Restart and Crash but not the process.
+	DataDir string
+	// Clock is the broker's time source. Default: the real clock.
+	Clock Clock
+	// Logger receives the broker's logs. Default: discarded.
+	Logger *slog.Logger
+}
+
+func (o Options) withDefaults() Options {
+	if o.Addr == "" {
+		o.Addr = "127.0.0.1:0"
+	}
+	if o.MaxMessageSize <= 0 {
+		o.MaxMessageSize = wire.DefaultMaxMessageSize
+	}
+	if o.LedgerRolloverEntries <= 0 {
+		o.LedgerRolloverEntries = 50_000
+	}
+	if o.CursorFlushInterval <= 0 {
+		o.CursorFlushInterval = 60 * time.Second
+	}
+	if o.Clock == nil {
+		o.Clock = realClock{}
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}

@@ -1,0 +1,104 @@
+package brokerstub
+
+import (
+	"net"
+	"testing"
+	"time"
+
+	gproto "google.golang.org/protobuf/proto"
+
+	"github.com/pulsargo/sdk/internal/proto"
+	"github.com/pulsargo/sdk/internal/wire"
+)
+
+// rawClient speaks the protocol frame by frame, for tests of what the broker
+// answers to exact (and broken) input.
+type rawClient struct {
+	t  *testing.T
+	nc net.Conn
+	r  *wire.Reader
+}
+
+func dialRaw(t *testing.T, b *Broker) *rawClient {
+	t.Helper()
+	nc, err := net.Dial("tcp", b.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = nc.Close() })
+	return &rawClient{t: t, nc: nc, r: wire.NewReader(nc, 0)}
+}
+
+// connect performs the CONNECT handshake.
+func (c *rawClient) connect() *proto.CommandConnected {
+	c.t.Helper()
+	c.send(&proto.BaseCommand{Type: proto.BaseCommand_CONNECT.Enum(), Connect: &proto.CommandConnect{
+		ClientVersion: gproto.String("raw-test"), ProtocolVersion: gproto.Int32(20)}})
+	return c.expect(proto.BaseCommand_CONNECTED).GetConnected()
+}
+
+func (c *rawClient) send(cmd *proto.BaseCommand) {
+	c.t.Helper()
+	b, err := wire.AppendCommand(nil, cmd)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.writeRaw(b)
+}
+
+func (c *rawClient) sendPayload(cmd *proto.BaseCommand, md *proto.MessageMetadata, payload []byte) {
+	c.t.Helper()
+	b, err := wire.AppendPayloadFrame(nil, cmd, md, payload)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.writeRaw(b)
+}
+
+func (c *rawClient) writeRaw(b []byte) {
+	c.t.Helper()
+	if _, err := c.nc.Write(b); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// next reads one frame, failing the test after 5 s.
+func (c *rawClient) next() (wire.Frame, error) {
+	_ = c.nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	return c.r.ReadFrame()
+}
+
+// expect reads frames until one of type t arrives (skipping pings).
+func (c *rawClient) expect(t proto.BaseCommand_Type) *proto.BaseCommand {
+	c.t.Helper()
+	for {
+		f, err := c.next()
+		if err != nil {
+			c.t.Fatalf("waiting for %s: %v", t, err)
+		}
+		if f.Cmd.GetType() == proto.BaseCommand_PING {
+			continue
+		}
+		if f.Cmd.GetType() != t {
+			c.t.Fatalf("want %s, got %s", t, f.Cmd)
+		}
+		return f.Cmd
+	}
+}
+
+// expectClosed checks that the broker closed the connection.
+func (c *rawClient) expectClosed() {
+	c.t.Helper()
+	for {
+		f, err := c.next()
+		if err != nil {
+			if ne, ok := err.(net.Error); ok && ne.Timeout() {
+				c.t.Fatal("connection still open")
+			}
+			return
+		}
+		if f.Cmd.GetType() != proto.BaseCommand_PING {
+			c.t.Fatalf("want close, got %s", f.Cmd)
+		}
+	}
+}

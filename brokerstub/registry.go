@@ -1,0 +1,128 @@
+package brokerstub
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// errTopicNotFound is returned for an unknown topic when auto topic
+// creation is off.
+var errTopicNotFound = errors.New("topic not found")
+
+// getTopic returns the loaded topic, loading it from the store or, when
+// create is set, creating it.
+func (b *Broker) getTopic(name topicName, create bool) (*topic, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil, ErrClosed
+	}
+	if t, ok := b.topics[name.full]; ok {
+		return t, nil
+	}
+	if !create && !b.storedLocked(name) {
+		return nil, fmt.Errorf("%w: %s", errTopicNotFound, name.full)
+	}
+	t, err := b.openTopic(name)
+	if err != nil {
+		return nil, err
+	}
+	b.topics[name.full] = t
+	return t, nil
+}
+
+// topicForUse is getTopic with the broker's auto-creation rule, for
+// producers and subscriptions.
+func (b *Broker) topicForUse(name topicName) (*topic, error) {
+	return b.getTopic(name, !b.opts.DisableAutoTopicCreation || b.topicExists(name))
+}
+
+// topicExists reports whether the topic is loaded, stored, or a partition
+// of a partitioned topic.
+func (b *Broker) topicExists(name topicName) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	_, loaded := b.topics[name.full]
+	return loaded || b.storedLocked(name)
+}
+
+func (b *Broker) storedLocked(name topicName) bool {
+	parts, _ := b.st.Partitions()
+	if n, ok := parts[name.base]; ok && (name.partition < 0 || name.partition < n) {
+		return true
+	}
+	stored, _ := b.st.Topics()
+	return slices.Contains(stored, name.full)
+}
+
+// partitionCount returns the number of partitions of a partitioned topic,
+// or 0.
+func (b *Broker) partitionCount(full string) int {
+	parts, err := b.st.Partitions()
+	if err != nil {
+		return 0
+	}
+	return parts[full]
+}
+
+func (b *Broker) partitionedTopics() map[string]int {
+	parts, err := b.st.Partitions()
+	if err != nil {
+		b.log.Warn("list partitioned topics", "err", err)
+	}
+	return parts
+}
+
+// CreatePartitionedTopic creates a topic with n partitions, named
+// "<topic>-partition-0" to "-partition-<n-1>", as Pulsar's admin API does.
+// Clients that look the topic up see n partitions. Creating it again with
+// the same n is a no-op.
+func (b *Broker) CreatePartitionedTopic(topic string, n int) error {
+	name, err := parseTopic(topic)
+	if err != nil {
+		return err
+	}
+	if name.partition >= 0 {
+		return fmt.Errorf("%w: %q names a partition", errInvalidTopic, topic)
+	}
+	if n < 1 {
+		return fmt.Errorf("brokerstub: partitions must be >= 1, got %d", n)
+	}
+	if cur := b.partitionCount(name.full); cur != 0 && cur != n {
+		return fmt.Errorf("brokerstub: %s already has %d partitions", name.full, cur)
+	}
+	return b.st.SetPartitions(name.full, n)
+}
+
+// Unload closes the topic's producers and consumers the way a broker does
+// when a topic moves (CloseProducer / CloseConsumer, so clients reconnect),
+// flushes its cursors and drops it from memory; the next use loads it again
+// from the store, in a new ledger. Unloading a topic that is not loaded is a
+// no-op.
+func (b *Broker) Unload(topicName string) error {
+	name, err := parseTopic(topicName)
+	if err != nil {
+		return err
+	}
+	b.mu.Lock()
+	var ts []*topic
+	if t, ok := b.topics[name.full]; ok {
+		ts = append(ts, t)
+		delete(b.topics, name.full)
+	}
+	if name.partition < 0 {
+		for full, t := range b.topics {
+			if t.name.base == name.full {
+				ts = append(ts, t)
+				delete(b.topics, full)
+			}
+		}
+	}
+	b.mu.Unlock()
+	for _, t := range ts {
+		_ = t.call(t.closeClients)
+		t.stop(true)
+	}
+	return nil
+}

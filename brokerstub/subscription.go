@@ -1,0 +1,246 @@
+package brokerstub
+
+import (
+	"slices"
+	"sort"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/cursor"
+	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
+	"github.com/pulsargo/sdk/internal/proto"
+)
+
+// beforeFirst is the cursor position meaning "nothing acknowledged yet":
+// the ledger's Next of it is the topic's first entry.
+var beforeFirst = ledger.Position{Ledger: -1, Entry: -1}
+
+// subscription is a named cursor on a topic with the consumers attached to
+// it and its dispatcher state. Owned by the topic goroutine.
+type subscription struct {
+	t       *topic
+	name    string
+	durable bool
+	typ     proto.CommandSubscribe_SubType
+	cur     *cursor.Cursor
+
+	// readPos is the last position normal dispatch has read; entries after
+	// it have never been dispatched since the last reset.
+	readPos ledger.Position
+	// replay holds positions to deliver again (sorted, unique), before any
+	// new entry.
+	replay []ledger.Position
+	// redeliveries counts how often each position was handed out again.
+	redeliveries map[ledger.Position]uint32
+
+	consumers  []*consumer
+	active     *consumer            // Exclusive and Failover
+	chunkOwner map[string]*consumer // Shared: chunk uuid -> consumer of chunk 0
+	next       int                  // Shared: round-robin cursor
+}
+
+// consumer is one consumer attached to a subscription. Its fields are owned
+// by the topic goroutine.
+type consumer struct {
+	id       uint64
+	name     string
+	c        *conn
+	sub      *subscription
+	typ      proto.CommandSubscribe_SubType
+	priority int32
+	epoch    uint64
+	permits  int64
+	// pending holds the entries delivered to this consumer and not yet fully
+	// acknowledged, with their batch sizes.
+	pending map[ledger.Position]int32
+	closed  bool
+}
+
+func (t *topic) cursorOptions() cursor.Options {
+	return cursor.Options{FlushInterval: t.b.opts.CursorFlushInterval, Now: t.b.opts.Clock.Now}
+}
+
+// restoreSubscriptions recreates the durable subscriptions persisted for
+// this topic, with their cursors as last flushed.
+func (t *topic) restoreSubscriptions() error {
+	states, err := t.b.st.Cursors(t.name.full)
+	if err != nil {
+		return err
+	}
+	for name, state := range states {
+		cur, err := cursor.Restore(state, t.led, t.cursorOptions())
+		if err != nil {
+			t.b.log.Error("restore cursor; starting it from the first entry", "topic", t.name.full, "sub", name, "err", err)
+			cur = cursor.New(beforeFirst, t.led, t.cursorOptions())
+		}
+		s := t.newSubscription(name, true, proto.CommandSubscribe_Exclusive, cur)
+		t.subs[name] = s
+	}
+	return nil
+}
+
+func (t *topic) newSubscription(name string, durable bool, typ proto.CommandSubscribe_SubType, cur *cursor.Cursor) *subscription {
+	return &subscription{
+		t: t, name: name, durable: durable, typ: typ, cur: cur,
+		readPos:      cur.MarkDelete(),
+		redeliveries: map[ledger.Position]uint32{},
+		chunkOwner:   map[string]*consumer{},
+	}
+}
+
+// startPosition returns the mark-delete position of a new subscription.
+func (t *topic) startPosition(m *proto.CommandSubscribe) ledger.Position {
+	last, hasLast := t.led.Last()
+	if id := m.GetStartMessageId(); id != nil && !m.GetDurable() {
+		l, e := int64(id.GetLedgerId()), int64(id.GetEntryId())
+		switch {
+		case l == int64(^uint64(0)>>1): // latest
+			if hasLast {
+				return last
+			}
+			return beforeFirst
+		case l < 0: // earliest
+			return beforeFirst
+		case e >= 0:
+			// As Pulsar: the start id is taken as a batch position, so the
+			// cursor steps back one entry, the start entry is delivered and
+			// the client discards what its inclusive/exclusive rule excludes.
+			return ledger.Position{Ledger: l, Entry: e - 1}
+		}
+		return ledger.Position{Ledger: l, Entry: e}
+	}
+	if m.GetInitialPosition() == proto.CommandSubscribe_Earliest || !hasLast {
+		return beforeFirst
+	}
+	return last
+}
+
+// addConsumer attaches cs; it returns a Pulsar error code and message when
+// the subscription refuses it.
+func (s *subscription) addConsumer(cs *consumer) (proto.ServerError, string, bool) {
+	if len(s.consumers) > 0 && s.typ != cs.typ {
+		return proto.ServerError_ConsumerBusy, "subscription " + s.name + " is of a different type", false
+	}
+	if len(s.consumers) > 0 && s.typ == proto.CommandSubscribe_Exclusive {
+		return proto.ServerError_ConsumerBusy, "exclusive consumer is already connected to " + s.name, false
+	}
+	s.typ = cs.typ
+	s.consumers = append(s.consumers, cs)
+	s.pickActive()
+	return 0, "", true
+}
+
+// removeConsumer detaches cs and puts what it had not acknowledged back for
+// redelivery.
+func (s *subscription) removeConsumer(cs *consumer) {
+	i := slices.Index(s.consumers, cs)
+	if i < 0 {
+		return
+	}
+	s.consumers = slices.Delete(s.consumers, i, i+1)
+	cs.closed = true
+	s.requeue(cs, nil)
+	for uuid, owner := range s.chunkOwner {
+		if owner == cs {
+			delete(s.chunkOwner, uuid)
+		}
+	}
+	if !s.durable && len(s.consumers) == 0 {
+		delete(s.t.subs, s.name)
+		return
+	}
+	if s.pickActive() && s.typ == proto.CommandSubscribe_Failover {
+		s.notifyActive()
+	}
+	s.dispatch()
+}
+
+// requeue moves cs's pending entries (all, or those in only) back to the
+// replay queue and counts the redelivery.
+func (s *subscription) requeue(cs *consumer, only []ledger.Position) {
+	move := func(p ledger.Position) {
+		delete(cs.pending, p)
+		s.redeliveries[p]++
+		s.addReplay(p)
+	}
+	if only == nil {
+		for p := range cs.pending {
+			move(p)
+		}
+		return
+	}
+	for _, p := range only {
+		if _, ok := cs.pending[p]; ok {
+			move(p)
+		}
+	}
+}
+
+func (s *subscription) addReplay(p ledger.Position) {
+	i, found := slices.BinarySearchFunc(s.replay, p, ledger.Position.Compare)
+	if !found {
+		s.replay = slices.Insert(s.replay, i, p)
+	}
+}
+
+func (s *subscription) removeReplay(p ledger.Position) {
+	if i, found := slices.BinarySearchFunc(s.replay, p, ledger.Position.Compare); found {
+		s.replay = slices.Delete(s.replay, i, i+1)
+	}
+}
+
+// pickActive chooses the active consumer of an Exclusive or Failover
+// subscription as Pulsar does: consumers ordered by priority level, then by
+// name; the partition index (or 0) modulo their number picks one. When it
+// changes, the old one's pending messages go back for redelivery; it
+// reports whether the active consumer changed (callers then notifyActive).
+func (s *subscription) pickActive() bool {
+	if s.typ != proto.CommandSubscribe_Failover && s.typ != proto.CommandSubscribe_Exclusive {
+		s.active = nil
+		return false
+	}
+	var next *consumer
+	if len(s.consumers) > 0 {
+		sorted := slices.Clone(s.consumers)
+		sort.SliceStable(sorted, func(i, j int) bool {
+			if sorted[i].priority != sorted[j].priority {
+				return sorted[i].priority < sorted[j].priority
+			}
+			return sorted[i].name < sorted[j].name
+		})
+		idx := 0
+		if p := s.t.name.partition; p > 0 {
+			idx = p % len(sorted)
+		}
+		next = sorted[idx]
+	}
+	if next == s.active {
+		return false
+	}
+	if s.active != nil && !s.active.closed {
+		s.requeue(s.active, nil)
+	}
+	s.active = next
+	return true
+}
+
+// notifyActive tells every consumer of a Failover subscription whether it is
+// the active one.
+func (s *subscription) notifyActive() {
+	for _, cs := range s.consumers {
+		id, active := cs.id, cs == s.active
+		cs.c.write(&proto.BaseCommand{Type: proto.BaseCommand_ACTIVE_CONSUMER_CHANGE.Enum(),
+			ActiveConsumerChange: &proto.CommandActiveConsumerChange{ConsumerId: &id, IsActive: &active}})
+	}
+}
+
+// reset moves the subscription to pos (the next entry to deliver), with an
+// optional batch ack set for it, and forgets every delivery in flight.
+func (s *subscription) reset(pos ledger.Position, ackSet []int64) {
+	s.cur.Reset(pos, ackSet)
+	s.readPos = s.cur.MarkDelete()
+	s.replay = nil
+	s.redeliveries = map[ledger.Position]uint32{}
+	s.chunkOwner = map[string]*consumer{}
+	for _, cs := range s.consumers {
+		clear(cs.pending)
+	}
+}

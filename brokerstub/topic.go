@@ -1,0 +1,202 @@
+package brokerstub
+
+import (
+	"errors"
+	"fmt"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
+	pb "github.com/pulsargo/sdk/internal/proto"
+)
+
+// errTopicClosed is returned when a topic was unloaded or the broker stopped
+// while an operation waited for it; clients get ServiceNotReady and retry.
+var errTopicClosed = errors.New("topic closed")
+
+// topic owns one topic's state — ledger, producers, subscriptions — in one
+// goroutine. Everything else talks to it by queueing functions with do or
+// call; those functions run on the topic goroutine and may touch its state
+// without locks.
+type topic struct {
+	b    *Broker
+	name topicName
+	ops  chan func()
+	quit chan struct{} // closed to ask the goroutine to stop
+	done chan struct{} // closed when the goroutine has stopped
+
+	// Owned by the topic goroutine.
+	led       *ledger.Ledger
+	producers map[*producer]struct{}
+	subs      map[string]*subscription
+	infos     map[ledger.Position]*entryInfo
+	stopFlush func() bool
+	graceful  bool
+}
+
+// entryInfo is what dispatch needs from an entry's metadata, parsed once.
+type entryInfo struct {
+	numMessages int32
+	uuid        string // chunk uuid, "" when not a chunk
+	chunkID     int32
+	numChunks   int32
+	key         []byte // sticky key for Key_Shared
+}
+
+// openTopic loads a topic: its ledger from the store and its durable
+// subscriptions' cursors as last persisted.
+func (b *Broker) openTopic(name topicName) (*topic, error) {
+	t := &topic{
+		b: b, name: name,
+		ops:       make(chan func(), 256),
+		quit:      make(chan struct{}),
+		done:      make(chan struct{}),
+		producers: map[*producer]struct{}{},
+		subs:      map[string]*subscription{},
+		infos:     map[ledger.Position]*entryInfo{},
+	}
+	led, err := ledger.Open(b.st, name.full, ledger.Options{
+		RolloverEntries: b.opts.LedgerRolloverEntries,
+		Now:             b.opts.Clock.Now,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open ledger of %s: %w", name.full, err)
+	}
+	t.led = led
+	if err := t.restoreSubscriptions(); err != nil {
+		return nil, err
+	}
+	b.topicsWG.Add(1)
+	go t.run()
+	t.armFlush()
+	return t, nil
+}
+
+func (t *topic) run() {
+	defer t.b.topicsWG.Done()
+	defer close(t.done)
+	for {
+		select {
+		case f := <-t.ops:
+			f()
+		case <-t.quit:
+			t.shutdown()
+			return
+		}
+	}
+}
+
+// shutdown runs on the topic goroutine when it stops: a graceful stop
+// flushes every durable cursor; a crash does not.
+func (t *topic) shutdown() {
+	if t.stopFlush != nil {
+		t.stopFlush()
+	}
+	if t.graceful {
+		t.flushCursors(true)
+	}
+	// Fail whatever is still queued so no caller waits forever.
+	for {
+		select {
+		case f := <-t.ops:
+			f()
+		default:
+			return
+		}
+	}
+}
+
+// do queues f on the topic goroutine; it reports false if the topic has
+// stopped.
+func (t *topic) do(f func()) bool {
+	select {
+	case <-t.done:
+		return false
+	default:
+	}
+	select {
+	case t.ops <- f:
+		return true
+	case <-t.done:
+		return false
+	}
+}
+
+// call runs f on the topic goroutine and waits for it.
+func (t *topic) call(f func()) error {
+	ran := make(chan struct{})
+	if !t.do(func() { f(); close(ran) }) {
+		return errTopicClosed
+	}
+	select {
+	case <-ran:
+		return nil
+	case <-t.done:
+		select {
+		case <-ran:
+			return nil
+		default:
+			return errTopicClosed
+		}
+	}
+}
+
+// stop asks the topic goroutine to end (flushing cursors when graceful) and
+// waits for it.
+func (t *topic) stop(graceful bool) {
+	select {
+	case <-t.done:
+		return
+	default:
+	}
+	// graceful is read by the goroutine after quit is closed.
+	_ = t.call(func() { t.graceful = graceful })
+	select {
+	case <-t.quit:
+	default:
+		close(t.quit)
+	}
+	<-t.done
+}
+
+// armFlush schedules the next periodic cursor flush.
+func (t *topic) armFlush() {
+	t.stopFlush = t.b.opts.Clock.AfterFunc(t.b.opts.CursorFlushInterval/4+1, func() {
+		t.do(func() {
+			t.flushCursors(false)
+			t.armFlush()
+		})
+	})
+}
+
+// info returns the parsed metadata of the entry at p.
+func (t *topic) info(e ledger.Entry) *entryInfo {
+	if in, ok := t.infos[e.Pos]; ok {
+		return in
+	}
+	in := &entryInfo{numMessages: e.NumMessages}
+	var md pb.MessageMetadata
+	if err := (proto.UnmarshalOptions{AllowPartial: true}).Unmarshal(e.Meta, &md); err == nil {
+		if md.NumChunksFromMsg != nil && md.GetNumChunksFromMsg() > 1 {
+			in.uuid, in.chunkID, in.numChunks = md.GetUuid(), md.GetChunkId(), md.GetNumChunksFromMsg()
+		}
+		in.key = stickyKey(&md)
+	}
+	if in.numMessages < 1 {
+		in.numMessages = 1
+	}
+	t.infos[e.Pos] = in
+	return in
+}
+
+// stickyKey is the key Key_Shared routes by: ordering key, else partition
+// key, else "<producer>-<sequence>", as Pulsar's Commands.peekStickyKey.
+func stickyKey(md *pb.MessageMetadata) []byte {
+	if len(md.GetOrderingKey()) > 0 {
+		return md.GetOrderingKey()
+	}
+	if md.PartitionKey != nil {
+		return []byte(md.GetPartitionKey())
+	}
+	return fmt.Appendf(nil, "%s-%d", md.GetProducerName(), md.GetSequenceId())
+}
