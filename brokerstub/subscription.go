@@ -54,8 +54,14 @@ type consumer struct {
 	closed  bool
 }
 
+// cursorOptions are Pulsar's cursor defaults (mark-delete rate 1/s, 10,000
+// persisted ranges and batch entries) with the broker's flush interval and
+// clock.
 func (t *topic) cursorOptions() cursor.Options {
-	return cursor.Options{FlushInterval: t.b.opts.CursorFlushInterval, Now: t.b.opts.Clock.Now}
+	o := cursor.DefaultOptions()
+	o.FlushInterval = t.b.opts.CursorFlushInterval
+	o.Now = t.b.opts.Clock.Now
+	return o
 }
 
 // restoreSubscriptions recreates the durable subscriptions persisted for
