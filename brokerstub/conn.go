@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pulsargo/sdk/internal/frameq"
 	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/internal/wire"
 )
@@ -19,7 +20,7 @@ type conn struct {
 	id  uint64
 	nc  net.Conn
 	log *slog.Logger
-	out *outQueue
+	out *frameq.Queue[outFrame]
 
 	closeOnce sync.Once
 	done      chan struct{}
@@ -36,7 +37,7 @@ type conn struct {
 func newConn(b *Broker, nc net.Conn) *conn {
 	id := b.connSeq.Add(1)
 	return &conn{
-		b: b, id: id, nc: nc, out: newOutQueue(), done: make(chan struct{}),
+		b: b, id: id, nc: nc, out: frameq.New[outFrame](), done: make(chan struct{}),
 		log:       b.log.With("conn", id, "remote", nc.RemoteAddr().String()),
 		producers: map[uint64]*producer{},
 		consumers: map[uint64]*consumer{},
@@ -63,7 +64,7 @@ func (c *conn) run() {
 func (c *conn) close() {
 	c.closeOnce.Do(func() {
 		close(c.done)
-		c.out.close()
+		c.out.Close()
 		_ = c.nc.Close()
 	})
 }
@@ -137,9 +138,9 @@ func (c *conn) writeLoop() {
 		select {
 		case <-c.done:
 			return
-		case <-c.out.ready:
+		case <-c.out.Ready():
 		}
-		for _, f := range c.out.take() {
+		for _, f := range c.out.Take() {
 			act := c.b.intercept(c.id, Outbound, f.cmd)
 			if act.CloseConn {
 				c.close()
@@ -178,7 +179,7 @@ func (c *conn) write(cmd *proto.BaseCommand) {
 		c.log.Error("encode command", "type", cmd.GetType(), "err", err)
 		return
 	}
-	c.out.push(outFrame{cmd: cmd, header: frame})
+	c.out.Push(outFrame{cmd: cmd, header: frame})
 }
 
 // writeMessage queues a payload frame whose metadata and payload are sent
@@ -189,7 +190,7 @@ func (c *conn) writeMessage(cmd *proto.BaseCommand, rawMeta, payload []byte) {
 		c.log.Error("encode message", "err", err)
 		return
 	}
-	c.out.push(outFrame{cmd: cmd, header: hdr, payload: payload})
+	c.out.Push(outFrame{cmd: cmd, header: hdr, payload: payload})
 }
 
 // sendError answers a request with CommandError.
