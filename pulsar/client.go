@@ -1,0 +1,261 @@
+package pulsar
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/pulsargo/sdk/internal/conn"
+	"github.com/pulsargo/sdk/internal/topicname"
+)
+
+// ClientOptions configure a Client. Field names follow the official Go
+// client where it has the same option.
+type ClientOptions struct {
+	// URL is the service URL: pulsar://host:port or pulsar+ssl://host:port.
+	// Required.
+	URL string
+	// ConnectionTimeout bounds dialing and the handshake. Default 10 s.
+	ConnectionTimeout time.Duration
+	// OperationTimeout bounds each request to the broker (lookup, subscribe,
+	// seek, ...). Default 30 s.
+	OperationTimeout time.Duration
+	// KeepAliveInterval is the ping interval on idle connections.
+	// Default 30 s.
+	KeepAliveInterval time.Duration
+	// Authentication supplies credentials; nil means none.
+	Authentication Authentication
+	// TLSTrustCertsFilePath is a PEM file of CAs to trust for pulsar+ssl.
+	// Default: the system pool.
+	TLSTrustCertsFilePath string
+	// TLSAllowInsecureConnection skips certificate verification. Default
+	// false.
+	TLSAllowInsecureConnection bool
+	// TLSValidateHostname checks the broker's certificate against its host
+	// name. Default false, as the official client; set it in production.
+	TLSValidateHostname bool
+	// TLSConfig, when set, is used as is for pulsar+ssl and the TLS fields
+	// above are ignored.
+	TLSConfig *tls.Config
+	// Dialer, when set, opens connections instead of net.Dialer — for
+	// example brokerstub's in-memory Dial in tests.
+	Dialer func(ctx context.Context, network, address string) (net.Conn, error)
+	// MemoryLimitBytes caps the bytes of messages held by all producers
+	// until the broker acknowledges them. Default 64 MiB; negative means no
+	// limit.
+	MemoryLimitBytes int64
+	// Logger receives the client's logs. Default: discarded.
+	Logger *slog.Logger
+}
+
+// Client is a connection to a Pulsar cluster that creates producers,
+// consumers and readers. It is safe for concurrent use.
+type Client interface {
+	// CreateProducer creates a producer on a topic.
+	CreateProducer(ProducerOptions) (Producer, error)
+	// Subscribe creates a consumer.
+	Subscribe(ConsumerOptions) (Consumer, error)
+	// CreateReader creates a reader.
+	CreateReader(ReaderOptions) (Reader, error)
+	// TopicPartitions returns the partition names of a topic (the topic
+	// itself for a topic without partitions).
+	TopicPartitions(topic string) ([]string, error)
+	// Close closes every producer, consumer and reader and the connections.
+	Close()
+}
+
+// client is the Client implementation.
+type client struct {
+	opts        ClientOptions
+	serviceAddr string
+	pool        *conn.Pool
+	log         *slog.Logger
+	mem         *memoryLimit
+
+	ids atomic.Uint64 // producer and consumer ids
+
+	mu      sync.Mutex
+	closers map[closer]struct{}
+	closed  bool
+}
+
+type closer interface{ Close() }
+
+// NewClient returns a Client for the service URL. It does not connect
+// until the first producer, consumer or reader needs it.
+func NewClient(opts ClientOptions) (Client, error) {
+	return newClient(opts)
+}
+
+func newClient(opts ClientOptions) (*client, error) {
+	if opts.URL == "" {
+		return nil, fmt.Errorf("%w: URL is required", ErrInvalidOptions)
+	}
+	addr, err := conn.HostPort(opts.URL)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
+	}
+	if opts.ConnectionTimeout <= 0 {
+		opts.ConnectionTimeout = 10 * time.Second
+	}
+	if opts.OperationTimeout <= 0 {
+		opts.OperationTimeout = 30 * time.Second
+	}
+	if opts.MemoryLimitBytes == 0 {
+		opts.MemoryLimitBytes = 64 << 20
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	copts := conn.Options{
+		OperationTimeout: opts.OperationTimeout,
+		KeepAlive:        opts.KeepAliveInterval,
+		Logger:           opts.Logger,
+		ClientVersion:    "pulsargo",
+	}
+	if opts.Dialer != nil {
+		copts.Dial = opts.Dialer
+	}
+	if u, _ := url.Parse(opts.URL); u != nil && u.Scheme == "pulsar+ssl" {
+		if copts.TLS, err = tlsConfig(opts, u.Hostname()); err != nil {
+			return nil, err
+		}
+	}
+	if a := opts.Authentication; a != nil {
+		copts.AuthMethod, copts.AuthData = a.Name(), a.Data
+	}
+	return &client{
+		opts: opts, serviceAddr: addr, pool: conn.NewPool(copts), log: opts.Logger,
+		mem: newMemoryLimit(opts.MemoryLimitBytes), closers: map[closer]struct{}{},
+	}, nil
+}
+
+func tlsConfig(opts ClientOptions, host string) (*tls.Config, error) {
+	if opts.TLSConfig != nil {
+		return opts.TLSConfig, nil
+	}
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: opts.TLSAllowInsecureConnection} //nolint:gosec // the user asked for it
+	if opts.TLSValidateHostname {
+		cfg.ServerName = host
+	} else if !opts.TLSAllowInsecureConnection {
+		// Verify the chain but not the name, as the official client does
+		// unless TLSValidateHostname is set.
+		cfg.InsecureSkipVerify = true //nolint:gosec // chain verified below
+		cfg.VerifyConnection = verifyChainOnly(cfg)
+	}
+	if opts.TLSTrustCertsFilePath != "" {
+		pem, err := os.ReadFile(opts.TLSTrustCertsFilePath)
+		if err != nil {
+			return nil, fmt.Errorf("%w: trust certs: %w", ErrInvalidOptions, err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("%w: no certificates in %s", ErrInvalidOptions, opts.TLSTrustCertsFilePath)
+		}
+		cfg.RootCAs = pool
+	}
+	return cfg, nil
+}
+
+// verifyChainOnly checks the peer's chain against cfg.RootCAs (or the system
+// pool) without checking the host name.
+func verifyChainOnly(cfg *tls.Config) func(tls.ConnectionState) error {
+	return func(cs tls.ConnectionState) error {
+		if len(cs.PeerCertificates) == 0 {
+			return fmt.Errorf("pulsar: broker sent no certificate")
+		}
+		inter := x509.NewCertPool()
+		for _, c := range cs.PeerCertificates[1:] {
+			inter.AddCert(c)
+		}
+		_, err := cs.PeerCertificates[0].Verify(x509.VerifyOptions{Roots: cfg.RootCAs, Intermediates: inter})
+		return err
+	}
+}
+
+// register tracks a producer, consumer or reader so Close can close it.
+func (c *client) register(x closer) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return ErrClientClosed
+	}
+	c.closers[x] = struct{}{}
+	return nil
+}
+
+func (c *client) unregister(x closer) {
+	c.mu.Lock()
+	delete(c.closers, x)
+	c.mu.Unlock()
+}
+
+func (c *client) Close() {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.closed = true
+	xs := make([]closer, 0, len(c.closers))
+	for x := range c.closers {
+		xs = append(xs, x)
+	}
+	c.mu.Unlock()
+	for _, x := range xs {
+		x.Close()
+	}
+	c.pool.Close()
+}
+
+func (c *client) isClosed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed
+}
+
+// connFor looks the topic up and returns the connection to its broker.
+func (c *client) connFor(ctx context.Context, topic string) (*conn.Conn, error) {
+	addr, err := c.pool.Lookup(ctx, c.serviceAddr, topic)
+	if err != nil {
+		return nil, err
+	}
+	return c.pool.Get(ctx, addr)
+}
+
+// TopicPartitions returns the partitions of topic, or the topic itself.
+func (c *client) TopicPartitions(topic string) ([]string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), c.opts.OperationTimeout)
+	defer cancel()
+	return c.partitions(ctx, topic)
+}
+
+func (c *client) partitions(ctx context.Context, topic string) ([]string, error) {
+	name, err := topicname.Parse(topic)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
+	}
+	n, err := c.pool.PartitionedMetadata(ctx, c.serviceAddr, name.Full)
+	if err != nil {
+		return nil, wrapErr("partitions of "+name.Full, err)
+	}
+	if n == 0 {
+		return []string{name.Full}, nil
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = topicname.PartitionName(name.Full, i)
+	}
+	return out, nil
+}
+
+// nextID returns a producer or consumer id unique in this client.
+func (c *client) nextID() uint64 { return c.ids.Add(1) }

@@ -1,0 +1,197 @@
+package pulsar
+
+import (
+	"context"
+	"time"
+)
+
+// SubscriptionType is how a subscription distributes messages.
+type SubscriptionType int
+
+// Subscription types, as Pulsar numbers them.
+const (
+	// Exclusive: one consumer.
+	Exclusive SubscriptionType = iota
+	// Shared: round robin over consumers.
+	Shared
+	// Failover: one active consumer, others on standby.
+	Failover
+	// KeyShared: messages of one key go to one consumer, in order.
+	KeyShared
+)
+
+// SubscriptionInitialPosition is where a new subscription starts.
+type SubscriptionInitialPosition int
+
+// Initial positions.
+const (
+	// SubscriptionPositionLatest: after the newest message (default).
+	SubscriptionPositionLatest SubscriptionInitialPosition = iota
+	// SubscriptionPositionEarliest: at the oldest message.
+	SubscriptionPositionEarliest
+)
+
+// SubscriptionMode says whether the broker keeps the subscription's
+// position.
+type SubscriptionMode int
+
+// Subscription modes.
+const (
+	// Durable subscriptions survive consumers and broker restarts (default).
+	Durable SubscriptionMode = iota
+	// NonDurable subscriptions vanish with their last consumer.
+	NonDurable
+)
+
+// KeySharedPolicyMode selects how Key_Shared hash ranges are assigned.
+type KeySharedPolicyMode int
+
+// Key_Shared modes.
+const (
+	// KeySharedPolicyModeAutoSplit: the broker splits the hash range.
+	KeySharedPolicyModeAutoSplit KeySharedPolicyMode = iota
+	// KeySharedPolicyModeSticky: the consumer names its ranges.
+	KeySharedPolicyModeSticky
+)
+
+// KeySharedPolicy configures a Key_Shared consumer.
+type KeySharedPolicy struct {
+	// Mode of range assignment. Default auto split.
+	Mode KeySharedPolicyMode
+	// HashRanges are the consumer's ranges in sticky mode, as pairs
+	// [start, end] within [0, 65535].
+	HashRanges []int
+	// AllowOutOfOrderDelivery relaxes per-key ordering when consumers
+	// change, as Pulsar's allowOutOfOrderDelivery.
+	AllowOutOfOrderDelivery bool
+}
+
+// ChunkPolicy says what happens to a chunked message the consumer gives up
+// on (evicted by MaxPendingChunkedMessage or the byte budget, or expired).
+type ChunkPolicy int
+
+// Chunk policies.
+const (
+	// ChunkNack asks the broker to redeliver its chunks (default): no data
+	// is lost.
+	ChunkNack ChunkPolicy = iota
+	// ChunkAck acknowledges its chunks: the message is dropped, as the
+	// official clients do silently.
+	ChunkAck
+)
+
+// DLQPolicy moves messages redelivered too often to a dead-letter topic.
+type DLQPolicy struct {
+	// MaxDeliveries is the number of deliveries before a message is moved.
+	MaxDeliveries uint32
+	// DeadLetterTopic is the target; default "<topic>-<subscription>-DLQ".
+	DeadLetterTopic string
+}
+
+// ConsumerOptions configure a Consumer. Field names follow the official Go
+// client; defaults are noted per field.
+type ConsumerOptions struct {
+	// Topic to consume; or Topics for several.
+	Topic  string
+	Topics []string
+	// SubscriptionName. Required.
+	SubscriptionName string
+	// Properties are attached to the consumer on the broker.
+	Properties map[string]string
+	// SubscriptionProperties are attached to a new subscription.
+	SubscriptionProperties map[string]string
+	// Type of subscription. Default Exclusive.
+	Type SubscriptionType
+	// SubscriptionInitialPosition of a new subscription. Default latest.
+	SubscriptionInitialPosition
+	// SubscriptionMode. Default Durable.
+	SubscriptionMode SubscriptionMode
+	// DLQ, when set, moves messages delivered MaxDeliveries times.
+	DLQ *DLQPolicy
+	// KeySharedPolicy for Key_Shared subscriptions.
+	KeySharedPolicy *KeySharedPolicy
+	// MessageChannel, when set, receives the messages instead of Chan().
+	MessageChannel chan ConsumerMessage
+	// ReceiverQueueSize is the number of messages prefetched per
+	// partition. Default 1000.
+	ReceiverQueueSize int
+	// NackRedeliveryDelay is how long a nacked message waits before
+	// redelivery. Default 1 min.
+	NackRedeliveryDelay time.Duration
+	// AckTimeout redelivers messages not acknowledged in this long; 0
+	// disables it (default).
+	AckTimeout time.Duration
+	// Name of the consumer. Default: generated.
+	Name string
+	// ReadCompacted reads the compacted view of the topic.
+	ReadCompacted bool
+	// AckWithResponse waits for the broker to confirm each ack.
+	AckWithResponse bool
+	// EnableBatchIndexAcknowledgment acks single messages of a batch.
+	EnableBatchIndexAcknowledgment bool
+	// MaxPendingChunkedMessage bounds chunked messages being reassembled
+	// per partition. Default 100.
+	MaxPendingChunkedMessage int
+	// MaxPendingChunkedBytes bounds the bytes of chunked messages being
+	// reassembled per partition. Default 256 MiB.
+	MaxPendingChunkedBytes int64
+	// ExpireTimeOfIncompleteChunk gives up on a chunked message whose
+	// chunks stop arriving. Default 1 min.
+	ExpireTimeOfIncompleteChunk time.Duration
+	// AutoAckIncompleteChunk is the official client's option: true sets
+	// IncompleteChunkPolicy to ChunkAck.
+	AutoAckIncompleteChunk bool
+	// IncompleteChunkPolicy decides the fate of evicted or expired chunked
+	// messages. Default ChunkNack.
+	IncompleteChunkPolicy ChunkPolicy
+	// StartMessageIDInclusive makes a Seek or start id include the message
+	// it names.
+	StartMessageIDInclusive bool
+}
+
+// ConsumerMessage is a message with the consumer it came from, as sent on
+// Chan().
+type ConsumerMessage struct {
+	Consumer
+	Message
+}
+
+// Consumer receives messages of a subscription. It is safe for concurrent
+// use.
+type Consumer interface {
+	// Subscription returns the subscription name.
+	Subscription() string
+	// Name returns the consumer name.
+	Name() string
+	// Unsubscribe deletes the subscription.
+	Unsubscribe() error
+	// Receive returns the next message.
+	Receive(ctx context.Context) (Message, error)
+	// Chan returns the channel messages arrive on.
+	Chan() <-chan ConsumerMessage
+	// Ack acknowledges a message (every chunk of a chunked message).
+	Ack(Message) error
+	// AckID acknowledges by id, also a deserialized or producer-returned
+	// chunk id.
+	AckID(MessageID) error
+	// AckCumulative acknowledges every message up to msg.
+	AckCumulative(msg Message) error
+	// AckIDCumulative acknowledges every message up to id.
+	AckIDCumulative(id MessageID) error
+	// Nack asks for redelivery after NackRedeliveryDelay.
+	Nack(Message)
+	// NackID is Nack by id.
+	NackID(MessageID)
+	// Seek resets the subscription to id (a chunk id to its first chunk).
+	Seek(MessageID) error
+	// SeekByTime resets the subscription to the first message published at
+	// or after t.
+	SeekByTime(t time.Time) error
+	// Close closes the consumer.
+	Close()
+}
+
+// Subscribe creates a consumer. (Implemented in consumer_impl.go.)
+func (c *client) Subscribe(opts ConsumerOptions) (Consumer, error) {
+	return c.subscribe(opts)
+}

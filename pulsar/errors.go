@@ -1,0 +1,80 @@
+package pulsar
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/pulsargo/sdk/internal/conn"
+	"github.com/pulsargo/sdk/internal/proto"
+)
+
+// Sentinel errors; every error this package returns wraps one of them or a
+// *ServerError, so callers test with errors.Is and errors.As.
+var (
+	// ErrClientClosed: the Client was closed.
+	ErrClientClosed = errors.New("pulsar: client closed")
+	// ErrProducerClosed: the Producer was closed.
+	ErrProducerClosed = errors.New("pulsar: producer closed")
+	// ErrConsumerClosed: the Consumer or Reader was closed.
+	ErrConsumerClosed = errors.New("pulsar: consumer closed")
+	// ErrInvalidOptions: options were missing or inconsistent.
+	ErrInvalidOptions = errors.New("pulsar: invalid options")
+	// ErrSendTimeout: a message was not acknowledged by the broker within
+	// ProducerOptions.SendTimeout.
+	ErrSendTimeout = errors.New("pulsar: send timeout")
+	// ErrProducerQueueFull: MaxPendingMessages or the memory limit is
+	// reached and DisableBlockIfQueueFull is set.
+	ErrProducerQueueFull = errors.New("pulsar: producer queue is full")
+	// ErrMessageTooLarge: a message is larger than the broker accepts and
+	// chunking is off, or larger than the client's memory limit.
+	ErrMessageTooLarge = errors.New("pulsar: message too large")
+	// ErrTimeout: a request to the broker got no answer in time.
+	ErrTimeout = conn.ErrTimeout
+	// ErrConnectionClosed: the connection to the broker closed.
+	ErrConnectionClosed = conn.ErrClosed
+)
+
+// ServerError is an error answered by the broker; Code is Pulsar's
+// ServerError name (e.g. "TopicNotFound", "ConsumerBusy").
+type ServerError struct {
+	Code    string
+	Message string
+	retry   bool
+}
+
+func (e *ServerError) Error() string { return fmt.Sprintf("pulsar: broker: %s: %s", e.Code, e.Message) }
+
+// Retriable reports whether the operation may succeed if tried again.
+func (e *ServerError) Retriable() bool { return e.retry }
+
+// IsRetriable reports whether err may go away on retry: a closed
+// connection, a timeout, or a retriable broker error.
+func IsRetriable(err error) bool {
+	var se *ServerError
+	if errors.As(err, &se) {
+		return se.retry
+	}
+	return conn.IsRetriable(err)
+}
+
+// wrapErr converts internal errors to this package's: broker errors become
+// *ServerError, the rest keep their chain.
+func wrapErr(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var ce *conn.ServerError
+	if errors.As(err, &ce) {
+		return fmt.Errorf("%s: %w", op, &ServerError{Code: ce.Code.String(), Message: ce.Message, retry: ce.Retriable()})
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+// serverCode returns the code of a broker error, if err is one.
+func serverCode(err error) (proto.ServerError, bool) {
+	var ce *conn.ServerError
+	if errors.As(err, &ce) {
+		return ce.Code, true
+	}
+	return 0, false
+}

@@ -1,0 +1,134 @@
+package pulsar
+
+import (
+	"context"
+	"time"
+)
+
+// CompressionType selects the codec producers apply to payloads.
+type CompressionType int
+
+// Compression codecs, as Pulsar numbers them on the wire.
+const (
+	NoCompression CompressionType = iota
+	LZ4
+	ZLib
+	ZSTD
+	SNAPPY
+)
+
+// CompressionLevel trades speed for ratio where the codec supports it.
+type CompressionLevel int
+
+// Compression levels.
+const (
+	Default CompressionLevel = iota
+	Faster
+	Better
+)
+
+// BatcherBuilderType selects how a producer groups messages into batches.
+type BatcherBuilderType int
+
+// Batch builders.
+const (
+	// DefaultBatchBuilder batches messages in send order.
+	DefaultBatchBuilder BatcherBuilderType = iota
+	// KeyBasedBatchBuilder batches messages by key (ordering key, else
+	// key), so that every batch holds one key: what Key_Shared needs.
+	KeyBasedBatchBuilder
+)
+
+// HashingScheme picks the hash that routes keyed messages to partitions.
+type HashingScheme int
+
+// Hashing schemes.
+const (
+	// JavaStringHash is Java's String.hashCode, the official clients' default.
+	JavaStringHash HashingScheme = iota
+	// Murmur3_32Hash is Murmur3 32-bit.
+	Murmur3_32Hash
+)
+
+// TopicMetadata describes a topic to a MessageRouter.
+type TopicMetadata interface {
+	// NumPartitions returns the number of partitions.
+	NumPartitions() uint32
+}
+
+// ProducerOptions configure a Producer. Field names follow the official Go
+// client; defaults are noted per field.
+type ProducerOptions struct {
+	// Topic to produce to. Required.
+	Topic string
+	// Name of the producer; the broker assigns one when empty.
+	Name string
+	// Properties are attached to the producer on the broker.
+	Properties map[string]string
+	// SendTimeout fails a message the broker has not acknowledged in this
+	// long. Default 30 s; negative disables it.
+	SendTimeout time.Duration
+	// DisableBlockIfQueueFull makes Send fail with ErrProducerQueueFull
+	// instead of waiting when MaxPendingMessages or the memory limit is
+	// reached. Default false (wait).
+	DisableBlockIfQueueFull bool
+	// MaxPendingMessages bounds messages sent and not yet acknowledged. A
+	// chunked message counts once. Default 1000.
+	MaxPendingMessages int
+	// HashingScheme routes keyed messages to partitions. Default
+	// JavaStringHash.
+	HashingScheme HashingScheme
+	// CompressionType applies to every payload (for a chunked message, to
+	// the whole payload before it is split). Default NoCompression.
+	CompressionType CompressionType
+	// CompressionLevel for codecs that have levels. Default Default.
+	CompressionLevel CompressionLevel
+	// MessageRouter picks a partition; default: by key hash, round robin
+	// for messages without key.
+	MessageRouter func(*ProducerMessage, TopicMetadata) int
+	// DisableBatching sends each message on its own. Default false.
+	DisableBatching bool
+	// BatchingMaxPublishDelay bounds how long a batch waits. Default 10 ms.
+	BatchingMaxPublishDelay time.Duration
+	// BatchingMaxMessages bounds messages per batch. Default 1000.
+	BatchingMaxMessages uint
+	// BatchingMaxSize bounds bytes per batch. Default 128 KiB.
+	BatchingMaxSize uint
+	// BatcherBuilderType selects the batch builder. Default
+	// DefaultBatchBuilder.
+	BatcherBuilderType BatcherBuilderType
+	// EnableChunking splits messages larger than the broker's max message
+	// size (or ChunkMaxMessageSize) into chunks. Unlike the official
+	// clients, it works together with batching: small messages are
+	// batched, large ones chunked, in order. Default false.
+	EnableChunking bool
+	// ChunkMaxMessageSize is the largest chunk payload; default and maximum
+	// the broker's max message size minus metadata.
+	ChunkMaxMessageSize uint
+}
+
+// Producer publishes messages to a topic. It is safe for concurrent use.
+type Producer interface {
+	// Topic returns the topic.
+	Topic() string
+	// Name returns the producer name.
+	Name() string
+	// Send publishes msg and waits for the broker's acknowledgment. For a
+	// chunked message the id is a ChunkMessageID.
+	Send(ctx context.Context, msg *ProducerMessage) (MessageID, error)
+	// SendAsync publishes msg and calls callback once with the result.
+	SendAsync(ctx context.Context, msg *ProducerMessage, callback func(MessageID, *ProducerMessage, error))
+	// LastSequenceID returns the last sequence id the broker acknowledged.
+	LastSequenceID() int64
+	// Flush sends what is batched and waits for the acknowledgments.
+	Flush() error
+	// FlushWithCtx is Flush bounded by ctx.
+	FlushWithCtx(ctx context.Context) error
+	// Close flushes and closes the producer.
+	Close()
+}
+
+// CreateProducer creates a producer. (Implemented in producer_impl.go.)
+func (c *client) CreateProducer(opts ProducerOptions) (Producer, error) {
+	return c.createProducer(opts)
+}

@@ -1,0 +1,56 @@
+package pulsar
+
+import (
+	"context"
+	"time"
+)
+
+// ReaderOptions configure a Reader. Field names follow the official Go
+// client.
+type ReaderOptions struct {
+	// Topic to read. Required.
+	Topic string
+	// Name of the reader. Default: generated.
+	Name string
+	// StartMessageID is where to start: EarliestMessageID(),
+	// LatestMessageID() or an id — a chunk id starts at that whole message.
+	// Required.
+	StartMessageID MessageID
+	// StartMessageIDInclusive includes the message StartMessageID names.
+	StartMessageIDInclusive bool
+	// ReceiverQueueSize is the number of messages prefetched. Default 1000.
+	ReceiverQueueSize int
+	// SubscriptionName of the reader's non-durable subscription. Default
+	// generated.
+	SubscriptionName string
+	// ReadCompacted reads the compacted view.
+	ReadCompacted bool
+	// MaxPendingChunkedMessage, ExpireTimeOfIncompleteChunk and
+	// IncompleteChunkPolicy are as in ConsumerOptions.
+	MaxPendingChunkedMessage    int
+	ExpireTimeOfIncompleteChunk time.Duration
+	IncompleteChunkPolicy       ChunkPolicy
+}
+
+// Reader reads a topic from a position without a durable subscription.
+type Reader interface {
+	// Topic returns the topic.
+	Topic() string
+	// Next returns the next message.
+	Next(ctx context.Context) (Message, error)
+	// HasNext reports whether a message is available now or on the broker.
+	HasNext() bool
+	// Seek moves the reader to id.
+	Seek(MessageID) error
+	// SeekByTime moves the reader to the first message at or after t.
+	SeekByTime(t time.Time) error
+	// GetLastMessageID returns the id of the topic's last message.
+	GetLastMessageID() (MessageID, error)
+	// Close closes the reader.
+	Close()
+}
+
+// CreateReader creates a reader. (Implemented in reader_impl.go.)
+func (c *client) CreateReader(opts ReaderOptions) (Reader, error) {
+	return c.createReader(opts)
+}
