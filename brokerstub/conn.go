@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pulsargo/sdk/internal/frameq"
@@ -24,6 +25,7 @@ type conn struct {
 
 	closeOnce sync.Once
 	done      chan struct{}
+	lastRead  atomic.Int64 // unix nanos of the last frame received
 
 	// Set by CONNECT, read by the reader goroutine only.
 	connected       bool
@@ -53,6 +55,7 @@ func (c *conn) run() {
 		defer close(writerDone)
 		c.writeLoop()
 	}()
+	go c.keepAlive()
 	c.readLoop()
 	c.close()
 	<-writerDone
@@ -73,6 +76,7 @@ func (c *conn) readLoop() {
 	r := wire.NewReader(c.nc, c.b.opts.MaxMessageSize+wire.FramePadding)
 	for {
 		f, err := r.ReadFrame()
+		c.lastRead.Store(time.Now().UnixNano())
 		if err != nil {
 			if !c.handleReadError(err) {
 				return
@@ -169,6 +173,28 @@ func (c *conn) writeLoop() {
 			return
 		}
 		bufs = bufs[:0]
+	}
+}
+
+// keepAlive pings the client every KeepAliveInterval and closes the
+// connection when it has been silent for two intervals.
+func (c *conn) keepAlive() {
+	interval := c.b.opts.KeepAliveInterval
+	c.lastRead.Store(time.Now().UnixNano())
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-t.C:
+			if time.Since(time.Unix(0, c.lastRead.Load())) > 2*interval {
+				c.log.Info("client silent; closing connection")
+				c.close()
+				return
+			}
+			c.write(&proto.BaseCommand{Type: proto.BaseCommand_PING.Enum(), Ping: &proto.CommandPing{}})
+		}
 	}
 }
 

@@ -29,6 +29,10 @@ type Options struct {
 	// send one (Pulsar's acknowledgmentAtBatchIndexLevelEnabled=false).
 	// Default false: batch-index acks are on.
 	DisableBatchIndexAck bool
+	// KeepAliveInterval is how often the broker pings an idle client; a
+	// client silent for twice as long is disconnected, as Pulsar's
+	// keepAliveIntervalSeconds. Default 30 s.
+	KeepAliveInterval time.Duration
 	// CursorFlushInterval is how often dirty subscription cursors are
 	// persisted (Pulsar's managedLedgerCursorPositionFlushSeconds).
 	// Default 60 s.
@@ -52,6 +56,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.LedgerRolloverEntries <= 0 {
 		o.LedgerRolloverEntries = 50_000
+	}
+	if o.KeepAliveInterval <= 0 {
+		o.KeepAliveInterval = 30 * time.Second
 	}
 	if o.CursorFlushInterval <= 0 {
 		o.CursorFlushInterval = 60 * time.Second

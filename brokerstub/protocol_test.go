@@ -3,6 +3,7 @@ package brokerstub
 import (
 	"encoding/binary"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -169,4 +170,21 @@ func TestPartitionedTopicMetadata(t *testing.T) {
 		"persistent://public/default/orders-partition-1",
 		"persistent://public/default/orders-partition-2",
 	}, topics)
+}
+
+func TestBrokerPingsAndDropsSilentClients(t *testing.T) {
+	b := RunT(t, Options{KeepAliveInterval: 50 * time.Millisecond})
+	c := dialRaw(t, b)
+	c.connect()
+	f, err := c.next()
+	require.NoError(t, err)
+	assert.Equal(t, proto.BaseCommand_PING, f.Cmd.GetType(), "the broker pings")
+	// Never answering: the broker gives up after two intervals.
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := c.next(); err != nil {
+			return
+		}
+	}
+	t.Fatal("silent client was not disconnected")
 }
