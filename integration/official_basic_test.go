@@ -33,7 +33,7 @@ func TestOfficialProduceConsume(t *testing.T) {
 				prod.SendAsync(ctxT(t), &official.ProducerMessage{Payload: fmt.Appendf(nil, "m-%d", i), Key: fmt.Sprint(i % 3)},
 					func(_ official.MessageID, _ *official.ProducerMessage, err error) { done <- err })
 			}
-			require.NoError(t, prod.Flush())
+			require.NoError(t, prod.FlushWithCtx(ctxT(t)))
 			for range n {
 				require.NoError(t, <-done)
 			}

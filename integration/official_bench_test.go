@@ -44,7 +44,7 @@ func BenchmarkOfficialProduce1KiB(b *testing.B) {
 			}
 		})
 	}
-	if err := prod.Flush(); err != nil {
+	if err := prod.FlushWithCtx(ctx); err != nil {
 		b.Fatal(err)
 	}
 	select {

@@ -87,7 +87,6 @@ type Conn struct {
 	waiters   map[uint64]chan response
 	producers map[uint64]ProducerHandler
 	consumers map[uint64]ConsumerHandler
-	listeners []func()
 
 	closeOnce sync.Once
 	closed    chan struct{}
