@@ -1,0 +1,119 @@
+// Command pulsarbench measures this SDK against the official Go client
+// (github.com/apache/pulsar-client-go) on the same broker, alternating the
+// two clients run by run (A B A B ...), and prints medians and ratios.
+//
+//	go run ./cmd/pulsarbench            # full run against a brokerstub
+//	go run ./cmd/pulsarbench -quick     # a smaller run, under a minute
+//	go run ./cmd/pulsarbench -url pulsar://broker:6650 -json out.json
+//
+// Workloads:
+//
+//	W1  1 KiB messages, batched: produce throughput (msgs/s)
+//	W2  64 MiB messages chunked in 1 MiB chunks: end-to-end MB/s
+//	W3  bytes allocated per payload byte receiving W2's messages
+//	W4  bytes allocated per payload byte sending W2's messages
+//	W5  seek-then-read latency to a chunked message behind a 10,000-message
+//	    backlog
+//
+// By default the broker is a brokerstub started in a child process (this
+// same binary with -serve-stub), so that the allocations measured in W3 and
+// W4 are the client's alone. The last line reads
+//
+//	pulsarbench: w1 <ratio> w2 <ratio> w3 <ours>x/<theirs>x w4 <ours>x/<theirs>x w5 <ratio>
+//
+// where a ratio is ours/theirs for throughput and theirs/ours for latency:
+// bigger is better for this SDK.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"time"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "pulsarbench:", err)
+		os.Exit(1)
+	}
+}
+
+// config is the parsed command line.
+type config struct {
+	url       string
+	quick     bool
+	jsonFile  string
+	serveStub string // internal: serve a stub on this address
+	reps      int
+	w1Msgs    int
+	w2Size    int
+	w2Msgs    int
+	backlog   int
+}
+
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	fs := flag.NewFlagSet("pulsarbench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c config
+	fs.StringVar(&c.url, "url", "", "broker service URL; default: a brokerstub in a child process")
+	fs.BoolVar(&c.quick, "quick", false, "a smaller run that finishes within a minute")
+	fs.StringVar(&c.jsonFile, "json", "", "also write the results as JSON to this file")
+	fs.StringVar(&c.serveStub, "serve-stub", "", "internal: run a brokerstub on this address")
+	fs.IntVar(&c.reps, "reps", 0, "runs per client and workload (default 5, quick 2)")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	c.w1Msgs, c.w2Size, c.w2Msgs, c.backlog = 200_000, 64<<20, 3, 10_000
+	if c.quick {
+		c.w1Msgs, c.w2Msgs = 30_000, 1
+	}
+	if c.reps <= 0 {
+		c.reps = 5
+		if c.quick {
+			c.reps = 2
+		}
+	}
+	return c, nil
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	if cfg.serveStub != "" {
+		return serveStub(ctx, cfg.serveStub, stdout)
+	}
+	url := cfg.url
+	if url == "" {
+		stub, err := startStubProcess(ctx)
+		if err != nil {
+			return err
+		}
+		defer stub.stop()
+		url = stub.url
+	}
+	fmt.Fprintf(stdout, "pulsarbench: broker %s, %d runs per client and workload\n", url, cfg.reps)
+	started := time.Now()
+	res, err := benchmark(ctx, cfg, url, stdout)
+	if err != nil {
+		return err
+	}
+	res.Elapsed = time.Since(started).Round(time.Millisecond).String()
+	printTable(stdout, res)
+	if cfg.jsonFile != "" {
+		b, _ := json.MarshalIndent(res, "", "  ")
+		if err := os.WriteFile(cfg.jsonFile, b, 0o644); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(stdout, res.summary())
+	return nil
+}

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/pulsargo/sdk/pulsar"
+)
+
+// ours is this SDK.
+type ours struct{ c pulsar.Client }
+
+func newOurs(url string) (side, error) {
+	c, err := pulsar.NewClient(pulsar.ClientOptions{URL: url})
+	if err != nil {
+		return nil, err
+	}
+	return &ours{c: c}, nil
+}
+
+func (t *ours) name() string { return "ours" }
+func (t *ours) close()       { t.c.Close() }
+
+func (t *ours) produce(ctx context.Context, topic string, n int, payload []byte) error {
+	p, err := t.c.CreateProducer(pulsar.ProducerOptions{Topic: topic, BatchingMaxPublishDelay: 10 * time.Millisecond, MaxPendingMessages: 10_000})
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	wg.Add(n)
+	for i := 0; i < n; i++ {
+		p.SendAsync(ctx, &pulsar.ProducerMessage{Payload: payload}, func(_ pulsar.MessageID, _ *pulsar.ProducerMessage, err error) {
+			if err != nil {
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = err
+				}
+				mu.Unlock()
+			}
+			wg.Done()
+		})
+	}
+	wg.Wait()
+	return firstErr
+}
+
+func (t *ours) chunkedProducer(topic string) (pulsar.Producer, error) {
+	return t.c.CreateProducer(pulsar.ProducerOptions{Topic: topic, EnableChunking: true, DisableBatching: true,
+		ChunkMaxMessageSize: 1 << 20})
+}
+
+func (t *ours) send(ctx context.Context, topic string, payload []byte) error {
+	p, err := t.chunkedProducer(topic)
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	_, err = p.Send(ctx, &pulsar.ProducerMessage{Payload: payload})
+	return err
+}
+
+func (t *ours) receive(ctx context.Context, topic string, size int) error {
+	c, err := t.c.Subscribe(pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "bench",
+		SubscriptionInitialPosition: pulsar.SubscriptionPositionEarliest})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	m, err := c.Receive(ctx)
+	if err != nil {
+		return err
+	}
+	if err := checkPayload(m.Payload(), size); err != nil {
+		return err
+	}
+	return c.Ack(m)
+}
+
+func (t *ours) seekRead(ctx context.Context, topic string, backlog int, payload []byte) (time.Duration, error) {
+	if err := t.produce(ctx, topic, backlog, payload[:100]); err != nil {
+		return 0, err
+	}
+	if err := t.send(ctx, topic, payload); err != nil {
+		return 0, err
+	}
+	c, err := t.c.Subscribe(pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "bench",
+		SubscriptionInitialPosition: pulsar.SubscriptionPositionEarliest})
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	var target pulsar.MessageID
+	for i := 0; i <= backlog; i++ {
+		m, err := c.Receive(ctx)
+		if err != nil {
+			return 0, err
+		}
+		_ = c.Ack(m)
+		if len(m.Payload()) == len(payload) {
+			target = m.ID()
+		}
+	}
+	if target == nil {
+		return 0, fmt.Errorf("chunked message not received")
+	}
+	start := time.Now()
+	if err := c.Seek(target); err != nil {
+		return 0, err
+	}
+	for {
+		m, err := c.Receive(ctx)
+		if err != nil {
+			return 0, err
+		}
+		if len(m.Payload()) == len(payload) {
+			return time.Since(start), nil
+		}
+	}
+}

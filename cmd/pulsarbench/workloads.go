@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"time"
+)
+
+// side is one client under test; ours and theirs implement it.
+type side interface {
+	// name is "ours" or "theirs".
+	name() string
+	// produce sends n batched messages of payload and waits for every
+	// acknowledgment (W1).
+	produce(ctx context.Context, topic string, n int, payload []byte) error
+	// send sends one chunked message (W2, W4).
+	send(ctx context.Context, topic string, payload []byte) error
+	// receive subscribes from the earliest message and receives one message,
+	// checking its length (W2, W3).
+	receive(ctx context.Context, topic string, size int) error
+	// seekRead prepares a backlog of small messages followed by one chunked
+	// message, reads through them, then measures Seek to the chunked
+	// message's id and reading it again (W5).
+	seekRead(ctx context.Context, topic string, backlog int, payload []byte) (time.Duration, error)
+	close()
+}
+
+// sample is one run's figures.
+type sample struct {
+	W1MsgsPerSec float64
+	W2MBPerSec   float64
+	W3AllocX     float64
+	W4AllocX     float64
+	W5Millis     float64
+}
+
+// Results are the medians per client and the ratios.
+type Results struct {
+	Runs    int
+	Ours    map[string]float64
+	Theirs  map[string]float64
+	Ratios  map[string]float64
+	Elapsed string
+}
+
+func (r Results) summary() string {
+	return fmt.Sprintf("pulsarbench: w1 %.2f w2 %.2f w3 %.2fx/%.2fx w4 %.2fx/%.2fx w5 %.2f",
+		r.Ratios["w1"], r.Ratios["w2"], r.Ours["w3"], r.Theirs["w3"], r.Ours["w4"], r.Theirs["w4"], r.Ratios["w5"])
+}
+
+func printTable(w io.Writer, r Results) {
+	fmt.Fprintf(w, "\n%-46s %14s %14s %8s\n", "workload (median of runs)", "ours", "official", "ratio")
+	rows := []struct{ key, label, unit string }{
+		{"w1", "W1 produce 1 KiB batched", "msgs/s"},
+		{"w2", "W2 64 MiB chunked end to end", "MB/s"},
+		{"w3", "W3 receive: bytes allocated per payload byte", "x"},
+		{"w4", "W4 send: bytes allocated per payload byte", "x"},
+		{"w5", "W5 seek to chunk id and read, 10k backlog", "ms"},
+	}
+	for _, row := range rows {
+		ratio := "-"
+		if v, ok := r.Ratios[row.key]; ok {
+			ratio = fmt.Sprintf("%.2f", v)
+		}
+		fmt.Fprintf(w, "%-46s %11.2f %-2s %11.2f %-2s %8s\n", row.label, r.Ours[row.key], row.unit, r.Theirs[row.key], row.unit, ratio)
+	}
+	fmt.Fprintf(w, "(%d runs per client, elapsed %s)\n\n", r.Runs, r.Elapsed)
+}
+
+// benchmark alternates the two clients run by run and reduces to medians.
+func benchmark(ctx context.Context, cfg config, url string, log io.Writer) (Results, error) {
+	small := make([]byte, 1024)
+	big := make([]byte, cfg.w2Size)
+	if _, err := rand.Read(big); err != nil {
+		return Results{}, err
+	}
+	w5Payload := big[:8<<20]
+	samples := map[string][]sample{}
+	for rep := 0; rep < cfg.reps; rep++ {
+		for _, mk := range []func(string) (side, error){newOurs, newTheirs} {
+			s, err := mk(url)
+			if err != nil {
+				return Results{}, err
+			}
+			got, err := runOnce(ctx, cfg, s, rep, small, big, w5Payload)
+			s.close()
+			if err != nil {
+				return Results{}, fmt.Errorf("%s run %d: %w", s.name(), rep, err)
+			}
+			fmt.Fprintf(log, "  run %d %-6s w1 %.0f msgs/s  w2 %.1f MB/s  w3 %.2fx  w4 %.2fx  w5 %.1f ms\n",
+				rep, s.name(), got.W1MsgsPerSec, got.W2MBPerSec, got.W3AllocX, got.W4AllocX, got.W5Millis)
+			samples[s.name()] = append(samples[s.name()], got)
+		}
+	}
+	res := Results{Runs: cfg.reps, Ours: reduce(samples["ours"]), Theirs: reduce(samples["theirs"]), Ratios: map[string]float64{}}
+	res.Ratios["w1"] = res.Ours["w1"] / res.Theirs["w1"]
+	res.Ratios["w2"] = res.Ours["w2"] / res.Theirs["w2"]
+	res.Ratios["w5"] = res.Theirs["w5"] / res.Ours["w5"]
+	return res, nil
+}
+
+func runOnce(ctx context.Context, cfg config, s side, rep int, small, big, w5 []byte) (sample, error) {
+	var out sample
+	prefix := fmt.Sprintf("persistent://public/default/bench-%d-%d-%s", time.Now().UnixNano(), rep, s.name())
+	d, _, err := measure(func() error { return s.produce(ctx, prefix+"-w1", cfg.w1Msgs, small) })
+	if err != nil {
+		return out, fmt.Errorf("w1: %w", err)
+	}
+	out.W1MsgsPerSec = float64(cfg.w1Msgs) / d.Seconds()
+
+	var total time.Duration
+	var sendAlloc, recvAlloc uint64
+	for i := 0; i < cfg.w2Msgs; i++ {
+		topic := fmt.Sprintf("%s-w2-%d", prefix, i)
+		ds, as, err := measure(func() error { return s.send(ctx, topic, big) })
+		if err != nil {
+			return out, fmt.Errorf("w2 send: %w", err)
+		}
+		dr, ar, err := measure(func() error { return s.receive(ctx, topic, len(big)) })
+		if err != nil {
+			return out, fmt.Errorf("w2 receive: %w", err)
+		}
+		total += ds + dr
+		sendAlloc += as
+		recvAlloc += ar
+	}
+	bytesMoved := float64(cfg.w2Msgs) * float64(len(big))
+	out.W2MBPerSec = bytesMoved / (1 << 20) / total.Seconds()
+	out.W3AllocX = float64(recvAlloc) / bytesMoved
+	out.W4AllocX = float64(sendAlloc) / bytesMoved
+
+	lat, err := s.seekRead(ctx, prefix+"-w5", cfg.backlog, w5)
+	if err != nil {
+		return out, fmt.Errorf("w5: %w", err)
+	}
+	out.W5Millis = float64(lat.Microseconds()) / 1000
+	return out, nil
+}
+
+func reduce(ss []sample) map[string]float64 {
+	col := func(f func(sample) float64) float64 {
+		xs := make([]float64, len(ss))
+		for i, s := range ss {
+			xs[i] = f(s)
+		}
+		return median(xs)
+	}
+	return map[string]float64{
+		"w1": col(func(s sample) float64 { return s.W1MsgsPerSec }),
+		"w2": col(func(s sample) float64 { return s.W2MBPerSec }),
+		"w3": col(func(s sample) float64 { return s.W3AllocX }),
+		"w4": col(func(s sample) float64 { return s.W4AllocX }),
+		"w5": col(func(s sample) float64 { return s.W5Millis }),
+	}
+}
+
+// checkPayload compares a received payload's length with what was sent.
+func checkPayload(got []byte, size int) error {
+	if len(got) != size {
+		return fmt.Errorf("received %d bytes, want %d", len(got), size)
+	}
+	return nil
+}
