@@ -87,12 +87,8 @@ func (c *conn) readLoop() {
 		if act.CloseConn {
 			return
 		}
-		if act.Delay > 0 {
-			select {
-			case <-time.After(act.Delay):
-			case <-c.done:
-				return
-			}
+		if !c.sleep(act.Delay) {
+			return
 		}
 		if act.Drop {
 			continue
@@ -104,6 +100,22 @@ func (c *conn) readLoop() {
 		if !c.handle(&f) {
 			return
 		}
+	}
+}
+
+// sleep waits d for an interceptor's delay; it reports false when the
+// connection closed meanwhile.
+func (c *conn) sleep(d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-c.done:
+		return false
 	}
 }
 
@@ -150,12 +162,8 @@ func (c *conn) writeLoop() {
 				c.close()
 				return
 			}
-			if act.Delay > 0 {
-				select {
-				case <-time.After(act.Delay):
-				case <-c.done:
-					return
-				}
+			if !c.sleep(act.Delay) {
+				return
 			}
 			if act.Drop {
 				continue

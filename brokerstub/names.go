@@ -1,17 +1,11 @@
 package brokerstub
 
 import (
-	"errors"
-	"fmt"
-	"strconv"
-	"strings"
+	"github.com/pulsargo/sdk/internal/topicname"
 )
 
 // errInvalidTopic is wrapped by topic-name parsing errors.
-var errInvalidTopic = errors.New("invalid topic name")
-
-// partitionSuffix separates a partitioned topic's name from a partition index.
-const partitionSuffix = "-partition-"
+var errInvalidTopic = topicname.ErrInvalid
 
 // topicName is a fully qualified topic name:
 // persistent://tenant/namespace/local[-partition-N].
@@ -26,40 +20,12 @@ type topicName struct {
 // parseTopic accepts the forms Pulsar clients send: "local",
 // "tenant/ns/local" and "domain://tenant/ns/local", as Pulsar's TopicName does.
 func parseTopic(s string) (topicName, error) {
-	if s == "" {
-		return topicName{}, fmt.Errorf("%w: empty", errInvalidTopic)
+	n, err := topicname.Parse(s)
+	if err != nil {
+		return topicName{}, err
 	}
-	domain, rest, ok := strings.Cut(s, "://")
-	if !ok {
-		domain, rest = "persistent", s
-		if !strings.Contains(s, "/") {
-			rest = "public/default/" + s
-		}
-	}
-	if domain != "persistent" && domain != "non-persistent" {
-		return topicName{}, fmt.Errorf("%w: %q: unknown domain %q", errInvalidTopic, s, domain)
-	}
-	parts := strings.Split(rest, "/")
-	if len(parts) != 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" {
-		return topicName{}, fmt.Errorf("%w: %q: want tenant/namespace/topic", errInvalidTopic, s)
-	}
-	t := topicName{
-		full:      domain + "://" + rest,
-		domain:    domain,
-		namespace: parts[0] + "/" + parts[1],
-		partition: -1,
-	}
-	t.base = t.full
-	if i := strings.LastIndex(t.full, partitionSuffix); i > 0 {
-		if n, err := strconv.Atoi(t.full[i+len(partitionSuffix):]); err == nil && n >= 0 {
-			t.partition = n
-			t.base = t.full[:i]
-		}
-	}
-	return t, nil
+	return topicName{full: n.Full, domain: n.Domain, namespace: n.Namespace, base: n.Base, partition: n.Partition}, nil
 }
 
 // partitionName returns the name of partition i of base.
-func partitionName(base string, i int) string {
-	return base + partitionSuffix + strconv.Itoa(i)
-}
+func partitionName(base string, i int) string { return topicname.PartitionName(base, i) }
