@@ -1,6 +1,7 @@
 package brokerstub
 
 import (
+	"context"
 	"errors"
 	"io"
 	"log/slog"
@@ -96,6 +97,9 @@ func (c *conn) readLoop() {
 		if act.Fail {
 			c.replyError(f.Cmd, failCode(act.FailWith), "failed by interceptor")
 			continue
+		}
+		if c.log.Enabled(context.Background(), slog.LevelDebug) {
+			c.log.Debug("command", "type", f.Cmd.GetType(), "cmd", wire.Payload(f.Cmd))
 		}
 		if !c.handle(&f) {
 			return

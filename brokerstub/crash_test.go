@@ -151,3 +151,20 @@ func TestCrashLosesUnflushedAcks(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, pos[1], cur.MarkDelete, "Restart flushes first")
 }
+
+// TestPartialBatchAckWithBatchIndexAckOff: with batch-index acks disabled,
+// acking part of a batch must not acknowledge the rest of it.
+func TestPartialBatchAckWithBatchIndexAckOff(t *testing.T) {
+	b := RunT(t, Options{DisableBatchIndexAck: true})
+	topic := "persistent://public/default/nobatchack"
+	c := dialRaw(t, b)
+	c.connect()
+	pos := rawProduce(t, c, topic, []string{"a", "b", "c"})
+	rawSubscribe(t, c, topic, 1, 10)
+	c.expect(proto.BaseCommand_MESSAGE)
+	rawAck(c, 1, pos[0], []int64{0b110}, 1) // only "a"
+	cur, _, err := b.Cursor(topic, "s")
+	require.NoError(t, err)
+	assert.NotEqual(t, pos[0], cur.MarkDelete, "the batch must stay unacknowledged")
+	assert.Nil(t, cur.BatchAcks)
+}

@@ -1,6 +1,8 @@
 package brokerstub
 
 import (
+	"math"
+
 	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/internal/wire"
 )
@@ -74,7 +76,7 @@ func (c *conn) handleConnect(m *proto.CommandConnect) bool {
 	}
 	c.connected = true
 	c.protocolVersion = min(m.GetProtocolVersion(), maxProtocolVersion)
-	maxSize := int32(c.b.opts.MaxMessageSize)
+	maxSize := int32(min(c.b.opts.MaxMessageSize, math.MaxInt32-wire.FramePadding))
 	c.write(&proto.BaseCommand{Type: proto.BaseCommand_CONNECTED.Enum(), Connected: &proto.CommandConnected{
 		ServerVersion:   strp(serverVersion),
 		ProtocolVersion: &c.protocolVersion,

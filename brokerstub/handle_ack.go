@@ -59,9 +59,22 @@ func (s *subscription) ack(cs *consumer, m *proto.CommandAck) (proto.ServerError
 			continue
 		}
 		batch := int(s.t.info(e).numMessages)
-		var ackSet []int64
-		if !s.t.b.opts.DisableBatchIndexAck && len(id.GetAckSet()) > 0 {
-			ackSet = id.GetAckSet()
+		ackSet := id.GetAckSet()
+		if len(ackSet) > 0 && s.t.b.opts.DisableBatchIndexAck {
+			// As Pulsar with batch-index acks off: an ack of part of a batch
+			// acknowledges nothing of it (individual) or only what precedes
+			// it (cumulative); the whole batch is redelivered, never lost.
+			if !cumulative {
+				continue
+			}
+			prev, ok := s.t.led.Prev(pos)
+			if !ok {
+				continue
+			}
+			pos, ackSet = prev, nil
+			if pe, ok := s.t.led.Get(pos); ok {
+				batch = int(s.t.info(pe).numMessages)
+			}
 		}
 		if cumulative {
 			s.cur.AckCumulative(pos, ackSet, batch)

@@ -1,0 +1,88 @@
+// Command brokerstub runs brokerstub — an Apache Pulsar broker that speaks
+// the real Pulsar binary protocol — as a standalone server, so that any
+// Pulsar client (Go, Java, Python, C++, ...) can be tested against it with no
+// Pulsar cluster, no JVM and no Docker.
+//
+// Usage:
+//
+//	go run github.com/pulsargo/sdk/cmd/brokerstub [flags]
+//
+// Flags:
+//
+//	-addr host:port                TCP address to listen on (default 127.0.0.1:6650;
+//	                               port 0 picks a free port)
+//	-max-message-size N            largest message in bytes, announced to clients
+//	                               (default 5242880, as Pulsar's maxMessageSize)
+//	-data-dir DIR                  keep topics and cursors in DIR/brokerstub.db, so
+//	                               they survive the process (default "": in memory)
+//	-cursor-flush-interval D       how often dirty subscription cursors are persisted
+//	                               (default 60s, as Pulsar's
+//	                               managedLedgerCursorPositionFlushSeconds)
+//	-ledger-rollover N             entries per ledger before a topic rolls over to a
+//	                               new one (default 50000)
+//	-disable-batch-index-ack       ignore ack_set in acks and never send one
+//	                               (Pulsar's acknowledgmentAtBatchIndexLevelEnabled=false)
+//	-log-level LEVEL               debug, info, warn or error (default info)
+//
+// # Output
+//
+// Once the server accepts connections it writes exactly one line to standard
+// output, and nothing else ever:
+//
+//	brokerstub: listening on pulsar://127.0.0.1:6650
+//
+// The service URL is the line's last space-separated field. Scripts and tests
+// wait for a line starting with "brokerstub: listening on " and take the URL
+// from it; with -addr 127.0.0.1:0 that is how they learn the port.
+// Logs go to standard error in log/slog's text format.
+//
+// # Stopping
+//
+// SIGINT or SIGTERM stops the server gracefully: connections are closed,
+// dirty subscription cursors are flushed and the data directory is closed;
+// the exit status is 0. A second signal during shutdown kills the process at
+// once. SIGKILL loses cursor changes not yet flushed (at most one
+// -cursor-flush-interval of acknowledgments), never stored messages.
+//
+// The exit status is 2 for bad flags and 1 when the server cannot start (for
+// instance the address is in use or the data directory is locked by another
+// brokerstub).
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// After the first signal, restore the default handling so that a second
+	// one kills a shutdown that hangs.
+	context.AfterFunc(ctx, stop)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(report(err, os.Stderr))
+}
+
+// report writes err to stderr, if it needs saying, and returns the exit
+// status for it: 0 for nil or a request for help, 2 for a usage error, 1 for
+// anything else.
+func report(err error, stderr io.Writer) int {
+	var ue usageError
+	switch {
+	case err == nil, errors.Is(err, errHelp):
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "brokerstub: %v\nRun 'brokerstub -h' for usage.\n", ue.err)
+		return 2
+	default:
+		fmt.Fprintf(stderr, "brokerstub: %s\n", strings.TrimPrefix(err.Error(), "brokerstub: "))
+		return 1
+	}
+}

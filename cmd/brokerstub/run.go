@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/pulsargo/sdk/brokerstub"
+	"github.com/pulsargo/sdk/internal/wire"
+)
+
+// listeningPrefix starts the one line written to stdout once the server
+// accepts connections; the service URL follows it.
+const listeningPrefix = "brokerstub: listening on "
+
+// Flag defaults.
+const (
+	defaultAddr                = "127.0.0.1:6650"
+	defaultMaxMessageSize      = wire.DefaultMaxMessageSize // 5 MiB
+	defaultCursorFlushInterval = 60 * time.Second
+	defaultLedgerRollover      = 50_000
+	// maxMessageSizeLimit keeps max_message_size plus the frame padding
+	// within the int32 that CommandConnected and the clients use.
+	maxMessageSizeLimit = math.MaxInt32 - wire.FramePadding
+)
+
+// errHelp is returned by run when -h or -help was given; usage was printed.
+var errHelp = flag.ErrHelp
+
+// usageError is a bad command line; main exits with status 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// config is a parsed command line.
+type config struct {
+	opts     brokerstub.Options // without Logger
+	logLevel slog.Level
+}
+
+// parseFlags parses the command line (without the program name). It prints
+// usage to stderr only for -h/-help, and then returns errHelp; every other
+// problem is a usageError, left for the caller to print.
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	fs := flag.NewFlagSet("brokerstub", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var (
+		cfg      config
+		logLevel string
+	)
+	fs.StringVar(&cfg.opts.Addr, "addr", defaultAddr, "TCP `host:port` to listen on (port 0: a free port)")
+	fs.IntVar(&cfg.opts.MaxMessageSize, "max-message-size", defaultMaxMessageSize,
+		"largest message (metadata + payload) in `bytes`, announced to clients")
+	fs.StringVar(&cfg.opts.DataDir, "data-dir", "",
+		"`directory` that keeps topics and cursors across processes (default: in memory)")
+	fs.DurationVar(&cfg.opts.CursorFlushInterval, "cursor-flush-interval", defaultCursorFlushInterval,
+		"how often dirty subscription cursors are persisted (Pulsar's managedLedgerCursorPositionFlushSeconds)")
+	fs.IntVar(&cfg.opts.LedgerRolloverEntries, "ledger-rollover", defaultLedgerRollover,
+		"`entries` per ledger before a topic starts a new one")
+	fs.BoolVar(&cfg.opts.DisableBatchIndexAck, "disable-batch-index-ack", false,
+		"ignore ack_set in acks and never send one (acknowledgmentAtBatchIndexLevelEnabled=false)")
+	fs.StringVar(&logLevel, "log-level", "info", "log `level`: debug, info, warn or error")
+
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stderr)
+			fmt.Fprintf(stderr, "Usage: brokerstub [flags]\n\n"+
+				"Runs a Pulsar-protocol broker. Once it accepts connections it prints\n"+
+				"  %spulsar://HOST:PORT\n"+
+				"on stdout; logs go to stderr. SIGINT/SIGTERM stop it gracefully.\n\nFlags:\n", listeningPrefix)
+			fs.PrintDefaults()
+			return config{}, errHelp
+		}
+		return config{}, usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return config{}, usagef("unexpected argument %q (all options are flags)", fs.Arg(0))
+	}
+	o := &cfg.opts
+	if _, _, err := net.SplitHostPort(o.Addr); err != nil {
+		return config{}, usagef("invalid -addr %q: want host:port (%v)", o.Addr, err)
+	}
+	if o.MaxMessageSize < 1 || o.MaxMessageSize > maxMessageSizeLimit {
+		return config{}, usagef("invalid -max-message-size %d: want 1 to %d bytes", o.MaxMessageSize, maxMessageSizeLimit)
+	}
+	if o.CursorFlushInterval <= 0 {
+		return config{}, usagef("invalid -cursor-flush-interval %v: want a positive duration such as 60s", o.CursorFlushInterval)
+	}
+	if o.LedgerRolloverEntries < 1 {
+		return config{}, usagef("invalid -ledger-rollover %d: want at least 1 entry", o.LedgerRolloverEntries)
+	}
+	switch strings.ToLower(logLevel) {
+	case "debug":
+		cfg.logLevel = slog.LevelDebug
+	case "info":
+		cfg.logLevel = slog.LevelInfo
+	case "warn":
+		cfg.logLevel = slog.LevelWarn
+	case "error":
+		cfg.logLevel = slog.LevelError
+	default:
+		return config{}, usagef("invalid -log-level %q: want debug, info, warn or error", logLevel)
+	}
+	return cfg, nil
+}
+
+// run parses args, starts the broker, prints the listening line on stdout,
+// serves until ctx ends and then closes the broker gracefully (flushing
+// cursors). Logs go to stderr. It returns errHelp for -h, a usageError for a
+// bad command line, and nil after a clean stop.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.logLevel}))
+	opts := cfg.opts
+	opts.Logger = log
+	b, err := brokerstub.Start(opts)
+	if err != nil {
+		return err
+	}
+	dataDir := opts.DataDir
+	if dataDir == "" {
+		dataDir = "(in memory)"
+	}
+	log.Info("brokerstub started", "url", b.URL(), "data_dir", dataDir,
+		"max_message_size", opts.MaxMessageSize, "cursor_flush_interval", opts.CursorFlushInterval,
+		"ledger_rollover", opts.LedgerRolloverEntries, "batch_index_ack", !opts.DisableBatchIndexAck)
+	if _, err := fmt.Fprintf(stdout, "%s%s\n", listeningPrefix, b.URL()); err != nil {
+		_ = b.Close()
+		return fmt.Errorf("write listening line: %w", err)
+	}
+
+	<-ctx.Done()
+	log.Info("shutting down", "cause", context.Cause(ctx))
+	if err := b.Close(); err != nil {
+		return fmt.Errorf("close: %w", err)
+	}
+	log.Info("stopped")
+	return nil
+}
