@@ -1,8 +1,6 @@
 package brokerstub
 
 import (
-	"hash/crc32"
-
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 	"github.com/pulsargo/sdk/internal/proto"
 )
@@ -16,10 +14,15 @@ func (t *topic) dispatchAll() {
 
 // dispatch delivers entries to consumers while some consumer can take one:
 // entries waiting for redelivery first, in position order, then entries not
-// read yet. It stops at the first entry that no consumer can take now, so
+// read yet. Key_Shared subscriptions dispatch by hash (keyshared.go); the
+// other types stop at the first entry that no consumer can take now, so
 // that per-consumer order is kept.
 func (s *subscription) dispatch() {
 	if len(s.consumers) == 0 {
+		return
+	}
+	if s.ks != nil {
+		s.ks.Dispatch(ksSource{s})
 		return
 	}
 	for {
@@ -29,7 +32,7 @@ func (s *subscription) dispatch() {
 		}
 		e, ok := s.t.led.Get(pos)
 		if !ok {
-			s.removeReplay(pos)
+			s.replay.Remove(pos)
 			continue
 		}
 		in := s.t.info(e)
@@ -38,11 +41,11 @@ func (s *subscription) dispatch() {
 			return
 		}
 		if replayed {
-			s.removeReplay(pos)
+			s.replay.Remove(pos)
 		} else {
 			s.readPos = pos
 		}
-		s.deliver(cs, e, in)
+		s.deliver(cs, e, in, 0)
 	}
 }
 
@@ -50,40 +53,45 @@ func (s *subscription) dispatch() {
 // position that is still unacknowledged, else the first unacknowledged entry
 // after readPos.
 func (s *subscription) nextCandidate() (ledger.Position, bool, bool) {
-	for len(s.replay) > 0 {
-		p := s.replay[0]
+	for {
+		p, ok := s.replay.First()
+		if !ok {
+			break
+		}
 		if !s.cur.IsAcked(p) {
 			return p, true, true
 		}
-		s.replay = s.replay[1:]
+		s.replay.Remove(p)
 	}
+	p, ok := s.nextUnread()
+	return p, false, ok
+}
+
+// nextUnread returns the first unacknowledged entry after readPos, moving
+// readPos past the acknowledged entries before it.
+func (s *subscription) nextUnread() (ledger.Position, bool) {
 	p := s.readPos
 	for {
 		next, ok := s.t.led.Next(p)
 		if !ok {
-			return ledger.Position{}, false, false
+			return ledger.Position{}, false
 		}
 		if !s.cur.IsAcked(next) {
-			return next, false, true
+			return next, true
 		}
 		s.readPos = next
 		p = next
 	}
 }
 
-// pick chooses the consumer for an entry by subscription type, or nil when
-// the consumer it must go to has no permits.
+// pick chooses the consumer for an entry of an Exclusive, Failover or
+// Shared subscription, or nil when the consumer it must go to has no
+// permits.
 func (s *subscription) pick(in *entryInfo) *consumer {
 	switch s.typ {
 	case proto.CommandSubscribe_Exclusive, proto.CommandSubscribe_Failover:
 		if s.active != nil && s.active.permits > 0 {
 			return s.active
-		}
-		return nil
-	case proto.CommandSubscribe_Key_Shared:
-		cs := s.consumers[crc32.ChecksumIEEE(in.key)%uint32(len(s.consumers))]
-		if cs.permits > 0 {
-			return cs
 		}
 		return nil
 	}
@@ -115,8 +123,9 @@ func (s *subscription) pick(in *entryInfo) *consumer {
 }
 
 // deliver sends the entry to cs, with the ack set of its batch when part of
-// it is acknowledged, and charges cs's permits for the messages it holds.
-func (s *subscription) deliver(cs *consumer, e ledger.Entry, in *entryInfo) {
+// it is acknowledged, charges cs's permits for the messages it holds and
+// records it as pending at cs with its sticky key hash (0 unless Key_Shared).
+func (s *subscription) deliver(cs *consumer, e ledger.Entry, in *entryInfo, hash int32) {
 	if in.uuid != "" && in.chunkID == in.numChunks-1 {
 		delete(s.chunkOwner, in.uuid)
 	}
@@ -127,7 +136,7 @@ func (s *subscription) deliver(cs *consumer, e ledger.Entry, in *entryInfo) {
 		count = int64(s.cur.UnackedInEntry(e.Pos, int(in.numMessages)))
 	}
 	cs.permits -= count
-	cs.pending[e.Pos] = in.numMessages
+	cs.pending[e.Pos] = pendingEntry{batch: in.numMessages, hash: hash}
 
 	id, l, en := cs.id, uint64(e.Pos.Ledger), uint64(e.Pos.Entry)
 	part := int32(s.t.name.partition)

@@ -50,7 +50,11 @@ func (c *conn) ackResponse(m *proto.CommandAck, code proto.ServerError, msg stri
 func (s *subscription) ack(cs *consumer, m *proto.CommandAck) (proto.ServerError, string) {
 	cumulative := m.GetAckType() == proto.CommandAck_Cumulative
 	if cumulative && (s.typ == proto.CommandSubscribe_Shared || s.typ == proto.CommandSubscribe_Key_Shared) {
-		return proto.ServerError_NotAllowedError, "cumulative ack is not allowed on " + s.typ.String() + " subscriptions"
+		// As Pulsar's Consumer.messageAcked: ignored (clients refuse to send
+		// it), and a requested receipt reports success.
+		s.t.b.log.Warn("Received cumulative ack on shared subscription, ignoring",
+			"topic", s.t.name.full, "sub", s.name, "consumer", cs.id)
+		return 0, ""
 	}
 	for _, id := range m.GetMessageId() {
 		pos := posOf(id)
@@ -82,7 +86,7 @@ func (s *subscription) ack(cs *consumer, m *proto.CommandAck) (proto.ServerError
 			for _, other := range s.consumers {
 				for p := range other.pending {
 					if !md.Less(p) {
-						delete(other.pending, p)
+						s.release(other, p)
 					}
 				}
 			}
@@ -90,8 +94,17 @@ func (s *subscription) ack(cs *consumer, m *proto.CommandAck) (proto.ServerError
 		}
 		s.cur.AckIndividual(pos, ackSet, batch)
 		if s.cur.IsAcked(pos) {
-			delete(cs.pending, pos)
-			s.removeReplay(pos)
+			// The entry may be held by another consumer of the subscription
+			// (acknowledged by id after a reconnect): Pulsar releases it
+			// from whichever consumer holds it.
+			if !s.release(cs, pos) {
+				for _, other := range s.consumers {
+					if s.release(other, pos) {
+						break
+					}
+				}
+			}
+			s.replay.Remove(pos)
 			delete(s.redeliveries, pos)
 		}
 	}

@@ -37,7 +37,8 @@ func (c *conn) handleSubscribe(m *proto.CommandSubscribe) {
 	cs := &consumer{
 		id: m.GetConsumerId(), name: m.GetConsumerName(), c: c,
 		typ: m.GetSubType(), priority: m.GetPriorityLevel(), epoch: m.GetConsumerEpoch(),
-		pending: map[ledger.Position]int32{},
+		pending:   map[ledger.Position]pendingEntry{},
+		keyShared: m.GetKeySharedMeta(),
 	}
 	// Register first so that messages dispatched right after success find
 	// the consumer; undone below if the subscription refuses it.
@@ -222,6 +223,11 @@ func (s *subscription) disconnectAll() {
 	}
 	s.consumers = nil
 	s.active = nil
+	if s.ks != nil {
+		s.ks.Reset()
+		clear(s.ksByID)
+		s.rewind()
+	}
 	if !s.durable {
 		delete(s.t.subs, s.name)
 	}

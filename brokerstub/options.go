@@ -29,6 +29,9 @@ type Options struct {
 	// send one (Pulsar's acknowledgmentAtBatchIndexLevelEnabled=false).
 	// Default false: batch-index acks are on.
 	DisableBatchIndexAck bool
+	// KeyShared configures Key_Shared dispatch: selector and look-ahead
+	// limits. Default: Pulsar 4.x's (see KeySharedOptions).
+	KeyShared KeySharedOptions
 	// KeepAliveInterval is how often the broker pings an idle client; a
 	// client silent for twice as long is disconnected, as Pulsar's
 	// keepAliveIntervalSeconds. Default 30 s.

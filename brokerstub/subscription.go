@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/cursor"
+	"github.com/pulsargo/sdk/brokerstub/internal/dispatch"
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 	"github.com/pulsargo/sdk/internal/proto"
 )
@@ -25,9 +26,9 @@ type subscription struct {
 	// readPos is the last position normal dispatch has read; entries after
 	// it have never been dispatched since the last reset.
 	readPos ledger.Position
-	// replay holds positions to deliver again (sorted, unique), before any
-	// new entry.
-	replay []ledger.Position
+	// replay holds positions to deliver again, in order, before any new
+	// entry (on Key_Shared, before any new entry of the same hash).
+	replay dispatch.Replay
 	// redeliveries counts how often each position was handed out again.
 	redeliveries map[ledger.Position]uint32
 
@@ -35,6 +36,12 @@ type subscription struct {
 	active     *consumer            // Exclusive and Failover
 	chunkOwner map[string]*consumer // Shared: chunk uuid -> consumer of chunk 0
 	next       int                  // Shared: round-robin cursor
+
+	// Key_Shared: the dispatcher (nil for other types), its consumers by
+	// dispatcher id, and the last id given out. See keyshared.go.
+	ks     *dispatch.KeyShared
+	ksByID map[dispatch.ConsumerID]*consumer
+	ksSeq  dispatch.ConsumerID
 }
 
 // consumer is one consumer attached to a subscription. Its fields are owned
@@ -49,9 +56,22 @@ type consumer struct {
 	epoch    uint64
 	permits  int64
 	// pending holds the entries delivered to this consumer and not yet fully
-	// acknowledged, with their batch sizes.
-	pending map[ledger.Position]int32
+	// acknowledged.
+	pending map[ledger.Position]pendingEntry
 	closed  bool
+
+	// keyShared is the KeySharedMeta of a Key_Shared subscribe (may be nil:
+	// AUTO_SPLIT, ordered); ksID is the consumer's id in the subscription's
+	// Key_Shared dispatcher, 0 when it is not attached to one.
+	keyShared *proto.KeySharedMeta
+	ksID      dispatch.ConsumerID
+}
+
+// pendingEntry is one entry a consumer holds: its batch size and, on
+// Key_Shared, its sticky key hash.
+type pendingEntry struct {
+	batch int32
+	hash  int32
 }
 
 // cursorOptions are Pulsar's cursor defaults (mark-delete rate 1/s, 10,000
@@ -128,6 +148,13 @@ func (s *subscription) addConsumer(cs *consumer) (proto.ServerError, string, boo
 	if len(s.consumers) > 0 && s.typ == proto.CommandSubscribe_Exclusive {
 		return proto.ServerError_ConsumerBusy, "exclusive consumer is already connected to " + s.name, false
 	}
+	if cs.typ == proto.CommandSubscribe_Key_Shared {
+		if code, msg, ok := s.addKeyShared(cs); !ok {
+			return code, msg, false
+		}
+	} else {
+		s.ks = nil
+	}
 	s.typ = cs.typ
 	s.consumers = append(s.consumers, cs)
 	s.pickActive()
@@ -144,6 +171,7 @@ func (s *subscription) removeConsumer(cs *consumer) {
 	s.consumers = slices.Delete(s.consumers, i, i+1)
 	cs.closed = true
 	s.requeue(cs, nil)
+	s.removeKeyShared(cs)
 	for uuid, owner := range s.chunkOwner {
 		if owner == cs {
 			delete(s.chunkOwner, uuid)
@@ -160,12 +188,13 @@ func (s *subscription) removeConsumer(cs *consumer) {
 }
 
 // requeue moves cs's pending entries (all, or those in only) back to the
-// replay queue and counts the redelivery.
+// replay queue, with their sticky key hashes, and counts the redelivery.
 func (s *subscription) requeue(cs *consumer, only []ledger.Position) {
 	move := func(p ledger.Position) {
-		delete(cs.pending, p)
+		pe := cs.pending[p]
+		s.release(cs, p)
 		s.redeliveries[p]++
-		s.addReplay(p)
+		s.replay.Add(p, pe.hash)
 	}
 	if only == nil {
 		for p := range cs.pending {
@@ -180,17 +209,20 @@ func (s *subscription) requeue(cs *consumer, only []ledger.Position) {
 	}
 }
 
-func (s *subscription) addReplay(p ledger.Position) {
-	i, found := slices.BinarySearchFunc(s.replay, p, ledger.Position.Compare)
-	if !found {
-		s.replay = slices.Insert(s.replay, i, p)
+// release drops p from what cs holds; it reports whether cs held it. A
+// consumer that stays attached tells the Key_Shared dispatcher, so that a
+// hash draining at it can move on; one that left has been removed from the
+// dispatcher already.
+func (s *subscription) release(cs *consumer, p ledger.Position) bool {
+	pe, ok := cs.pending[p]
+	if !ok {
+		return false
 	}
-}
-
-func (s *subscription) removeReplay(p ledger.Position) {
-	if i, found := slices.BinarySearchFunc(s.replay, p, ledger.Position.Compare); found {
-		s.replay = slices.Delete(s.replay, i, i+1)
+	delete(cs.pending, p)
+	if s.ks != nil && cs.ksID != 0 && !cs.closed {
+		s.ks.Released(cs.ksID, pe.hash)
 	}
+	return true
 }
 
 // pickActive chooses the active consumer of an Exclusive or Failover
@@ -243,10 +275,13 @@ func (s *subscription) notifyActive() {
 func (s *subscription) reset(pos ledger.Position, ackSet []int64) {
 	s.cur.Reset(pos, ackSet)
 	s.readPos = s.cur.MarkDelete()
-	s.replay = nil
+	s.replay.Clear()
 	s.redeliveries = map[ledger.Position]uint32{}
 	s.chunkOwner = map[string]*consumer{}
 	for _, cs := range s.consumers {
 		clear(cs.pending)
+	}
+	if s.ks != nil {
+		s.ks.Forget()
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/dispatch"
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 	pb "github.com/pulsargo/sdk/internal/proto"
 )
@@ -40,7 +41,8 @@ type entryInfo struct {
 	uuid        string // chunk uuid, "" when not a chunk
 	chunkID     int32
 	numChunks   int32
-	key         []byte // sticky key for Key_Shared
+	key         []byte // sticky key for Key_Shared (dispatch.StickyKey)
+	murmur      uint32 // dispatch.Murmur31(key), mapped per selector range
 }
 
 // openTopic loads a topic: its ledger from the store and its durable
@@ -180,23 +182,14 @@ func (t *topic) info(e ledger.Entry) *entryInfo {
 		if md.NumChunksFromMsg != nil && md.GetNumChunksFromMsg() > 1 {
 			in.uuid, in.chunkID, in.numChunks = md.GetUuid(), md.GetChunkId(), md.GetNumChunksFromMsg()
 		}
-		in.key = stickyKey(&md)
+		in.key = dispatch.StickyKey(&md)
+	} else {
+		in.key = dispatch.StickyKey(&pb.MessageMetadata{})
 	}
+	in.murmur = dispatch.Murmur31(in.key)
 	if in.numMessages < 1 {
 		in.numMessages = 1
 	}
 	t.infos[e.Pos] = in
 	return in
-}
-
-// stickyKey is the key Key_Shared routes by: ordering key, else partition
-// key, else "<producer>-<sequence>", as Pulsar's Commands.peekStickyKey.
-func stickyKey(md *pb.MessageMetadata) []byte {
-	if len(md.GetOrderingKey()) > 0 {
-		return md.GetOrderingKey()
-	}
-	if md.PartitionKey != nil {
-		return []byte(md.GetPartitionKey())
-	}
-	return fmt.Appendf(nil, "%s-%d", md.GetProducerName(), md.GetSequenceId())
 }

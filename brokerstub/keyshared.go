@@ -1,0 +1,141 @@
+package brokerstub
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/dispatch"
+	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
+	"github.com/pulsargo/sdk/internal/proto"
+)
+
+// This file is the glue between a Key_Shared subscription and its
+// dispatcher (internal/dispatch), which holds the selector, the draining
+// hashes and every routing decision.
+
+// keySharedConfig returns the dispatcher policy for a subscribe's
+// KeySharedMeta (nil means AUTO_SPLIT, ordered, as Pulsar's default) and
+// the broker's Key_Shared options.
+func (t *topic) keySharedConfig(meta *proto.KeySharedMeta) dispatch.Config {
+	o := t.b.opts.KeyShared
+	return dispatch.Config{
+		Mode:                     meta.GetKeySharedMode(),
+		AllowOutOfOrderDelivery:  meta.GetAllowOutOfOrderDelivery(),
+		HashRangeAutoSplit:       o.HashRangeAutoSplit,
+		ReplicaPoints:            o.ReplicaPoints,
+		LookAheadPerConsumer:     o.LookAheadPerConsumer,
+		LookAheadPerSubscription: o.LookAheadPerSubscription,
+	}
+}
+
+// addKeyShared attaches cs to the subscription's Key_Shared dispatcher,
+// which is created afresh when the subscription has no consumers; while it
+// has some, a consumer with another mode or out-of-order setting is refused
+// (ConsumerBusy), and the selector may refuse it (ConsumerAssignError, for
+// instance overlapping sticky ranges), with Pulsar's messages.
+func (s *subscription) addKeyShared(cs *consumer) (proto.ServerError, string, bool) {
+	meta := cs.keyShared
+	if len(s.consumers) == 0 || s.ks == nil {
+		s.ks = dispatch.NewKeyShared(s.t.keySharedConfig(meta), &s.replay)
+		s.ksByID = map[dispatch.ConsumerID]*consumer{}
+		s.rewind()
+	} else if err := s.ks.CheckPolicy(meta.GetKeySharedMode(), meta.GetAllowOutOfOrderDelivery()); err != nil {
+		return proto.ServerError_ConsumerBusy, err.Error(), false
+	}
+	s.ksSeq++
+	id := s.ksSeq
+	var ranges []dispatch.Range
+	for _, r := range meta.GetHashRanges() {
+		ranges = append(ranges, dispatch.Range{Start: r.GetStart(), End: r.GetEnd()})
+	}
+	err := s.ks.Add(dispatch.Member{
+		ID: id, Name: cs.name, Label: s.consumerLabel(cs), Ranges: ranges,
+		Permits: func() int64 { return cs.permits },
+		Pending: func(yield func(int32) bool) {
+			for _, pe := range cs.pending {
+				if !yield(pe.hash) {
+					return
+				}
+			}
+		},
+	})
+	if err != nil {
+		var ae *dispatch.AssignError
+		if errors.As(err, &ae) {
+			return proto.ServerError_ConsumerAssignError, ae.Message, false
+		}
+		return proto.ServerError_ServiceNotReady, err.Error(), false
+	}
+	cs.ksID = id
+	s.ksByID[id] = cs
+	return 0, "", true
+}
+
+// consumerLabel describes cs as Pulsar's Consumer.toString does, for the
+// sticky-range conflict message.
+func (s *subscription) consumerLabel(cs *consumer) string {
+	return fmt.Sprintf("Consumer{subscription=PersistentSubscription{topic=%s, name=%s}, consumerId=%d, consumerName=%s, address=/%s}",
+		s.t.name.full, s.name, cs.id, cs.name, cs.c.nc.RemoteAddr())
+}
+
+// removeKeyShared detaches cs, whose pending entries are back in the replay
+// queue, from the dispatcher. When the last consumer leaves, the
+// subscription rewinds to its mark-delete position, as Pulsar's dispatcher
+// does.
+func (s *subscription) removeKeyShared(cs *consumer) {
+	if s.ks == nil || cs.ksID == 0 {
+		return
+	}
+	s.ks.Remove(cs.ksID)
+	delete(s.ksByID, cs.ksID)
+	cs.ksID = 0
+	if len(s.consumers) == 0 {
+		s.ks.Reset()
+		s.rewind()
+	}
+}
+
+// rewind makes the next read start after the mark-delete position and
+// empties the replay queue: every unacknowledged entry is read again, in
+// order.
+func (s *subscription) rewind() {
+	s.readPos = s.cur.MarkDelete()
+	s.replay.Clear()
+}
+
+// ksEntry is what the dispatcher needs to know of an entry.
+func (s *subscription) ksEntry(in *entryInfo) dispatch.Entry {
+	return dispatch.Entry{Hash: s.ks.Hash(in.murmur), ChunkUUID: in.uuid, ChunkID: in.chunkID, NumChunks: in.numChunks}
+}
+
+// ksSource lets the dispatcher read and send a subscription's entries.
+type ksSource struct{ s *subscription }
+
+func (src ksSource) Entry(p ledger.Position) (dispatch.Entry, bool) {
+	s := src.s
+	if s.cur.IsAcked(p) {
+		return dispatch.Entry{}, false
+	}
+	e, ok := s.t.led.Get(p)
+	if !ok {
+		return dispatch.Entry{}, false
+	}
+	return s.ksEntry(s.t.info(e)), true
+}
+
+func (src ksSource) Next() (ledger.Position, dispatch.Entry, bool) {
+	s := src.s
+	p, ok := s.nextUnread()
+	if !ok {
+		return p, dispatch.Entry{}, false
+	}
+	s.readPos = p
+	e, _ := s.t.led.Get(p)
+	return p, s.ksEntry(s.t.info(e)), true
+}
+
+func (src ksSource) Send(id dispatch.ConsumerID, p ledger.Position, ent dispatch.Entry) {
+	s := src.s
+	e, _ := s.t.led.Get(p)
+	s.deliver(s.ksByID[id], e, s.t.info(e), ent.Hash)
+}
