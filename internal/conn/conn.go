@@ -45,6 +45,10 @@ type Options struct {
 	ClientVersion string
 	// Logger receives connection logs. Default: discarded.
 	Logger *slog.Logger
+	// Buffers recycles large frame buffers that consumers Release after
+	// copying chunk payloads. Default: none (NewPool sets one shared by its
+	// connections).
+	Buffers *wire.BufferPool
 }
 
 func (o Options) withDefaults() Options {
@@ -130,7 +134,9 @@ func Dial(ctx context.Context, addr string, opts Options) (*Conn, error) {
 	}
 	c.lastRead.Store(time.Now().UnixNano())
 	go c.writeLoop()
-	go c.readLoop(wire.NewReader(nc, c.maxMessageSize+wire.FramePadding))
+	r := wire.NewReader(nc, c.maxMessageSize+wire.FramePadding)
+	r.SetBufferPool(opts.Buffers)
+	go c.readLoop(r)
 	go c.keepAlive()
 	return c, nil
 }

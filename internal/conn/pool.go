@@ -10,6 +10,7 @@ import (
 	gproto "google.golang.org/protobuf/proto"
 
 	"github.com/pulsargo/sdk/internal/proto"
+	"github.com/pulsargo/sdk/internal/wire"
 )
 
 // maxRedirects bounds lookup redirects, as the official clients do.
@@ -34,7 +35,11 @@ type dialing struct {
 
 // NewPool returns an empty pool dialing with opts.
 func NewPool(opts Options) *Pool {
-	return &Pool{opts: opts.withDefaults(), conns: map[string]*dialing{}}
+	opts = opts.withDefaults()
+	if opts.Buffers == nil {
+		opts.Buffers = wire.NewBufferPool()
+	}
+	return &Pool{opts: opts, conns: map[string]*dialing{}}
 }
 
 // Get returns the open connection to addr ("host:port"), dialing it if

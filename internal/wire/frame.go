@@ -54,6 +54,20 @@ type Frame struct {
 	Payload []byte
 	// Size is the frame's length on the wire, 4+TOTAL_SIZE.
 	Size int
+
+	buf  []byte      // the frame's buffer, when it came from a pool
+	pool *BufferPool // where Release returns buf
+}
+
+// Release gives the frame's buffer back to the Reader's BufferPool, if it
+// came from one. Afterwards RawMeta and Payload must not be used (Cmd, Meta
+// and BrokerMeta stay valid). Calling it twice, or on a frame without a
+// pool, does nothing.
+func (f *Frame) Release() {
+	if f.pool != nil {
+		f.pool.put(f.buf)
+		f.buf, f.pool, f.RawMeta, f.Payload = nil, nil, nil, nil
+	}
 }
 
 // castagnoli is the CRC32C table; hash/crc32 uses the CPU's CRC32

@@ -14,10 +14,11 @@ const readerBufferSize = 32 << 10
 // Reader reads frames from a stream, such as a connection. It is not safe
 // for concurrent use.
 type Reader struct {
-	r   io.Reader
-	max int
-	hdr [4]byte
-	err error // sticky: the stream is unusable
+	r    io.Reader
+	max  int
+	hdr  [4]byte
+	err  error // sticky: the stream is unusable
+	pool *BufferPool
 }
 
 // NewReader returns a Reader of frames from r that rejects frames whose
@@ -35,6 +36,11 @@ func NewReader(r io.Reader, maxFrameSize int) *Reader {
 // instance once CommandConnected announces the broker's max_message_size (use
 // max_message_size + FramePadding). Values <= 0 mean DefaultMaxFrameSize.
 func (r *Reader) SetMaxFrameSize(maxFrameSize int) { r.max = maxFrameSize }
+
+// SetBufferPool makes the Reader take frame buffers from p; frames then
+// have a Release method that gives the buffer back. Default: no pool, every
+// frame owns its buffer for good.
+func (r *Reader) SetBufferPool(p *BufferPool) { r.pool = p }
 
 // ReadFrame reads and decodes the next frame. It reads the 4-byte size,
 // checks it against the limit before allocating anything for the frame, then
@@ -61,7 +67,7 @@ func (r *Reader) ReadFrame() (Frame, error) {
 		r.err = err
 		return Frame{}, err
 	}
-	buf := make([]byte, 4+int(total))
+	buf := r.pool.get(4 + int(total))
 	copy(buf, r.hdr[:])
 	if _, err := io.ReadFull(r.r, buf[4:]); err != nil {
 		if errors.Is(err, io.EOF) {
@@ -69,7 +75,11 @@ func (r *Reader) ReadFrame() (Frame, error) {
 		}
 		return Frame{}, r.fail(err)
 	}
-	return decodeBody(buf[4:])
+	f, err := decodeBody(buf[4:])
+	if r.pool != nil {
+		f.buf, f.pool = buf, r.pool
+	}
+	return f, err
 }
 
 // fail records a read error as sticky, turning an end of stream inside a

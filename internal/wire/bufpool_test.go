@@ -1,0 +1,81 @@
+package wire
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/pulsargo/sdk/internal/proto"
+)
+
+func TestBufferPoolReusesReleasedFrames(t *testing.T) {
+	payload := bytes.Repeat([]byte("x"), 200<<10)
+	var stream []byte
+	for i := 0; i < 4; i++ {
+		var err error
+		stream, err = AppendPayloadFrame(stream, newSendForTest(uint64(i)), testMeta(), payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := NewReader(bytes.NewReader(stream), 0)
+	pool := NewBufferPool()
+	r.SetBufferPool(pool)
+	f1, err := r.ReadFrame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(f1.Payload, payload) {
+		t.Fatal("payload differs")
+	}
+	first := &f1.buf[0]
+	f1.Release()
+	if f1.Payload != nil {
+		t.Fatal("Release must drop the payload")
+	}
+	f2, err := r.ReadFrame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if &f2.buf[0] != first {
+		t.Fatal("released buffer was not reused")
+	}
+	if !bytes.Equal(f2.Payload, payload) || f2.Cmd.GetSend().GetSequenceId() != 1 {
+		t.Fatal("reused buffer holds the wrong frame")
+	}
+	f2.Release()
+	f2.Release() // idempotent
+	allocs := testing.AllocsPerRun(1, func() {
+		f, err := r.ReadFrame()
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Release()
+	})
+	if allocs > 20 {
+		t.Fatalf("%v allocations per pooled frame", allocs)
+	}
+}
+
+func TestBufferPoolIgnoresForeignBuffers(t *testing.T) {
+	p := NewBufferPool()
+	p.put(make([]byte, 100<<10)) // not a power-of-two capacity
+	p.put(make([]byte, 10))      // too small
+	if b := p.get(100 << 10); cap(b) != 128<<10 {
+		t.Fatalf("cap %d", cap(b))
+	}
+	var nilPool *BufferPool
+	if b := nilPool.get(1 << 20); len(b) != 1<<20 {
+		t.Fatal("nil pool must allocate")
+	}
+}
+
+// newSendForTest builds a SEND command.
+func newSendForTest(seq uint64) *proto.BaseCommand {
+	pid := uint64(1)
+	return &proto.BaseCommand{Type: proto.BaseCommand_SEND.Enum(), Send: &proto.CommandSend{ProducerId: &pid, SequenceId: &seq}}
+}
+
+func testMeta() *proto.MessageMetadata {
+	name, seq, ts := "p", uint64(0), uint64(1)
+	return &proto.MessageMetadata{ProducerName: &name, SequenceId: &seq, PublishTime: &ts}
+}
