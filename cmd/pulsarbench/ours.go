@@ -88,8 +88,10 @@ func (t *ours) seekRead(ctx context.Context, topic string, backlog int, payload 
 	if err := t.send(ctx, topic, payload); err != nil {
 		return 0, err
 	}
+	// Inclusive, so that Seek to the id delivers that message again (the
+	// official client's seek to a chunk id always is).
 	c, err := t.c.Subscribe(pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "bench",
-		SubscriptionInitialPosition: pulsar.SubscriptionPositionEarliest})
+		SubscriptionInitialPosition: pulsar.SubscriptionPositionEarliest, StartMessageIDInclusive: true})
 	if err != nil {
 		return 0, err
 	}

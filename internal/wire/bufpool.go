@@ -6,6 +6,11 @@ import "math/bits"
 // the garbage collector handles them well.
 const minPooledBuffer = 64 << 10
 
+// classSlack is added to each power-of-two class so that a frame carrying a
+// power-of-two payload (a 1 MiB chunk plus its command and metadata) fits
+// the class of its payload rather than the next one, twice as large.
+const classSlack = 16 << 10
+
 // A pool keeps, per size class, as many free buffers as fit in
 // bytesPerClass, and at least minBuffersPerClass.
 const (
@@ -15,8 +20,8 @@ const (
 
 // BufferPool recycles the large frame buffers a Reader allocates, so that a
 // consumer that copies chunk payloads into a reassembly buffer does not pay
-// a second allocation per byte. Buffers come in power-of-two size classes
-// from 64 KiB; each class keeps at most 16 MiB of free buffers (at least
+// a second allocation per byte. Buffers come in size classes of a power of
+// two (from 64 KiB) plus 16 KiB; each class keeps at most 16 MiB of free buffers (at least
 // two), so an idle pool holds a bounded amount of memory. It is safe for concurrent use; the zero
 // value is not usable, call NewBufferPool.
 type BufferPool struct {
@@ -32,7 +37,17 @@ func NewBufferPool() *BufferPool {
 	return p
 }
 
-func class(n int) int { return bits.Len(uint(n - 1)) }
+// class returns the size class of an n-byte buffer: the smallest c with
+// n <= 1<<c + classSlack.
+func class(n int) int {
+	if n <= classSlack {
+		return 0
+	}
+	return bits.Len(uint(n - classSlack - 1))
+}
+
+// classCap is the capacity of buffers of class c.
+func classCap(c int) int { return 1<<c + classSlack }
 
 // get returns a buffer of length n, from the pool when one is free.
 func (p *BufferPool) get(n int) []byte {
@@ -47,7 +62,7 @@ func (p *BufferPool) get(n int) []byte {
 	case b := <-p.classes[c]:
 		return b[:n]
 	default:
-		return make([]byte, n, 1<<c)
+		return make([]byte, n, classCap(c))
 	}
 }
 
@@ -58,7 +73,7 @@ func (p *BufferPool) put(b []byte) {
 		return
 	}
 	c := class(cap(b))
-	if c >= len(p.classes) || cap(b) != 1<<c {
+	if c >= len(p.classes) || cap(b) != classCap(c) || p.classes[c] == nil {
 		return
 	}
 	select {

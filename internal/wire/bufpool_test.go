@@ -58,10 +58,14 @@ func TestBufferPoolReusesReleasedFrames(t *testing.T) {
 
 func TestBufferPoolIgnoresForeignBuffers(t *testing.T) {
 	p := NewBufferPool()
-	p.put(make([]byte, 100<<10)) // not a power-of-two capacity
+	p.put(make([]byte, 100<<10)) // not a class capacity
 	p.put(make([]byte, 10))      // too small
-	if b := p.get(100 << 10); cap(b) != 128<<10 {
+	if b := p.get(100 << 10); cap(b) != 128<<10+classSlack {
 		t.Fatalf("cap %d", cap(b))
+	}
+	// A 1 MiB payload plus its headers stays in the 1 MiB class.
+	if b := p.get(1<<20 + 2000); cap(b) != 1<<20+classSlack {
+		t.Fatalf("cap %d for a 1 MiB chunk frame", cap(b))
 	}
 	var nilPool *BufferPool
 	if b := nilPool.get(1 << 20); len(b) != 1<<20 {
