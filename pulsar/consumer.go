@@ -88,6 +88,17 @@ type DLQPolicy struct {
 	DeadLetterTopic string
 }
 
+// AckGroupingOptions control how acknowledgments are grouped before they
+// are sent, as the official client's option of the same name.
+type AckGroupingOptions struct {
+	// MaxSize sends the group once this many acknowledgments are pending.
+	// Default 1000.
+	MaxSize uint32
+	// MaxTime sends the group after this long. Default 100 ms. MaxTime 0
+	// with MaxSize 0 or 1 sends every acknowledgment at once.
+	MaxTime time.Duration
+}
+
 // ConsumerOptions configure a Consumer. Field names follow the official Go
 // client; defaults are noted per field.
 type ConsumerOptions struct {
@@ -106,7 +117,8 @@ type ConsumerOptions struct {
 	SubscriptionInitialPosition
 	// SubscriptionMode. Default Durable.
 	SubscriptionMode SubscriptionMode
-	// DLQ, when set, moves messages delivered MaxDeliveries times.
+	// DLQ, when set, moves messages delivered MaxDeliveries times to a
+	// dead-letter topic (large ones in chunks) and acknowledges them.
 	DLQ *DLQPolicy
 	// KeySharedPolicy for Key_Shared subscriptions.
 	KeySharedPolicy *KeySharedPolicy
@@ -125,8 +137,12 @@ type ConsumerOptions struct {
 	Name string
 	// ReadCompacted reads the compacted view of the topic.
 	ReadCompacted bool
-	// AckWithResponse waits for the broker to confirm each ack.
+	// AckWithResponse sends each ack at once and makes Ack wait for the
+	// broker's receipt (and return its error).
 	AckWithResponse bool
+	// AckGroupingOptions group acks (when AckWithResponse is off); nil
+	// selects the defaults: up to 1000 acks or 100 ms.
+	AckGroupingOptions *AckGroupingOptions
 	// EnableBatchIndexAcknowledgment acks single messages of a batch.
 	EnableBatchIndexAcknowledgment bool
 	// MaxPendingChunkedMessage bounds chunked messages being reassembled
@@ -144,8 +160,9 @@ type ConsumerOptions struct {
 	// IncompleteChunkPolicy decides the fate of evicted or expired chunked
 	// messages. Default ChunkNack.
 	IncompleteChunkPolicy ChunkPolicy
-	// StartMessageIDInclusive makes a Seek or start id include the message
-	// it names.
+	// StartMessageIDInclusive makes a Seek include the message it names
+	// (for a chunk id: the whole message again); by default Seek resumes
+	// after it. Readers apply the same rule to their start id.
 	StartMessageIDInclusive bool
 }
 
@@ -172,7 +189,12 @@ type Consumer interface {
 	// Ack acknowledges a message (every chunk of a chunked message).
 	Ack(Message) error
 	// AckID acknowledges by id, also a deserialized or producer-returned
-	// chunk id.
+	// chunk id: every chunk of the message is acknowledged. For a chunk id
+	// this consumer did not deliver, other messages may lie between its
+	// first and last chunk, so the consumer does not acknowledge that range
+	// blindly: it remembers the id and acknowledges the message's chunks
+	// when they arrive (they are unacknowledged, so the broker delivers
+	// them), without delivering the message.
 	AckID(MessageID) error
 	// AckCumulative acknowledges every message up to msg.
 	AckCumulative(msg Message) error

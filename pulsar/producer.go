@@ -82,6 +82,8 @@ type ProducerOptions struct {
 	// the whole payload before it is split). Default NoCompression.
 	CompressionType CompressionType
 	// CompressionLevel for codecs that have levels. Default Default.
+	// Accepted for compatibility; every codec currently uses its default
+	// level.
 	CompressionLevel CompressionLevel
 	// MessageRouter picks a partition; default: by key hash, round robin
 	// for messages without key.
@@ -97,13 +99,16 @@ type ProducerOptions struct {
 	// BatcherBuilderType selects the batch builder. Default
 	// DefaultBatchBuilder.
 	BatcherBuilderType BatcherBuilderType
-	// EnableChunking splits messages larger than the broker's max message
-	// size (or ChunkMaxMessageSize) into chunks. Unlike the official
-	// clients, it works together with batching: small messages are
-	// batched, large ones chunked, in order. Default false.
+	// EnableChunking splits messages larger than ChunkMaxMessageSize into
+	// chunks. A message whose (compressed) payload exceeds the broker's max
+	// message size is chunked whether or not it is set, rather than
+	// refused. Unlike the official clients, chunking works together with
+	// batching: small messages are batched, large ones chunked, in send
+	// order. Default false.
 	EnableChunking bool
-	// ChunkMaxMessageSize is the largest chunk payload; default and maximum
-	// the broker's max message size minus metadata.
+	// ChunkMaxMessageSize is the largest chunk payload when EnableChunking
+	// is set; default and maximum the broker's max message size minus the
+	// message's metadata.
 	ChunkMaxMessageSize uint
 }
 
@@ -114,18 +119,34 @@ type Producer interface {
 	// Name returns the producer name.
 	Name() string
 	// Send publishes msg and waits for the broker's acknowledgment. For a
-	// chunked message the id is a ChunkMessageID.
+	// chunked message the id is a ChunkMessageID (first and last chunk).
+	// It waits for room while MaxPendingMessages or the memory limit is
+	// reached (unless DisableBlockIfQueueFull), at most until ctx ends or
+	// SendTimeout passes. When ctx ends after the message was queued, Send
+	// returns ctx's error and the message may still be published.
+	// msg.Payload is sent without a copy: do not modify it until Send
+	// returns.
 	Send(ctx context.Context, msg *ProducerMessage) (MessageID, error)
-	// SendAsync publishes msg and calls callback once with the result.
+	// SendAsync publishes msg and calls callback once with the result. It
+	// blocks only while waiting for room, as Send does (ctx bounds that
+	// wait). Callbacks of one partition run in order on one goroutine; a
+	// callback must not call Close. msg.Payload must not be modified until
+	// the callback ran.
 	SendAsync(ctx context.Context, msg *ProducerMessage, callback func(MessageID, *ProducerMessage, error))
-	// LastSequenceID returns the last sequence id the broker acknowledged.
+	// LastSequenceID returns the highest sequence id the broker
+	// acknowledged (over all partitions), -1 before any.
 	LastSequenceID() int64
 	// Flush sends what is batched and waits for the acknowledgments.
 	Flush() error
 	// FlushWithCtx is Flush bounded by ctx.
 	FlushWithCtx(ctx context.Context) error
-	// Close flushes and closes the producer.
+	// Close flushes (for at most SendTimeout) and closes the producer;
+	// messages still pending then fail with ErrProducerClosed.
 	Close()
+	// Stats returns the producer's counters (messages, bytes and chunks
+	// sent, pending messages and bytes, errors, reconnects), summed over
+	// its partitions. The official client has no such method.
+	Stats() ProducerStats
 }
 
 // CreateProducer creates a producer. (Implemented in producer_impl.go.)

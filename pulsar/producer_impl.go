@@ -1,7 +1,266 @@
 package pulsar
 
-import "fmt"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
 
-func (c *client) createProducer(ProducerOptions) (Producer, error) {
-	return nil, fmt.Errorf("%w: producers are not implemented yet", ErrInvalidOptions)
+	"github.com/pulsargo/sdk/internal/compress"
+	"github.com/pulsargo/sdk/internal/producer"
+	"github.com/pulsargo/sdk/internal/topicname"
+	"github.com/pulsargo/sdk/messageid"
+)
+
+// partitionedProducer is the Producer: one engine per partition (one for a
+// topic without partitions) and a router.
+type partitionedProducer struct {
+	c      *client
+	topic  string
+	opts   ProducerOptions
+	parts  []*producer.Producer
+	router func(*ProducerMessage, TopicMetadata) int
+
+	closeOnce sync.Once
+}
+
+func (c *client) createProducer(opts ProducerOptions) (Producer, error) {
+	if opts.Topic == "" {
+		return nil, fmt.Errorf("%w: producer needs a Topic", ErrInvalidOptions)
+	}
+	if opts.CompressionType < NoCompression || opts.CompressionType > SNAPPY {
+		return nil, fmt.Errorf("%w: unknown compression type %d", ErrInvalidOptions, opts.CompressionType)
+	}
+	if c.isClosed() {
+		return nil, ErrClientClosed
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), c.opts.OperationTimeout)
+	defer cancel()
+	names, err := c.partitions(ctx, opts.Topic)
+	if err != nil {
+		return nil, err
+	}
+	p := &partitionedProducer{c: c, topic: opts.Topic, opts: opts, parts: make([]*producer.Producer, len(names))}
+	if opts.MessageRouter != nil {
+		p.router = opts.MessageRouter
+	} else {
+		r := newDefaultRouter(withBatchDefaults(opts))
+		p.router = func(m *ProducerMessage, md TopicMetadata) int { return r.route(m, md.NumPartitions()) }
+	}
+	partitioned := len(names) > 1 || names[0] != topicFull(opts.Topic)
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		part := int32(-1)
+		if partitioned {
+			part = int32(i)
+		}
+		wg.Go(func() {
+			p.parts[i], errs[i] = producer.New(ctx, c.engineOptions(opts, name, part))
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		for _, pp := range p.parts {
+			if pp != nil {
+				pp.Close(ctx)
+			}
+		}
+		return nil, producerErr("create producer on "+opts.Topic, err)
+	}
+	if err := c.register(p); err != nil {
+		p.closeParts()
+		return nil, err
+	}
+	return p, nil
+}
+
+// topicFull returns the fully qualified form of a topic name, or the name
+// itself when it does not parse (partitions() has checked it already).
+func topicFull(topic string) string {
+	n, err := topicname.Parse(topic)
+	if err != nil {
+		return topic
+	}
+	return n.Full
+}
+
+// withBatchDefaults fills the batching options the router reads.
+func withBatchDefaults(o ProducerOptions) ProducerOptions {
+	if o.BatchingMaxMessages == 0 {
+		o.BatchingMaxMessages = producer.DefaultBatchMaxMessages
+	}
+	if o.BatchingMaxSize == 0 {
+		o.BatchingMaxSize = producer.DefaultBatchMaxBytes
+	}
+	if o.BatchingMaxPublishDelay <= 0 {
+		o.BatchingMaxPublishDelay = producer.DefaultBatchMaxDelay
+	}
+	return o
+}
+
+// engineOptions are the options of the engine of one partition.
+func (c *client) engineOptions(o ProducerOptions, topic string, partition int32) producer.Options {
+	eo := producer.Options{
+		Topic: topic, Partition: partition, ProducerID: c.nextID(), Name: o.Name, Properties: o.Properties,
+		Connect: func(ctx context.Context) (producer.Conn, error) {
+			cn, err := c.connFor(ctx, topic)
+			if err != nil {
+				return nil, err
+			}
+			return cn, nil
+		},
+		OperationTimeout:        c.opts.OperationTimeout,
+		SendTimeout:             o.SendTimeout,
+		MaxPendingMessages:      o.MaxPendingMessages,
+		DisableBlockIfQueueFull: o.DisableBlockIfQueueFull,
+		Compression:             compress.Type(o.CompressionType),
+		DisableBatching:         o.DisableBatching,
+		KeyBasedBatching:        o.BatcherBuilderType == KeyBasedBatchBuilder,
+		BatchMaxMessages:        int(min(o.BatchingMaxMessages, 1<<30)),
+		BatchMaxBytes:           int(min(o.BatchingMaxSize, 1<<30)),
+		BatchMaxDelay:           o.BatchingMaxPublishDelay,
+		EnableChunking:          o.EnableChunking,
+		ChunkMaxSize:            int(min(o.ChunkMaxMessageSize, 1<<30)),
+		Errors: producer.Errors{
+			Timeout: ErrSendTimeout, QueueFull: ErrProducerQueueFull, TooLarge: ErrMessageTooLarge, Closed: ErrProducerClosed,
+		},
+		Logger: c.log,
+	}
+	if c.mem.limit > 0 {
+		eo.Memory = producerMemory{c.mem}
+	}
+	return eo
+}
+
+func (p *partitionedProducer) Topic() string { return p.topic }
+
+// Name returns the producer name; with partitions, that of partition 0.
+func (p *partitionedProducer) Name() string { return p.parts[0].Name() }
+
+// pick routes msg to a partition's engine.
+func (p *partitionedProducer) pick(msg *ProducerMessage) (*producer.Producer, error) {
+	if len(p.parts) == 1 {
+		return p.parts[0], nil
+	}
+	i := p.router(msg, topicMetadata{n: uint32(len(p.parts))})
+	if i < 0 || i >= len(p.parts) {
+		return nil, fmt.Errorf("%w: MessageRouter returned partition %d of %d", ErrInvalidOptions, i, len(p.parts))
+	}
+	return p.parts[i], nil
+}
+
+func (p *partitionedProducer) Send(ctx context.Context, msg *ProducerMessage) (MessageID, error) {
+	if msg == nil {
+		return nil, fmt.Errorf("%w: nil message", ErrInvalidOptions)
+	}
+	pp, err := p.pick(msg)
+	if err != nil {
+		return nil, err
+	}
+	m := toEngineMessage(msg)
+	id, err := pp.Send(ctx, &m)
+	if err != nil {
+		return nil, producerErr("send to "+pp.Topic(), err)
+	}
+	return id, nil
+}
+
+func (p *partitionedProducer) SendAsync(ctx context.Context, msg *ProducerMessage, callback func(MessageID, *ProducerMessage, error)) {
+	if callback == nil {
+		callback = func(MessageID, *ProducerMessage, error) {}
+	}
+	if msg == nil {
+		callback(nil, msg, fmt.Errorf("%w: nil message", ErrInvalidOptions))
+		return
+	}
+	pp, err := p.pick(msg)
+	if err != nil {
+		callback(nil, msg, err)
+		return
+	}
+	m := toEngineMessage(msg)
+	topic := pp.Topic()
+	pp.SendAsync(ctx, &m, func(id messageid.MessageID, err error) {
+		if err != nil {
+			callback(nil, msg, producerErr("send to "+topic, err))
+			return
+		}
+		callback(id, msg, nil)
+	})
+}
+
+// toEngineMessage converts a ProducerMessage; the payload is not copied.
+func toEngineMessage(m *ProducerMessage) producer.Message {
+	return producer.Message{
+		Payload: m.Payload, Key: m.Key, OrderingKey: m.OrderingKey, Properties: m.Properties,
+		EventTime: m.EventTime, ReplicationClusters: m.ReplicationClusters, DisableReplication: m.DisableReplication,
+		SequenceID: m.SequenceID, DeliverAfter: m.DeliverAfter, DeliverAt: m.DeliverAt,
+	}
+}
+
+// producerErr converts the engine's errors: broker errors become
+// *ServerError; the others already wrap this package's sentinels.
+func producerErr(op string, err error) error {
+	if _, ok := serverCode(err); ok {
+		return wrapErr(op, err)
+	}
+	return err
+}
+
+func (p *partitionedProducer) LastSequenceID() int64 {
+	last := int64(-1)
+	for _, pp := range p.parts {
+		last = max(last, pp.LastSequenceID())
+	}
+	return last
+}
+
+func (p *partitionedProducer) Flush() error {
+	return p.FlushWithCtx(context.Background())
+}
+
+func (p *partitionedProducer) FlushWithCtx(ctx context.Context) error {
+	errs := make([]error, len(p.parts))
+	var wg sync.WaitGroup
+	for i, pp := range p.parts {
+		wg.Go(func() { errs[i] = pp.Flush(ctx) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func (p *partitionedProducer) Stats() ProducerStats {
+	var s ProducerStats
+	for _, pp := range p.parts {
+		s.add(pp.Stats())
+	}
+	return s
+}
+
+func (p *partitionedProducer) Close() {
+	p.closeOnce.Do(func() {
+		p.c.unregister(p)
+		p.closeParts()
+	})
+}
+
+// closeParts closes every partition's engine, flushing for at most the
+// send timeout (or the operation timeout when it is off).
+func (p *partitionedProducer) closeParts() {
+	d := p.c.opts.OperationTimeout
+	if st := p.opts.SendTimeout; st >= 0 {
+		if st == 0 {
+			st = producer.DefaultSendTimeout
+		}
+		d = max(d, st)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d+time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, pp := range p.parts {
+		wg.Go(func() { pp.Close(ctx) })
+	}
+	wg.Wait()
 }

@@ -1,7 +1,186 @@
 package pulsar
 
-import "fmt"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
 
-func (c *client) createReader(ReaderOptions) (Reader, error) {
-	return nil, fmt.Errorf("%w: readers are not implemented yet", ErrInvalidOptions)
+	"github.com/pulsargo/sdk/chunk"
+	"github.com/pulsargo/sdk/internal/consumer"
+	"github.com/pulsargo/sdk/messageid"
+)
+
+// readerImpl is the Reader: a non-durable subscription per partition.
+type readerImpl struct {
+	c       *client
+	topic   string
+	ch      chan ConsumerMessage
+	engines []*consumerEngine
+
+	closeOnce sync.Once
+	closed    chan struct{}
+}
+
+func (c *client) createReader(opts ReaderOptions) (Reader, error) {
+	switch {
+	case opts.Topic == "":
+		return nil, fmt.Errorf("%w: reader needs a Topic", ErrInvalidOptions)
+	case opts.StartMessageID == nil:
+		return nil, fmt.Errorf("%w: reader needs a StartMessageID", ErrInvalidOptions)
+	}
+	if c.isClosed() {
+		return nil, ErrClientClosed
+	}
+	ctx, cancel := c.opContext()
+	defer cancel()
+	targets, err := c.consumerTargets(ctx, []string{opts.Topic})
+	if err != nil {
+		return nil, err
+	}
+	start := opts.StartMessageID
+	first := messageid.FirstChunk(start)
+	atEnd := first.LedgerID() < 0 || first == messageid.Latest()
+	if len(targets) > 1 && !atEnd {
+		return nil, fmt.Errorf("%w: a reader of a topic with %d partitions starts at EarliestMessageID or LatestMessageID",
+			ErrInvalidOptions, len(targets))
+	}
+	sub := opts.SubscriptionName
+	if sub == "" {
+		sub = randomName("reader")
+	}
+	r := &readerImpl{c: c, topic: opts.Topic, ch: make(chan ConsumerMessage), closed: make(chan struct{})}
+	wrap := func(m *consumer.Message) ConsumerMessage { return ConsumerMessage{Message: toMessage(m)} }
+	r.engines = make([]*consumerEngine, len(targets))
+	errs := make([]error, len(targets))
+	var wg sync.WaitGroup
+	for i, t := range targets {
+		o := c.consumerEngineOptions(t, r.ch, wrap)
+		o.Subscription, o.Name = sub, opts.Name
+		o.NonDurable, o.Reader = true, true
+		o.StartID, o.StartInclusive = start, opts.StartMessageIDInclusive
+		o.ReadCompacted = opts.ReadCompacted
+		o.ReceiverQueueSize = opts.ReceiverQueueSize
+		o.Chunks = chunk.Options{MaxPendingMessages: opts.MaxPendingChunkedMessage, ExpireAfter: opts.ExpireTimeOfIncompleteChunk}
+		o.IncompleteChunkPolicy = chunkPolicy(opts.IncompleteChunkPolicy, false)
+		e := consumer.New(o)
+		r.engines[i] = e
+		wg.Go(func() {
+			if errs[i] = e.Start(ctx); errs[i] == nil && first == messageid.Latest() {
+				errs[i] = e.StartAtLastMessage(ctx, opts.StartMessageIDInclusive)
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		r.closeEngines()
+		return nil, consumerErr("create reader on "+opts.Topic, err)
+	}
+	if err := c.register(r); err != nil {
+		r.closeEngines()
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *readerImpl) Topic() string { return r.topic }
+
+// Next returns the next message.
+func (r *readerImpl) Next(ctx context.Context) (Message, error) {
+	select {
+	case m := <-r.ch:
+		return m.Message, nil
+	case <-r.closed:
+		return nil, ErrConsumerClosed
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// HasNext reports whether a message is queued or the broker has one after
+// the last one read; it asks the broker, within the operation timeout.
+func (r *readerImpl) HasNext() bool {
+	ctx, cancel := r.c.opContext()
+	defer cancel()
+	for _, e := range r.engines {
+		if ok, err := e.HasNext(ctx); err == nil && ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Seek moves the reader: a chunk id to its whole message, inclusive or not
+// as StartMessageIDInclusive says.
+func (r *readerImpl) Seek(id MessageID) error {
+	ctx, cancel := context.WithTimeout(context.Background(), r.c.seekTimeout())
+	defer cancel()
+	first := messageid.FirstChunk(id)
+	if len(r.engines) == 1 || first.LedgerID() < 0 || first == messageid.Latest() {
+		return r.forAll(func(e *consumerEngine) error { return e.Seek(ctx, id) }, "seek")
+	}
+	for _, e := range r.engines {
+		if e.Partition() == id.PartitionIdx() {
+			return consumerErr("seek", e.Seek(ctx, id))
+		}
+	}
+	return fmt.Errorf("%w: id %v names partition %d, which %s does not have", ErrInvalidOptions, id, id.PartitionIdx(), r.topic)
+}
+
+// SeekByTime moves the reader to the first message published at or after
+// t.
+func (r *readerImpl) SeekByTime(t time.Time) error {
+	ctx, cancel := context.WithTimeout(context.Background(), r.c.seekTimeout())
+	defer cancel()
+	return r.forAll(func(e *consumerEngine) error { return e.SeekByTime(ctx, t) }, "seek by time")
+}
+
+func (r *readerImpl) forAll(f func(*consumerEngine) error, op string) error {
+	errs := make([]error, len(r.engines))
+	var wg sync.WaitGroup
+	for i, e := range r.engines {
+		wg.Go(func() { errs[i] = f(e) })
+	}
+	wg.Wait()
+	return consumerErr(op, errors.Join(errs...))
+}
+
+// GetLastMessageID returns the id of the topic's last message; for a
+// partitioned topic, the newest of the partitions' last ids by publish
+// order is not known, so it returns the last id of the highest partition
+// that has one.
+func (r *readerImpl) GetLastMessageID() (MessageID, error) {
+	ctx, cancel := r.c.opContext()
+	defer cancel()
+	var last MessageID
+	for _, e := range r.engines {
+		id, err := e.GetLastMessageID(ctx)
+		if err != nil {
+			return nil, consumerErr("get last message id", err)
+		}
+		if last == nil || id.LedgerID() >= 0 {
+			last = id
+		}
+	}
+	return last, nil
+}
+
+// Close closes the reader.
+func (r *readerImpl) Close() {
+	r.closeOnce.Do(func() {
+		close(r.closed)
+		r.closeEngines()
+		r.c.unregister(r)
+	})
+}
+
+func (r *readerImpl) closeEngines() {
+	var wg sync.WaitGroup
+	for _, e := range r.engines {
+		if e != nil {
+			wg.Go(e.Close)
+		}
+	}
+	wg.Wait()
 }

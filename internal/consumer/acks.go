@@ -1,0 +1,372 @@
+package consumer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/pulsargo/sdk/internal/conn"
+	"github.com/pulsargo/sdk/internal/proto"
+	"github.com/pulsargo/sdk/messageid"
+)
+
+// ErrCumulativeNotAllowed: cumulative acknowledgment on a Shared or
+// Key_Shared subscription.
+var ErrCumulativeNotAllowed = errors.New("consumer: cumulative ack is not allowed on Shared and Key_Shared subscriptions")
+
+// tracked is a delivered message (or batch entry) not yet acknowledged.
+type tracked struct {
+	key     position       // the entry, or a chunked message's first chunk
+	last    position       // a chunked message's last chunk; key otherwise
+	batch   int            // batch size, 0 when not a batch
+	pending []uint64       // batch: indexes queued or handed out, not acknowledged
+	acked   []uint64       // batch: indexes acknowledged (by the app, before, or filtered)
+	chunks  []messageid.ID // chunked: every chunk, in order
+	handed  bool           // handed to the application
+	timeout int64          // ack-timeout deadline (Unix nanos), 0 when none
+}
+
+// ids returns the entries to acknowledge or redeliver for the whole of t.
+func (t *tracked) ids(partition int32) []messageid.ID {
+	if t.chunks != nil {
+		return t.chunks
+	}
+	return []messageid.ID{messageid.New(t.key.ledger, t.key.entry, -1, partition, 0)}
+}
+
+// ackSet returns Pulsar's ack_set for t: a set bit is not acknowledged.
+func (t *tracked) ackSet() []int64 {
+	out := make([]int64, len(t.acked))
+	for i := range t.batch {
+		if !hasBit(t.acked, i) {
+			out[i/64] |= 1 << (uint(i) % 64)
+		}
+	}
+	return out
+}
+
+// ackGroup holds acknowledgments not sent yet.
+type ackGroup struct {
+	individual map[position]*proto.MessageIdData
+	order      []position
+	cumulative *proto.MessageIdData
+}
+
+func (g *ackGroup) reset() {
+	g.individual = map[position]*proto.MessageIdData{}
+	g.order = g.order[:0]
+	g.cumulative = nil
+}
+
+func (g *ackGroup) len() int {
+	n := len(g.individual)
+	if g.cumulative != nil {
+		n++
+	}
+	return n
+}
+
+// add groups an individual ack; ack sets of one entry are merged.
+func (g *ackGroup) add(d *proto.MessageIdData) {
+	p := position{int64(d.GetLedgerId()), int64(d.GetEntryId())}
+	old, ok := g.individual[p]
+	if !ok {
+		g.individual[p] = d
+		g.order = append(g.order, p)
+		return
+	}
+	if len(old.AckSet) == 0 || len(d.AckSet) == 0 {
+		old.AckSet = nil // the whole entry
+		return
+	}
+	for i := range min(len(old.AckSet), len(d.AckSet)) {
+		old.AckSet[i] &= d.AckSet[i]
+	}
+}
+
+// Ack acknowledges the message id names: every chunk of a chunked message,
+// one index of a batch. With AckWithResponse it waits for the broker's
+// receipt.
+func (e *Engine[T]) Ack(ctx context.Context, id messageid.MessageID) error {
+	return e.ack(ctx, id, false)
+}
+
+// AckCumulative acknowledges every message up to and including id.
+func (e *Engine[T]) AckCumulative(ctx context.Context, id messageid.MessageID) error {
+	if e.o.SubType == proto.CommandSubscribe_Shared || e.o.SubType == proto.CommandSubscribe_Key_Shared {
+		return ErrCumulativeNotAllowed
+	}
+	return e.ack(ctx, id, true)
+}
+
+func (e *Engine[T]) ack(ctx context.Context, id messageid.MessageID, cumulative bool) error {
+	var datas []*proto.MessageIdData
+	var cn *conn.Conn
+	var err error
+	callErr := e.call(func() {
+		if cumulative {
+			datas = e.ackCumulativeLocal(id)
+		} else {
+			datas, err = e.ackLocal(id)
+		}
+		if err != nil || len(datas) == 0 {
+			return
+		}
+		if e.o.AckWithResponse && e.cn != nil {
+			cn = e.cn
+			return
+		}
+		if cumulative {
+			e.acks.cumulative = datas[0]
+		} else {
+			for _, d := range datas {
+				e.acks.add(d)
+			}
+		}
+		e.ackAdded()
+	})
+	if callErr != nil {
+		return callErr
+	}
+	if err != nil || cn == nil {
+		return err
+	}
+	typ := proto.CommandAck_Individual
+	if cumulative {
+		typ = proto.CommandAck_Cumulative
+	}
+	ctx, cancel := context.WithTimeout(ctx, e.o.OperationTimeout)
+	defer cancel()
+	rid := cn.NewRequestID()
+	if _, err := cn.Request(ctx, rid, e.ackCmd(datas, typ, nil, &rid)); err != nil {
+		return fmt.Errorf("ack: %w", err)
+	}
+	return nil
+}
+
+// ackLocal updates the tracking for an individual ack of id and returns
+// what to send now (possibly nothing).
+func (e *Engine[T]) ackLocal(id messageid.MessageID) ([]*proto.MessageIdData, error) {
+	if c, ok := id.(messageid.ChunkMessageID); ok {
+		key := posOf(c.FirstChunkID())
+		t := e.tracked[key]
+		if t == nil {
+			// Not delivered by this engine: acknowledge its chunks when
+			// they arrive (see the package documentation).
+			if evicted, ok := e.deferred.add(key, posOf(c.LastChunkID())); ok {
+				e.log.Warn("too many chunk ids waiting for their message: forgetting one", "first", evicted)
+			}
+			return nil, nil
+		}
+		e.untrack(t)
+		return datasOf(t.ids(e.o.Partition)), nil
+	}
+	one := messageid.Of(id)
+	key := posOf(one)
+	t := e.tracked[key]
+	if one.BatchIdx() < 0 || (t != nil && t.batch == 0) {
+		if t != nil {
+			e.untrack(t)
+			return datasOf(t.ids(e.o.Partition)), nil
+		}
+		return []*proto.MessageIdData{entryData(one, nil)}, nil
+	}
+	i := int(one.BatchIdx())
+	if t == nil {
+		n := int(one.BatchSize())
+		switch {
+		case n == 1:
+			return []*proto.MessageIdData{entryData(one, nil)}, nil
+		case n > 1 && i < n && e.o.BatchIndexAck:
+			t = &tracked{key: key, last: key, batch: n, pending: make([]uint64, (n+63)/64), acked: make([]uint64, (n+63)/64)}
+			setBit(t.acked, i)
+			return []*proto.MessageIdData{entryData(one, t.ackSet())}, nil
+		}
+		return nil, fmt.Errorf("%w: %v (batch size %d)", ErrUnknownID, id, n)
+	}
+	if i >= t.batch {
+		return nil, fmt.Errorf("%w: batch index %d of %d", ErrUnknownID, i, t.batch)
+	}
+	setBit(t.acked, i)
+	clearBit(t.pending, i)
+	if e.allAcked(t) {
+		e.untrack(t)
+		return []*proto.MessageIdData{entryData(one, nil)}, nil
+	}
+	if e.o.BatchIndexAck {
+		return []*proto.MessageIdData{entryData(one, t.ackSet())}, nil
+	}
+	return nil, nil
+}
+
+func (e *Engine[T]) allAcked(t *tracked) bool {
+	for i := range t.batch {
+		if !hasBit(t.acked, i) {
+			return false
+		}
+	}
+	return true
+}
+
+// untrack forgets t and withdraws it from the queue if it was not handed
+// out yet.
+func (e *Engine[T]) untrack(t *tracked) {
+	delete(e.tracked, t.key)
+	if t.handed {
+		return
+	}
+	e.queue = slices.DeleteFunc(e.queue, func(m *Message) bool {
+		if posOf(messageid.FirstChunk(m.ID)) == t.key {
+			e.grant(1)
+			return true
+		}
+		return false
+	})
+	var zero T
+	e.head, e.headSet = zero, false
+}
+
+// ackCumulativeLocal updates the tracking for a cumulative ack and returns
+// the id to send (nothing when a further one is pending).
+func (e *Engine[T]) ackCumulativeLocal(id messageid.MessageID) []*proto.MessageIdData {
+	one := messageid.LastChunk(id)
+	at := posOf(one)
+	upTo := at // entries up to here are wholly acknowledged
+	i, n := int(one.BatchIdx()), int(one.BatchSize())
+	t := e.tracked[at]
+	if i >= 0 && t != nil && t.batch > 0 {
+		n = t.batch
+	}
+	var d *proto.MessageIdData
+	if i < 0 || n <= 0 || i >= n-1 {
+		d = entryData(one, nil)
+	} else {
+		upTo.entry--
+		if t != nil && t.batch > 0 {
+			for j := 0; j <= i; j++ {
+				setBit(t.acked, j)
+				clearBit(t.pending, j)
+			}
+		}
+		switch {
+		case e.o.BatchIndexAck:
+			part := &tracked{batch: n, acked: make([]uint64, (n+63)/64)}
+			for j := 0; j <= i; j++ {
+				setBit(part.acked, j)
+			}
+			d = entryData(one, part.ackSet())
+		case one.EntryID() > 0:
+			d = entryData(messageid.New(one.LedgerID(), one.EntryID()-1, -1, e.o.Partition, 0), nil)
+		}
+	}
+	for _, t := range e.tracked {
+		if !upTo.less(t.last) {
+			e.untrack(t)
+		}
+	}
+	if d == nil {
+		return nil
+	}
+	if c := e.acks.cumulative; c != nil &&
+		(position{int64(d.GetLedgerId()), int64(d.GetEntryId())}).less(position{int64(c.GetLedgerId()), int64(c.GetEntryId())}) {
+		return nil // an ack further ahead is pending
+	}
+	return []*proto.MessageIdData{d}
+}
+
+func datasOf(ids []messageid.ID) []*proto.MessageIdData {
+	out := make([]*proto.MessageIdData, len(ids))
+	for i, id := range ids {
+		out[i] = entryData(id, nil)
+	}
+	return out
+}
+
+// ackNow acknowledges entries (grouped like any ack); readers never
+// acknowledge.
+func (e *Engine[T]) ackNow(ids []messageid.ID) {
+	if e.o.Reader {
+		return
+	}
+	for _, id := range ids {
+		delete(e.tracked, posOf(id))
+		e.acks.add(entryData(id, nil))
+	}
+	e.ackAdded()
+}
+
+// ackAdded flushes or schedules the group.
+func (e *Engine[T]) ackAdded() {
+	if e.o.AckGroupTime < 0 || e.acks.len() >= e.o.AckGroupSize {
+		e.flushAcks()
+		return
+	}
+	e.arm(&e.ackAlarm, e.o.Clock.Now().Add(e.o.AckGroupTime), e.flushAcks)
+}
+
+// flushAcks sends the grouped acknowledgments, if connected.
+func (e *Engine[T]) flushAcks() {
+	if e.cn == nil || e.acks.len() == 0 {
+		return
+	}
+	if len(e.acks.order) > 0 {
+		datas := make([]*proto.MessageIdData, 0, len(e.acks.order))
+		for _, p := range e.acks.order {
+			datas = append(datas, e.acks.individual[p])
+		}
+		e.sendAck(datas, proto.CommandAck_Individual, nil, nil)
+	}
+	if c := e.acks.cumulative; c != nil {
+		e.sendAck([]*proto.MessageIdData{c}, proto.CommandAck_Cumulative, nil, nil)
+	}
+	e.acks.reset()
+}
+
+func (e *Engine[T]) ackCmd(datas []*proto.MessageIdData, typ proto.CommandAck_AckType, validation *proto.CommandAck_ValidationError, rid *uint64) *proto.BaseCommand {
+	id := e.o.ConsumerID
+	return &proto.BaseCommand{Type: proto.BaseCommand_ACK.Enum(), Ack: &proto.CommandAck{
+		ConsumerId: &id, AckType: typ.Enum(), MessageId: datas, ValidationError: validation, RequestId: rid}}
+}
+
+func (e *Engine[T]) sendAck(datas []*proto.MessageIdData, typ proto.CommandAck_AckType, validation *proto.CommandAck_ValidationError, rid *uint64) {
+	if e.cn == nil {
+		return
+	}
+	if err := e.cn.Send(e.ackCmd(datas, typ, validation, rid)); err != nil {
+		e.log.Debug("ack not sent", "err", err)
+	}
+}
+
+// deferredAcks are chunk ids acknowledged before their message arrived:
+// first chunk -> last chunk, bounded, oldest first.
+type deferredAcks struct {
+	m     map[position]position
+	order []position
+}
+
+// add remembers first; it returns a position it had to forget.
+func (d *deferredAcks) add(first, last position) (position, bool) {
+	if _, ok := d.m[first]; ok {
+		return position{}, false
+	}
+	d.m[first] = last
+	d.order = append(d.order, first)
+	if len(d.order) <= maxDeferredAcks {
+		return position{}, false
+	}
+	old := d.order[0]
+	d.order = d.order[1:]
+	delete(d.m, old)
+	return old, true
+}
+
+// take reports whether first was waiting, and forgets it.
+func (d *deferredAcks) take(first position) bool {
+	if _, ok := d.m[first]; !ok {
+		return false
+	}
+	delete(d.m, first)
+	d.order = slices.DeleteFunc(d.order, func(p position) bool { return p == first })
+	return true
+}

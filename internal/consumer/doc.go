@@ -1,0 +1,49 @@
+// Package consumer is the engine of one consumer on one topic or partition:
+// it subscribes, grants flow permits, parses what the broker delivers
+// (decompression, batches with their ack sets, chunk reassembly with one
+// chunk.Assembler), tracks acknowledgments (individual, cumulative,
+// batch-index; grouped, optionally with receipts), redelivers on nack and
+// ack timeout, seeks, filters by a start id, and reconnects with backoff.
+//
+// Package pulsar builds its Consumer and Reader from one Engine per
+// partition; the Engine knows nothing of the public API and delivers
+// *Message values converted by a caller-supplied function onto a
+// caller-supplied channel.
+//
+// # Concurrency
+//
+// Each Engine owns its state in one goroutine (the loop). The connection's
+// reader goroutine only queues received frames for it, and the public
+// methods run closures on it; nothing blocks the connection, and no state
+// is shared under locks.
+//
+// # Chunked messages
+//
+// A chunked message is delivered once all its chunks arrived, as one
+// payload with a messageid.ChunkMessageID. Acknowledging it acknowledges
+// every chunk. For a chunk id this engine delivered, it knows the ids of
+// every chunk. For a chunk id it never delivered (deserialized, or returned
+// by a producer's Send), the entries between the first and the last chunk
+// may belong to other messages, so acknowledging that range would lose
+// data: the engine instead remembers the id and, when the message's chunks
+// arrive (they do, since they are unacknowledged: redelivered after a
+// reconnect, or not delivered yet), acknowledges every one of them without
+// delivering the message. A message already waiting in the receiver queue
+// is acknowledged at once.
+//
+// Incomplete messages that the Assembler gives up on (evicted by the count
+// or byte limit, expired) are negatively acknowledged by default, so the
+// broker redelivers them; ChunkAck acknowledges them instead. Refused
+// chunks whose message cannot ever be assembled (corrupt sizes, invalid
+// metadata) are acknowledged as corrupt, see below.
+//
+// # Bad input
+//
+// A message that cannot be parsed — bad checksum or metadata, a payload
+// that does not decompress, a batch whose count does not match its
+// payload, chunks whose sizes lie — is logged at Warn level, acknowledged
+// with the matching validation error (as Pulsar's clients do: redelivery
+// would fail the same way) and skipped; readers skip without
+// acknowledging. Bits of a batch's ack_set beyond the batch size are
+// ignored (and logged). The engine keeps going.
+package consumer

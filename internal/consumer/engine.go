@@ -1,0 +1,301 @@
+package consumer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/pulsargo/sdk/chunk"
+	"github.com/pulsargo/sdk/internal/backoff"
+	"github.com/pulsargo/sdk/internal/conn"
+	"github.com/pulsargo/sdk/internal/frameq"
+	"github.com/pulsargo/sdk/messageid"
+)
+
+// Errors of the engine; they are returned wrapped, test with errors.Is.
+var (
+	// ErrClosed: the engine was closed.
+	ErrClosed = errors.New("consumer: closed")
+	// ErrNotConnected: the operation needs the broker and the engine is
+	// reconnecting; it is retriable.
+	ErrNotConnected = errors.New("consumer: not connected")
+	// ErrUnknownID: an id cannot be acknowledged because the engine cannot
+	// tell which messages it names (a batch index of a batch it did not
+	// deliver, without batch size).
+	ErrUnknownID = errors.New("consumer: message id unknown to this consumer")
+)
+
+type state int
+
+const (
+	stateConnecting state = iota
+	stateReady
+	stateSeeking
+	stateClosed
+)
+
+// Engine consumes one topic or partition. Its methods are safe for
+// concurrent use.
+type Engine[T any] struct {
+	o      Options[T]
+	log    *slog.Logger
+	ops    chan func()
+	events *frameq.Queue[event]
+	// inflight bounds chunk bytes queued by the connection's reader.
+	inflight *inflight
+	quit     chan struct{} // closed by Close to stop the loop
+	done     chan struct{} // closed when the loop has stopped
+	ctx      context.Context
+	cancel   context.CancelFunc
+
+	closeOnce sync.Once
+
+	// Owned by the loop goroutine.
+	gen        uint64 // registration generation; events of others are stale
+	cn         *conn.Conn
+	state      state
+	queue      []*Message
+	head       T
+	headSet    bool
+	asm        *chunk.Assembler
+	firstChunk map[string]messageid.ID // uuid -> chunk 0 of incomplete messages
+	permits    int                     // consumed, not yet granted back
+	bo         *backoff.Backoff
+	acks       ackGroup
+	tracked    map[position]*tracked
+	deferred   deferredAcks
+	dropped    uuidSet // chunk uuids given up on under ChunkAck
+	renacked   uuidSet // chunk uuids given up on under ChunkNack
+	nacks      []nackItem
+	timeouts   []timeoutItem
+	filter     filter
+	lastOut    messageid.MessageID // last message handed out since the last seek
+	origin     messageid.MessageID // start or seek point (nil: none)
+	originIncl bool
+	endOfTopic bool
+	waiters    []chan struct{} // closed when the next subscription is ready
+
+	ackAlarm, nackAlarm, timeoutAlarm, expiryAlarm alarm
+}
+
+// New returns an engine; Start subscribes and starts it.
+func New[T any](opts Options[T]) *Engine[T] {
+	o := opts.withDefaults()
+	ctx, cancel := context.WithCancel(context.Background())
+	e := &Engine[T]{
+		o:        o,
+		log:      o.Logger.With("topic", o.Topic, "subscription", o.Subscription, "consumer", o.ConsumerID),
+		ops:      make(chan func(), 64),
+		events:   frameq.New[event](),
+		inflight: newInflight(),
+		quit:     make(chan struct{}),
+		done:     make(chan struct{}),
+		ctx:      ctx, cancel: cancel,
+		asm:        chunk.NewAssembler(o.Chunks),
+		firstChunk: map[string]messageid.ID{},
+		bo:         backoff.New(o.BackoffInitial, o.BackoffMax),
+		tracked:    map[position]*tracked{},
+		deferred:   deferredAcks{m: map[position]position{}},
+	}
+	e.acks.reset()
+	if o.StartID != nil {
+		e.filter.set(o.StartID, o.StartInclusive)
+		e.origin, e.originIncl = o.StartID, o.StartInclusive
+	}
+	return e
+}
+
+// Start subscribes (once, returning the broker's answer) and starts the
+// loop. After a failed Start the engine is closed.
+func (e *Engine[T]) Start(ctx context.Context) error {
+	start := e.resumeStart()
+	cn, err := e.subscribe(ctx, 0, start)
+	if err != nil {
+		e.cancel()
+		close(e.done)
+		return err
+	}
+	go e.run()
+	return e.call(func() { e.subscribed(0, cn) })
+}
+
+// run is the loop: it owns the engine's state.
+func (e *Engine[T]) run() {
+	defer close(e.done)
+	for {
+		var out chan<- T
+		if len(e.queue) > 0 && e.state != stateClosed {
+			if !e.headSet {
+				e.head, e.headSet = e.o.Wrap(e.queue[0]), true
+			}
+			out = e.o.Out
+		}
+		select {
+		case f := <-e.ops:
+			f()
+		case <-e.events.Ready():
+			for _, ev := range e.events.Take() {
+				e.handle(ev)
+			}
+		case out <- e.head:
+			e.handedOut()
+		case <-e.quit:
+			e.stopAlarms()
+			e.events.Close()
+			return
+		}
+	}
+}
+
+// do queues f on the loop; it reports false once the loop has stopped.
+func (e *Engine[T]) do(f func()) bool {
+	select {
+	case <-e.done:
+		return false
+	default:
+	}
+	select {
+	case e.ops <- f:
+		return true
+	case <-e.done:
+		return false
+	}
+}
+
+// call runs f on the loop and waits for it.
+func (e *Engine[T]) call(f func()) error {
+	ran := make(chan struct{})
+	if !e.do(func() { f(); close(ran) }) {
+		return ErrClosed
+	}
+	select {
+	case <-ran:
+		return nil
+	case <-e.done:
+		select {
+		case <-ran:
+			return nil
+		default:
+			return ErrClosed
+		}
+	}
+}
+
+// handle processes one event from the connection.
+func (e *Engine[T]) handle(ev event) {
+	defer e.inflight.done(ev.chunk)
+	if ev.gen != e.gen || e.state == stateClosed {
+		return // from an earlier registration (before a seek or reconnect)
+	}
+	switch ev.kind {
+	case evMessage:
+		e.onMessage(ev)
+	case evClosed, evConnClosed:
+		e.log.Debug("disconnected", "by_broker", ev.kind == evClosed)
+		e.disconnected()
+	case evActive:
+		e.log.Debug("active consumer changed", "active", ev.active)
+	case evEndOfTopic:
+		e.endOfTopic = true
+	}
+}
+
+// handedOut runs when the head of the queue was taken by the application.
+func (e *Engine[T]) handedOut() {
+	m := e.queue[0]
+	e.queue[0] = nil
+	e.queue = e.queue[1:]
+	var zero T
+	e.head, e.headSet = zero, false
+	e.lastOut = m.ID
+	e.startAckTimeout(m.ID)
+	e.grant(1)
+}
+
+// clearQueue drops the messages not handed out yet.
+func (e *Engine[T]) clearQueue() {
+	clear(e.queue)
+	e.queue = e.queue[:0]
+	var zero T
+	e.head, e.headSet = zero, false
+}
+
+// grant returns n permits; FLOW is sent once half the queue is free.
+func (e *Engine[T]) grant(n int) {
+	e.permits += n
+	if e.state != stateReady || e.cn == nil || e.permits < max(1, e.o.ReceiverQueueSize/2) {
+		return
+	}
+	e.sendFlow(e.permits)
+	e.permits = 0
+}
+
+// Close closes the consumer on the broker (pending acknowledgments are
+// sent first) and stops the engine. It is idempotent.
+func (e *Engine[T]) Close() {
+	e.closeOnce.Do(func() {
+		var cn *conn.Conn
+		_ = e.call(func() {
+			e.flushAcks()
+			cn = e.cn
+			e.state = stateClosed
+			e.gen++
+			e.cn = nil
+			e.clearQueue()
+		})
+		if cn != nil {
+			ctx, cancel := context.WithTimeout(e.ctx, e.o.OperationTimeout)
+			e.closeOnBroker(ctx, cn)
+			cancel()
+		}
+		e.cancel()
+		select {
+		case <-e.quit:
+		default:
+			close(e.quit)
+		}
+		<-e.done
+	})
+}
+
+// Done is closed once the engine has stopped.
+func (e *Engine[T]) Done() <-chan struct{} { return e.done }
+
+// Topic returns the engine's topic.
+func (e *Engine[T]) Topic() string { return e.o.Topic }
+
+// Partition returns the engine's partition index (-1 for none).
+func (e *Engine[T]) Partition() int32 { return e.o.Partition }
+
+// ReachedEndOfTopic reports whether the broker said the topic is
+// terminated and everything was delivered.
+func (e *Engine[T]) ReachedEndOfTopic() bool {
+	var eot bool
+	_ = e.call(func() { eot = e.endOfTopic && len(e.queue) == 0 })
+	return eot
+}
+
+// waitReady waits until a subscription of at least generation gen is
+// ready.
+func (e *Engine[T]) waitReady(ctx context.Context, gen uint64) error {
+	ch := make(chan struct{})
+	if err := e.call(func() {
+		if e.gen >= gen && e.state == stateReady {
+			close(ch)
+			return
+		}
+		e.waiters = append(e.waiters, ch)
+	}); err != nil {
+		return err
+	}
+	select {
+	case <-ch:
+		return nil
+	case <-e.done:
+		return ErrClosed
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for the subscription: %w", ctx.Err())
+	}
+}

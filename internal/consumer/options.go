@@ -1,0 +1,183 @@
+package consumer
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/pulsargo/sdk/chunk"
+	"github.com/pulsargo/sdk/internal/backoff"
+	"github.com/pulsargo/sdk/internal/conn"
+	"github.com/pulsargo/sdk/internal/proto"
+	"github.com/pulsargo/sdk/messageid"
+)
+
+// Defaults of Options.
+const (
+	// DefaultReceiverQueueSize is the default ReceiverQueueSize.
+	DefaultReceiverQueueSize = 1000
+	// DefaultNackDelay is the default NackDelay.
+	DefaultNackDelay = time.Minute
+	// DefaultAckGroupTime is the default AckGroupTime.
+	DefaultAckGroupTime = 100 * time.Millisecond
+	// DefaultAckGroupSize is the default AckGroupSize.
+	DefaultAckGroupSize = 1000
+	// DefaultOperationTimeout is the default OperationTimeout.
+	DefaultOperationTimeout = 30 * time.Second
+	// maxDeferredAcks bounds the chunk ids remembered for acknowledgment on
+	// arrival; the oldest is forgotten (and logged) beyond it.
+	maxDeferredAcks = 10000
+)
+
+// ChunkPolicy is what happens to a chunked message the engine gives up on.
+type ChunkPolicy int
+
+// Chunk policies.
+const (
+	// ChunkNack asks the broker to redeliver its chunks (default).
+	ChunkNack ChunkPolicy = iota
+	// ChunkAck acknowledges its chunks: the message is dropped.
+	ChunkAck
+)
+
+// Clock is the engine's time source: nack delays, ack timeouts, ack
+// grouping and chunk expiry. brokerstub.FakeClock implements it.
+type Clock interface {
+	// Now returns the current time.
+	Now() time.Time
+	// AfterFunc calls f in its own goroutine after d and returns a function
+	// that cancels the call if it has not happened yet.
+	AfterFunc(d time.Duration, f func()) (stop func() bool)
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+func (realClock) AfterFunc(d time.Duration, f func()) func() bool {
+	return time.AfterFunc(d, f).Stop
+}
+
+// Options configure an Engine. Zero fields take the documented defaults;
+// Topic, Subscription, Connect, ConsumerID, Out and Wrap are required.
+type Options[T any] struct {
+	// Topic is the full name of the topic or partition.
+	Topic string
+	// Partition is the partition index put into message ids, -1 for a topic
+	// without partitions.
+	Partition int32
+	// Subscription is the subscription name.
+	Subscription string
+	// SubType is the subscription type. Default Exclusive.
+	SubType proto.CommandSubscribe_SubType
+	// NonDurable makes the subscription non-durable (readers).
+	NonDurable bool
+	// InitialPosition of a new subscription. Default Latest.
+	InitialPosition proto.CommandSubscribe_InitialPosition
+	// Name is the consumer name sent to the broker.
+	Name string
+	// Properties are the consumer's metadata on the broker.
+	Properties map[string]string
+	// SubscriptionProperties are attached to a new subscription.
+	SubscriptionProperties map[string]string
+	// KeySharedMeta configures a Key_Shared consumer; nil means auto split.
+	KeySharedMeta *proto.KeySharedMeta
+	// ReadCompacted reads the compacted view.
+	ReadCompacted bool
+	// ReceiverQueueSize is the number of messages prefetched. Default 1000.
+	ReceiverQueueSize int
+	// NackDelay is how long a negatively acknowledged message waits before
+	// the broker is asked to redeliver it. Default 1 min.
+	NackDelay time.Duration
+	// AckTimeout redelivers messages handed out and not acknowledged in
+	// this long; 0 disables it (default).
+	AckTimeout time.Duration
+	// AckGroupTime is how long acknowledgments are grouped before they are
+	// sent. Default 100 ms; negative sends each at once.
+	AckGroupTime time.Duration
+	// AckGroupSize sends grouped acknowledgments once this many are
+	// pending. Default 1000.
+	AckGroupSize int
+	// AckWithResponse sends each acknowledgment at once with a request id
+	// and makes Ack wait for the broker's receipt.
+	AckWithResponse bool
+	// BatchIndexAck acknowledges single messages of a batch with ack sets;
+	// without it a batch entry is acknowledged once all its messages are.
+	BatchIndexAck bool
+	// Chunks are the limits of the chunk Assembler (its Now is replaced by
+	// Clock.Now).
+	Chunks chunk.Options
+	// IncompleteChunkPolicy decides the fate of evicted or expired chunked
+	// messages. Default ChunkNack.
+	IncompleteChunkPolicy ChunkPolicy
+	// StartID, when set, is where a non-durable subscription starts (a
+	// chunk id: at its whole message). Messages before it are filtered out.
+	StartID messageid.MessageID
+	// StartInclusive includes the message StartID or a Seek names.
+	StartInclusive bool
+	// Reader marks a reader: messages filtered out or found corrupt are
+	// skipped without being acknowledged.
+	Reader bool
+	// MaxMessageSize bounds the uncompressed size of a message accepted
+	// from metadata before anything is allocated. Default: the chunk
+	// limits' MaxMessageSize (256 MiB by default).
+	MaxMessageSize int
+	// OperationTimeout bounds subscribe, seek and other requests made in
+	// the background. Default 30 s.
+	OperationTimeout time.Duration
+	// Backoff bounds reconnect delays. Defaults: backoff's.
+	BackoffInitial, BackoffMax time.Duration
+	// Clock is the time source. Default: the real clock.
+	Clock Clock
+	// Logger receives logs. Default: discarded.
+	Logger *slog.Logger
+	// Connect returns the connection to the broker serving Topic (after a
+	// lookup). Required.
+	Connect func(ctx context.Context) (*conn.Conn, error)
+	// ConsumerID is the consumer id on the connection. Required.
+	ConsumerID uint64
+	// Out receives the messages, each converted by Wrap. Required.
+	Out chan<- T
+	// Wrap converts a message for Out. Required.
+	Wrap func(*Message) T
+	// Divert, when set, is offered every message before it is queued; when
+	// it returns true it has taken the message (for a dead-letter topic)
+	// and is responsible for acknowledging it. It runs on the engine's
+	// goroutine and must not block.
+	Divert func(*Message) bool
+}
+
+func (o Options[T]) withDefaults() Options[T] {
+	if o.ReceiverQueueSize <= 0 {
+		o.ReceiverQueueSize = DefaultReceiverQueueSize
+	}
+	if o.NackDelay <= 0 {
+		o.NackDelay = DefaultNackDelay
+	}
+	if o.AckGroupTime == 0 {
+		o.AckGroupTime = DefaultAckGroupTime
+	}
+	if o.AckGroupSize <= 0 {
+		o.AckGroupSize = DefaultAckGroupSize
+	}
+	if o.OperationTimeout <= 0 {
+		o.OperationTimeout = DefaultOperationTimeout
+	}
+	if o.BackoffInitial <= 0 {
+		o.BackoffInitial = backoff.DefaultInitial
+	}
+	if o.BackoffMax <= 0 {
+		o.BackoffMax = backoff.DefaultMax
+	}
+	if o.Clock == nil {
+		o.Clock = realClock{}
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	o.Chunks.Now = o.Clock.Now
+	if o.MaxMessageSize <= 0 {
+		o.MaxMessageSize = int(chunk.NewAssembler(o.Chunks).Options().MaxMessageSize)
+	}
+	return o
+}

@@ -1,0 +1,321 @@
+package consumer
+
+import (
+	"errors"
+
+	"github.com/pulsargo/sdk/chunk"
+	"github.com/pulsargo/sdk/internal/compress"
+	"github.com/pulsargo/sdk/internal/proto"
+	"github.com/pulsargo/sdk/internal/wire"
+	"github.com/pulsargo/sdk/messageid"
+)
+
+// isChunk reports whether an entry is a chunk of a chunked message. A
+// "chunk" claiming to be the only one is an ordinary message, as producers
+// never send it that way; other invalid counts go to the Assembler, which
+// refuses them.
+func isChunk(md *proto.MessageMetadata) bool {
+	return md.Uuid != nil && md.NumChunksFromMsg != nil && md.GetNumChunksFromMsg() != 1
+}
+
+// onMessage parses one delivered entry.
+func (e *Engine[T]) onMessage(ev event) {
+	cm := ev.msg
+	mid := cm.GetMessageId()
+	entry := messageid.New(int64(mid.GetLedgerId()), int64(mid.GetEntryId()), -1, e.o.Partition, 0)
+	if ev.err != nil || ev.frame == nil || ev.frame.Meta == nil {
+		e.corrupt([]messageid.ID{entry}, proto.CommandAck_ChecksumMismatch, ev.err)
+		e.grant(1)
+		return
+	}
+	md := ev.frame.Meta
+	if isChunk(md) {
+		e.onChunk(entry, cm, md, ev.frame.Payload)
+		// The Assembler copied the chunk: its frame buffer can serve the
+		// next frame, so a chunked message costs one buffer of its size.
+		ev.frame.Release()
+		return
+	}
+	e.onEntry(entry, nil, cm, md, ev.frame.Payload)
+}
+
+// onChunk feeds a chunk to the Assembler and handles what it gives up on.
+func (e *Engine[T]) onChunk(id messageid.ID, cm *proto.CommandMessage, md *proto.MessageMetadata, payload []byte) {
+	msg, discarded, err := e.asm.Add(chunk.Incoming{Meta: md, Payload: payload, ID: id})
+	for _, d := range discarded {
+		if !errors.Is(d.Reason, chunk.ErrDuplicate) {
+			delete(e.firstChunk, d.UUID)
+		}
+		e.onDiscarded(d, md)
+	}
+	if msg == nil {
+		if err == nil && md.GetChunkId() == 0 {
+			if _, ok := e.firstChunk[md.GetUuid()]; !ok {
+				e.firstChunk[md.GetUuid()] = id
+			}
+		}
+		e.grant(1) // a chunk's permit comes back at once; the Assembler's limits bound the memory
+		e.armExpiry()
+		return
+	}
+	delete(e.firstChunk, msg.UUID)
+	e.onEntry(id, msg, cm, msg.Meta, msg.Payload)
+}
+
+// onDiscarded applies the chunk policy to chunks the Assembler gave up on.
+func (e *Engine[T]) onDiscarded(d chunk.Discarded, md *proto.MessageMetadata) {
+	ids := d.ChunkIDs
+	if len(ids) == 0 {
+		return
+	}
+	switch r := d.Reason; {
+	case errors.Is(r, chunk.ErrReset):
+		// A seek: the broker starts over, nothing to tell it.
+	case errors.Is(r, chunk.ErrDuplicate), errors.Is(r, chunk.ErrSuperseded):
+		// Another stored copy of chunks we have (or had): acknowledge it.
+		e.log.Debug("duplicate chunks", "err", r)
+		e.ackNow(ids)
+	case errors.Is(r, chunk.ErrUnknownMessage):
+		last := ids[len(ids)-1]
+		age := e.o.Clock.Now().UnixMilli() - int64(md.GetPublishTime())
+		switch {
+		case e.filter.before(last, md.GetPublishTime()):
+			// A straggler of a message that starts before the seek point.
+			e.ackNow(ids)
+		case e.dropped.has(d.UUID):
+			// The rest of a message dropped under ChunkAck.
+			e.ackNow(ids)
+		case e.renacked.has(d.UUID):
+			// The rest of a message whose first chunks are to be
+			// redelivered: it comes back after them, in order.
+			e.redeliverLater(ids)
+		case age > e.asm.Options().ExpireAfter.Milliseconds() && e.asm.Options().ExpireAfter > 0:
+			// Its first chunk is gone for good (acknowledged, or lost).
+			e.log.Warn("chunk without its first chunk, too old to wait for it: acknowledging", "id", last, "err", r)
+			e.ackNow(ids)
+		default:
+			e.redeliverLater(ids)
+		}
+	case errors.Is(r, chunk.ErrEvicted), errors.Is(r, chunk.ErrExpired), errors.Is(r, chunk.ErrTooLarge),
+		errors.Is(r, chunk.ErrOverBudget), errors.Is(r, chunk.ErrOutOfOrder):
+		e.giveUp(d.UUID, ids, r)
+	default:
+		// Metadata or sizes that can never add up: corrupt.
+		e.corrupt(ids, proto.CommandAck_UncompressedSizeCorruption, r)
+	}
+}
+
+// giveUp applies IncompleteChunkPolicy to an incomplete chunked message.
+func (e *Engine[T]) giveUp(uuid string, ids []messageid.ID, reason error) {
+	if e.o.IncompleteChunkPolicy == ChunkAck {
+		e.log.Warn("incomplete chunked message dropped (ChunkAck)", "first", ids[0], "err", reason)
+		e.dropped.add(uuid)
+		e.ackNow(ids)
+		return
+	}
+	e.log.Info("incomplete chunked message: asking for redelivery", "first", ids[0], "err", reason)
+	e.renacked.add(uuid)
+	e.redeliverLater(ids)
+}
+
+// onEntry turns an entry (or a reassembled chunked message) into messages.
+func (e *Engine[T]) onEntry(entry messageid.ID, cmsg *chunk.Message, cm *proto.CommandMessage, md *proto.MessageMetadata, payload []byte) {
+	ids := []messageid.ID{entry}
+	var id messageid.MessageID = entry
+	if cmsg != nil {
+		ids, id = cmsg.ChunkIDs, cmsg.ID
+	}
+	body, code, err := e.decompress(md, payload)
+	if err != nil {
+		e.corrupt(ids, code, err)
+		e.grant(1)
+		return
+	}
+	if !wire.IsBatch(md) {
+		e.accept(&Message{Topic: e.o.Topic, ID: id, Payload: body, Meta: md, RedeliveryCount: cm.GetRedeliveryCount()}, ids)
+		return
+	}
+	if cmsg != nil {
+		e.corrupt(ids, proto.CommandAck_BatchDeSerializeError, errors.New("chunked message claims to be a batch"))
+		e.grant(1)
+		return
+	}
+	e.onBatch(entry, cm, md, body)
+}
+
+// decompress returns the uncompressed payload, checking the announced size
+// against MaxMessageSize before allocating.
+func (e *Engine[T]) decompress(md *proto.MessageMetadata, payload []byte) ([]byte, proto.CommandAck_ValidationError, error) {
+	t := compress.Type(md.GetCompression())
+	if t == compress.NONE {
+		return payload, 0, nil
+	}
+	codec, err := compress.Lookup(t)
+	if err != nil {
+		return nil, proto.CommandAck_DecompressionError, err
+	}
+	out, err := compress.Decompress(codec, nil, payload, int(md.GetUncompressedSize()), e.o.MaxMessageSize)
+	switch {
+	case errors.Is(err, compress.ErrSizeLimit), errors.Is(err, compress.ErrInvalidSize):
+		return nil, proto.CommandAck_UncompressedSizeCorruption, err
+	case err != nil:
+		return nil, proto.CommandAck_DecompressionError, err
+	}
+	return out, 0, nil
+}
+
+// onBatch unpacks a batch entry, skipping what its ack_set says is
+// acknowledged.
+func (e *Engine[T]) onBatch(entry messageid.ID, cm *proto.CommandMessage, md *proto.MessageMetadata, body []byte) {
+	n := int(md.GetNumMessagesInBatch())
+	ackSet := cm.GetAckSet()
+	charged := n
+	if len(ackSet) > 0 {
+		if bitsBeyond(ackSet, n) {
+			e.log.Warn("ack_set longer than the batch: ignoring the bits beyond it", "id", entry, "batch", n, "words", len(ackSet))
+		}
+		charged = countSet(ackSet, n)
+	}
+	msgs, err := wire.DecodeBatch(body, n)
+	if err != nil {
+		e.corrupt([]messageid.ID{entry}, proto.CommandAck_BatchDeSerializeError, err)
+		e.grant(min(max(charged, 1), e.o.ReceiverQueueSize))
+		return
+	}
+	t := &tracked{key: posOf(entry), last: posOf(entry), batch: n}
+	t.pending = make([]uint64, (n+63)/64)
+	t.acked = make([]uint64, (n+63)/64)
+	var keep []*Message
+	for i, bm := range msgs {
+		if len(ackSet) > 0 && !bitSet(ackSet, i) {
+			setBit(t.acked, i) // acknowledged before
+			continue
+		}
+		id := messageid.New(entry.LedgerID(), entry.EntryID(), int32(i), e.o.Partition, int32(n))
+		if !e.filter.pass(id, md.GetPublishTime()) {
+			setBit(t.acked, i)
+			continue
+		}
+		setBit(t.pending, i)
+		keep = append(keep, &Message{Topic: e.o.Topic, ID: id, Payload: bm.Body, Meta: md, Single: bm.Meta,
+			RedeliveryCount: cm.GetRedeliveryCount()})
+	}
+	if extra := charged - len(keep); extra > 0 {
+		e.grant(extra)
+	}
+	if len(keep) == 0 {
+		e.ackNow([]messageid.ID{entry}) // everything in it was filtered out
+		return
+	}
+	e.tracked[t.key] = t
+	for _, m := range keep {
+		e.enqueue(m)
+	}
+}
+
+// accept filters and queues a message that is not part of a batch; ids are
+// its entries (every chunk of a chunked message).
+func (e *Engine[T]) accept(m *Message, ids []messageid.ID) {
+	if !e.filter.pass(m.ID, m.Meta.GetPublishTime()) {
+		e.ackNow(ids) // before the start or seek point
+		e.grant(1)
+		return
+	}
+	if c, ok := m.ID.(messageid.ChunkMessageID); ok && e.deferred.take(posOf(c.FirstChunkID())) {
+		e.ackNow(ids) // acknowledged by id before it arrived
+		e.grant(1)
+		return
+	}
+	t := &tracked{key: posOf(messageid.FirstChunk(m.ID)), last: posOf(messageid.LastChunk(m.ID))}
+	if len(ids) > 1 {
+		t.chunks = ids
+	}
+	e.tracked[t.key] = t
+	e.enqueue(m)
+}
+
+// enqueue offers m to Divert and queues it otherwise.
+func (e *Engine[T]) enqueue(m *Message) {
+	if e.o.Divert != nil && e.o.Divert(m) {
+		e.grant(1)
+		return
+	}
+	e.queue = append(e.queue, m)
+}
+
+// corrupt drops entries that cannot be parsed: logged, and acknowledged
+// with a validation error (consumers; readers skip them).
+func (e *Engine[T]) corrupt(ids []messageid.ID, code proto.CommandAck_ValidationError, err error) {
+	e.log.Warn("dropping corrupt message", "first", ids[0], "entries", len(ids), "validation", code.String(), "err", err)
+	for _, id := range ids {
+		delete(e.tracked, posOf(id))
+	}
+	if e.o.Reader || e.cn == nil {
+		return
+	}
+	datas := make([]*proto.MessageIdData, len(ids))
+	for i, id := range ids {
+		datas[i] = entryData(id, nil)
+	}
+	e.sendAck(datas, proto.CommandAck_Individual, &code, nil)
+}
+
+func bitSet(words []int64, i int) bool {
+	return i/64 < len(words) && uint64(words[i/64])&(1<<(uint(i)%64)) != 0
+}
+
+func setBit(words []uint64, i int)   { words[i/64] |= 1 << (uint(i) % 64) }
+func clearBit(words []uint64, i int) { words[i/64] &^= 1 << (uint(i) % 64) }
+func hasBit(words []uint64, i int) bool {
+	return i/64 < len(words) && words[i/64]&(1<<(uint(i)%64)) != 0
+}
+
+// countSet counts the set bits of ack_set below n.
+func countSet(words []int64, n int) int {
+	c := 0
+	for i := range n {
+		if bitSet(words, i) {
+			c++
+		}
+	}
+	return c
+}
+
+// bitsBeyond reports whether ack_set has words or set bits past n.
+func bitsBeyond(words []int64, n int) bool {
+	if len(words) > (n+63)/64 {
+		return true
+	}
+	for i := n; i < len(words)*64; i++ {
+		if bitSet(words, i) {
+			return true
+		}
+	}
+	return false
+}
+
+// uuidSet is a bounded set of chunk uuids, oldest forgotten first.
+type uuidSet struct {
+	m     map[string]struct{}
+	order []string
+}
+
+func (s *uuidSet) add(uuid string) {
+	if s.m == nil {
+		s.m = map[string]struct{}{}
+	}
+	if _, ok := s.m[uuid]; ok {
+		return
+	}
+	s.m[uuid] = struct{}{}
+	s.order = append(s.order, uuid)
+	if len(s.order) > maxDeferredAcks {
+		delete(s.m, s.order[0])
+		s.order = s.order[1:]
+	}
+}
+
+func (s *uuidSet) has(uuid string) bool {
+	_, ok := s.m[uuid]
+	return ok
+}

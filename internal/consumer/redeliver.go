@@ -1,0 +1,176 @@
+package consumer
+
+import (
+	"time"
+
+	"github.com/pulsargo/sdk/internal/proto"
+	"github.com/pulsargo/sdk/messageid"
+)
+
+// nackItem is a redelivery to ask for at a time.
+type nackItem struct {
+	at  time.Time
+	ids []messageid.ID
+}
+
+// timeoutItem is an ack-timeout deadline of a tracked message.
+type timeoutItem struct {
+	at  int64 // Unix nanos
+	key position
+}
+
+// alarm is one timer of the loop; a fired alarm that was re-armed since is
+// ignored.
+type alarm struct {
+	at   time.Time
+	seq  uint64
+	stop func() bool
+}
+
+// arm makes f run on the loop at (or after) at, unless the alarm is already
+// due earlier.
+func (e *Engine[T]) arm(a *alarm, at time.Time, f func()) {
+	if a.stop != nil && !a.at.After(at) {
+		return
+	}
+	if a.stop != nil {
+		a.stop()
+	}
+	a.seq++
+	seq := a.seq
+	a.at = at
+	a.stop = e.o.Clock.AfterFunc(max(0, at.Sub(e.o.Clock.Now())), func() {
+		e.do(func() {
+			if a.seq != seq {
+				return
+			}
+			a.stop = nil
+			f()
+		})
+	})
+}
+
+func (e *Engine[T]) stopAlarms() {
+	for _, a := range []*alarm{&e.ackAlarm, &e.nackAlarm, &e.timeoutAlarm, &e.expiryAlarm} {
+		if a.stop != nil {
+			a.stop()
+			a.stop = nil
+		}
+		a.seq++
+	}
+}
+
+// Nack asks for the redelivery of the message id names (every chunk of a
+// chunked message; the whole entry of a batched one) after NackDelay.
+func (e *Engine[T]) Nack(id messageid.MessageID) {
+	e.do(func() { e.redeliverLater(e.entriesOf(id)) })
+}
+
+// entriesOf returns the entries holding the message id names.
+func (e *Engine[T]) entriesOf(id messageid.MessageID) []messageid.ID {
+	first := messageid.FirstChunk(id)
+	if t := e.tracked[posOf(first)]; t != nil {
+		t.timeout = 0
+		return t.ids(e.o.Partition)
+	}
+	if c, ok := id.(messageid.ChunkMessageID); ok {
+		return []messageid.ID{c.FirstChunkID().Entry(), c.LastChunkID().Entry()}
+	}
+	return []messageid.ID{first.Entry()}
+}
+
+// redeliverLater schedules a redelivery request after NackDelay.
+func (e *Engine[T]) redeliverLater(ids []messageid.ID) {
+	at := e.o.Clock.Now().Add(e.o.NackDelay)
+	e.nacks = append(e.nacks, nackItem{at: at, ids: ids})
+	e.arm(&e.nackAlarm, at, e.nackDue)
+}
+
+// nackDue sends the redeliveries whose time has come.
+func (e *Engine[T]) nackDue() {
+	now := e.o.Clock.Now()
+	var due []messageid.ID
+	keep := e.nacks[:0]
+	next := time.Time{}
+	for _, n := range e.nacks {
+		if !n.at.After(now) {
+			due = append(due, n.ids...)
+			continue
+		}
+		keep = append(keep, n)
+		if next.IsZero() || n.at.Before(next) {
+			next = n.at
+		}
+	}
+	e.nacks = keep
+	e.redeliver(due)
+	if !next.IsZero() {
+		e.arm(&e.nackAlarm, next, e.nackDue)
+	}
+}
+
+// redeliver asks the broker to redeliver entries now.
+func (e *Engine[T]) redeliver(ids []messageid.ID) {
+	if len(ids) == 0 || e.cn == nil {
+		return // after a reconnect the broker redelivers everything anyway
+	}
+	cid := e.o.ConsumerID
+	_ = e.cn.Send(&proto.BaseCommand{Type: proto.BaseCommand_REDELIVER_UNACKNOWLEDGED_MESSAGES.Enum(),
+		RedeliverUnacknowledgedMessages: &proto.CommandRedeliverUnacknowledgedMessages{
+			ConsumerId: &cid, MessageIds: datasOf(ids)}})
+}
+
+// startAckTimeout marks the message handed out and starts its ack timeout.
+func (e *Engine[T]) startAckTimeout(id messageid.MessageID) {
+	t := e.tracked[posOf(messageid.FirstChunk(id))]
+	if t == nil {
+		return
+	}
+	t.handed = true
+	if e.o.AckTimeout <= 0 || t.timeout != 0 {
+		return
+	}
+	at := e.o.Clock.Now().Add(e.o.AckTimeout)
+	t.timeout = at.UnixNano()
+	e.timeouts = append(e.timeouts, timeoutItem{at: t.timeout, key: t.key})
+	e.arm(&e.timeoutAlarm, at, e.ackTimeoutDue)
+}
+
+// ackTimeoutDue redelivers the messages whose ack timeout passed.
+func (e *Engine[T]) ackTimeoutDue() {
+	now := e.o.Clock.Now().UnixNano()
+	var due []messageid.ID
+	for len(e.timeouts) > 0 && e.timeouts[0].at <= now {
+		it := e.timeouts[0]
+		e.timeouts = e.timeouts[1:]
+		if t := e.tracked[it.key]; t != nil && t.timeout == it.at {
+			t.timeout = 0
+			due = append(due, t.ids(e.o.Partition)...)
+		}
+	}
+	if len(due) > 0 {
+		e.log.Debug("ack timeout: asking for redelivery", "entries", len(due))
+		e.redeliver(due)
+	}
+	if len(e.timeouts) > 0 {
+		e.arm(&e.timeoutAlarm, time.Unix(0, e.timeouts[0].at), e.ackTimeoutDue)
+	}
+}
+
+// armExpiry checks incomplete chunked messages for expiry while there are
+// any.
+func (e *Engine[T]) armExpiry() {
+	after := e.asm.Options().ExpireAfter
+	if n, _ := e.asm.Pending(); n == 0 || after < 0 {
+		return
+	}
+	e.arm(&e.expiryAlarm, e.o.Clock.Now().Add(max(after/4, time.Millisecond)), e.expire)
+}
+
+func (e *Engine[T]) expire() {
+	for _, d := range e.asm.Expire() {
+		delete(e.firstChunk, d.UUID)
+		e.giveUp(d.UUID, d.ChunkIDs, d.Reason)
+	}
+	e.armExpiry()
+}

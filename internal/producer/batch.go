@@ -1,0 +1,197 @@
+package producer
+
+import (
+	"fmt"
+	"time"
+
+	gproto "google.golang.org/protobuf/proto"
+
+	"github.com/pulsargo/sdk/internal/proto"
+	"github.com/pulsargo/sdk/internal/wire"
+)
+
+// batch is an open batch: the batch payload being built and its messages.
+type batch struct {
+	key      string // key-based batching: the key every message has
+	buf      []byte // batch payload: [size][SingleMessageMetadata][body]...
+	msgs     []pending
+	firstSeq uint64
+	lastSeq  uint64
+	mem      int64 // bytes reserved by the messages
+	deadline time.Time
+	// from the first message, for the entry's metadata
+	partitionKey string
+	orderingKey  string
+}
+
+// batches are the open batches: one (DefaultBatchBuilder) or one per key
+// (KeyBasedBatching), in the order they were opened.
+type batches struct {
+	open  []*batch
+	byKey map[string]*batch
+	spare []byte // batch payload buffer to reuse (compressed batches only)
+	hint  int    // capacity for a new batch payload
+}
+
+// get returns the open batch for key, or nil.
+func (bs *batches) get(key string) *batch { return bs.byKey[key] }
+
+// empty reports whether no batch is open.
+func (bs *batches) empty() bool { return len(bs.open) == 0 }
+
+// start opens a batch for key.
+func (bs *batches) start(key string) *batch {
+	b := &batch{key: key, buf: bs.spare[:0]}
+	bs.spare = nil
+	if b.buf == nil && bs.hint > 0 {
+		b.buf = make([]byte, 0, bs.hint)
+	}
+	if bs.byKey == nil {
+		bs.byKey = map[string]*batch{}
+	}
+	bs.byKey[key] = b
+	bs.open = append(bs.open, b)
+	return b
+}
+
+// detach closes b: it is no longer open.
+func (bs *batches) detach(b *batch) {
+	delete(bs.byKey, b.key)
+	for i, x := range bs.open {
+		if x == b {
+			copy(bs.open[i:], bs.open[i+1:])
+			bs.open[len(bs.open)-1] = nil
+			bs.open = bs.open[:len(bs.open)-1]
+			break
+		}
+	}
+	if len(b.buf) > bs.hint {
+		bs.hint = len(b.buf)
+	}
+}
+
+// batchKey returns the batch m goes to.
+func (p *Producer) batchKey(m *Message) string {
+	if p.opts.KeyBasedBatching {
+		return m.batchKey()
+	}
+	return ""
+}
+
+// fits reports whether a message of n bytes can join b.
+func (p *Producer) fits(b *batch, n int) bool {
+	return len(b.msgs) < p.opts.BatchMaxMessages && len(b.buf)+n+batchEntryOverhead <= p.batchMaxBytes()
+}
+
+// batchEntryOverhead approximates what a message adds to a batch payload
+// beyond its body: the size prefix and a small SingleMessageMetadata.
+const batchEntryOverhead = 16
+
+// batchMaxBytes is the byte limit of a batch: BatchMaxBytes, at most the
+// broker's max message size less room for metadata and compression.
+func (p *Producer) batchMaxBytes() int {
+	return min(p.opts.BatchMaxBytes, p.maxMsg-p.maxMsg/16)
+}
+
+// batchable reports whether a message of n bytes goes to a batch.
+func (p *Producer) batchable(m *Message, n int) bool {
+	return !p.opts.DisableBatching && m.batchable() && n+batchEntryOverhead <= p.batchMaxBytes()
+}
+
+// addToBatch appends m to its batch, flushing batches as limits require.
+// Called with p.mu held.
+func (p *Producer) addToBatch(m *Message, cb Callback, mem int64, deadline time.Time) error {
+	key := p.batchKey(m)
+	b := p.batches.get(key)
+	if b != nil && !p.fits(b, len(m.Payload)) {
+		p.flushBatch(b)
+		b = nil
+	}
+	if b == nil {
+		b = p.batches.start(key)
+		b.partitionKey, b.orderingKey, b.deadline = m.Key, m.OrderingKey, deadline
+		p.armBatchTimer()
+	}
+	seq := p.assignSeq(m)
+	var err error
+	if b.buf, err = wire.AppendBatchEntry(b.buf, singleMetadata(m, seq), m.Payload); err != nil {
+		if len(b.msgs) == 0 {
+			p.batches.detach(b)
+		}
+		return fmt.Errorf("%w: %w", p.opts.Errors.TooLarge, err)
+	}
+	if len(b.msgs) == 0 {
+		b.firstSeq = seq
+	}
+	b.lastSeq = max(b.lastSeq, seq)
+	b.msgs = append(b.msgs, pending{cb: cb, size: len(m.Payload)})
+	b.mem += mem
+	if len(b.msgs) >= p.opts.BatchMaxMessages || len(b.buf) >= p.batchMaxBytes() {
+		p.flushBatch(b)
+	}
+	return nil
+}
+
+// flushBatches turns every open batch into an entry, in the order they were
+// opened. Called with p.mu held.
+func (p *Producer) flushBatches() {
+	for !p.batches.empty() {
+		p.flushBatch(p.batches.open[0])
+	}
+}
+
+// flushBatch compresses b into an entry and queues it. Called with p.mu
+// held.
+func (p *Producer) flushBatch(b *batch) {
+	p.batches.detach(b)
+	payload := b.buf
+	if p.opts.Compression != 0 {
+		payload = p.codec.Compress(make([]byte, 0, p.codec.MaxCompressedSize(len(b.buf))), b.buf)
+		p.batches.spare = b.buf[:0]
+	}
+	n := int32(len(b.msgs))
+	md := &proto.MessageMetadata{
+		ProducerName:       gproto.String(p.name),
+		SequenceId:         gproto.Uint64(b.firstSeq),
+		PublishTime:        gproto.Uint64(millis(p.opts.Clock.Now())),
+		UncompressedSize:   gproto.Uint32(uint32(len(b.buf))),
+		NumMessagesInBatch: gproto.Int32(n),
+	}
+	if p.opts.Compression != 0 {
+		md.Compression = proto.CompressionType(p.opts.Compression).Enum()
+	}
+	if b.highest() > b.firstSeq {
+		md.HighestSequenceId = gproto.Uint64(b.highest())
+	}
+	if b.partitionKey != "" {
+		md.PartitionKey = gproto.String(b.partitionKey)
+	}
+	if b.orderingKey != "" {
+		md.OrderingKey = []byte(b.orderingKey)
+	}
+	e := &entry{
+		seq: b.firstSeq, highest: b.highest(), msgs: b.msgs, batched: true,
+		meta: md, payload: payload, mem: b.mem, deadline: b.deadline,
+	}
+	p.adjustMemory(e, int64(len(payload)))
+	p.enqueue(e)
+}
+
+func (b *batch) highest() uint64 { return max(b.firstSeq, b.lastSeq) }
+
+// armBatchTimer makes sure the open batches are flushed within
+// BatchMaxDelay. Called with p.mu held.
+func (p *Producer) armBatchTimer() {
+	if p.batchTimer {
+		return
+	}
+	p.batchTimer = true
+	p.opts.Clock.AfterFunc(p.opts.BatchMaxDelay, func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.batchTimer = false
+		if p.state != stateClosed {
+			p.flushBatches()
+		}
+	})
+}

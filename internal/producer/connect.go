@@ -1,0 +1,200 @@
+package producer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	gproto "google.golang.org/protobuf/proto"
+
+	"github.com/pulsargo/sdk/internal/backoff"
+	"github.com/pulsargo/sdk/internal/conn"
+	"github.com/pulsargo/sdk/internal/proto"
+)
+
+// errLost: the connection went away while the producer was being
+// registered on it.
+var errLost = errors.New("producer: connection lost while registering")
+
+// connectLoop re-attaches the producer whenever a handler reports the
+// connection or the registration lost, until the producer closes.
+func (p *Producer) connectLoop() {
+	defer p.loop.Done()
+	for {
+		select {
+		case <-p.life.Done():
+			return
+		case <-p.kick:
+		}
+		p.mu.Lock()
+		need := !p.ready && p.state != stateClosed
+		p.mu.Unlock()
+		if need {
+			p.stats.reconnects.Add(1)
+			_ = p.connectRetrying(p.life, false)
+		}
+	}
+}
+
+// connectRetrying attaches the producer, retrying with backoff until it
+// succeeds or ctx ends. On creation (first) a non-retriable broker error
+// is returned at once; afterwards it fails the pending messages and the
+// producer keeps trying.
+func (p *Producer) connectRetrying(ctx context.Context, first bool) error {
+	bo := backoff.New(backoff.DefaultInitial, 30*time.Second)
+	var last error
+	for {
+		err := p.connectOnce(ctx)
+		if err == nil {
+			return nil
+		}
+		last = err
+		if ctx.Err() != nil {
+			return fmt.Errorf("producer %s: %w (last error: %w)", p.opts.Topic, ctx.Err(), last)
+		}
+		if refused(err, first) {
+			if first {
+				return err
+			}
+			// The broker refuses the producer for good (topic deleted or
+			// terminated, not allowed, fenced): what is pending cannot be
+			// sent; keep trying for what comes next.
+			p.failAll(err)
+		}
+		p.log.Info("producer not attached; retrying", "err", err)
+		if !p.sleep(ctx, bo.Next()) {
+			return fmt.Errorf("producer %s: %w (last error: %w)", p.opts.Topic, ctx.Err(), last)
+		}
+	}
+}
+
+// connectOnce gets a connection, registers the producer on it (same name,
+// next epoch) and, on success, writes every pending entry again in order.
+func (p *Producer) connectOnce(ctx context.Context) error {
+	octx, cancel := context.WithTimeout(ctx, p.opts.OperationTimeout)
+	defer cancel()
+	c, err := p.opts.Connect(octx)
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	if p.state == stateClosed {
+		p.mu.Unlock()
+		return p.opts.Errors.Closed
+	}
+	p.gen++
+	gen, name, epoch := p.gen, p.name, p.epoch
+	p.epoch++
+	p.mu.Unlock()
+
+	if !c.RegisterProducer(p.opts.ProducerID, &handler{p: p, gen: gen}) {
+		return fmt.Errorf("%w: %w", conn.ErrClosed, errLost)
+	}
+	rid := c.NewRequestID()
+	cmd := &proto.CommandProducer{
+		Topic: gproto.String(p.opts.Topic), ProducerId: gproto.Uint64(p.opts.ProducerID), RequestId: gproto.Uint64(rid),
+		Epoch: gproto.Uint64(epoch), UserProvidedProducerName: gproto.Bool(p.userName),
+		Metadata: keyValues(p.opts.Properties),
+	}
+	if name != "" {
+		cmd.ProducerName = gproto.String(name)
+	}
+	resp, err := c.Request(octx, rid, &proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: cmd})
+	if err != nil {
+		c.UnregisterProducer(p.opts.ProducerID)
+		return fmt.Errorf("create producer on %s: %w", p.opts.Topic, err)
+	}
+	ok := resp.GetProducerSuccess()
+
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.gen != gen {
+		return errLost
+	}
+	if p.state == stateClosed {
+		go p.requestClose(context.Background(), c)
+		return p.opts.Errors.Closed
+	}
+	p.conn, p.ready = c, true
+	p.maxMsg = c.MaxMessageSize()
+	if p.name == "" {
+		p.name = ok.GetProducerName()
+	}
+	if !p.seqInit {
+		p.seqInit = true
+		if last := ok.GetLastSequenceId(); last >= 0 {
+			p.nextSeq = uint64(last) + 1
+			p.lastSeq.Store(last)
+		}
+	}
+	p.log.Debug("producer attached", "name", p.name, "epoch", epoch, "pending", p.queue.len())
+	p.resend()
+	return nil
+}
+
+// resend writes every queued entry again, in order: whole entries, and for
+// a chunked message the chunks not yet acknowledged. Called with p.mu held
+// after a (re)connect.
+func (p *Producer) resend() {
+	for _, e := range append([]*entry(nil), p.queue.all()...) {
+		if !p.ready {
+			return
+		}
+		p.write(e)
+	}
+}
+
+// lost marks the registration of generation gen gone and asks the connect
+// loop to re-attach.
+func (p *Producer) lost(gen uint64, why string) {
+	p.mu.Lock()
+	if gen != p.gen || p.state == stateClosed {
+		p.mu.Unlock()
+		return
+	}
+	p.gen++
+	p.ready = false
+	p.mu.Unlock()
+	p.log.Info("producer detached; reconnecting", "why", why)
+	select {
+	case p.kick <- struct{}{}:
+	default:
+	}
+}
+
+// refused reports a broker error that retrying will not cure. On creation
+// ProducerBusy counts too (the name is in use); after a connection loss it
+// is the broker not having noticed the old connection close yet. Network
+// and lookup failures are always retried.
+func refused(err error, first bool) bool {
+	var se *conn.ServerError
+	if !errors.As(err, &se) {
+		return false
+	}
+	return !se.Retriable() || (first && se.Code == proto.ServerError_ProducerBusy)
+}
+
+// requestClose sends CLOSE_PRODUCER on c.
+func (p *Producer) requestClose(ctx context.Context, c Conn) {
+	rid := c.NewRequestID()
+	_, err := c.Request(ctx, rid, &proto.BaseCommand{Type: proto.BaseCommand_CLOSE_PRODUCER.Enum(),
+		CloseProducer: &proto.CommandCloseProducer{ProducerId: gproto.Uint64(p.opts.ProducerID), RequestId: gproto.Uint64(rid)}})
+	if err != nil {
+		p.log.Debug("close producer on broker", "err", err)
+	}
+}
+
+// handler receives what the connection routes to one registration of the
+// producer; gen tells stale registrations apart.
+type handler struct {
+	p   *Producer
+	gen uint64
+}
+
+func (h *handler) Receipt(r *proto.CommandSendReceipt) { h.p.receipt(h.gen, r) }
+func (h *handler) SendError(e *proto.CommandSendError) { h.p.sendError(h.gen, e) }
+func (h *handler) Closed()                             { h.p.lost(h.gen, "closed by the broker") }
+func (h *handler) ConnectionClosed()                   { h.p.lost(h.gen, "connection closed") }
+
+var _ conn.ProducerHandler = (*handler)(nil)

@@ -1,0 +1,223 @@
+// Package producer is the engine of one producer on one topic (or one
+// partition of a partitioned topic): sequence ids, the queue of messages
+// waiting for the broker's receipt, batching (in send order or by key),
+// compression, chunking of large messages as slices of the compressed
+// payload, the send timeout, reconnection with resend of everything pending,
+// the pending-message and memory limits, and statistics.
+//
+// Package pulsar builds its public Producer on it: one Producer per
+// partition, plus routing. The engine talks to the broker through a Conn
+// (an *conn.Conn in production) obtained from Options.Connect, so that a
+// reconnect may land on another broker.
+//
+//	p, err := producer.New(ctx, producer.Options{Topic: topic, Connect: connect, ...})
+//	id, err := p.Send(ctx, &producer.Message{Payload: data})
+package producer
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/pulsargo/sdk/internal/compress"
+	"github.com/pulsargo/sdk/internal/conn"
+	"github.com/pulsargo/sdk/internal/proto"
+)
+
+// Defaults of Options.
+const (
+	DefaultSendTimeout        = 30 * time.Second
+	DefaultMaxPendingMessages = 1000
+	DefaultBatchMaxMessages   = 1000
+	DefaultBatchMaxBytes      = 128 << 10
+	DefaultBatchMaxDelay      = 10 * time.Millisecond
+	DefaultOperationTimeout   = 30 * time.Second
+)
+
+// Sentinel errors used when Options.Errors leaves one unset. Package pulsar
+// passes its own sentinels instead, so that its callers test with
+// pulsar.ErrSendTimeout and the like.
+var (
+	ErrSendTimeout = errors.New("producer: send timeout")
+	ErrQueueFull   = errors.New("producer: queue full")
+	ErrTooLarge    = errors.New("producer: message too large")
+	ErrClosed      = errors.New("producer: closed")
+)
+
+// Errors are the sentinel errors the engine wraps; unset fields take this
+// package's sentinels.
+type Errors struct {
+	// Timeout: the broker did not acknowledge a message within SendTimeout.
+	Timeout error
+	// QueueFull: a limit is reached and BlockIfQueueFull is off.
+	QueueFull error
+	// TooLarge: a message cannot be sent at all (larger than the memory
+	// limit, than a chunked message may be, or metadata too large).
+	TooLarge error
+	// Closed: the producer is closed.
+	Closed error
+}
+
+func (e Errors) withDefaults() Errors {
+	if e.Timeout == nil {
+		e.Timeout = ErrSendTimeout
+	}
+	if e.QueueFull == nil {
+		e.QueueFull = ErrQueueFull
+	}
+	if e.TooLarge == nil {
+		e.TooLarge = ErrTooLarge
+	}
+	if e.Closed == nil {
+		e.Closed = ErrClosed
+	}
+	return e
+}
+
+// Memory is a byte budget shared by producers (the client's memory limit).
+type Memory interface {
+	// Reserve waits until n bytes fit, or fails with the TooLarge error when
+	// n exceeds the whole limit, or with ctx's error.
+	Reserve(ctx context.Context, n int64) error
+	// TryReserve reserves n bytes if they fit now.
+	TryReserve(n int64) bool
+	// Add reserves n bytes whether or not they fit: for the few bytes a
+	// compressed payload may exceed its original size by.
+	Add(n int64)
+	// Release returns n bytes.
+	Release(n int64)
+	// Limit returns the limit, <= 0 for none.
+	Limit() int64
+}
+
+// Conn is what the engine needs of a broker connection; *conn.Conn has it.
+type Conn interface {
+	NewRequestID() uint64
+	Request(ctx context.Context, requestID uint64, cmd *proto.BaseCommand) (*proto.BaseCommand, error)
+	Send(cmd *proto.BaseCommand) error
+	SendPayload(cmd *proto.BaseCommand, meta *proto.MessageMetadata, payload []byte) error
+	RegisterProducer(id uint64, h conn.ProducerHandler) bool
+	UnregisterProducer(id uint64)
+	MaxMessageSize() int
+	Close()
+}
+
+// Clock is the engine's time source: deadlines and timers. Tests inject a
+// fake one.
+type Clock interface {
+	// Now returns the current time.
+	Now() time.Time
+	// AfterFunc calls f in its own goroutine after d; the returned function
+	// stops the timer and reports whether it did so before f was called.
+	AfterFunc(d time.Duration, f func()) (stop func() bool)
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+func (realClock) AfterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
+
+// Options configure a Producer. Zero values take the documented defaults.
+type Options struct {
+	// Topic is the full name of the topic or partition. Required.
+	Topic string
+	// Partition is the partition index put in message ids, -1 for a topic
+	// without partitions.
+	Partition int32
+	// ProducerID is the id unique within the client. Required.
+	ProducerID uint64
+	// Name is the producer name; empty lets the broker assign one.
+	Name string
+	// Properties are sent to the broker with the producer.
+	Properties map[string]string
+	// Connect returns the connection to the broker serving Topic (lookup
+	// and pool). Required.
+	Connect func(ctx context.Context) (Conn, error)
+	// OperationTimeout bounds the creation of the producer on the broker
+	// (with retries). Default 30 s.
+	OperationTimeout time.Duration
+	// SendTimeout fails a message not acknowledged this long after Send
+	// was called (waiting for room included). Default 30 s; negative
+	// disables it.
+	SendTimeout time.Duration
+	// MaxPendingMessages bounds messages accepted and not yet acknowledged
+	// or failed; a chunked message counts once. Default 1000.
+	MaxPendingMessages int
+	// DisableBlockIfQueueFull fails Send with the QueueFull error instead of
+	// waiting for room. Default false (wait).
+	DisableBlockIfQueueFull bool
+	// Memory is the byte budget; nil means no limit.
+	Memory Memory
+	// Compression is the codec applied to every payload (to the whole
+	// message before chunking, to the whole batch). Default NONE.
+	Compression compress.Type
+	// DisableBatching sends every message as its own entry. Default false.
+	DisableBatching bool
+	// KeyBasedBatching keeps one batch per key (ordering key, else key).
+	// Default false: one batch in send order.
+	KeyBasedBatching bool
+	// BatchMaxMessages bounds messages per batch. Default 1000.
+	BatchMaxMessages int
+	// BatchMaxBytes bounds the uncompressed bytes of a batch; larger
+	// messages are sent on their own. Default 128 KiB.
+	BatchMaxBytes int
+	// BatchMaxDelay is how long a batch may wait for more messages.
+	// Default 10 ms.
+	BatchMaxDelay time.Duration
+	// EnableChunking with ChunkMaxSize > 0 chunks messages larger than
+	// ChunkMaxSize. Messages larger than the broker's max message size are
+	// chunked whether or not it is set.
+	EnableChunking bool
+	// ChunkMaxSize caps the payload of a chunk (with EnableChunking);
+	// default and maximum: the broker's max message size less metadata.
+	ChunkMaxSize int
+	// Errors are the sentinel errors to wrap.
+	Errors Errors
+	// Clock is the time source. Default: the real clock.
+	Clock Clock
+	// Logger receives the producer's logs. Default: discarded.
+	Logger *slog.Logger
+}
+
+func (o Options) withDefaults() Options {
+	if o.OperationTimeout <= 0 {
+		o.OperationTimeout = DefaultOperationTimeout
+	}
+	if o.SendTimeout == 0 {
+		o.SendTimeout = DefaultSendTimeout
+	}
+	if o.MaxPendingMessages <= 0 {
+		o.MaxPendingMessages = DefaultMaxPendingMessages
+	}
+	if o.BatchMaxMessages <= 0 {
+		o.BatchMaxMessages = DefaultBatchMaxMessages
+	}
+	if o.BatchMaxBytes <= 0 {
+		o.BatchMaxBytes = DefaultBatchMaxBytes
+	}
+	if o.BatchMaxDelay <= 0 {
+		o.BatchMaxDelay = DefaultBatchMaxDelay
+	}
+	if o.Memory == nil {
+		o.Memory = noLimit{}
+	}
+	if o.Clock == nil {
+		o.Clock = realClock{}
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	o.Errors = o.Errors.withDefaults()
+	return o
+}
+
+// noLimit is the Memory of a producer without a memory limit.
+type noLimit struct{}
+
+func (noLimit) Reserve(context.Context, int64) error { return nil }
+func (noLimit) TryReserve(int64) bool                { return true }
+func (noLimit) Add(int64)                            {}
+func (noLimit) Release(int64)                        {}
+func (noLimit) Limit() int64                         { return 0 }

@@ -1,0 +1,270 @@
+package producer
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/pulsargo/sdk/internal/compress"
+)
+
+// state is the lifecycle of a Producer.
+type state int
+
+const (
+	stateOpen    state = iota // accepting messages
+	stateClosing              // Close is flushing; Send fails
+	stateClosed               // everything failed or done
+)
+
+// Producer is the engine of one producer on one topic or partition. It is
+// safe for concurrent use.
+type Producer struct {
+	opts  Options
+	log   *slog.Logger
+	codec compress.Codec
+
+	permits chan struct{} // one token per pending message
+	cbs     *runner       // runs callbacks in completion order
+	kick    chan struct{} // asks the connect loop to reconnect
+	life    context.Context
+	stop    context.CancelFunc
+	loop    sync.WaitGroup
+
+	lastSeq atomic.Int64
+	stats   counters
+
+	mu         sync.Mutex
+	state      state
+	name       string
+	userName   bool // the name was given by the user
+	conn       Conn // current connection; nil before the first connect
+	ready      bool // registered on conn; entries are written as queued
+	gen        uint64
+	epoch      uint64
+	maxMsg     int
+	nextSeq    uint64
+	seqInit    bool
+	queue      queue
+	batches    batches
+	batchTimer bool
+	timeoutOn  bool
+	closed     chan struct{}
+}
+
+// New creates the producer on the broker, retrying retriable failures
+// within OperationTimeout (bounded by ctx too), and returns it ready to
+// send.
+func New(ctx context.Context, opts Options) (*Producer, error) {
+	opts = opts.withDefaults()
+	if opts.Topic == "" || opts.Connect == nil {
+		return nil, fmt.Errorf("producer: Topic and Connect are required")
+	}
+	codec, err := compress.Lookup(opts.Compression)
+	if err != nil {
+		return nil, fmt.Errorf("producer: %w", err)
+	}
+	life, stop := context.WithCancel(context.Background())
+	p := &Producer{
+		opts: opts, codec: codec,
+		log:     opts.Logger.With("topic", opts.Topic, "producer_id", opts.ProducerID),
+		permits: make(chan struct{}, opts.MaxPendingMessages),
+		cbs:     newRunner(),
+		kick:    make(chan struct{}, 1),
+		life:    life, stop: stop,
+		name: opts.Name, userName: opts.Name != "",
+		closed: make(chan struct{}),
+	}
+	p.lastSeq.Store(-1)
+	ctx, cancel := context.WithTimeout(ctx, opts.OperationTimeout)
+	defer cancel()
+	if err := p.connectRetrying(ctx, true); err != nil {
+		stop()
+		p.cbs.close()
+		return nil, err
+	}
+	p.loop.Add(1)
+	go p.connectLoop()
+	return p, nil
+}
+
+// Topic returns the topic or partition name.
+func (p *Producer) Topic() string { return p.opts.Topic }
+
+// Name returns the producer name (the broker's choice when none was given).
+func (p *Producer) Name() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.name
+}
+
+// LastSequenceID returns the highest sequence id the broker acknowledged,
+// -1 before any.
+func (p *Producer) LastSequenceID() int64 { return p.lastSeq.Load() }
+
+// assignSeq returns m's sequence id. Called with p.mu held.
+func (p *Producer) assignSeq(m *Message) uint64 {
+	if m.SequenceID != nil {
+		return uint64(*m.SequenceID)
+	}
+	s := p.nextSeq
+	p.nextSeq++
+	return s
+}
+
+// Flush sends the open batches and waits until every message accepted so
+// far is acknowledged or failed. It returns the error of the last entry, if
+// it failed, or ctx's error.
+func (p *Producer) Flush(ctx context.Context) error {
+	p.mu.Lock()
+	if p.state == stateClosed {
+		p.mu.Unlock()
+		return p.opts.Errors.Closed
+	}
+	p.flushBatches()
+	e := p.queue.last()
+	if e == nil {
+		p.mu.Unlock()
+		return nil
+	}
+	if e.done == nil {
+		e.done = make(chan struct{})
+	}
+	done := e.done
+	p.mu.Unlock()
+	select {
+	case <-done:
+		return e.err // written before done was closed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close flushes what is pending (bounded by ctx), fails what remains with
+// the Closed error, closes the producer on the broker and waits for every
+// callback to have run. It is idempotent.
+func (p *Producer) Close(ctx context.Context) {
+	p.mu.Lock()
+	if p.state != stateOpen {
+		p.mu.Unlock()
+		<-p.closed
+		return
+	}
+	p.state = stateClosing
+	p.mu.Unlock()
+
+	if err := p.Flush(ctx); err != nil {
+		p.log.Warn("close: flush incomplete", "err", err)
+	}
+
+	p.mu.Lock()
+	p.state = stateClosed
+	c, ready := p.conn, p.ready
+	p.ready = false
+	p.gen++ // ignore anything the connection still routes to us
+	rest := p.queue.takeAll()
+	var open []*batch
+	for !p.batches.empty() {
+		b := p.batches.open[0]
+		p.batches.detach(b)
+		open = append(open, b)
+	}
+	for _, e := range rest {
+		p.finish(e, nil, p.opts.Errors.Closed)
+	}
+	for _, b := range open {
+		p.finish(&entry{msgs: b.msgs, mem: b.mem}, nil, p.opts.Errors.Closed)
+	}
+	p.mu.Unlock()
+
+	p.stop()
+	p.loop.Wait()
+	if ready {
+		p.closeOnBroker(ctx, c)
+	}
+	p.cbs.close()
+	close(p.closed)
+}
+
+// waitRoom blocks until a pending-message permit and mem bytes of memory
+// are held, or fails: with the QueueFull error when blocking is off, the
+// TooLarge error for a message larger than the memory limit, the Timeout
+// error when the send timeout passes first, the Closed error when the
+// producer closes, or ctx's error.
+func (p *Producer) waitRoom(ctx context.Context, mem int64) error {
+	if lim := p.opts.Memory.Limit(); lim > 0 && mem > lim {
+		return fmt.Errorf("%w: %d bytes exceed the memory limit of %d", p.opts.Errors.TooLarge, mem, lim)
+	}
+	// Fast path: room now.
+	select {
+	case p.permits <- struct{}{}:
+		if p.opts.Memory.TryReserve(mem) {
+			return nil
+		}
+		if p.opts.DisableBlockIfQueueFull {
+			<-p.permits
+			return fmt.Errorf("%w: memory limit reached", p.opts.Errors.QueueFull)
+		}
+		<-p.permits
+	default:
+		if p.opts.DisableBlockIfQueueFull {
+			return fmt.Errorf("%w: %d messages pending", p.opts.Errors.QueueFull, p.opts.MaxPendingMessages)
+		}
+	}
+	wctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stopLife := context.AfterFunc(p.life, func() { cancel(p.opts.Errors.Closed) })
+	defer stopLife()
+	if p.opts.SendTimeout > 0 {
+		stopTimer := p.opts.Clock.AfterFunc(p.opts.SendTimeout, func() {
+			cancel(fmt.Errorf("%w: no room within %v", p.opts.Errors.Timeout, p.opts.SendTimeout))
+		})
+		defer stopTimer()
+	}
+	select {
+	case p.permits <- struct{}{}:
+	case <-wctx.Done():
+		return waitErr(ctx, wctx)
+	}
+	if err := p.opts.Memory.Reserve(wctx, mem); err != nil {
+		<-p.permits
+		if wctx.Err() != nil {
+			return waitErr(ctx, wctx)
+		}
+		return err
+	}
+	return nil
+}
+
+// waitErr is why a wait on wctx (derived from ctx) ended.
+func waitErr(ctx, wctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return context.Cause(wctx)
+}
+
+// closeOnBroker sends CLOSE_PRODUCER and stops routing.
+func (p *Producer) closeOnBroker(ctx context.Context, c Conn) {
+	ctx, cancel := context.WithTimeout(ctx, p.opts.OperationTimeout)
+	defer cancel()
+	p.requestClose(ctx, c)
+	c.UnregisterProducer(p.opts.ProducerID)
+}
+
+// sleep waits d on the producer's clock; it reports false when the
+// producer closed first.
+func (p *Producer) sleep(ctx context.Context, d time.Duration) bool {
+	ch := make(chan struct{})
+	stop := p.opts.Clock.AfterFunc(d, func() { close(ch) })
+	defer stop()
+	select {
+	case <-ch:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

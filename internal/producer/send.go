@@ -1,0 +1,207 @@
+package producer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	gproto "google.golang.org/protobuf/proto"
+
+	"github.com/pulsargo/sdk/chunk"
+	"github.com/pulsargo/sdk/internal/conn"
+	"github.com/pulsargo/sdk/internal/proto"
+	"github.com/pulsargo/sdk/messageid"
+)
+
+// Send publishes m and waits for the outcome, or for ctx to end (the
+// message may still be sent then).
+func (p *Producer) Send(ctx context.Context, m *Message) (messageid.MessageID, error) {
+	type result struct {
+		id  messageid.MessageID
+		err error
+	}
+	ch := make(chan result, 1)
+	p.SendAsync(ctx, m, func(id messageid.MessageID, err error) { ch <- result{id, err} })
+	select {
+	case r := <-ch:
+		return r.id, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// SendAsync publishes m and calls cb once with the outcome. It blocks while
+// MaxPendingMessages or the memory limit is reached (unless
+// DisableBlockIfQueueFull), at most until ctx ends or the send timeout
+// passes; errors before the message is queued are given to cb before
+// SendAsync returns. Callbacks run in completion order on one goroutine
+// per producer.
+func (p *Producer) SendAsync(ctx context.Context, m *Message, cb Callback) {
+	if err := p.sendAsync(ctx, m, cb); err != nil {
+		p.stats.failed.Add(1)
+		cb(nil, err)
+	}
+}
+
+func (p *Producer) sendAsync(ctx context.Context, m *Message, cb Callback) error {
+	if m == nil {
+		return fmt.Errorf("%w: nil message", p.opts.Errors.TooLarge)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	st := p.state
+	p.mu.Unlock()
+	if st != stateOpen {
+		return p.opts.Errors.Closed
+	}
+	now := p.opts.Clock.Now()
+	var deadline time.Time
+	if p.opts.SendTimeout > 0 {
+		deadline = now.Add(p.opts.SendTimeout)
+	}
+	n := len(m.Payload)
+	if n > chunk.MaxTotalSize {
+		return fmt.Errorf("%w: %d bytes, at most %d can be sent", p.opts.Errors.TooLarge, n, chunk.MaxTotalSize)
+	}
+	mem := int64(n)
+	if err := p.waitRoom(ctx, mem); err != nil {
+		return err
+	}
+	p.stats.pendingBytes.Add(mem)
+
+	p.mu.Lock()
+	if p.state == stateOpen && p.batchable(m, n) {
+		err := p.addToBatch(m, cb, mem, deadline)
+		p.mu.Unlock()
+		if err != nil {
+			p.release(1, mem)
+		}
+		return err
+	}
+	p.mu.Unlock()
+
+	// Sent on its own: compress the whole payload once, outside the lock.
+	payload := m.Payload
+	if p.opts.Compression != 0 {
+		payload = p.codec.Compress(make([]byte, 0, p.codec.MaxCompressedSize(n)), m.Payload)
+	}
+
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.state != stateOpen {
+		p.release(1, mem)
+		return p.opts.Errors.Closed
+	}
+	p.flushBatches() // keep send order
+	seq := p.assignSeq(m)
+	md := p.entryMetadata(m, seq, now, n)
+	e := &entry{seq: seq, highest: seq, msgs: []pending{{cb: cb, size: n}}, meta: md, payload: payload, mem: mem, deadline: deadline}
+	if err := p.plan(e); err != nil {
+		p.release(1, mem)
+		return err
+	}
+	p.adjustMemory(e, int64(len(payload)))
+	p.enqueue(e)
+	return nil
+}
+
+// plan decides whether e is chunked and plans its chunks. A payload larger
+// than the broker's max message size is always chunked; with
+// EnableChunking, so is one larger than ChunkMaxSize. Called with p.mu
+// held.
+func (p *Producer) plan(e *entry) error {
+	n := len(e.payload)
+	limit := p.maxMsg
+	custom := p.opts.EnableChunking && p.opts.ChunkMaxSize > 0
+	if custom {
+		limit = min(limit, p.opts.ChunkMaxSize)
+	}
+	if n <= limit {
+		return nil
+	}
+	uuid := chunk.UUID(p.name, e.seq)
+	size := p.maxMsg - gproto.Size(e.meta) - chunk.MetadataOverhead(uuid)
+	if custom {
+		size = min(size, p.opts.ChunkMaxSize)
+	}
+	if size <= 0 {
+		return fmt.Errorf("%w: metadata of %d bytes leaves no room for a chunk in %d", p.opts.Errors.TooLarge,
+			gproto.Size(e.meta), p.maxMsg)
+	}
+	plan, err := chunk.NewPlan(p.name, e.seq, e.payload, size)
+	if err != nil {
+		return fmt.Errorf("%w: %w", p.opts.Errors.TooLarge, err)
+	}
+	e.plan, e.chunks = plan, plan.Len()
+	return nil
+}
+
+// adjustMemory makes e's reservation the bytes it really holds: its
+// (compressed) payload. Called with p.mu held.
+func (p *Producer) adjustMemory(e *entry, held int64) {
+	switch d := held - e.mem; {
+	case d < 0:
+		p.opts.Memory.Release(-d)
+	case d > 0:
+		p.opts.Memory.Add(d)
+	}
+	p.stats.pendingBytes.Add(held - e.mem)
+	e.mem = held
+}
+
+// release gives back what a message that never made it into an entry held.
+func (p *Producer) release(msgs int, mem int64) {
+	for range msgs {
+		<-p.permits
+	}
+	p.opts.Memory.Release(mem)
+	p.stats.pendingBytes.Add(-mem)
+}
+
+// enqueue appends e to the queue and writes it when attached. Called with
+// p.mu held.
+func (p *Producer) enqueue(e *entry) {
+	p.queue.push(e)
+	p.armTimeout()
+	if p.ready {
+		p.write(e)
+	}
+}
+
+// write sends e's frames (for a chunked message, the chunks not yet
+// acknowledged), each payload a slice of e.payload. A write that fails
+// because the connection closed waits for the reconnect; any other failure
+// fails e. Called with p.mu held.
+func (p *Producer) write(e *entry) {
+	send := &proto.CommandSend{ProducerId: gproto.Uint64(p.opts.ProducerID), SequenceId: gproto.Uint64(e.seq)}
+	if e.batched {
+		send.NumMessages = gproto.Int32(int32(len(e.msgs)))
+		if e.highest > e.seq {
+			send.HighestSequenceId = gproto.Uint64(e.highest)
+		}
+	}
+	cmd := &proto.BaseCommand{Type: proto.BaseCommand_SEND.Enum(), Send: send}
+	var err error
+	if e.chunks == 0 {
+		err = p.conn.SendPayload(cmd, e.meta, e.payload)
+	} else {
+		send.IsChunk = gproto.Bool(true)
+		for i := e.acked; i < e.chunks && err == nil; i++ {
+			c := e.plan.Chunk(i)
+			c.Apply(e.meta)
+			err = p.conn.SendPayload(cmd, e.meta, c.Payload)
+		}
+	}
+	switch {
+	case err == nil:
+	case errors.Is(err, conn.ErrClosed):
+		// The connection handler reports it; pending entries are resent.
+		p.ready = false
+	default:
+		p.queue.remove(e)
+		p.finish(e, nil, fmt.Errorf("%w: %w", p.opts.Errors.TooLarge, err))
+	}
+}

@@ -1,0 +1,174 @@
+package pulsar
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	gproto "google.golang.org/protobuf/proto"
+
+	"github.com/pulsargo/sdk/chunk"
+	"github.com/pulsargo/sdk/internal/conn"
+	"github.com/pulsargo/sdk/internal/consumer"
+	"github.com/pulsargo/sdk/internal/proto"
+	"github.com/pulsargo/sdk/internal/topicname"
+)
+
+// consumerEngine is one partition's engine as package pulsar uses it.
+type consumerEngine = consumer.Engine[ConsumerMessage]
+
+// partitionTarget is a topic or partition to consume, with its index.
+type partitionTarget struct {
+	name      string // full name
+	base      string // without partition suffix
+	partition int32  // -1 for a topic without partitions
+}
+
+// consumerTargets resolves topics into the partitions to consume.
+func (c *client) consumerTargets(ctx context.Context, topics []string) ([]partitionTarget, error) {
+	var out []partitionTarget
+	for _, t := range topics {
+		names, err := c.partitions(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range names {
+			parsed, err := topicname.Parse(n)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
+			}
+			out = append(out, partitionTarget{name: parsed.Full, base: parsed.Base, partition: int32(parsed.Partition)})
+		}
+	}
+	return out, nil
+}
+
+// randomName returns a consumer or subscription name unique enough for a
+// broker: prefix and 10 hex digits.
+func randomName(prefix string) string {
+	var b [5]byte
+	_, _ = rand.Read(b[:])
+	return prefix + "-" + hex.EncodeToString(b[:])
+}
+
+// consumerEngineOptions are the engine options common to consumers and
+// readers.
+func (c *client) consumerEngineOptions(t partitionTarget, out chan ConsumerMessage, wrap func(*consumer.Message) ConsumerMessage) consumer.Options[ConsumerMessage] {
+	return consumer.Options[ConsumerMessage]{
+		Topic:            t.name,
+		Partition:        t.partition,
+		OperationTimeout: c.opts.OperationTimeout,
+		Logger:           c.log,
+		Connect:          func(ctx context.Context) (*conn.Conn, error) { return c.connFor(ctx, t.name) },
+		ConsumerID:       c.nextID(),
+		Out:              out,
+		Wrap:             wrap,
+	}
+}
+
+// applyConsumerOptions maps ConsumerOptions onto engine options.
+func applyConsumerOptions(o *consumer.Options[ConsumerMessage], opts ConsumerOptions) {
+	o.Subscription = opts.SubscriptionName
+	o.SubType = proto.CommandSubscribe_SubType(opts.Type)
+	o.NonDurable = opts.SubscriptionMode == NonDurable
+	o.InitialPosition = proto.CommandSubscribe_Latest
+	if opts.SubscriptionInitialPosition == SubscriptionPositionEarliest {
+		o.InitialPosition = proto.CommandSubscribe_Earliest
+	}
+	o.Name = opts.Name
+	o.Properties = opts.Properties
+	o.SubscriptionProperties = opts.SubscriptionProperties
+	o.ReadCompacted = opts.ReadCompacted
+	o.ReceiverQueueSize = opts.ReceiverQueueSize
+	o.NackDelay = opts.NackRedeliveryDelay
+	o.AckTimeout = opts.AckTimeout
+	o.AckWithResponse = opts.AckWithResponse
+	o.BatchIndexAck = opts.EnableBatchIndexAcknowledgment
+	o.StartInclusive = opts.StartMessageIDInclusive
+	if g := opts.AckGroupingOptions; g != nil {
+		o.AckGroupTime, o.AckGroupSize = g.MaxTime, int(g.MaxSize)
+		if g.MaxTime == 0 && g.MaxSize <= 1 {
+			o.AckGroupTime = -1
+		}
+	}
+	o.Chunks = chunk.Options{
+		MaxPendingMessages: opts.MaxPendingChunkedMessage,
+		MaxPendingBytes:    opts.MaxPendingChunkedBytes,
+		ExpireAfter:        opts.ExpireTimeOfIncompleteChunk,
+	}
+	o.IncompleteChunkPolicy = chunkPolicy(opts.IncompleteChunkPolicy, opts.AutoAckIncompleteChunk)
+	if opts.Type == KeyShared {
+		o.KeySharedMeta = keySharedMeta(opts.KeySharedPolicy)
+	}
+}
+
+func chunkPolicy(p ChunkPolicy, autoAck bool) consumer.ChunkPolicy {
+	if autoAck || p == ChunkAck {
+		return consumer.ChunkAck
+	}
+	return consumer.ChunkNack
+}
+
+func keySharedMeta(p *KeySharedPolicy) *proto.KeySharedMeta {
+	m := &proto.KeySharedMeta{KeySharedMode: proto.KeySharedMode_AUTO_SPLIT.Enum()}
+	if p == nil {
+		return m
+	}
+	if p.Mode == KeySharedPolicyModeSticky {
+		m.KeySharedMode = proto.KeySharedMode_STICKY.Enum()
+		for i := 0; i+1 < len(p.HashRanges); i += 2 {
+			m.HashRanges = append(m.HashRanges, &proto.IntRange{
+				Start: gproto.Int32(int32(p.HashRanges[i])), End: gproto.Int32(int32(p.HashRanges[i+1]))})
+		}
+	}
+	if p.AllowOutOfOrderDelivery {
+		m.AllowOutOfOrderDelivery = gproto.Bool(true)
+	}
+	return m
+}
+
+// toMessage converts an engine message to this package's Message.
+func toMessage(m *consumer.Message) *message {
+	md := m.Meta
+	return &message{
+		topic:           m.Topic,
+		producerName:    md.GetProducerName(),
+		properties:      m.Properties(),
+		payload:         m.Payload,
+		id:              m.ID,
+		publishTime:     fromMillis(md.GetPublishTime()),
+		eventTime:       fromMillis(m.EventTimeMillis()),
+		key:             m.Key(),
+		orderingKey:     m.OrderingKey(),
+		redeliveryCount: m.RedeliveryCount,
+		replicatedFrom:  md.GetReplicatedFrom(),
+		schemaVersion:   md.GetSchemaVersion(),
+	}
+}
+
+// consumerErr maps engine errors to this package's.
+func consumerErr(op string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, consumer.ErrClosed):
+		return fmt.Errorf("%s: %w", op, ErrConsumerClosed)
+	case errors.Is(err, consumer.ErrNotConnected):
+		return fmt.Errorf("%s: %w: %w", op, ErrConnectionClosed, err)
+	case errors.Is(err, consumer.ErrCumulativeNotAllowed), errors.Is(err, consumer.ErrUnknownID):
+		return fmt.Errorf("%s: %w: %w", op, ErrInvalidOptions, err)
+	}
+	return wrapErr(op, err)
+}
+
+// opContext bounds a background operation by the client's operation
+// timeout.
+func (c *client) opContext() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), c.opts.OperationTimeout)
+}
+
+// seekTimeout bounds a Seek: the seek and the new subscription.
+func (c *client) seekTimeout() time.Duration { return 2 * c.opts.OperationTimeout }
