@@ -2,6 +2,7 @@ package brokerstub
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -86,6 +87,9 @@ func (b *Broker) listen(addr string) error {
 	if err != nil {
 		return fmt.Errorf("brokerstub: listen: %w", err)
 	}
+	if b.opts.TLS != nil {
+		ln = tls.NewListener(ln, b.opts.TLS)
+	}
 	b.mu.Lock()
 	b.ln = ln
 	b.addr = ln.Addr().String()
@@ -131,10 +135,14 @@ func (b *Broker) serve(nc net.Conn) {
 	}()
 }
 
-// URL returns the broker's service URL, "pulsar://host:port".
+// URL returns the broker's service URL: "pulsar://host:port", or
+// "pulsar+ssl://host:port" when Options.TLS is set.
 func (b *Broker) URL() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.opts.TLS != nil {
+		return "pulsar+ssl://" + b.addr
+	}
 	return "pulsar://" + b.addr
 }
 

@@ -74,6 +74,13 @@ func (c *conn) handleConnect(m *proto.CommandConnect) bool {
 		c.log.Warn("second CONNECT on a connection")
 		return false
 	}
+	if auth := c.b.opts.Authenticate; auth != nil {
+		if err := auth(m.GetAuthMethodName(), m.GetAuthData()); err != nil {
+			c.log.Info("authentication refused", "method", m.GetAuthMethodName(), "err", err)
+			c.sendError(0, proto.ServerError_AuthenticationError, err.Error())
+			return true // the connection closes once the client has read the error
+		}
+	}
 	c.connected = true
 	c.protocolVersion = min(m.GetProtocolVersion(), maxProtocolVersion)
 	maxSize := int32(min(c.b.opts.MaxMessageSize, math.MaxInt32-wire.FramePadding))

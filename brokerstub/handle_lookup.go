@@ -25,7 +25,10 @@ func (c *conn) handleLookup(m *proto.CommandLookupTopic) {
 		resp.Message = strp("topic " + name.full + " does not exist")
 	default:
 		resp.Response = proto.CommandLookupTopicResponse_Connect.Enum()
-		resp.BrokerServiceUrl = strp(c.b.URL())
+		resp.BrokerServiceUrl = strp("pulsar://" + c.b.Addr())
+		if c.b.opts.TLS != nil {
+			resp.BrokerServiceUrlTls = strp(c.b.URL())
+		}
 		resp.Authoritative = boolp(true)
 	}
 	c.write(&proto.BaseCommand{Type: proto.BaseCommand_LOOKUP_RESPONSE.Enum(), LookupTopicResponse: resp})

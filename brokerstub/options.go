@@ -1,6 +1,7 @@
 package brokerstub
 
 import (
+	"crypto/tls"
 	"log/slog"
 	"time"
 
@@ -44,6 +45,15 @@ type Options struct {
 	// that directory (bbolt), so that the broker's data survives the process.
 	// Default "": in memory, surviving Restart and Crash but not the process.
 	DataDir string
+	// TLS, when set, makes the listener speak TLS (clients connect with
+	// pulsar+ssl://; URL and lookups say so). Default: plain TCP. Dial's
+	// in-memory connections stay plain.
+	TLS *tls.Config
+	// Authenticate, when set, checks the credentials of every CONNECT (for
+	// example method "token" and the token); an error refuses the
+	// connection with AuthenticationError, as a broker with authentication
+	// enabled does. Default: every client is accepted.
+	Authenticate func(method string, data []byte) error
 	// Clock is the broker's time source. Default: the real clock.
 	Clock Clock
 	// Logger receives the broker's logs. Default: discarded.
