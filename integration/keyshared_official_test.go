@@ -144,7 +144,7 @@ func TestOfficialKeySharedOrderingUnderChurn(t *testing.T) {
 			prod.SendAsync(ctxT(t), &official.ProducerMessage{Key: fmt.Sprint("key-", i%20), Payload: fmt.Appendf(nil, "m-%d", i)},
 				func(_ official.MessageID, _ *official.ProducerMessage, err error) { errs <- err })
 		}
-		require.NoError(t, prod.Flush())
+		require.NoError(t, prod.FlushWithCtx(ctxT(t)))
 		for range n {
 			require.NoError(t, <-errs)
 		}

@@ -25,8 +25,9 @@ var (
 	// ErrProducerQueueFull: MaxPendingMessages or the memory limit is
 	// reached and DisableBlockIfQueueFull is set.
 	ErrProducerQueueFull = errors.New("pulsar: producer queue is full")
-	// ErrMessageTooLarge: a message is larger than the broker accepts and
-	// chunking is off, or larger than the client's memory limit.
+	// ErrMessageTooLarge: a message is larger than the client's memory limit
+	// (ClientOptions.MemoryLimitBytes) and so can never be held. Messages
+	// larger than the broker's max message size are chunked instead.
 	ErrMessageTooLarge = errors.New("pulsar: message too large")
 	// ErrTimeout: a request to the broker got no answer in time.
 	ErrTimeout = conn.ErrTimeout

@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -31,7 +32,7 @@ func TestServerFlagsDefaults(t *testing.T) {
 		LedgerRolloverEntries: 50000,
 		CursorFlushInterval:   60 * time.Second,
 	}
-	if cfg.opts != want {
+	if !reflect.DeepEqual(cfg.opts, want) {
 		t.Errorf("defaults = %+v, want %+v", cfg.opts, want)
 	}
 	if cfg.logLevel != slog.LevelInfo {
@@ -56,7 +57,7 @@ func TestServerFlagsAll(t *testing.T) {
 		LedgerRolloverEntries: 7,
 		DisableBatchIndexAck:  true,
 	}
-	if cfg.opts != want {
+	if !reflect.DeepEqual(cfg.opts, want) {
 		t.Errorf("options = %+v, want %+v", cfg.opts, want)
 	}
 	if cfg.logLevel != slog.LevelDebug {
