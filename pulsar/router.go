@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"sync"
 	"time"
+
+	"github.com/pulsargo/sdk/internal/murmur3"
 )
 
 // javaStringHash is the official Go client's JavaStringHash: Java's
@@ -19,43 +21,7 @@ func javaStringHash(s string) uint32 {
 
 // murmur3Hash32 is Murmur3 32-bit (x86, seed 0) of the key's bytes with
 // the sign bit cleared, as the Pulsar clients compute Murmur3_32Hash.
-func murmur3Hash32(s string) uint32 {
-	const c1, c2 = 0xcc9e2d51, 0x1b873593
-	var h uint32
-	n := len(s)
-	i := 0
-	for ; i+4 <= n; i += 4 {
-		k := uint32(s[i]) | uint32(s[i+1])<<8 | uint32(s[i+2])<<16 | uint32(s[i+3])<<24
-		k *= c1
-		k = k<<15 | k>>17
-		k *= c2
-		h ^= k
-		h = h<<13 | h>>19
-		h = h*5 + 0xe6546b64
-	}
-	var k uint32
-	switch n - i {
-	case 3:
-		k ^= uint32(s[i+2]) << 16
-		fallthrough
-	case 2:
-		k ^= uint32(s[i+1]) << 8
-		fallthrough
-	case 1:
-		k ^= uint32(s[i])
-		k *= c1
-		k = k<<15 | k>>17
-		k *= c2
-		h ^= k
-	}
-	h ^= uint32(n)
-	h ^= h >> 16
-	h *= 0x85ebca6b
-	h ^= h >> 13
-	h *= 0xc2b2ae35
-	h ^= h >> 16
-	return h & 0x7fffffff
-}
+func murmur3Hash32(s string) uint32 { return murmur3.Sum32([]byte(s), 0) & 0x7fffffff }
 
 // topicMetadata is the TopicMetadata given to a MessageRouter.
 type topicMetadata struct{ n uint32 }
