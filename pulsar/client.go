@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/pulsargo/sdk/internal/backoff"
 	"github.com/pulsargo/sdk/internal/conn"
 	"github.com/pulsargo/sdk/internal/topicname"
 )
@@ -222,13 +223,41 @@ func (c *client) isClosed() bool {
 	return c.closed
 }
 
-// connFor looks the topic up and returns the connection to its broker.
+// connFor looks the topic up and returns the connection to its broker,
+// retrying what may pass (a connection that just closed, a broker
+// restarting) until ctx ends.
 func (c *client) connFor(ctx context.Context, topic string) (*conn.Conn, error) {
-	addr, err := c.pool.Lookup(ctx, c.serviceAddr, topic)
-	if err != nil {
-		return nil, err
+	var cn *conn.Conn
+	err := c.retry(ctx, func() error {
+		addr, err := c.pool.Lookup(ctx, c.serviceAddr, topic)
+		if err != nil {
+			return err
+		}
+		cn, err = c.pool.Get(ctx, addr)
+		return err
+	})
+	return cn, err
+}
+
+// retry runs op until it succeeds, fails with an error that is not
+// retriable, or ctx ends (then the last error is returned), backing off
+// between attempts.
+func (c *client) retry(ctx context.Context, op func() error) error {
+	bo := backoff.New(50*time.Millisecond, time.Second)
+	for {
+		err := op()
+		if err == nil || !conn.IsRetriable(err) || c.isClosed() {
+			return err
+		}
+		c.log.Debug("retrying", "err", err)
+		t := time.NewTimer(bo.Next())
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		}
 	}
-	return c.pool.Get(ctx, addr)
 }
 
 // TopicPartitions returns the partitions of topic, or the topic itself.
@@ -243,7 +272,12 @@ func (c *client) partitions(ctx context.Context, topic string) ([]string, error)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
 	}
-	n, err := c.pool.PartitionedMetadata(ctx, c.serviceAddr, name.Full)
+	var n int
+	err = c.retry(ctx, func() error {
+		var err error
+		n, err = c.pool.PartitionedMetadata(ctx, c.serviceAddr, name.Full)
+		return err
+	})
 	if err != nil {
 		return nil, wrapErr("partitions of "+name.Full, err)
 	}
