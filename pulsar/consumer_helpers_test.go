@@ -1,11 +1,9 @@
 package pulsar
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"os"
 	"sync/atomic"
 	"testing"
@@ -131,38 +129,6 @@ func csNames(ms []Message) []string {
 	return out
 }
 
-func csNoise(n int, seed uint64) []byte {
-	r := rand.New(rand.NewPCG(seed, seed))
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte(r.Uint32())
-	}
-	return b
-}
-
-func csSame(t *testing.T, got, want []byte) {
-	t.Helper()
-	if !bytes.Equal(got, want) {
-		t.Fatalf("payload differs: %d bytes, want %d", len(got), len(want))
-	}
-}
-
-// waitCursor waits until the subscription's cursor satisfies ok.
-func (v *csEnv) waitCursor(topic, sub string, ok func(brokerstub.CursorState) bool) brokerstub.CursorState {
-	v.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		cur, _, err := v.b.Cursor(topic, sub)
-		if err == nil && ok(cur) {
-			return cur
-		}
-		if time.Now().After(deadline) {
-			v.t.Fatalf("cursor of %s on %s: %+v (err %v)", sub, topic, cur, err)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // allAcked is a cursor with everything through last acknowledged and
 // nothing else pending: no chunk left unacknowledged.
 func allAcked(last MessageID) func(brokerstub.CursorState) bool {
@@ -171,4 +137,14 @@ func allAcked(last MessageID) func(brokerstub.CursorState) bool {
 		return c.MarkDelete == brokerstub.Position{Ledger: l.LedgerID(), Entry: l.EntryID()} &&
 			len(c.Ranges) == 0 && len(c.BatchAcks) == 0
 	}
+}
+
+// Thin wrappers over consumertest's shared checks.
+func csNoise(n int, seed uint64) []byte     { return consumertest.Noise(n, seed) }
+func csSame(t *testing.T, got, want []byte) { t.Helper(); consumertest.SameBytes(t, got, want) }
+
+// waitCursor waits until the subscription's cursor satisfies ok.
+func (v *csEnv) waitCursor(topic, sub string, ok func(brokerstub.CursorState) bool) brokerstub.CursorState {
+	v.t.Helper()
+	return consumertest.WaitCursor(v.t, v.b, topic, sub, ok)
 }

@@ -1,11 +1,9 @@
 package consumer
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"os"
 	"sync/atomic"
 	"testing"
@@ -149,45 +147,15 @@ func pattern(n int, seed byte) []byte {
 	return b
 }
 
-// noise returns n incompressible bytes.
-func noise(n int, seed uint64) []byte {
-	r := rand.New(rand.NewPCG(seed, seed))
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte(r.Uint32())
-	}
-	return b
-}
-
-func sameBytes(t *testing.T, got, want []byte) {
-	t.Helper()
-	if !bytes.Equal(got, want) {
-		t.Fatalf("payload differs: %d bytes, want %d", len(got), len(want))
-	}
+// Thin wrappers over consumertest's shared checks.
+func noise(n int, seed uint64) []byte          { return consumertest.Noise(n, seed) }
+func sameBytes(t *testing.T, got, want []byte) { t.Helper(); consumertest.SameBytes(t, got, want) }
+func ackedThrough(last messageid.MessageID) func(brokerstub.CursorState) bool {
+	return consumertest.AckedThrough(last)
 }
 
 // waitCursor waits until the subscription's cursor satisfies ok.
 func (v *env) waitCursor(topic, sub string, ok func(brokerstub.CursorState) bool) brokerstub.CursorState {
 	v.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		cur, _, err := v.b.Cursor(topic, sub)
-		if err == nil && ok(cur) {
-			return cur
-		}
-		if time.Now().After(deadline) {
-			v.t.Fatalf("cursor of %s: %+v (err %v)", sub, cur, err)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
-// ackedThrough reports a cursor with everything up to last acknowledged and
-// nothing partly acknowledged.
-func ackedThrough(last messageid.MessageID) func(brokerstub.CursorState) bool {
-	l := messageid.LastChunk(last)
-	return func(c brokerstub.CursorState) bool {
-		return c.MarkDelete == brokerstub.Position{Ledger: l.LedgerID(), Entry: l.EntryID()} &&
-			len(c.Ranges) == 0 && len(c.BatchAcks) == 0
-	}
+	return consumertest.WaitCursor(v.t, v.b, topic, sub, ok)
 }
