@@ -24,4 +24,17 @@
 // producers sent them; with Options.DataDir they live in a crash-safe bbolt
 // file. Tests can Restart or Crash the broker, Unload a topic, and observe,
 // delay, fail or drop any command with Intercept.
+//
+// Key_Shared follows PIP-379's draining hashes: a key is pending at one
+// consumer at a time, hashes still pending at a consumer that lost their
+// range drain before the new owner gets them, and redeliveries go before
+// newer messages of their key, so the out-of-order cases of PIP-282 and
+// apache/pulsar#10762 cannot happen. Unlike any official broker, all chunks
+// of a chunked message go to the consumer that got its first chunk, also
+// while ranges move. The package keyorder checks these rules on a log of
+// deliveries; KeyShared inspects a subscription's dispatcher.
+//
+// Subscription cursors persist batch-index acks on every change (the bug of
+// apache/pulsar#26498 is not copied): a partial batch ack survives Crash
+// once flushed. Cursor shows the in-memory and the persisted state.
 package brokerstub
