@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/pulsargo/sdk/internal/clock"
 	"github.com/pulsargo/sdk/internal/wire"
 )
 
@@ -77,7 +78,7 @@ func (o Options) withDefaults() Options {
 		o.CursorFlushInterval = 60 * time.Second
 	}
 	if o.Clock == nil {
-		o.Clock = realClock{}
+		o.Clock = clock.Real{}
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

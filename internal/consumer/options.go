@@ -7,6 +7,7 @@ import (
 
 	"github.com/pulsargo/sdk/chunk"
 	"github.com/pulsargo/sdk/internal/backoff"
+	"github.com/pulsargo/sdk/internal/clock"
 	"github.com/pulsargo/sdk/internal/conn"
 	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/messageid"
@@ -42,21 +43,7 @@ const (
 
 // Clock is the engine's time source: nack delays, ack timeouts, ack
 // grouping and chunk expiry. brokerstub.FakeClock implements it.
-type Clock interface {
-	// Now returns the current time.
-	Now() time.Time
-	// AfterFunc calls f in its own goroutine after d and returns a function
-	// that cancels the call if it has not happened yet.
-	AfterFunc(d time.Duration, f func()) (stop func() bool)
-}
-
-type realClock struct{}
-
-func (realClock) Now() time.Time { return time.Now() }
-
-func (realClock) AfterFunc(d time.Duration, f func()) func() bool {
-	return time.AfterFunc(d, f).Stop
-}
+type Clock = clock.Clock
 
 // Options configure an Engine. Zero fields take the documented defaults;
 // Topic, Subscription, Connect, ConsumerID, Out and Wrap are required.
@@ -170,7 +157,7 @@ func (o Options[T]) withDefaults() Options[T] {
 		o.BackoffMax = backoff.DefaultMax
 	}
 	if o.Clock == nil {
-		o.Clock = realClock{}
+		o.Clock = clock.Real{}
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

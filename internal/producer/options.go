@@ -20,6 +20,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/pulsargo/sdk/internal/clock"
 	"github.com/pulsargo/sdk/internal/compress"
 	"github.com/pulsargo/sdk/internal/conn"
 	"github.com/pulsargo/sdk/internal/proto"
@@ -105,19 +106,7 @@ type Conn interface {
 
 // Clock is the engine's time source: deadlines and timers. Tests inject a
 // fake one.
-type Clock interface {
-	// Now returns the current time.
-	Now() time.Time
-	// AfterFunc calls f in its own goroutine after d; the returned function
-	// stops the timer and reports whether it did so before f was called.
-	AfterFunc(d time.Duration, f func()) (stop func() bool)
-}
-
-type realClock struct{}
-
-func (realClock) Now() time.Time { return time.Now() }
-
-func (realClock) AfterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
+type Clock = clock.Clock
 
 // Options configure a Producer. Zero values take the documented defaults.
 type Options struct {
@@ -204,7 +193,7 @@ func (o Options) withDefaults() Options {
 		o.Memory = noLimit{}
 	}
 	if o.Clock == nil {
-		o.Clock = realClock{}
+		o.Clock = clock.Real{}
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

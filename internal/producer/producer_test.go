@@ -10,6 +10,7 @@ import (
 
 	gproto "google.golang.org/protobuf/proto"
 
+	"github.com/pulsargo/sdk/internal/clock"
 	"github.com/pulsargo/sdk/internal/compress"
 	"github.com/pulsargo/sdk/internal/conn"
 	"github.com/pulsargo/sdk/internal/proto"
@@ -17,63 +18,11 @@ import (
 	"github.com/pulsargo/sdk/messageid"
 )
 
-// fakeClock is a manual Clock: timers fire in Advance.
-type fakeClock struct {
-	mu     sync.Mutex
-	now    time.Time
-	timers []*fakeTimer
-}
+// fakeClock is the shared fake clock: Advance runs due timers in order on
+// the caller's goroutine.
+type fakeClock = clock.Fake
 
-type fakeTimer struct {
-	at      time.Time
-	f       func()
-	stopped bool
-}
-
-func newFakeClock() *fakeClock { return &fakeClock{now: time.Unix(1_700_000_000, 0)} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) AfterFunc(d time.Duration, f func()) func() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t := &fakeTimer{at: c.now.Add(d), f: f}
-	c.timers = append(c.timers, t)
-	return func() bool {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		was := !t.stopped
-		t.stopped = true
-		return was
-	}
-}
-
-// Advance moves the clock and runs the timers that came due, in order.
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	var due []func()
-	rest := c.timers[:0]
-	for _, t := range c.timers {
-		switch {
-		case t.stopped:
-		case !t.at.After(c.now):
-			t.stopped = true
-			due = append(due, t.f)
-		default:
-			rest = append(rest, t)
-		}
-	}
-	c.timers = rest
-	c.mu.Unlock()
-	for _, f := range due {
-		f()
-	}
-}
+func newFakeClock() *fakeClock { return clock.NewFake(time.Unix(1_700_000_000, 0)) }
 
 // sent is one frame the fake connection was given.
 type sent struct {
