@@ -8,13 +8,8 @@ import (
 
 func (c *conn) handleSubscribe(m *proto.CommandSubscribe) {
 	rid := m.GetRequestId()
-	name, err := parseTopic(m.GetTopic())
-	if err != nil {
-		c.sendError(rid, proto.ServerError_InvalidTopicName, err.Error())
-		return
-	}
-	if name.partition < 0 && c.b.partitionCount(name.full) > 0 {
-		c.sendError(rid, proto.ServerError_NotAllowedError, name.full+" is partitioned: subscribe to its partitions")
+	name, ok := c.attachableTopic(rid, m.GetTopic())
+	if !ok {
 		return
 	}
 	if m.GetSubscription() == "" {
@@ -45,12 +40,12 @@ func (c *conn) handleSubscribe(m *proto.CommandSubscribe) {
 	c.mu.Lock()
 	c.consumers[cs.id] = cs
 	c.mu.Unlock()
-	ok := false
-	callErr := t.call(func() { ok = t.subscribe(cs, m) })
+	attached := false
+	callErr := t.call(func() { attached = t.subscribe(cs, m) })
 	if callErr != nil {
 		c.sendError(rid, proto.ServerError_ServiceNotReady, callErr.Error())
 	}
-	if !ok {
+	if !attached {
 		c.mu.Lock()
 		delete(c.consumers, cs.id)
 		c.mu.Unlock()

@@ -23,13 +23,8 @@ type producer struct {
 
 func (c *conn) handleProducer(m *proto.CommandProducer) {
 	rid := m.GetRequestId()
-	name, err := parseTopic(m.GetTopic())
-	if err != nil {
-		c.sendError(rid, proto.ServerError_InvalidTopicName, err.Error())
-		return
-	}
-	if name.partition < 0 && c.b.partitionCount(name.full) > 0 {
-		c.sendError(rid, proto.ServerError_NotAllowedError, name.full+" is partitioned: produce to its partitions")
+	name, ok := c.attachableTopic(rid, m.GetTopic())
+	if !ok {
 		return
 	}
 	t, err := c.b.topicForUse(name)
@@ -154,6 +149,22 @@ func (t *topic) addProducer(p *producer) bool {
 // removeProducer detaches p after its connection closed.
 func (t *topic) removeProducer(p *producer) {
 	t.do(func() { delete(t.producers, p) })
+}
+
+// attachableTopic parses the topic a producer or consumer wants to attach
+// to and checks it is not the parent of partitions (clients attach to the
+// partitions); it answers request rid with the error when not.
+func (c *conn) attachableTopic(rid uint64, topic string) (topicName, bool) {
+	name, err := parseTopic(topic)
+	if err != nil {
+		c.sendError(rid, proto.ServerError_InvalidTopicName, err.Error())
+		return name, false
+	}
+	if name.partition < 0 && c.b.partitionCount(name.full) > 0 {
+		c.sendError(rid, proto.ServerError_NotAllowedError, name.full+" is partitioned: attach to its partitions")
+		return name, false
+	}
+	return name, true
 }
 
 // topicErrorCode maps an error from loading a topic to a Pulsar error code.
