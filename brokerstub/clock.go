@@ -6,8 +6,8 @@ import (
 	"github.com/pulsargo/sdk/internal/clock"
 )
 
-// Clock is the stub's source of time: broker timestamps of stored entries,
-// cursor flushes, delayed delivery. Tests inject a FakeClock to make
+// Clock is the stub's source of time: broker timestamps of stored entries
+// and cursor flushes. Tests inject a FakeClock to make
 // time-dependent behaviour deterministic. The default is the real clock.
 // It has two methods: Now() time.Time, and AfterFunc(d, f) (stop func()
 // bool), which calls f once d has passed.
