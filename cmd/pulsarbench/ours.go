@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"sync"
 	"time"
 
 	"github.com/pulsargo/sdk/pulsar"
@@ -29,24 +27,9 @@ func (t *ours) produce(ctx context.Context, topic string, n int, payload []byte)
 		return err
 	}
 	defer p.Close()
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var firstErr error
-	wg.Add(n)
-	for i := 0; i < n; i++ {
-		p.SendAsync(ctx, &pulsar.ProducerMessage{Payload: payload}, func(_ pulsar.MessageID, _ *pulsar.ProducerMessage, err error) {
-			if err != nil {
-				mu.Lock()
-				if firstErr == nil {
-					firstErr = err
-				}
-				mu.Unlock()
-			}
-			wg.Done()
-		})
-	}
-	wg.Wait()
-	return firstErr
+	return sendAll(n, func(_ int, done func(error)) {
+		p.SendAsync(ctx, &pulsar.ProducerMessage{Payload: payload}, func(_ pulsar.MessageID, _ *pulsar.ProducerMessage, err error) { done(err) })
+	})
 }
 
 func (t *ours) chunkedProducer(topic string) (pulsar.Producer, error) {
@@ -96,31 +79,12 @@ func (t *ours) seekRead(ctx context.Context, topic string, backlog int, payload 
 		return 0, err
 	}
 	defer c.Close()
-	var target pulsar.MessageID
-	for i := 0; i <= backlog; i++ {
+	return seekAndReread(backlog, len(payload), func() (int, pulsar.MessageID, error) {
 		m, err := c.Receive(ctx)
 		if err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		_ = c.Ack(m)
-		if len(m.Payload()) == len(payload) {
-			target = m.ID()
-		}
-	}
-	if target == nil {
-		return 0, fmt.Errorf("chunked message not received")
-	}
-	start := time.Now()
-	if err := c.Seek(target); err != nil {
-		return 0, err
-	}
-	for {
-		m, err := c.Receive(ctx)
-		if err != nil {
-			return 0, err
-		}
-		if len(m.Payload()) == len(payload) {
-			return time.Since(start), nil
-		}
-	}
+		return len(m.Payload()), m.ID(), nil
+	}, c.Seek)
 }

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"sync"
 	"time"
 
 	official "github.com/apache/pulsar-client-go/pulsar"
@@ -34,24 +32,9 @@ func (t *theirs) produce(ctx context.Context, topic string, n int, payload []byt
 		return err
 	}
 	defer p.Close()
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var firstErr error
-	wg.Add(n)
-	for i := 0; i < n; i++ {
-		p.SendAsync(ctx, &official.ProducerMessage{Payload: payload}, func(_ official.MessageID, _ *official.ProducerMessage, err error) {
-			if err != nil {
-				mu.Lock()
-				if firstErr == nil {
-					firstErr = err
-				}
-				mu.Unlock()
-			}
-			wg.Done()
-		})
-	}
-	wg.Wait()
-	return firstErr
+	return sendAll(n, func(_ int, done func(error)) {
+		p.SendAsync(ctx, &official.ProducerMessage{Payload: payload}, func(_ official.MessageID, _ *official.ProducerMessage, err error) { done(err) })
+	})
 }
 
 func (t *theirs) chunkedProducer(topic string) (official.Producer, error) {
@@ -99,31 +82,12 @@ func (t *theirs) seekRead(ctx context.Context, topic string, backlog int, payloa
 		return 0, err
 	}
 	defer c.Close()
-	var target official.MessageID
-	for i := 0; i <= backlog; i++ {
+	return seekAndReread(backlog, len(payload), func() (int, official.MessageID, error) {
 		m, err := c.Receive(ctx)
 		if err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		_ = c.Ack(m)
-		if len(m.Payload()) == len(payload) {
-			target = m.ID()
-		}
-	}
-	if target == nil {
-		return 0, fmt.Errorf("chunked message not received")
-	}
-	start := time.Now()
-	if err := c.Seek(target); err != nil {
-		return 0, err
-	}
-	for {
-		m, err := c.Receive(ctx)
-		if err != nil {
-			return 0, err
-		}
-		if len(m.Payload()) == len(payload) {
-			return time.Since(start), nil
-		}
-	}
+		return len(m.Payload()), m.ID(), nil
+	}, c.Seek)
 }
