@@ -82,23 +82,35 @@ func (b *Broker) openStore() (store.Store, error) {
 	return st, nil
 }
 
+// noListenerAddr is the address a broker with Options.NoListener names in
+// its URL and lookups; ".invalid" never resolves, so only a Dialer reaches it.
+const noListenerAddr = "brokerstub.invalid:6650"
+
 func (b *Broker) listen(addr string) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("brokerstub: listen: %w", err)
-	}
-	if b.opts.TLS != nil {
-		ln = tls.NewListener(ln, b.opts.TLS)
+	var ln net.Listener
+	if b.opts.NoListener {
+		addr = noListenerAddr
+	} else {
+		var err error
+		if ln, err = net.Listen("tcp", addr); err != nil {
+			return fmt.Errorf("brokerstub: listen: %w", err)
+		}
+		if b.opts.TLS != nil {
+			ln = tls.NewListener(ln, b.opts.TLS)
+		}
+		addr = ln.Addr().String()
 	}
 	b.mu.Lock()
 	b.ln = ln
-	b.addr = ln.Addr().String()
+	b.addr = addr
 	b.topics = make(map[string]*topic)
 	b.conns = make(map[*conn]struct{})
 	b.closed = false
 	b.mu.Unlock()
-	b.serveWG.Add(1)
-	go b.acceptLoop(ln)
+	if ln != nil {
+		b.serveWG.Add(1)
+		go b.acceptLoop(ln)
+	}
 	b.log.Info("brokerstub listening", "url", b.URL())
 	return nil
 }
@@ -228,7 +240,9 @@ func (b *Broker) shutdown(graceful bool) bool {
 		return false
 	}
 	b.closed = true
-	_ = b.ln.Close()
+	if b.ln != nil {
+		_ = b.ln.Close()
+	}
 	conns := make([]*conn, 0, len(b.conns))
 	for c := range b.conns {
 		conns = append(conns, c)

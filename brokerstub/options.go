@@ -15,6 +15,13 @@ type Options struct {
 	// Addr is the TCP address to listen on. Default "127.0.0.1:0" (a free
 	// port). Restart listens on the same address again.
 	Addr string
+	// NoListener, when set, opens no TCP listener: the broker serves only
+	// the in-memory connections of Dial, and URL and lookups name the
+	// placeholder address "brokerstub.invalid:6650" (a client dials it
+	// through ClientOptions.Dialer = Broker.Dial). This is for tests under
+	// testing/synctest, where a goroutine blocked on a real socket keeps the
+	// bubble's fake clock from advancing. Default false.
+	NoListener bool
 	// MaxMessageSize is the largest message (metadata + payload) the broker
 	// accepts, announced to clients in CommandConnected. Default 5 MiB, as
 	// Pulsar's maxMessageSize.
