@@ -24,8 +24,8 @@ type Incoming struct {
 type Message struct {
 	// UUID is the chunks' uuid.
 	UUID string
-	// Payload is the whole (compressed) payload, exactly
-	// total_chunk_msg_size bytes in one buffer of that capacity. It belongs
+	// Payload is the whole (compressed) payload, exactly the chunks'
+	// TotalSize bytes in one buffer of that capacity. It belongs
 	// to the caller and no longer counts against MaxPendingBytes.
 	Payload []byte
 	// ID names the first and the last chunk.

@@ -16,6 +16,7 @@ const MaxTotalSize = math.MaxInt32
 // Chunk is one chunk of a message: its Header (the chunk fields a producer
 // writes into the chunk's metadata) and its part of the payload.
 type Chunk struct {
+	// Header is the chunk's uuid, chunk id, chunk count and total size.
 	Header
 	// Payload is the chunk's part of the payload: a sub-slice of the payload
 	// given to Split or NewPlan, not a copy.
