@@ -3,15 +3,13 @@ package chunk
 import (
 	"fmt"
 
-	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/messageid"
 )
 
 // Incoming is one received chunk.
 type Incoming struct {
-	// Meta is the chunk's message metadata; its uuid, chunk_id,
-	// num_chunks_from_msg and total_chunk_msg_size fields are read.
-	Meta *proto.MessageMetadata
+	// Header is the chunk fields of the chunk's message metadata.
+	Header
 	// Payload is the chunk's (compressed) payload. The Assembler copies it;
 	// the caller may reuse it once Add returns.
 	Payload []byte
@@ -19,12 +17,15 @@ type Incoming struct {
 	ID messageid.ID
 }
 
-// Message is a reassembled chunked message.
+// Message is a reassembled chunked message. Add returns it for the message's
+// last chunk; the rest of that chunk's metadata is the message's (the
+// official clients build the message from the last chunk's properties,
+// keys, publish and event time, which are the same in every chunk).
 type Message struct {
 	// UUID is the chunks' uuid.
 	UUID string
-	// Payload is the whole (compressed) payload, exactly
-	// total_chunk_msg_size bytes in one buffer of that capacity. It belongs
+	// Payload is the whole (compressed) payload, exactly the chunks'
+	// TotalSize bytes in one buffer of that capacity. It belongs
 	// to the caller and no longer counts against MaxPendingBytes.
 	Payload []byte
 	// ID names the first and the last chunk.
@@ -32,10 +33,6 @@ type Message struct {
 	// ChunkIDs are the ids of every chunk, in chunk order; acknowledging the
 	// message means acknowledging all of them.
 	ChunkIDs []messageid.ID
-	// Meta is the last chunk's metadata, from which the official clients
-	// build the message (properties, keys, publish and event time are the
-	// same in every chunk).
-	Meta *proto.MessageMetadata
 }
 
 // Assembler reassembles chunked messages from chunks fed in arrival order,
@@ -72,7 +69,7 @@ func (a *Assembler) Pending() (messages int, bytes int64) { return a.q.len(), a.
 // the call (expired, evicted, superseded, or refused) in discarded, oldest
 // first; the caller acknowledges or negatively acknowledges their ChunkIDs.
 //
-// err is non-nil when the incoming chunk itself was refused (bad metadata,
+// err is non-nil when the incoming chunk itself was refused (invalid Header,
 // out of order, sizes that do not add up, too large, ...): it is an *Error
 // wrapping one of this package's sentinel errors, and it is also the Reason
 // of the last element of discarded, whose ChunkIDs hold the ids of the
@@ -80,12 +77,11 @@ func (a *Assembler) Pending() (messages int, bytes int64) { return a.q.len(), a.
 // chunk's own id. Handle the ids once, from discarded.
 //
 // Rules, after discarding expired messages:
-//   - invalid metadata (ErrInvalidChunk, ErrChunkIDOutOfRange) refuses the
+//   - an invalid Header (ErrInvalidChunk, ErrChunkIDOutOfRange) refuses the
 //     chunk and discards any incomplete message of its uuid;
-//   - a chunk whose num_chunks_from_msg or total_chunk_msg_size differ from
-//     those of the incomplete message of its uuid discards that message
-//     (ErrMismatch); a chunk 0 then starts a new message, any other chunk is
-//     refused with it;
+//   - a chunk whose NumChunks or TotalSize differ from those of the
+//     incomplete message of its uuid discards that message (ErrMismatch); a
+//     chunk 0 then starts a new message, any other chunk is refused with it;
 //   - chunk 0 of a pending message: with the same message id it is a
 //     redelivery and is ignored; with another id the pending message is
 //     discarded (ErrSuperseded) and restarts from this chunk;
@@ -107,13 +103,12 @@ func (a *Assembler) Add(in Incoming) (msg *Message, discarded []Discarded, err e
 		a.opts = a.opts.withDefaults()
 	}
 	discarded = a.expire(discarded)
-	md := in.Meta
-	uuid := md.GetUuid()
+	uuid := in.UUID
 	p := a.q.byUUID[uuid]
-	if detail, reason := validate(md); reason != nil {
+	if detail, reason := in.validate(); reason != nil {
 		return a.refuse(discarded, p, uuid, in.ID, reason, detail)
 	}
-	chunkID, num, total := md.GetChunkId(), md.GetNumChunksFromMsg(), int64(md.GetTotalChunkMsgSize())
+	chunkID, num, total := in.ChunkID, in.NumChunks, int64(in.TotalSize)
 
 	if p != nil && (p.num != num || p.total != total) {
 		detail := fmt.Sprintf("chunk %d says %d chunks, %d bytes; pending message has %d chunks, %d bytes",
@@ -159,13 +154,13 @@ func (a *Assembler) Add(in Incoming) (msg *Message, discarded []Discarded, err e
 		return nil, discarded, nil
 	}
 	a.q.remove(p)
-	return complete(p, md), discarded, nil
+	return complete(p), discarded, nil
 }
 
 // start handles chunk 0; p is the pending message of the same uuid with the
 // same totals, if any.
 func (a *Assembler) start(discarded []Discarded, p *pending, in Incoming, num int32, total int64) (*Message, []Discarded, error) {
-	uuid := in.Meta.GetUuid()
+	uuid := in.UUID
 	if p != nil {
 		if messageid.Compare(p.ids[0], in.ID) == 0 {
 			return nil, discarded, nil // redelivery of the chunk 0 we hold
@@ -198,7 +193,7 @@ func (a *Assembler) start(discarded []Discarded, p *pending, in Incoming, num in
 	p.written = copy(p.buf, in.Payload)
 	p.ids = append(p.ids, in.ID)
 	if num == 1 {
-		return complete(p, in.Meta), discarded, nil
+		return complete(p), discarded, nil
 	}
 	p.created = a.opts.Now()
 	a.q.push(p)
@@ -264,33 +259,11 @@ func (a *Assembler) refuse(discarded []Discarded, p *pending, uuid string, id me
 	return nil, append(discarded, d), d.Reason
 }
 
-func complete(p *pending, md *proto.MessageMetadata) *Message {
+func complete(p *pending) *Message {
 	return &Message{
 		UUID:     p.uuid,
 		Payload:  p.buf,
 		ID:       messageid.NewChunk(p.ids[0], p.ids[len(p.ids)-1]),
 		ChunkIDs: p.ids,
-		Meta:     md,
 	}
-}
-
-// validate checks the chunk fields of md on their own.
-func validate(md *proto.MessageMetadata) (detail string, reason error) {
-	num, total, id := md.GetNumChunksFromMsg(), md.GetTotalChunkMsgSize(), md.GetChunkId()
-	switch {
-	case md == nil:
-		return "no metadata", ErrInvalidChunk
-	case md.GetUuid() == "":
-		return "no uuid", ErrInvalidChunk
-	case num < 1:
-		return fmt.Sprintf("num_chunks_from_msg %d", num), ErrInvalidChunk
-	case total < 0:
-		return fmt.Sprintf("total_chunk_msg_size %d", total), ErrInvalidChunk
-	case num > max(1, total):
-		// Every producer makes ceil(total/size) chunks, at least 1.
-		return fmt.Sprintf("%d chunks cannot make %d bytes", num, total), ErrInvalidChunk
-	case id < 0 || id >= num:
-		return fmt.Sprintf("chunk_id %d of %d chunks", id, num), ErrChunkIDOutOfRange
-	}
-	return "", nil
 }

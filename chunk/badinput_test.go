@@ -8,9 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	gproto "google.golang.org/protobuf/proto"
-
-	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/messageid"
 )
 
@@ -187,9 +184,9 @@ func TestUnknownMessage(t *testing.T) {
 
 func TestInvalidMetadata(t *testing.T) {
 	cases := map[string]Incoming{
-		"nil metadata":          {ID: id(2)},
+		"zero header":           {ID: id(2)},
 		"empty uuid":            in("", 0, 2, 2, []byte{1}, 2),
-		"no chunk fields":       {Meta: &proto.MessageMetadata{Uuid: gproto.String("p")}, ID: id(2)},
+		"uuid only":             {Header: Header{UUID: "p"}, Payload: []byte{1}, ID: id(2)},
 		"zero chunks":           in("p", 0, 0, 2, []byte{1}, 2),
 		"negative chunks":       in("p", 0, -5, 2, []byte{1}, 2),
 		"negative total":        in("p", 0, 2, -1, nil, 2),
@@ -200,7 +197,7 @@ func TestInvalidMetadata(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			a := NewAssembler(Options{})
 			msg, ds, err := a.Add(c)
-			wantRefused(t, msg, ds, err, ErrInvalidChunk, c.Meta.GetUuid(), id(2))
+			wantRefused(t, msg, ds, err, ErrInvalidChunk, c.UUID, id(2))
 			wantPending(t, a, 0, 0)
 		})
 	}
@@ -222,7 +219,7 @@ func TestZeroValuesDoNotPanic(t *testing.T) {
 	if msg, _, _ := a.Add(in("p", 1, 2, 2, []byte{2}, 2)); msg == nil || !bytes.Equal(msg.Payload, []byte{1, 2}) {
 		t.Fatalf("zero Assembler: msg=%v", msg)
 	}
-	if _, _, err := NewAssembler(Options{}).Add(Incoming{Meta: &proto.MessageMetadata{}}); !errors.Is(err, ErrInvalidChunk) {
+	if _, _, err := NewAssembler(Options{}).Add(Incoming{Payload: []byte{1}}); !errors.Is(err, ErrInvalidChunk) {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -23,23 +23,23 @@ var (
 // Every one reaches the caller inside an *Error (as the error returned by
 // Assembler.Add or as Discarded.Reason); test them with errors.Is.
 var (
-	// ErrInvalidChunk: the chunk's metadata is not that of a chunk (no
-	// metadata, empty uuid, num_chunks_from_msg < 1, negative
-	// total_chunk_msg_size, or more chunks than the total size allows).
+	// ErrInvalidChunk: the chunk's Header is not that of a chunk (empty
+	// UUID, NumChunks < 1, negative TotalSize, or more chunks than the total
+	// size allows).
 	ErrInvalidChunk = errors.New("chunk: invalid chunk metadata")
-	// ErrChunkIDOutOfRange: chunk_id is negative or not below
-	// num_chunks_from_msg.
+	// ErrChunkIDOutOfRange: the Header's ChunkID is negative or not below
+	// its NumChunks.
 	ErrChunkIDOutOfRange = errors.New("chunk: chunk id out of range")
 	// ErrUnknownMessage: a chunk other than chunk 0 arrived for a uuid with no
 	// incomplete message (its start was never seen, or was discarded).
 	ErrUnknownMessage = errors.New("chunk: chunk of unknown message")
 	// ErrOutOfOrder: a chunk skipped ahead of the next expected chunk id.
 	ErrOutOfOrder = errors.New("chunk: chunk out of order")
-	// ErrSizeMismatch: the chunks' payloads overrun total_chunk_msg_size, or
+	// ErrSizeMismatch: the chunks' payloads overrun the Header's TotalSize, or
 	// the last chunk leaves the message short of it (underrun).
 	ErrSizeMismatch = errors.New("chunk: chunk sizes do not add up to the total size")
 	// ErrMismatch: a chunk reuses the uuid of an incomplete message with a
-	// different num_chunks_from_msg or total_chunk_msg_size.
+	// different NumChunks or TotalSize.
 	ErrMismatch = errors.New("chunk: uuid reused with different totals")
 	// ErrDuplicate: a chunk id that the message already has arrived again
 	// with a different message id (a second stored copy, as after a producer
@@ -50,9 +50,9 @@ var (
 	// an incomplete message; the old chunks were discarded and the message
 	// restarts from the new chunk 0 (as the official clients do).
 	ErrSuperseded = errors.New("chunk: incomplete message superseded by a new chunk 0")
-	// ErrTooLarge: total_chunk_msg_size exceeds Options.MaxMessageSize.
+	// ErrTooLarge: the Header's TotalSize exceeds Options.MaxMessageSize.
 	ErrTooLarge = errors.New("chunk: message larger than the maximum message size")
-	// ErrOverBudget: total_chunk_msg_size exceeds Options.MaxPendingBytes, so
+	// ErrOverBudget: the Header's TotalSize exceeds Options.MaxPendingBytes, so
 	// the message could not be buffered even with nothing else pending.
 	ErrOverBudget = errors.New("chunk: message larger than the pending byte budget")
 	// ErrEvicted: the oldest incomplete message was dropped to make room for

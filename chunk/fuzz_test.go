@@ -83,7 +83,7 @@ func fuzzRun(t *testing.T, data []byte) fuzzStats {
 		Now:                clock.Now,
 	})
 	r := &fuzzReader{b: data}
-	fed := map[messageid.ID][]byte{} // payload of every chunk id fed
+	fed := map[messageid.ID]Incoming{} // every chunk fed, by id
 	reported := map[messageid.ID]bool{}
 	var history []Incoming
 	producers := map[string]*producerState{}
@@ -107,10 +107,10 @@ func fuzzRun(t *testing.T, data []byte) fuzzStats {
 		return fuzzPayloads[off : off+n : off+n]
 	}
 	feed := func(c Incoming) {
-		if old, ok := fed[c.ID]; ok && !bytes.Equal(old, c.Payload) {
-			t.Fatalf("test bug: id %v fed with two payloads", c.ID)
+		if old, ok := fed[c.ID]; ok && (!bytes.Equal(old.Payload, c.Payload) || old.Header != c.Header) {
+			t.Fatalf("test bug: id %v fed as two chunks", c.ID)
 		}
-		fed[c.ID] = c.Payload
+		fed[c.ID] = c
 		history = append(history, c)
 		msg, ds, err := a.Add(c)
 		checkOutputs(t, fed, reported, msg, ds)
@@ -198,7 +198,7 @@ func fuzzRun(t *testing.T, data []byte) fuzzStats {
 
 // checkOutputs checks a completed message and discarded reports against what
 // was fed, and records the ids they return.
-func checkOutputs(t *testing.T, fed map[messageid.ID][]byte, reported map[messageid.ID]bool, msg *Message, ds []Discarded) {
+func checkOutputs(t *testing.T, fed map[messageid.ID]Incoming, reported map[messageid.ID]bool, msg *Message, ds []Discarded) {
 	for _, d := range ds {
 		var e *Error
 		if !errors.As(d.Reason, &e) || e.UUID != d.UUID || len(e.ChunkIDs) != len(d.ChunkIDs) || len(d.ChunkIDs) == 0 {
@@ -221,23 +221,22 @@ func checkOutputs(t *testing.T, fed map[messageid.ID][]byte, reported map[messag
 	if msg == nil {
 		return
 	}
-	total := int(msg.Meta.GetTotalChunkMsgSize())
-	if len(msg.Payload) != total || cap(msg.Payload) != total {
-		t.Fatalf("message of %d bytes (cap %d), total %d", len(msg.Payload), cap(msg.Payload), total)
-	}
-	if len(msg.ChunkIDs) != int(msg.Meta.GetNumChunksFromMsg()) {
-		t.Fatalf("message of %d chunks, num %d", len(msg.ChunkIDs), msg.Meta.GetNumChunksFromMsg())
-	}
 	if msg.ID.FirstChunkID() != msg.ChunkIDs[0] || msg.ID.LastChunkID() != msg.ChunkIDs[len(msg.ChunkIDs)-1] {
 		t.Fatalf("message id %v, chunk ids %v", msg.ID, msg.ChunkIDs)
 	}
 	var want []byte
-	for _, id := range msg.ChunkIDs {
-		p, ok := fed[id]
+	for i, id := range msg.ChunkIDs {
+		c, ok := fed[id]
 		if !ok {
 			t.Fatalf("message chunk id %v was never fed", id)
 		}
-		want = append(want, p...)
+		// Every chunk's header agrees with the message it is part of.
+		if h := c.Header; h.UUID != msg.UUID || int(h.ChunkID) != i || int(h.NumChunks) != len(msg.ChunkIDs) ||
+			int(h.TotalSize) != len(msg.Payload) || cap(msg.Payload) != len(msg.Payload) {
+			t.Fatalf("chunk %d of message %q (%d chunks, %d bytes, cap %d) has header %+v",
+				i, msg.UUID, len(msg.ChunkIDs), len(msg.Payload), cap(msg.Payload), h)
+		}
+		want = append(want, c.Payload...)
 		reported[id] = true
 	}
 	if !bytes.Equal(msg.Payload, want) {

@@ -6,23 +6,12 @@ import (
 	"testing"
 	"time"
 
-	gproto "google.golang.org/protobuf/proto"
-
-	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/messageid"
 )
 
-// meta returns chunk metadata with the given chunk fields.
-func meta(uuid string, chunkID, num, total int32) *proto.MessageMetadata {
-	return &proto.MessageMetadata{
-		ProducerName:      gproto.String("p"),
-		SequenceId:        gproto.Uint64(1),
-		PublishTime:       gproto.Uint64(1),
-		Uuid:              gproto.String(uuid),
-		ChunkId:           gproto.Int32(chunkID),
-		NumChunksFromMsg:  gproto.Int32(num),
-		TotalChunkMsgSize: gproto.Int32(total),
-	}
+// hdr returns a chunk header with the given fields.
+func hdr(uuid string, chunkID, num, total int32) Header {
+	return Header{UUID: uuid, ChunkID: chunkID, NumChunks: num, TotalSize: total}
 }
 
 // id returns the id of entry e of ledger 1.
@@ -30,7 +19,7 @@ func id(e int64) messageid.ID { return messageid.New(1, e, -1, 0, 0) }
 
 // in returns an incoming chunk.
 func in(uuid string, chunkID, num, total int32, payload []byte, entry int64) Incoming {
-	return Incoming{Meta: meta(uuid, chunkID, num, total), Payload: payload, ID: id(entry)}
+	return Incoming{Header: hdr(uuid, chunkID, num, total), Payload: payload, ID: id(entry)}
 }
 
 // incoming turns planned chunks into incoming chunks with ids firstEntry,
@@ -39,9 +28,7 @@ func incoming(t testing.TB, chunks []Chunk, firstEntry int64) []Incoming {
 	t.Helper()
 	out := make([]Incoming, len(chunks))
 	for i, c := range chunks {
-		md := &proto.MessageMetadata{ProducerName: gproto.String("p"), SequenceId: gproto.Uint64(1), PublishTime: gproto.Uint64(1)}
-		c.Apply(md)
-		out[i] = Incoming{Meta: md, Payload: c.Payload, ID: id(firstEntry + int64(i))}
+		out[i] = Incoming{Header: c.Header, Payload: c.Payload, ID: id(firstEntry + int64(i))}
 	}
 	return out
 }
@@ -77,7 +64,7 @@ func addQuiet(t *testing.T, a *Assembler, c Incoming) {
 	t.Helper()
 	msg, ds, err := a.Add(c)
 	if msg != nil || len(ds) != 0 || err != nil {
-		t.Fatalf("Add(%v chunk %d): msg=%v discarded=%v err=%v, want nothing", c.Meta.GetUuid(), c.Meta.GetChunkId(), msg, ds, err)
+		t.Fatalf("Add(%v chunk %d): msg=%v discarded=%v err=%v, want nothing", c.UUID, c.ChunkID, msg, ds, err)
 	}
 }
 

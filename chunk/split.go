@@ -7,42 +7,20 @@ import (
 	"strings"
 
 	"google.golang.org/protobuf/encoding/protowire"
-	gproto "google.golang.org/protobuf/proto"
-
-	"github.com/pulsargo/sdk/internal/proto"
 )
 
 // MaxTotalSize is the largest payload that can be chunked: the
 // total_chunk_msg_size field is an int32.
 const MaxTotalSize = math.MaxInt32
 
-// Chunk is one chunk of a message: the chunk fields of its metadata and its
-// part of the payload.
+// Chunk is one chunk of a message: its Header (the chunk fields a producer
+// writes into the chunk's metadata) and its part of the payload.
 type Chunk struct {
-	// UUID is "<producer>-<sequence>", the same in every chunk.
-	UUID string
-	// ChunkID is the chunk's index, 0 to NumChunks-1.
-	ChunkID int32
-	// NumChunks is the number of chunks of the message.
-	NumChunks int32
-	// TotalSize is the size of the whole (compressed) payload.
-	TotalSize int32
+	// Header is the chunk's uuid, chunk id, chunk count and total size.
+	Header
 	// Payload is the chunk's part of the payload: a sub-slice of the payload
 	// given to Split or NewPlan, not a copy.
 	Payload []byte
-}
-
-// IsLast reports whether c is the last chunk of its message.
-func (c Chunk) IsLast() bool { return c.ChunkID == c.NumChunks-1 }
-
-// Apply sets md's chunk fields (uuid, chunk_id, num_chunks_from_msg,
-// total_chunk_msg_size) to c's. Every other field is left alone, so a
-// producer fills md once and calls Apply before encoding each chunk.
-func (c Chunk) Apply(md *proto.MessageMetadata) {
-	md.Uuid = gproto.String(c.UUID)
-	md.ChunkId = gproto.Int32(c.ChunkID)
-	md.NumChunksFromMsg = gproto.Int32(c.NumChunks)
-	md.TotalChunkMsgSize = gproto.Int32(c.TotalSize)
 }
 
 // UUID returns the uuid of the chunks of message sequenceID of a producer:
@@ -91,10 +69,11 @@ func PayloadSize(maxMessageSize, metadataSize int) (int, error) {
 	return maxMessageSize - metadataSize, nil
 }
 
-// MetadataOverhead returns an upper bound of the bytes that Apply adds to a
-// MessageMetadata's encoded size for a chunk with this uuid, whatever its
-// chunk id, chunk count and total size: the uuid field plus the three int32
-// fields at their widest.
+// MetadataOverhead returns an upper bound of the bytes that a chunk's Header
+// adds to the encoded size of a Pulsar MessageMetadata for a chunk with this
+// uuid, whatever its chunk id, chunk count and total size: the uuid field
+// (field 26) plus the num_chunks_from_msg, total_chunk_msg_size and chunk_id
+// int32 fields (27 to 29) at their widest.
 func MetadataOverhead(uuid string) int {
 	const tag = 2      // field numbers 26..29 take two bytes of tag
 	const maxInt32 = 5 // a non-negative int32 varint takes at most 5 bytes
@@ -158,11 +137,13 @@ func (p Plan) Chunk(i int) Chunk {
 	lo := i * p.chunkSize
 	hi := lo + min(p.chunkSize, len(p.payload)-lo)
 	return Chunk{
-		UUID:      p.uuid,
-		ChunkID:   int32(i),
-		NumChunks: int32(p.n),
-		TotalSize: int32(len(p.payload)),
-		Payload:   p.payload[lo:hi:hi],
+		Header: Header{
+			UUID:      p.uuid,
+			ChunkID:   int32(i),
+			NumChunks: int32(p.n),
+			TotalSize: int32(len(p.payload)),
+		},
+		Payload: p.payload[lo:hi:hi],
 	}
 }
 

@@ -6,10 +6,6 @@ import (
 	"math"
 	"runtime"
 	"testing"
-
-	gproto "google.golang.org/protobuf/proto"
-
-	"github.com/pulsargo/sdk/internal/proto"
 )
 
 func TestNumChunks(t *testing.T) {
@@ -116,36 +112,10 @@ func TestPayloadSize(t *testing.T) {
 		}
 	}
 	// The chunk size smaller than the metadata overhead: a clear error.
-	md := &proto.MessageMetadata{ProducerName: gproto.String("p"), SequenceId: gproto.Uint64(1), PublishTime: gproto.Uint64(1)}
-	size := gproto.Size(md) + MetadataOverhead(UUID("p", 1))
+	size := 20 + MetadataOverhead(UUID("p", 1)) // 20 bytes of other metadata
 	_, err := PayloadSize(size, size)
 	if !errors.Is(err, ErrChunkSizeTooSmall) || err.Error() == ErrChunkSizeTooSmall.Error() {
 		t.Errorf("err = %v, want ErrChunkSizeTooSmall with details", err)
-	}
-}
-
-func TestMetadataOverheadBoundsApply(t *testing.T) {
-	base := &proto.MessageMetadata{ProducerName: gproto.String("producer"), SequenceId: gproto.Uint64(1 << 40), PublishTime: gproto.Uint64(1)}
-	for _, uuid := range []string{"", "p-1", UUID("a-long-producer-name", math.MaxUint64), string(make([]byte, 300))} {
-		for _, c := range []Chunk{
-			{UUID: uuid},
-			{UUID: uuid, ChunkID: 1, NumChunks: 2, TotalSize: 200},
-			{UUID: uuid, ChunkID: math.MaxInt32 - 1, NumChunks: math.MaxInt32, TotalSize: math.MaxInt32},
-		} {
-			md := gproto.Clone(base).(*proto.MessageMetadata)
-			c.Apply(md)
-			if got, bound := gproto.Size(md)-gproto.Size(base), MetadataOverhead(uuid); got > bound {
-				t.Errorf("Apply(%+v) adds %d bytes, MetadataOverhead says at most %d", c, got, bound)
-			}
-		}
-	}
-}
-
-func TestApply(t *testing.T) {
-	md := &proto.MessageMetadata{ProducerName: gproto.String("p"), PartitionKey: gproto.String("k")}
-	Chunk{UUID: "p-3", ChunkID: 2, NumChunks: 4, TotalSize: 1000}.Apply(md)
-	if md.GetUuid() != "p-3" || md.GetChunkId() != 2 || md.GetNumChunksFromMsg() != 4 || md.GetTotalChunkMsgSize() != 1000 || md.GetPartitionKey() != "k" {
-		t.Errorf("metadata after Apply: %v", md)
 	}
 }
 

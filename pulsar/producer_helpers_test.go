@@ -191,7 +191,7 @@ func (rc *rawConsumer) add(h *rawHandler, m *proto.CommandMessage, f *wire.Frame
 	var cid messageid.MessageID = id
 	chunked := md.GetNumChunksFromMsg() > 1
 	if chunked {
-		whole, _, err := rc.asm[h.id].Add(chunk.Incoming{Meta: md, Payload: payload, ID: id})
+		whole, _, err := rc.asm[h.id].Add(chunk.Incoming{Header: wire.ChunkHeader(md), Payload: payload, ID: id})
 		if errors.Is(err, chunk.ErrDuplicate) || errors.Is(err, chunk.ErrUnknownMessage) || (err != nil && rc.lenient) {
 			// A chunk resent after its receipt was lost (before or after the
 			// message completed), or an expected gap.
@@ -204,7 +204,7 @@ func (rc *rawConsumer) add(h *rawHandler, m *proto.CommandMessage, f *wire.Frame
 		if whole == nil {
 			return
 		}
-		payload, md, cid = whole.Payload, whole.Meta, whole.ID
+		payload, cid = whole.Payload, whole.ID
 	}
 	entry := rc.entries[h.id]
 	rc.entries[h.id]++

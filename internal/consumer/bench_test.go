@@ -66,7 +66,7 @@ func BenchmarkReceiveChunked64MiB(b *testing.B) {
 			for i, c := range chunks {
 				md := &proto.MessageMetadata{ProducerName: gproto.String("bench-producer"), SequenceId: gproto.Uint64(1),
 					PublishTime: gproto.Uint64(uint64(time.Now().UnixMilli()))}
-				c.Apply(md)
+				wire.SetChunkHeader(md, c.Header)
 				l, en := uint64(1), uint64(i)
 				cm := &proto.CommandMessage{ConsumerId: &cid, MessageId: &proto.MessageIdData{LedgerId: &l, EntryId: &en}}
 				frames[i] = event{gen: gen, kind: evMessage, msg: cm,

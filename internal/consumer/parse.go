@@ -41,7 +41,7 @@ func (e *Engine[T]) onMessage(ev event) {
 
 // onChunk feeds a chunk to the Assembler and handles what it gives up on.
 func (e *Engine[T]) onChunk(id messageid.ID, cm *proto.CommandMessage, md *proto.MessageMetadata, payload []byte) {
-	msg, discarded, err := e.asm.Add(chunk.Incoming{Meta: md, Payload: payload, ID: id})
+	msg, discarded, err := e.asm.Add(chunk.Incoming{Header: wire.ChunkHeader(md), Payload: payload, ID: id})
 	for _, d := range discarded {
 		if !errors.Is(d.Reason, chunk.ErrDuplicate) {
 			delete(e.firstChunk, d.UUID)
@@ -59,7 +59,7 @@ func (e *Engine[T]) onChunk(id messageid.ID, cm *proto.CommandMessage, md *proto
 		return
 	}
 	delete(e.firstChunk, msg.UUID)
-	e.onEntry(id, msg, cm, msg.Meta, msg.Payload)
+	e.onEntry(id, msg, cm, md, msg.Payload) // md: the last chunk's
 }
 
 // onDiscarded applies the chunk policy to chunks the Assembler gave up on.

@@ -11,6 +11,7 @@ import (
 	"github.com/pulsargo/sdk/chunk"
 	"github.com/pulsargo/sdk/internal/conn"
 	"github.com/pulsargo/sdk/internal/proto"
+	"github.com/pulsargo/sdk/internal/wire"
 	"github.com/pulsargo/sdk/messageid"
 )
 
@@ -191,7 +192,7 @@ func (p *Producer) write(e *entry) {
 		send.IsChunk = gproto.Bool(true)
 		for i := e.acked; i < e.chunks && err == nil; i++ {
 			c := e.plan.Chunk(i)
-			c.Apply(e.meta)
+			wire.SetChunkHeader(e.meta, c.Header)
 			err = p.conn.SendPayload(cmd, e.meta, c.Payload)
 		}
 	}

@@ -27,7 +27,9 @@
 //	[SINGLE_METADATA_SIZE uint32][SingleMessageMetadata][BODY of payload_size bytes]
 //
 // (see AppendBatchEntry and SplitBatch). Compression, if any, applies to the
-// whole payload and is not this package's concern.
+// whole payload and is not this package's concern. ChunkHeader and
+// SetChunkHeader convert a chunk's metadata fields to and from the
+// chunk.Header that package chunk splits and reassembles with.
 //
 // Encoding appends to a caller-owned slice and never copies a payload unless
 // asked to (AppendPayloadHeader writes everything up to the payload, so that

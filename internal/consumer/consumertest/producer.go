@@ -203,7 +203,7 @@ func (p *Producer) Chunks(payload []byte, chunkSize int, t compress.Type) ([]Chu
 	out := make([]Chunk, len(parts))
 	for i, c := range parts {
 		md := gproto.Clone(base).(*proto.MessageMetadata)
-		c.Apply(md)
+		wire.SetChunkHeader(md, c.Header)
 		out[i] = Chunk{Meta: md, Payload: c.Payload}
 	}
 	return out, nil
