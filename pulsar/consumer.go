@@ -160,9 +160,10 @@ type ConsumerOptions struct {
 	// IncompleteChunkPolicy decides the fate of evicted or expired chunked
 	// messages. Default ChunkNack.
 	IncompleteChunkPolicy ChunkPolicy
-	// StartMessageIDInclusive makes a Seek include the message it names
-	// (for a chunk id: the whole message again); by default Seek resumes
-	// after it. Readers apply the same rule to their start id.
+	// StartMessageIDInclusive makes a Seek to a plain or batch-index id
+	// deliver the message it names next; by default (false) Seek resumes
+	// after it, as the official Go client's. A Seek to a chunk id delivers
+	// its whole message next either way. See Consumer.Seek for the table.
 	StartMessageIDInclusive bool
 }
 
@@ -204,7 +205,36 @@ type Consumer interface {
 	Nack(Message)
 	// NackID is Nack by id.
 	NackID(MessageID)
-	// Seek resets the subscription to id (a chunk id to its first chunk).
+	// Seek resets the subscription to id and drops what was queued; it
+	// returns once the consumer receives from the new position. What comes
+	// next depends on the kind of id and StartMessageIDInclusive (incl.);
+	// Reader.Seek and a Reader's StartMessageID follow the same table:
+	//
+	//	id                 Consumer.Seek,        Reader StartMessageID
+	//	                   Reader.Seek
+	//	chunk id           that whole message    incl.: that whole message
+	//	                   (incl. or not)        else:  the message after it
+	//	plain id           incl.: that message   incl.: that message
+	//	                   else:  the one after  else:  the one after
+	//	batch-index id     incl.: that message   incl.: that message
+	//	                   else:  the one after  else:  the one after
+	//	EarliestMessageID  the oldest message    the oldest message
+	//	LatestMessageID    the next published    incl.: the newest message
+	//	                                         else:  the next published
+	//
+	// A chunk id is the id of a chunked message, whether Send returned it,
+	// a Message had it or DeserializeMessageID restored it: Seek moves to
+	// its first chunk and delivers that whole message next, whatever
+	// StartMessageIDInclusive says (PIP-107; as the Java and official Go
+	// clients). Plain and batch-index ids follow StartMessageIDInclusive,
+	// as in the official Go client. An id of another type is read through
+	// its Serialize method.
+	//
+	// On a partitioned topic the id's partition is moved; on several
+	// topics, the topic that delivered the message (an id that no topic,
+	// or more than one, delivered is refused with ErrInvalidOptions);
+	// EarliestMessageID and LatestMessageID move every partition. The
+	// official Go client refuses both.
 	Seek(MessageID) error
 	// SeekByTime resets the subscription to the first message published at
 	// or after t.

@@ -16,7 +16,12 @@ type ReaderOptions struct {
 	// LatestMessageID() or an id — a chunk id starts at that whole message.
 	// Required.
 	StartMessageID MessageID
-	// StartMessageIDInclusive includes the message StartMessageID names.
+	// StartMessageIDInclusive makes the reader start with the message
+	// StartMessageID names (for LatestMessageID: the newest message); by
+	// default (false) it starts after it. It applies to a chunk id too: a
+	// reader started at a chunk id starts with that whole message or
+	// after it. A Seek to a chunk id delivers its whole message next
+	// either way; see Consumer.Seek for the table of every case.
 	StartMessageIDInclusive bool
 	// ReceiverQueueSize is the number of messages prefetched. Default 1000.
 	ReceiverQueueSize int
@@ -40,7 +45,10 @@ type Reader interface {
 	Next(ctx context.Context) (Message, error)
 	// HasNext reports whether a message is available now or on the broker.
 	HasNext() bool
-	// Seek moves the reader to id.
+	// Seek moves the reader to id: a chunk id delivers its whole message
+	// next; a plain or batch-index id that message with
+	// StartMessageIDInclusive, the one after it without (the table is at
+	// Consumer.Seek). On a partitioned topic, the id's partition moves.
 	Seek(MessageID) error
 	// SeekByTime moves the reader to the first message at or after t.
 	SeekByTime(t time.Time) error

@@ -60,8 +60,9 @@ func readerTopic(t *testing.T, v *csEnv) (topic string, big []byte, bigID messag
 }
 
 // TestReaderStartAtChunkID: a reader started at a chunk id starts at that
-// whole message (the official Go client starts at its last chunk), with
-// the same inclusive/exclusive rule as Consumer.Seek.
+// whole message (the official Go client starts at its last chunk), or
+// after it without StartMessageIDInclusive; a Consumer.Seek to it delivers
+// it next either way.
 func TestReaderStartAtChunkID(t *testing.T) {
 	v := newCSEnv(t)
 	topic, big, bigID := readerTopic(t, v)
@@ -82,11 +83,11 @@ func TestReaderStartAtChunkID(t *testing.T) {
 			t.Fatalf("inclusive=%v: HasNext at the end", tc.inclusive)
 		}
 	}
-	// The consumer's Seek follows the same rule.
+	// The consumer's Seek delivers the whole message, inclusive or not.
 	for _, tc := range []struct {
 		inclusive bool
 		want      []string
-	}{{true, []string{"BIG", "m-2"}}, {false, []string{"m-2"}}} {
+	}{{true, []string{"BIG", "m-2"}}, {false, []string{"BIG", "m-2"}}} {
 		c := v.subscribe(ConsumerOptions{Topic: topic, SubscriptionName: fmt.Sprintf("seek-%v", tc.inclusive), StartMessageIDInclusive: tc.inclusive})
 		csRecvN(t, c, 4)
 		if err := c.Seek(stored); err != nil {
@@ -116,12 +117,15 @@ func TestReaderSeekAndHasNext(t *testing.T) {
 	if err != nil || messageid.Compare(last, all[3].ID()) != 0 {
 		t.Fatalf("last id %v %v, want %v", last, err, all[3].ID())
 	}
-	// Seek to the chunk id (exclusive by default).
+	// Seek to the chunk id: that whole message next (not y, which lies
+	// between its chunks), though the reader is exclusive.
 	if err := r.Seek(bigID); err != nil {
 		t.Fatal(err)
 	}
-	if got := csNames(readN(t, r, 1)); got[0] != "m-2" {
-		t.Fatalf("after seek %v", got)
+	if got := readN(t, r, 2); !slices.Equal(csNames(got), []string{"BIG", "m-2"}) {
+		t.Fatalf("after seek %v", csNames(got))
+	} else {
+		csSame(t, got[0].Payload(), big)
 	}
 	// Seek by time to the start.
 	if err := r.SeekByTime(time.UnixMilli(0)); err != nil {

@@ -72,6 +72,7 @@ type Engine[T any] struct {
 	timeouts   []timeoutItem
 	filter     filter
 	lastOut    messageid.MessageID // last message handed out since the last seek
+	recent     recentIDs           // messages handed out, for Delivered
 	origin     messageid.MessageID // start or seek point (nil: none)
 	originIncl bool
 	endOfTopic bool
@@ -210,6 +211,7 @@ func (e *Engine[T]) handedOut() {
 	var zero T
 	e.head, e.headSet = zero, false
 	e.lastOut = m.ID
+	e.recent.add(m.ID)
 	e.startAckTimeout(m.ID)
 	e.grant(1)
 }

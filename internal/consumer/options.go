@@ -100,7 +100,9 @@ type Options[T any] struct {
 	// StartID, when set, is where a non-durable subscription starts (a
 	// chunk id: at its whole message). Messages before it are filtered out.
 	StartID messageid.MessageID
-	// StartInclusive includes the message StartID or a Seek names.
+	// StartInclusive includes the message StartID names, and the message a
+	// Seek to a plain or batch-index id names; a Seek to a chunk id always
+	// includes its message (see Engine.Seek).
 	StartInclusive bool
 	// Reader marks a reader: messages filtered out or found corrupt are
 	// skipped without being acknowledged.

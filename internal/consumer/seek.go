@@ -62,8 +62,11 @@ func (f *filter) before(id messageid.ID, publishTime uint64) bool {
 	return c < 0 || c == 0 && !f.inclusive
 }
 
-// Seek moves the subscription to id: a chunk id to its first chunk, so that
-// the whole message is delivered again (with StartInclusive) or skipped.
+// Seek moves the subscription to id. A chunk id (messageid.ChunkMessageID)
+// moves it to its first chunk and delivers that whole message next,
+// whatever StartInclusive says (PIP-107; the Java and official Go clients
+// agree). Any other id delivers the message it names next with
+// StartInclusive, the one after it without (as the official Go client).
 // Messages of the old position still queued or arriving are dropped, and
 // nothing before id is delivered. It returns once the consumer is
 // subscribed again.
@@ -119,8 +122,9 @@ func (e *Engine[T]) seekOnce(ctx context.Context, id messageid.MessageID, t time
 		e.resetDelivery()
 		e.filter = filter{}
 		if id != nil {
-			e.filter.set(id, e.o.StartInclusive)
-			e.origin, e.originIncl = id, e.o.StartInclusive
+			incl := seekInclusive(id, e.o.StartInclusive)
+			e.filter.set(id, incl)
+			e.origin, e.originIncl = id, incl
 		} else {
 			e.filter.minTime = uint64(t.UnixMilli())
 			e.origin = nil
@@ -150,6 +154,13 @@ func (e *Engine[T]) seekOnce(ctx context.Context, id messageid.MessageID, t time
 		return fmt.Errorf("seek: %w", seekErr)
 	}
 	return e.waitReady(ctx, gen)
+}
+
+// seekInclusive reports whether a Seek to id delivers the message id names:
+// always for a chunk id, else as StartInclusive says.
+func seekInclusive(id messageid.MessageID, startInclusive bool) bool {
+	_, chunked := id.(messageid.ChunkMessageID)
+	return chunked || startInclusive
 }
 
 func (e *Engine[T]) seekOnBroker(ctx context.Context, cn *conn.Conn, id messageid.MessageID, t time.Time) error {
@@ -266,12 +277,4 @@ func (e *Engine[T]) Unsubscribe(ctx context.Context) error {
 	}
 	e.Close()
 	return nil
-}
-
-// Tracks reports whether id names a message this engine delivered and that
-// is not acknowledged yet (for routing an id among several engines).
-func (e *Engine[T]) Tracks(id messageid.MessageID) bool {
-	var ok bool
-	_ = e.call(func() { _, ok = e.tracked[posOf(messageid.FirstChunk(id))] })
-	return ok
 }
