@@ -75,6 +75,10 @@ type Engine[T any] struct {
 	recent     recentIDs           // messages handed out, for Delivered
 	origin     messageid.MessageID // start or seek point (nil: none)
 	originIncl bool
+	byTime     bool            // the last seek was by time
+	seen       position        // the last entry received since the last seek or reconnect
+	seenAny    bool            // whether seen is set
+	progress   []chan struct{} // closed when an entry is received, for waitSeen
 	endOfTopic bool
 	waiters    []chan struct{} // closed when the next subscription is ready
 
@@ -193,6 +197,8 @@ func (e *Engine[T]) handle(ev event) {
 	switch ev.kind {
 	case evMessage:
 		e.onMessage(ev)
+		mid := ev.msg.GetMessageId()
+		e.sawEntry(position{int64(mid.GetLedgerId()), int64(mid.GetEntryId())})
 	case evClosed, evConnClosed:
 		e.log.Debug("disconnected", "by_broker", ev.kind == evClosed)
 		e.disconnected()
