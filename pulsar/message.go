@@ -17,7 +17,8 @@ type ProducerMessage struct {
 	OrderingKey string
 	// Properties are application-defined headers.
 	Properties map[string]string
-	// EventTime is the application's time of the event; zero means unset.
+	// EventTime is the application's time of the event; the zero time (or
+	// time.Unix(0, 0), the official client's "none") means unset.
 	EventTime time.Time
 	// ReplicationClusters restricts geo-replication to these clusters.
 	ReplicationClusters []string
@@ -46,9 +47,11 @@ type Message interface {
 	Payload() []byte
 	// ID returns the message id; for a chunked message a ChunkMessageID.
 	ID() MessageID
-	// PublishTime returns when the producer published it.
+	// PublishTime returns when the producer published it (time.Unix(0, 0)
+	// if the metadata lacks it).
 	PublishTime() time.Time
-	// EventTime returns the application's event time, or the zero time.
+	// EventTime returns the application's event time; time.Unix(0, 0) when
+	// the message has none, as the official Go client (0 means none).
 	EventTime() time.Time
 	// Key returns the partition key.
 	Key() string
@@ -94,18 +97,17 @@ func (m *message) IsReplicated() bool            { return m.replicatedFrom != ""
 func (m *message) GetReplicatedFrom() string     { return m.replicatedFrom }
 func (m *message) SchemaVersion() []byte         { return m.schemaVersion }
 
-// millis converts a time to Pulsar's milliseconds, 0 for the zero time.
+// millis converts a time to Pulsar's milliseconds: 0 (none) for the zero
+// time, time.Unix(0, 0) and earlier times.
 func millis(t time.Time) uint64 {
-	if t.IsZero() {
+	if t.IsZero() || t.UnixMilli() <= 0 {
 		return 0
 	}
 	return uint64(t.UnixMilli())
 }
 
-// fromMillis converts Pulsar's milliseconds to a time, the zero time for 0.
+// fromMillis converts Pulsar's milliseconds to a time; 0 (none) is
+// time.Unix(0, 0), as the official Go client returns it.
 func fromMillis(ms uint64) time.Time {
-	if ms == 0 {
-		return time.Time{}
-	}
 	return time.UnixMilli(int64(ms))
 }
