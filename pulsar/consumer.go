@@ -3,6 +3,8 @@ package pulsar
 import (
 	"context"
 	"time"
+
+	"github.com/pulsargo/sdk/internal/api"
 )
 
 // SubscriptionType is how a subscription distributes messages.
@@ -68,16 +70,16 @@ type KeySharedPolicy struct {
 
 // ChunkPolicy says what happens to a chunked message the consumer gives up
 // on (evicted by MaxPendingChunkedMessage or the byte budget, or expired).
-type ChunkPolicy int
+type ChunkPolicy = api.ChunkPolicy
 
 // Chunk policies.
 const (
 	// ChunkNack asks the broker to redeliver its chunks (default): no data
 	// is lost.
-	ChunkNack ChunkPolicy = iota
+	ChunkNack = api.ChunkNack
 	// ChunkAck acknowledges its chunks: the message is dropped, as the
 	// official clients do silently.
-	ChunkAck
+	ChunkAck = api.ChunkAck
 )
 
 // DLQPolicy moves messages redelivered too often to a dead-letter topic.

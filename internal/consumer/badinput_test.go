@@ -11,6 +11,7 @@ import (
 	gproto "google.golang.org/protobuf/proto"
 
 	"github.com/pulsargo/sdk/brokerstub"
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/compress"
 	"github.com/pulsargo/sdk/internal/consumer/consumertest"
 	"github.com/pulsargo/sdk/internal/proto"
@@ -142,7 +143,7 @@ func TestLyingChunkSizes(t *testing.T) {
 	fine, _ := p.Send(ctxT(t), []byte("fine"), "")
 	var log ackLog
 	log.watch(v.b)
-	e, out := v.engine(topic, "s", func(o *Options[*Message]) { o.IncompleteChunkPolicy = ChunkAck })
+	e, out := v.engine(topic, "s", func(o *Options[*Message]) { o.IncompleteChunkPolicy = api.ChunkAck })
 	m := recv(t, out)
 	if string(m.Payload) != "fine" {
 		t.Fatalf("got %q", trim(m.Payload))

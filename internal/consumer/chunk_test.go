@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pulsargo/sdk/brokerstub"
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/compress"
 	"github.com/pulsargo/sdk/internal/consumer/consumertest"
 	"github.com/pulsargo/sdk/messageid"
@@ -182,7 +183,7 @@ func TestEvictionChunkAckDropsMessage(t *testing.T) {
 	ids := sendInterleaved(t, p, ca, cb)
 	e, out := v.engine(topic, "s", func(o *Options[*Message]) {
 		o.Chunks.MaxPendingBytes = 4000 // room for one message
-		o.IncompleteChunkPolicy = ChunkAck
+		o.IncompleteChunkPolicy = api.ChunkAck
 	})
 	m := recv(t, out)
 	sameBytes(t, m.Payload, pb)
@@ -247,7 +248,7 @@ func TestExpiryChunkAckWithFakeClock(t *testing.T) {
 	}
 	e, out := v.engine(topic, "s", func(o *Options[*Message]) {
 		o.Clock = clock
-		o.IncompleteChunkPolicy = ChunkAck
+		o.IncompleteChunkPolicy = api.ChunkAck
 		o.Chunks.ExpireAfter = time.Minute
 	})
 	waitFor(t, "chunk 0 pending", func() bool { return pending(e) == 1 })
