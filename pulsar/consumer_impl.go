@@ -63,7 +63,9 @@ func (c *client) subscribe(opts ConsumerOptions) (Consumer, error) {
 	if opts.DLQ != nil {
 		cs.dlq = newDLQRouter(c, *opts.DLQ, opts.SubscriptionName)
 	}
-	wrap := func(m *consumer.Message) ConsumerMessage { return ConsumerMessage{Consumer: cs, Message: toMessage(m)} }
+	wrap := func(m *consumer.Message) ConsumerMessage {
+		return ConsumerMessage{Consumer: cs, Message: newMessage(m)}
+	}
 	errs := make([]error, len(targets))
 	cs.engines = make([]*consumerEngine, len(targets))
 	var wg sync.WaitGroup

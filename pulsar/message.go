@@ -2,6 +2,8 @@ package pulsar
 
 import (
 	"time"
+
+	"github.com/pulsargo/sdk/internal/consumer"
 )
 
 // ProducerMessage is a message to send. Its fields mirror the official Go
@@ -67,35 +69,30 @@ type Message interface {
 	SchemaVersion() []byte
 }
 
-// message is the Message implementation.
+// message is the Message implementation: a view of the engine's message
+// (nothing is copied but the properties, made once into a map).
 type message struct {
-	topic           string
-	producerName    string
-	properties      map[string]string
-	payload         []byte
-	id              MessageID
-	publishTime     time.Time
-	eventTime       time.Time
-	key             string
-	orderingKey     string
-	redeliveryCount uint32
-	replicatedFrom  string
-	schemaVersion   []byte
+	m          *consumer.Message
+	properties map[string]string
 }
 
-func (m *message) Topic() string                 { return m.topic }
-func (m *message) ProducerName() string          { return m.producerName }
+func newMessage(m *consumer.Message) *message {
+	return &message{m: m, properties: m.Properties()}
+}
+
+func (m *message) Topic() string                 { return m.m.Topic }
+func (m *message) ProducerName() string          { return m.m.Meta.GetProducerName() }
 func (m *message) Properties() map[string]string { return m.properties }
-func (m *message) Payload() []byte               { return m.payload }
-func (m *message) ID() MessageID                 { return m.id }
-func (m *message) PublishTime() time.Time        { return m.publishTime }
-func (m *message) EventTime() time.Time          { return m.eventTime }
-func (m *message) Key() string                   { return m.key }
-func (m *message) OrderingKey() string           { return m.orderingKey }
-func (m *message) RedeliveryCount() uint32       { return m.redeliveryCount }
-func (m *message) IsReplicated() bool            { return m.replicatedFrom != "" }
-func (m *message) GetReplicatedFrom() string     { return m.replicatedFrom }
-func (m *message) SchemaVersion() []byte         { return m.schemaVersion }
+func (m *message) Payload() []byte               { return m.m.Payload }
+func (m *message) ID() MessageID                 { return m.m.ID }
+func (m *message) PublishTime() time.Time        { return fromMillis(m.m.Meta.GetPublishTime()) }
+func (m *message) EventTime() time.Time          { return fromMillis(m.m.EventTimeMillis()) }
+func (m *message) Key() string                   { return m.m.Key() }
+func (m *message) OrderingKey() string           { return m.m.OrderingKey() }
+func (m *message) RedeliveryCount() uint32       { return m.m.RedeliveryCount }
+func (m *message) IsReplicated() bool            { return m.m.Meta.GetReplicatedFrom() != "" }
+func (m *message) GetReplicatedFrom() string     { return m.m.Meta.GetReplicatedFrom() }
+func (m *message) SchemaVersion() []byte         { return m.m.Meta.GetSchemaVersion() }
 
 // millis converts a time to Pulsar's milliseconds: 0 (none) for the zero
 // time, time.Unix(0, 0) and earlier times.

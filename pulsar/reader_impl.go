@@ -53,7 +53,7 @@ func (c *client) createReader(opts ReaderOptions) (Reader, error) {
 		sub = randomName("reader")
 	}
 	r := &readerImpl{c: c, topic: opts.Topic, ch: make(chan ConsumerMessage), closed: make(chan struct{})}
-	wrap := func(m *consumer.Message) ConsumerMessage { return ConsumerMessage{Message: toMessage(m)} }
+	wrap := func(m *consumer.Message) ConsumerMessage { return ConsumerMessage{Message: newMessage(m)} }
 	r.engines = make([]*consumerEngine, len(targets))
 	errs := make([]error, len(targets))
 	var wg sync.WaitGroup
