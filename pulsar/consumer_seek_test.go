@@ -211,11 +211,17 @@ func seekNext(t *testing.T, v *csEnv, st *seekTopic, row seekRow, id MessageID, 
 		if err := r.Seek(id); err != nil {
 			t.Fatal(err)
 		}
+		if !r.HasNext() {
+			t.Fatal("HasNext false after the seek")
+		}
 		return readN(t, r, 1)[0]
 	}
 	// A reader of a partitioned topic starts at a specific id only on one
 	// partition: it reads the partition.
 	r := v.reader(ReaderOptions{Topic: st.part, StartMessageID: id, StartMessageIDInclusive: row.inclusive})
+	if !r.HasNext() {
+		t.Fatal("HasNext false at the start")
+	}
 	return readN(t, r, 1)[0]
 }
 

@@ -13,8 +13,10 @@ type ReaderOptions struct {
 	// Name of the reader. Default: generated.
 	Name string
 	// StartMessageID is where to start: EarliestMessageID(),
-	// LatestMessageID() or an id — a chunk id starts at that whole message.
-	// Required.
+	// LatestMessageID() or an id — a chunk id stands for its whole message
+	// (with StartMessageIDInclusive, the reader starts with all of it; the
+	// official Go client starts at its last chunk). An id of another type
+	// is read through its Serialize method. Required.
 	StartMessageID MessageID
 	// StartMessageIDInclusive makes the reader start with the message
 	// StartMessageID names (for LatestMessageID: the newest message); by
@@ -43,7 +45,13 @@ type Reader interface {
 	Topic() string
 	// Next returns the next message.
 	Next(ctx context.Context) (Message, error)
-	// HasNext reports whether a message is available now or on the broker.
+	// HasNext reports whether a message is available now or on the broker;
+	// it asks the broker, within the client's operation timeout. After
+	// SeekByTime and until a message is read, the broker's last id does not
+	// say whether a message is at or after the time: HasNext then takes the
+	// subscription's mark-delete position from the broker's answer when
+	// there is one, and otherwise waits until the entries through the last
+	// id have arrived.
 	HasNext() bool
 	// Seek moves the reader to id: a chunk id delivers its whole message
 	// next; a plain or batch-index id that message with
