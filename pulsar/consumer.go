@@ -197,7 +197,9 @@ type Consumer interface {
 	// first and last chunk, so the consumer does not acknowledge that range
 	// blindly: it remembers the id and acknowledges the message's chunks
 	// when they arrive (they are unacknowledged, so the broker delivers
-	// them), without delivering the message.
+	// them), without delivering the message. On a consumer of several
+	// topics an id carries no topic: it must name a message this consumer
+	// delivered (on one topic only), else ErrInvalidOptions.
 	AckID(MessageID) error
 	// AckCumulative acknowledges every message up to msg.
 	AckCumulative(msg Message) error

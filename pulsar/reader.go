@@ -16,7 +16,10 @@ type ReaderOptions struct {
 	// LatestMessageID() or an id — a chunk id stands for its whole message
 	// (with StartMessageIDInclusive, the reader starts with all of it; the
 	// official Go client starts at its last chunk). An id of another type
-	// is read through its Serialize method. Required.
+	// is read through its Serialize method. A reader of a partitioned topic
+	// starts at EarliestMessageID or LatestMessageID; to start at an id,
+	// read the id's partition (its topic name ends in "-partition-<i>").
+	// Required.
 	StartMessageID MessageID
 	// StartMessageIDInclusive makes the reader start with the message
 	// StartMessageID names (for LatestMessageID: the newest message); by
