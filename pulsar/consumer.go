@@ -235,8 +235,9 @@ type Consumer interface {
 	// its Serialize method.
 	//
 	// On a partitioned topic the id's partition is moved; on several
-	// topics, the topic that delivered the message (an id that no topic,
-	// or more than one, delivered is refused with ErrInvalidOptions);
+	// topics, the topic that delivered the message (queued, unacknowledged
+	// or among the last 1000 acknowledged per partition; an id that no
+	// topic, or more than one, delivered is refused with ErrInvalidOptions);
 	// EarliestMessageID and LatestMessageID move every partition. The
 	// official Go client refuses both.
 	Seek(MessageID) error

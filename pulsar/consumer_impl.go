@@ -73,6 +73,9 @@ func (c *client) subscribe(opts ConsumerOptions) (Consumer, error) {
 		o := c.consumerEngineOptions(t, cs.ch, wrap)
 		applyConsumerOptions(&o, opts)
 		o.Name = cs.name
+		if !cs.single {
+			o.RecentIDs = recentIDs
+		}
 		var e *consumerEngine
 		if cs.dlq != nil {
 			o.Divert = cs.dlq.divert(t, func() *consumerEngine { return e })
@@ -126,6 +129,10 @@ func (cs *consumerImpl) engineOf(msg Message) (*consumerEngine, MessageID, error
 	e, err := cs.engineFor(id)
 	return e, id, err
 }
+
+// recentIDs is how many acknowledged messages per partition a consumer of
+// several topics remembers, to route an id (Seek, AckID) to its topic.
+const recentIDs = 1000
 
 // engineFor returns the engine an id (of this SDK, see ownID) belongs to:
 // by partition index on one topic; on several topics, the engine that

@@ -72,7 +72,7 @@ type Engine[T any] struct {
 	timeouts   []timeoutItem
 	filter     filter
 	lastOut    messageid.MessageID // last message handed out since the last seek
-	recent     recentIDs           // messages handed out, for Delivered
+	recent     recentIDs           // messages handed out, for Knows
 	origin     messageid.MessageID // start or seek point (nil: none)
 	originIncl bool
 	byTime     bool            // the last seek was by time
@@ -105,6 +105,7 @@ func New[T any](opts Options[T]) *Engine[T] {
 		deferred:   deferredAcks{m: map[position]position{}},
 	}
 	e.acks.reset()
+	e.recent.max = o.RecentIDs
 	if o.StartID != nil {
 		e.filter.set(o.StartID, o.StartInclusive)
 		e.origin, e.originIncl = o.StartID, o.StartInclusive

@@ -94,6 +94,10 @@ type Options[T any] struct {
 	// Seek to a plain or batch-index id names; a Seek to a chunk id always
 	// includes its message (see Engine.Seek).
 	StartInclusive bool
+	// RecentIDs is the number of handed-out messages whose ids Knows
+	// remembers after they are acknowledged (about 120 bytes each); 0
+	// remembers none (default).
+	RecentIDs int
 	// Reader marks a reader: messages filtered out or found corrupt are
 	// skipped without being acknowledged.
 	Reader bool

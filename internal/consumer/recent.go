@@ -2,11 +2,7 @@ package consumer
 
 import "github.com/pulsargo/sdk/messageid"
 
-// maxRecent bounds the ids of handed-out messages an engine remembers for
-// Delivered; the oldest is forgotten first.
-const maxRecent = 10000
-
-// recentKey is what identifies a handed-out message for Delivered: its
+// recentKey is what identifies a handed-out message for Knows: its
 // partition index, first and last entry (the same for a message that is not
 // chunked) and whether it was chunked.
 type recentKey struct {
@@ -22,13 +18,17 @@ func recentKeyOf(id messageid.MessageID) recentKey {
 }
 
 // recentIDs is a bounded set of the messages handed out, acknowledged or
-// not.
+// not; the oldest is forgotten first.
 type recentIDs struct {
+	max   int // 0: remembers nothing
 	m     map[recentKey]struct{}
 	order []recentKey
 }
 
 func (r *recentIDs) add(id messageid.MessageID) {
+	if r.max <= 0 {
+		return
+	}
 	k := recentKeyOf(id)
 	if r.m == nil {
 		r.m = map[recentKey]struct{}{}
@@ -38,7 +38,7 @@ func (r *recentIDs) add(id messageid.MessageID) {
 	}
 	r.m[k] = struct{}{}
 	r.order = append(r.order, k)
-	if len(r.order) > maxRecent {
+	if len(r.order) > r.max {
 		delete(r.m, r.order[0])
 		r.order[0] = recentKey{}
 		r.order = r.order[1:]
@@ -51,9 +51,10 @@ func (r *recentIDs) has(id messageid.MessageID) bool {
 }
 
 // Knows reports whether the engine delivered the message id names: it is
-// queued, or was handed out (acknowledged since or not; among the last
-// 10000). Package pulsar routes an id among the engines of several topics
-// with it. The id's partition index must be the engine's.
+// queued, handed out and not acknowledged, or among the last
+// Options.RecentIDs handed out. Package pulsar routes an id among the
+// engines of several topics with it. The id's partition index must be the
+// engine's.
 func (e *Engine[T]) Knows(id messageid.MessageID) bool {
 	if id.PartitionIdx() != e.o.Partition {
 		return false
