@@ -3,6 +3,8 @@ package pulsar
 import (
 	"context"
 	"time"
+
+	"github.com/pulsargo/sdk/internal/api"
 )
 
 // SubscriptionType is how a subscription distributes messages.
@@ -68,16 +70,16 @@ type KeySharedPolicy struct {
 
 // ChunkPolicy says what happens to a chunked message the consumer gives up
 // on (evicted by MaxPendingChunkedMessage or the byte budget, or expired).
-type ChunkPolicy int
+type ChunkPolicy = api.ChunkPolicy
 
 // Chunk policies.
 const (
 	// ChunkNack asks the broker to redeliver its chunks (default): no data
 	// is lost.
-	ChunkNack ChunkPolicy = iota
+	ChunkNack = api.ChunkNack
 	// ChunkAck acknowledges its chunks: the message is dropped, as the
 	// official clients do silently.
-	ChunkAck
+	ChunkAck = api.ChunkAck
 )
 
 // DLQPolicy moves messages redelivered too often to a dead-letter topic.
@@ -160,9 +162,10 @@ type ConsumerOptions struct {
 	// IncompleteChunkPolicy decides the fate of evicted or expired chunked
 	// messages. Default ChunkNack.
 	IncompleteChunkPolicy ChunkPolicy
-	// StartMessageIDInclusive makes a Seek include the message it names
-	// (for a chunk id: the whole message again); by default Seek resumes
-	// after it. Readers apply the same rule to their start id.
+	// StartMessageIDInclusive makes a Seek to a plain or batch-index id
+	// deliver the message it names next; by default (false) Seek resumes
+	// after it, as the official Go client's. A Seek to a chunk id delivers
+	// its whole message next either way. See Consumer.Seek for the table.
 	StartMessageIDInclusive bool
 }
 
@@ -194,7 +197,9 @@ type Consumer interface {
 	// first and last chunk, so the consumer does not acknowledge that range
 	// blindly: it remembers the id and acknowledges the message's chunks
 	// when they arrive (they are unacknowledged, so the broker delivers
-	// them), without delivering the message.
+	// them), without delivering the message. On a consumer of several
+	// topics an id carries no topic: it must name a message this consumer
+	// delivered (on one topic only), else ErrInvalidOptions.
 	AckID(MessageID) error
 	// AckCumulative acknowledges every message up to msg.
 	AckCumulative(msg Message) error
@@ -204,7 +209,37 @@ type Consumer interface {
 	Nack(Message)
 	// NackID is Nack by id.
 	NackID(MessageID)
-	// Seek resets the subscription to id (a chunk id to its first chunk).
+	// Seek resets the subscription to id and drops what was queued; it
+	// returns once the consumer receives from the new position. What comes
+	// next depends on the kind of id and StartMessageIDInclusive (incl.);
+	// Reader.Seek and a Reader's StartMessageID follow the same table:
+	//
+	//	id                 Consumer.Seek,        Reader StartMessageID
+	//	                   Reader.Seek
+	//	chunk id           that whole message    incl.: that whole message
+	//	                   (incl. or not)        else:  the message after it
+	//	plain id           incl.: that message   incl.: that message
+	//	                   else:  the one after  else:  the one after
+	//	batch-index id     incl.: that message   incl.: that message
+	//	                   else:  the one after  else:  the one after
+	//	EarliestMessageID  the oldest message    the oldest message
+	//	LatestMessageID    the next published    incl.: the newest message
+	//	                                         else:  the next published
+	//
+	// A chunk id is the id of a chunked message, whether Send returned it,
+	// a Message had it or DeserializeMessageID restored it: Seek moves to
+	// its first chunk and delivers that whole message next, whatever
+	// StartMessageIDInclusive says (PIP-107; as the Java and official Go
+	// clients). Plain and batch-index ids follow StartMessageIDInclusive,
+	// as in the official Go client. An id of another type is read through
+	// its Serialize method.
+	//
+	// On a partitioned topic the id's partition is moved; on several
+	// topics, the topic that delivered the message (queued, unacknowledged
+	// or among the last 1000 acknowledged per partition; an id that no
+	// topic, or more than one, delivered is refused with ErrInvalidOptions);
+	// EarliestMessageID and LatestMessageID move every partition. The
+	// official Go client refuses both.
 	Seek(MessageID) error
 	// SeekByTime resets the subscription to the first message published at
 	// or after t.

@@ -105,11 +105,13 @@ func applyConsumerOptions(o *consumer.Options[ConsumerMessage], opts ConsumerOpt
 	}
 }
 
-func chunkPolicy(p ChunkPolicy, autoAck bool) consumer.ChunkPolicy {
-	if autoAck || p == ChunkAck {
-		return consumer.ChunkAck
+// chunkPolicy is p, or ChunkAck with the official client's
+// AutoAckIncompleteChunk.
+func chunkPolicy(p ChunkPolicy, autoAck bool) ChunkPolicy {
+	if autoAck {
+		return ChunkAck
 	}
-	return consumer.ChunkNack
+	return p
 }
 
 func keySharedMeta(p *KeySharedPolicy) *proto.KeySharedMeta {
@@ -128,25 +130,6 @@ func keySharedMeta(p *KeySharedPolicy) *proto.KeySharedMeta {
 		m.AllowOutOfOrderDelivery = gproto.Bool(true)
 	}
 	return m
-}
-
-// toMessage converts an engine message to this package's Message.
-func toMessage(m *consumer.Message) *message {
-	md := m.Meta
-	return &message{
-		topic:           m.Topic,
-		producerName:    md.GetProducerName(),
-		properties:      m.Properties(),
-		payload:         m.Payload,
-		id:              m.ID,
-		publishTime:     fromMillis(md.GetPublishTime()),
-		eventTime:       fromMillis(m.EventTimeMillis()),
-		key:             m.Key(),
-		orderingKey:     m.OrderingKey(),
-		redeliveryCount: m.RedeliveryCount,
-		replicatedFrom:  md.GetReplicatedFrom(),
-		schemaVersion:   md.GetSchemaVersion(),
-	}
 }
 
 // consumerErr maps engine errors to this package's.

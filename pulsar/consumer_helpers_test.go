@@ -39,6 +39,8 @@ func newCSEnv(t *testing.T, opts ...brokerstub.Options) *csEnv {
 	if o.Logger == nil {
 		o.Logger = csLogger()
 	}
+	// In-memory connections only, so that tests run in synctest bubbles.
+	o.NoListener = true
 	b := brokerstub.RunT(t, o)
 	c, err := NewClient(ClientOptions{URL: b.URL(), Dialer: b.Dial, OperationTimeout: 5 * time.Second, Logger: csLogger()})
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/pulsargo/sdk/internal/consumer"
-	"github.com/pulsargo/sdk/messageid"
 )
 
 // consumerImpl is the Consumer: one engine per partition of every topic,
@@ -64,7 +63,9 @@ func (c *client) subscribe(opts ConsumerOptions) (Consumer, error) {
 	if opts.DLQ != nil {
 		cs.dlq = newDLQRouter(c, *opts.DLQ, opts.SubscriptionName)
 	}
-	wrap := func(m *consumer.Message) ConsumerMessage { return ConsumerMessage{Consumer: cs, Message: toMessage(m)} }
+	wrap := func(m *consumer.Message) ConsumerMessage {
+		return ConsumerMessage{Consumer: cs, Message: newMessage(m)}
+	}
 	errs := make([]error, len(targets))
 	cs.engines = make([]*consumerEngine, len(targets))
 	var wg sync.WaitGroup
@@ -72,6 +73,9 @@ func (c *client) subscribe(opts ConsumerOptions) (Consumer, error) {
 		o := c.consumerEngineOptions(t, cs.ch, wrap)
 		applyConsumerOptions(&o, opts)
 		o.Name = cs.name
+		if !cs.single {
+			o.RecentIDs = recentIDs
+		}
 		var e *consumerEngine
 		if cs.dlq != nil {
 			o.Divert = cs.dlq.divert(t, func() *consumerEngine { return e })
@@ -112,16 +116,28 @@ func (cs *consumerImpl) Receive(ctx context.Context) (Message, error) {
 // Chan returns the channel messages arrive on (MessageChannel when set).
 func (cs *consumerImpl) Chan() <-chan ConsumerMessage { return cs.ch }
 
-// engineOf returns the engine of a received message.
-func (cs *consumerImpl) engineOf(msg Message) (*consumerEngine, error) {
-	if e := cs.byTopic[msg.Topic()]; e != nil {
-		return e, nil
+// engineOf returns the engine of a received message and its id as this
+// SDK's value.
+func (cs *consumerImpl) engineOf(msg Message) (*consumerEngine, MessageID, error) {
+	id, err := ownID(msg.ID())
+	if err != nil {
+		return nil, nil, err
 	}
-	return cs.engineFor(msg.ID())
+	if e := cs.byTopic[msg.Topic()]; e != nil {
+		return e, id, nil
+	}
+	e, err := cs.engineFor(id)
+	return e, id, err
 }
 
-// engineFor returns the engine an id belongs to: by partition index on one
-// topic, else the engine that delivered it.
+// recentIDs is how many acknowledged messages per partition a consumer of
+// several topics remembers, to route an id (Seek, AckID) to its topic.
+const recentIDs = 1000
+
+// engineFor returns the engine an id (of this SDK, see ownID) belongs to:
+// by partition index on one topic; on several topics, the engine that
+// delivered it (an id carries no topic, and ids of different topics may
+// coincide: such an id is refused).
 func (cs *consumerImpl) engineFor(id MessageID) (*consumerEngine, error) {
 	if len(cs.engines) == 1 {
 		return cs.engines[0], nil
@@ -134,27 +150,39 @@ func (cs *consumerImpl) engineFor(id MessageID) (*consumerEngine, error) {
 		}
 		return nil, fmt.Errorf("%w: id %v names partition %d, which this consumer does not have", ErrInvalidOptions, id, id.PartitionIdx())
 	}
+	var found []*consumerEngine
 	for _, e := range cs.engines {
-		if e.Tracks(id) {
-			return e, nil
+		if e.Knows(id) {
+			found = append(found, e)
 		}
 	}
-	return nil, fmt.Errorf("%w: id %v was not delivered by this consumer and the topic cannot be told from it", ErrInvalidOptions, id)
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		return nil, fmt.Errorf("%w: id %v was not delivered by this consumer and the topic cannot be told from it", ErrInvalidOptions, id)
+	}
+	return nil, fmt.Errorf("%w: id %v names a message on %d of this consumer's topics (%s, %s...)",
+		ErrInvalidOptions, id, len(found), found[0].Topic(), found[1].Topic())
 }
 
 // Ack acknowledges a message (every chunk of a chunked message).
 func (cs *consumerImpl) Ack(msg Message) error {
-	e, err := cs.engineOf(msg)
+	e, id, err := cs.engineOf(msg)
 	if err != nil {
 		return err
 	}
-	return consumerErr("ack", e.Ack(context.Background(), msg.ID()))
+	return consumerErr("ack", e.Ack(context.Background(), id))
 }
 
 // AckID acknowledges by id; a chunk id (also deserialized, or returned by
 // a producer) acknowledges every chunk of its message, see package
 // internal/consumer for how.
 func (cs *consumerImpl) AckID(id MessageID) error {
+	id, err := ownID(id)
+	if err != nil {
+		return err
+	}
 	e, err := cs.engineFor(id)
 	if err != nil {
 		return err
@@ -164,15 +192,19 @@ func (cs *consumerImpl) AckID(id MessageID) error {
 
 // AckCumulative acknowledges every message of msg's partition up to msg.
 func (cs *consumerImpl) AckCumulative(msg Message) error {
-	e, err := cs.engineOf(msg)
+	e, id, err := cs.engineOf(msg)
 	if err != nil {
 		return err
 	}
-	return consumerErr("ack cumulative", e.AckCumulative(context.Background(), msg.ID()))
+	return consumerErr("ack cumulative", e.AckCumulative(context.Background(), id))
 }
 
 // AckIDCumulative acknowledges every message of id's partition up to id.
 func (cs *consumerImpl) AckIDCumulative(id MessageID) error {
+	id, err := ownID(id)
+	if err != nil {
+		return err
+	}
 	e, err := cs.engineFor(id)
 	if err != nil {
 		return err
@@ -182,25 +214,34 @@ func (cs *consumerImpl) AckIDCumulative(id MessageID) error {
 
 // Nack asks for msg's redelivery after NackRedeliveryDelay.
 func (cs *consumerImpl) Nack(msg Message) {
-	if e, err := cs.engineOf(msg); err == nil {
-		e.Nack(msg.ID())
+	if e, id, err := cs.engineOf(msg); err == nil {
+		e.Nack(id)
 	}
 }
 
 // NackID is Nack by id.
 func (cs *consumerImpl) NackID(id MessageID) {
+	id, err := ownID(id)
+	if err != nil {
+		return
+	}
 	if e, err := cs.engineFor(id); err == nil {
 		e.Nack(id)
 	}
 }
 
 // Seek resets the subscription: Earliest and Latest on every partition, an
-// id on its partition (a chunk id to its first chunk). Unlike the official
-// client it works on partitioned topics.
+// id on its partition or topic (see Consumer.Seek for what comes next).
+// Unlike the official client it works on partitioned and multi-topic
+// consumers.
 func (cs *consumerImpl) Seek(id MessageID) error {
+	id, err := ownID(id)
+	if err != nil {
+		return err
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), cs.c.seekTimeout())
 	defer cancel()
-	if first := messageid.FirstChunk(id); first.LedgerID() < 0 || first == messageid.Latest() {
+	if isEdge(id) {
 		return cs.forAll(func(e *consumerEngine) error { return e.Seek(ctx, id) }, "seek")
 	}
 	e, err := cs.engineFor(id)

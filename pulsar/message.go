@@ -2,6 +2,8 @@ package pulsar
 
 import (
 	"time"
+
+	"github.com/pulsargo/sdk/internal/consumer"
 )
 
 // ProducerMessage is a message to send. Its fields mirror the official Go
@@ -17,7 +19,8 @@ type ProducerMessage struct {
 	OrderingKey string
 	// Properties are application-defined headers.
 	Properties map[string]string
-	// EventTime is the application's time of the event; zero means unset.
+	// EventTime is the application's time of the event; the zero time (or
+	// time.Unix(0, 0), the official client's "none") means unset.
 	EventTime time.Time
 	// ReplicationClusters restricts geo-replication to these clusters.
 	ReplicationClusters []string
@@ -46,9 +49,11 @@ type Message interface {
 	Payload() []byte
 	// ID returns the message id; for a chunked message a ChunkMessageID.
 	ID() MessageID
-	// PublishTime returns when the producer published it.
+	// PublishTime returns when the producer published it (time.Unix(0, 0)
+	// if the metadata lacks it).
 	PublishTime() time.Time
-	// EventTime returns the application's event time, or the zero time.
+	// EventTime returns the application's event time; time.Unix(0, 0) when
+	// the message has none, as the official Go client (0 means none).
 	EventTime() time.Time
 	// Key returns the partition key.
 	Key() string
@@ -64,48 +69,42 @@ type Message interface {
 	SchemaVersion() []byte
 }
 
-// message is the Message implementation.
+// message is the Message implementation: a view of the engine's message
+// (nothing is copied but the properties, made once into a map).
 type message struct {
-	topic           string
-	producerName    string
-	properties      map[string]string
-	payload         []byte
-	id              MessageID
-	publishTime     time.Time
-	eventTime       time.Time
-	key             string
-	orderingKey     string
-	redeliveryCount uint32
-	replicatedFrom  string
-	schemaVersion   []byte
+	m          *consumer.Message
+	properties map[string]string
 }
 
-func (m *message) Topic() string                 { return m.topic }
-func (m *message) ProducerName() string          { return m.producerName }
-func (m *message) Properties() map[string]string { return m.properties }
-func (m *message) Payload() []byte               { return m.payload }
-func (m *message) ID() MessageID                 { return m.id }
-func (m *message) PublishTime() time.Time        { return m.publishTime }
-func (m *message) EventTime() time.Time          { return m.eventTime }
-func (m *message) Key() string                   { return m.key }
-func (m *message) OrderingKey() string           { return m.orderingKey }
-func (m *message) RedeliveryCount() uint32       { return m.redeliveryCount }
-func (m *message) IsReplicated() bool            { return m.replicatedFrom != "" }
-func (m *message) GetReplicatedFrom() string     { return m.replicatedFrom }
-func (m *message) SchemaVersion() []byte         { return m.schemaVersion }
+func newMessage(m *consumer.Message) *message {
+	return &message{m: m, properties: m.Properties()}
+}
 
-// millis converts a time to Pulsar's milliseconds, 0 for the zero time.
+func (m *message) Topic() string                 { return m.m.Topic }
+func (m *message) ProducerName() string          { return m.m.Meta.GetProducerName() }
+func (m *message) Properties() map[string]string { return m.properties }
+func (m *message) Payload() []byte               { return m.m.Payload }
+func (m *message) ID() MessageID                 { return m.m.ID }
+func (m *message) PublishTime() time.Time        { return fromMillis(m.m.Meta.GetPublishTime()) }
+func (m *message) EventTime() time.Time          { return fromMillis(m.m.EventTimeMillis()) }
+func (m *message) Key() string                   { return m.m.Key() }
+func (m *message) OrderingKey() string           { return m.m.OrderingKey() }
+func (m *message) RedeliveryCount() uint32       { return m.m.RedeliveryCount }
+func (m *message) IsReplicated() bool            { return m.m.Meta.GetReplicatedFrom() != "" }
+func (m *message) GetReplicatedFrom() string     { return m.m.Meta.GetReplicatedFrom() }
+func (m *message) SchemaVersion() []byte         { return m.m.Meta.GetSchemaVersion() }
+
+// millis converts a time to Pulsar's milliseconds: 0 (none) for the zero
+// time, time.Unix(0, 0) and earlier times.
 func millis(t time.Time) uint64 {
-	if t.IsZero() {
+	if t.IsZero() || t.UnixMilli() <= 0 {
 		return 0
 	}
 	return uint64(t.UnixMilli())
 }
 
-// fromMillis converts Pulsar's milliseconds to a time, the zero time for 0.
+// fromMillis converts Pulsar's milliseconds to a time; 0 (none) is
+// time.Unix(0, 0), as the official Go client returns it.
 func fromMillis(ms uint64) time.Time {
-	if ms == 0 {
-		return time.Time{}
-	}
 	return time.UnixMilli(int64(ms))
 }

@@ -13,10 +13,20 @@ type ReaderOptions struct {
 	// Name of the reader. Default: generated.
 	Name string
 	// StartMessageID is where to start: EarliestMessageID(),
-	// LatestMessageID() or an id — a chunk id starts at that whole message.
+	// LatestMessageID() or an id — a chunk id stands for its whole message
+	// (with StartMessageIDInclusive, the reader starts with all of it; the
+	// official Go client starts at its last chunk). An id of another type
+	// is read through its Serialize method. A reader of a partitioned topic
+	// starts at EarliestMessageID or LatestMessageID; to start at an id,
+	// read the id's partition (its topic name ends in "-partition-<i>").
 	// Required.
 	StartMessageID MessageID
-	// StartMessageIDInclusive includes the message StartMessageID names.
+	// StartMessageIDInclusive makes the reader start with the message
+	// StartMessageID names (for LatestMessageID: the newest message); by
+	// default (false) it starts after it. It applies to a chunk id too: a
+	// reader started at a chunk id starts with that whole message or
+	// after it. A Seek to a chunk id delivers its whole message next
+	// either way; see Consumer.Seek for the table of every case.
 	StartMessageIDInclusive bool
 	// ReceiverQueueSize is the number of messages prefetched. Default 1000.
 	ReceiverQueueSize int
@@ -38,9 +48,18 @@ type Reader interface {
 	Topic() string
 	// Next returns the next message.
 	Next(ctx context.Context) (Message, error)
-	// HasNext reports whether a message is available now or on the broker.
+	// HasNext reports whether a message is available now or on the broker;
+	// it asks the broker, within the client's operation timeout. After
+	// SeekByTime and until a message is read, the broker's last id does not
+	// say whether a message is at or after the time: HasNext then takes the
+	// subscription's mark-delete position from the broker's answer when
+	// there is one, and otherwise waits until the entries through the last
+	// id have arrived.
 	HasNext() bool
-	// Seek moves the reader to id.
+	// Seek moves the reader to id: a chunk id delivers its whole message
+	// next; a plain or batch-index id that message with
+	// StartMessageIDInclusive, the one after it without (the table is at
+	// Consumer.Seek). On a partitioned topic, the id's partition moves.
 	Seek(MessageID) error
 	// SeekByTime moves the reader to the first message at or after t.
 	SeekByTime(t time.Time) error

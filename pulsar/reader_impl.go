@@ -39,10 +39,12 @@ func (c *client) createReader(opts ReaderOptions) (Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	start := opts.StartMessageID
+	start, err := ownID(opts.StartMessageID)
+	if err != nil {
+		return nil, err
+	}
 	first := messageid.FirstChunk(start)
-	atEnd := first.LedgerID() < 0 || first == messageid.Latest()
-	if len(targets) > 1 && !atEnd {
+	if len(targets) > 1 && !isEdge(start) {
 		return nil, fmt.Errorf("%w: a reader of a topic with %d partitions starts at EarliestMessageID or LatestMessageID",
 			ErrInvalidOptions, len(targets))
 	}
@@ -51,7 +53,7 @@ func (c *client) createReader(opts ReaderOptions) (Reader, error) {
 		sub = randomName("reader")
 	}
 	r := &readerImpl{c: c, topic: opts.Topic, ch: make(chan ConsumerMessage), closed: make(chan struct{})}
-	wrap := func(m *consumer.Message) ConsumerMessage { return ConsumerMessage{Message: toMessage(m)} }
+	wrap := func(m *consumer.Message) ConsumerMessage { return ConsumerMessage{Message: newMessage(m)} }
 	r.engines = make([]*consumerEngine, len(targets))
 	errs := make([]error, len(targets))
 	var wg sync.WaitGroup
@@ -111,13 +113,15 @@ func (r *readerImpl) HasNext() bool {
 	return false
 }
 
-// Seek moves the reader: a chunk id to its whole message, inclusive or not
-// as StartMessageIDInclusive says.
+// Seek moves the reader (see Reader.Seek for what comes next).
 func (r *readerImpl) Seek(id MessageID) error {
+	id, err := ownID(id)
+	if err != nil {
+		return err
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), r.c.seekTimeout())
 	defer cancel()
-	first := messageid.FirstChunk(id)
-	if len(r.engines) == 1 || first.LedgerID() < 0 || first == messageid.Latest() {
+	if len(r.engines) == 1 || isEdge(id) {
 		return r.forAll(func(e *consumerEngine) error { return e.Seek(ctx, id) }, "seek")
 	}
 	for _, e := range r.engines {

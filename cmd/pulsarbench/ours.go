@@ -71,10 +71,10 @@ func (t *ours) seekRead(ctx context.Context, topic string, backlog int, payload 
 	if err := t.send(ctx, topic, payload); err != nil {
 		return 0, err
 	}
-	// Inclusive, so that Seek to the id delivers that message again (the
-	// official client's seek to a chunk id always is).
+	// As theirs: Seek to a chunk id delivers that message again, with
+	// StartMessageIDInclusive at its default.
 	c, err := t.c.Subscribe(pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "bench",
-		SubscriptionInitialPosition: pulsar.SubscriptionPositionEarliest, StartMessageIDInclusive: true})
+		SubscriptionInitialPosition: pulsar.SubscriptionPositionEarliest})
 	if err != nil {
 		return 0, err
 	}

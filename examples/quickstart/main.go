@@ -78,10 +78,8 @@ func run(args []string, out io.Writer) error {
 		return err
 	}
 	defer producer.Close()
-	// StartMessageIDInclusive: a Seek to an id delivers that message again
-	// (without it, Seek resumes after the message, as the official client's).
 	consumer, err := client.Subscribe(pulsar.ConsumerOptions{Topic: *topic, SubscriptionName: "quickstart",
-		SubscriptionInitialPosition: pulsar.SubscriptionPositionEarliest, StartMessageIDInclusive: true})
+		SubscriptionInitialPosition: pulsar.SubscriptionPositionEarliest})
 	if err != nil {
 		return err
 	}
@@ -131,7 +129,8 @@ wait:
 		return err
 	}
 
-	// The id survives serialization with its first chunk.
+	// The id survives serialization with its first chunk, and a Seek to a
+	// chunk id delivers that whole message next.
 	restored, err := pulsar.DeserializeMessageID(chunkID.Serialize())
 	if err != nil {
 		return err

@@ -6,11 +6,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	gproto "google.golang.org/protobuf/proto"
 
 	"github.com/pulsargo/sdk/brokerstub"
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/compress"
 	"github.com/pulsargo/sdk/internal/consumer/consumertest"
 	"github.com/pulsargo/sdk/internal/proto"
@@ -71,98 +73,104 @@ func batchMeta(p *consumertest.Producer, n int32) *proto.MessageMetadata {
 }
 
 func TestBadInputIsSkipped(t *testing.T) {
-	v := newEnv(t)
-	topic := newTopic(t)
-	p := v.producer(topic)
-	var log ackLog
-	log.watch(v.b)
-	e, out := v.engine(topic, "s", nil)
-	three, _ := consumertest.BatchPayload([][]byte{[]byte("a"), []byte("b"), []byte("c")}, nil)
+	synctest.Test(t, func(t *testing.T) {
+		v := newEnv(t)
+		topic := newTopic(t)
+		p := v.producer(topic)
+		var log ackLog
+		log.watch(v.b)
+		e, out := v.engine(topic, "s", nil)
+		three, _ := consumertest.BatchPayload([][]byte{[]byte("a"), []byte("b"), []byte("c")}, nil)
 
-	// ack_set longer than the batch: bits past it are ignored.
-	inject(t, e, 1, []int64{0b101 | 1<<40, -1}, batchMeta(p, 3), three, nil)
-	if got := names(recvN(t, out, 2)); !slices.Equal(got, []string{"a", "c"}) {
-		t.Fatalf("batch with long ack_set: %v", got)
-	}
+		// ack_set longer than the batch: bits past it are ignored.
+		inject(t, e, 1, []int64{0b101 | 1<<40, -1}, batchMeta(p, 3), three, nil)
+		if got := names(recvN(t, out, 2)); !slices.Equal(got, []string{"a", "c"}) {
+			t.Fatalf("batch with long ack_set: %v", got)
+		}
 
-	// A batch whose count does not match its payload.
-	inject(t, e, 2, nil, batchMeta(p, 5), three, nil)
-	log.has(t, "BatchDeSerializeError")
+		// A batch whose count does not match its payload.
+		inject(t, e, 2, nil, batchMeta(p, 5), three, nil)
+		log.has(t, "BatchDeSerializeError")
 
-	// A payload that does not decompress.
-	md := p.Meta()
-	md.Compression = proto.CompressionType_LZ4.Enum()
-	md.UncompressedSize = gproto.Uint32(100)
-	inject(t, e, 3, nil, md, []byte("definitely not lz4"), nil)
-	log.has(t, "DecompressionError")
+		// A payload that does not decompress.
+		md := p.Meta()
+		md.Compression = proto.CompressionType_LZ4.Enum()
+		md.UncompressedSize = gproto.Uint32(100)
+		inject(t, e, 3, nil, md, []byte("definitely not lz4"), nil)
+		log.has(t, "DecompressionError")
 
-	// An uncompressed size far beyond the limit: refused before allocating.
-	md = p.Meta()
-	md.Compression = proto.CompressionType_ZSTD.Enum()
-	md.UncompressedSize = gproto.Uint32(1 << 31)
-	inject(t, e, 4, nil, md, []byte{1, 2, 3}, nil)
-	log.has(t, "UncompressedSizeCorruption")
+		// An uncompressed size far beyond the limit: refused before allocating.
+		md = p.Meta()
+		md.Compression = proto.CompressionType_ZSTD.Enum()
+		md.UncompressedSize = gproto.Uint32(1 << 31)
+		inject(t, e, 4, nil, md, []byte{1, 2, 3}, nil)
+		log.has(t, "UncompressedSizeCorruption")
 
-	// A frame whose checksum failed.
-	inject(t, e, 5, nil, nil, nil, &wire.FrameError{Kind: wire.ErrChecksum})
-	log.has(t, "ChecksumMismatch")
+		// A frame whose checksum failed.
+		inject(t, e, 5, nil, nil, nil, &wire.FrameError{Kind: wire.ErrChecksum})
+		log.has(t, "ChecksumMismatch")
 
-	// The consumer keeps going.
-	if _, err := p.Send(ctxT(t), []byte("fine"), ""); err != nil {
-		t.Fatal(err)
-	}
-	if m := recv(t, out); string(m.Payload) != "fine" {
-		t.Fatalf("got %q", m.Payload)
-	}
+		// The consumer keeps going.
+		if _, err := p.Send(ctxT(t), []byte("fine"), ""); err != nil {
+			t.Fatal(err)
+		}
+		if m := recv(t, out); string(m.Payload) != "fine" {
+			t.Fatalf("got %q", m.Payload)
+		}
+	})
 }
 
 // TestLyingChunkSizes: chunks whose sizes do not add up are dropped as
 // corrupt (acknowledged), and a chunk claiming a huge total is refused
 // before anything is allocated; the consumer goes on.
 func TestLyingChunkSizes(t *testing.T) {
-	v := newEnv(t)
-	topic := newTopic(t)
-	p := v.producer(topic)
-	cs, _ := p.Chunks(noise(2000, 1), 1000, compress.NONE)
-	// The last chunk brings more than total_chunk_msg_size.
-	if _, err := p.SendRaw(ctxT(t), cs[0].Meta, cs[0].Payload); err != nil {
-		t.Fatal(err)
-	}
-	lie, err := p.SendRaw(ctxT(t), cs[1].Meta, append(cs[1].Payload, 1, 2, 3))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A chunk 0 claiming 2 GiB.
-	huge, _ := p.Chunks(noise(2000, 2), 1000, compress.NONE)
-	huge[0].Meta.TotalChunkMsgSize = gproto.Int32(1<<31 - 1)
-	huge[0].Meta.NumChunksFromMsg = gproto.Int32(3000)
-	if _, err := p.SendRaw(ctxT(t), huge[0].Meta, huge[0].Payload); err != nil {
-		t.Fatal(err)
-	}
-	fine, _ := p.Send(ctxT(t), []byte("fine"), "")
-	var log ackLog
-	log.watch(v.b)
-	e, out := v.engine(topic, "s", func(o *Options[*Message]) { o.IncompleteChunkPolicy = ChunkAck })
-	m := recv(t, out)
-	if string(m.Payload) != "fine" {
-		t.Fatalf("got %q", trim(m.Payload))
-	}
-	log.has(t, "UncompressedSizeCorruption")
-	if err := e.Ack(ctxT(t), m.ID); err != nil {
-		t.Fatal(err)
-	}
-	v.waitCursor(topic, "s", ackedThrough(fine))
-	_ = lie
-	expectNone(t, out, 20*time.Millisecond)
+	synctest.Test(t, func(t *testing.T) {
+		v := newEnv(t)
+		topic := newTopic(t)
+		p := v.producer(topic)
+		cs, _ := p.Chunks(noise(2000, 1), 1000, compress.NONE)
+		// The last chunk brings more than total_chunk_msg_size.
+		if _, err := p.SendRaw(ctxT(t), cs[0].Meta, cs[0].Payload); err != nil {
+			t.Fatal(err)
+		}
+		lie, err := p.SendRaw(ctxT(t), cs[1].Meta, append(cs[1].Payload, 1, 2, 3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A chunk 0 claiming 2 GiB.
+		huge, _ := p.Chunks(noise(2000, 2), 1000, compress.NONE)
+		huge[0].Meta.TotalChunkMsgSize = gproto.Int32(1<<31 - 1)
+		huge[0].Meta.NumChunksFromMsg = gproto.Int32(3000)
+		if _, err := p.SendRaw(ctxT(t), huge[0].Meta, huge[0].Payload); err != nil {
+			t.Fatal(err)
+		}
+		fine, _ := p.Send(ctxT(t), []byte("fine"), "")
+		var log ackLog
+		log.watch(v.b)
+		e, out := v.engine(topic, "s", func(o *Options[*Message]) { o.IncompleteChunkPolicy = api.ChunkAck })
+		m := recv(t, out)
+		if string(m.Payload) != "fine" {
+			t.Fatalf("got %q", trim(m.Payload))
+		}
+		log.has(t, "UncompressedSizeCorruption")
+		if err := e.Ack(ctxT(t), m.ID); err != nil {
+			t.Fatal(err)
+		}
+		v.waitCursor(topic, "s", ackedThrough(fine))
+		_ = lie
+		expectNone(t, out, 20*time.Millisecond)
+	})
 }
 
 func TestUnknownIDErrors(t *testing.T) {
-	v := newEnv(t)
-	e, _ := v.engine(newTopic(t), "s", nil)
-	err := e.Ack(ctxT(t), messageidBatch(5, 2, 0))
-	if !errors.Is(err, ErrUnknownID) {
-		t.Fatalf("err = %v", err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		v := newEnv(t)
+		e, _ := v.engine(newTopic(t), "s", nil)
+		err := e.Ack(ctxT(t), messageidBatch(5, 2, 0))
+		if !errors.Is(err, ErrUnknownID) {
+			t.Fatalf("err = %v", err)
+		}
+	})
 }
 
 func messageidBatch(entry int64, idx, size int32) messageid.ID {

@@ -158,6 +158,7 @@ func (e *Engine[T]) disconnected() {
 	// subscription: pending redelivery requests are moot.
 	e.nacks = nil
 	e.timeouts = nil
+	e.forgetSeen()
 	switch {
 	case !e.o.NonDurable:
 	case e.lastOut != nil:
@@ -198,12 +199,14 @@ func (e *Engine[T]) startConnect(delay time.Duration) {
 // start or seek point until a message was handed out, then the last one
 // handed out, moved back to the first chunk of any incomplete chunked
 // message (so that it is delivered again whole). The filter keeps what was
-// handed out from being delivered twice.
+// handed out from being delivered twice. It is nil (the broker starts at
+// InitialPosition, as for the official client) for a durable subscription
+// and for a non-durable one with no start, seek or message handed out.
 func (e *Engine[T]) resumeStart() messageid.MessageID {
 	if !e.o.NonDurable {
 		return nil
 	}
-	var start messageid.MessageID = messageid.Earliest()
+	var start messageid.MessageID
 	switch {
 	case e.lastOut != nil:
 		start = messageid.LastChunk(e.lastOut).Entry()
@@ -211,6 +214,8 @@ func (e *Engine[T]) resumeStart() messageid.MessageID {
 		start = e.filter.point
 	case e.origin != nil:
 		start = e.origin
+	default:
+		return nil
 	}
 	if isEarliest(start) || isLatest(start) {
 		return start

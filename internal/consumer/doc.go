@@ -21,7 +21,9 @@
 //
 // A chunked message is delivered once all its chunks arrived, as one
 // payload with a messageid.ChunkMessageID. Acknowledging it acknowledges
-// every chunk. For a chunk id this engine delivered, it knows the ids of
+// every chunk. A Seek to a chunk id moves to its first chunk and delivers
+// the whole message next whatever StartInclusive says; a StartID that is
+// a chunk id honours StartInclusive. For a chunk id this engine delivered, it knows the ids of
 // every chunk. For a chunk id it never delivered (deserialized, or returned
 // by a producer's Send), the entries between the first and the last chunk
 // may belong to other messages, so acknowledging that range would lose

@@ -72,8 +72,13 @@ type Engine[T any] struct {
 	timeouts   []timeoutItem
 	filter     filter
 	lastOut    messageid.MessageID // last message handed out since the last seek
+	recent     recentIDs           // messages handed out, for Knows
 	origin     messageid.MessageID // start or seek point (nil: none)
 	originIncl bool
+	byTime     bool            // the last seek was by time
+	seen       position        // the last entry received since the last seek or reconnect
+	seenAny    bool            // whether seen is set
+	progress   []chan struct{} // closed when an entry is received, for waitSeen
 	endOfTopic bool
 	waiters    []chan struct{} // closed when the next subscription is ready
 
@@ -100,6 +105,7 @@ func New[T any](opts Options[T]) *Engine[T] {
 		deferred:   deferredAcks{m: map[position]position{}},
 	}
 	e.acks.reset()
+	e.recent.max = o.RecentIDs
 	if o.StartID != nil {
 		e.filter.set(o.StartID, o.StartInclusive)
 		e.origin, e.originIncl = o.StartID, o.StartInclusive
@@ -192,6 +198,8 @@ func (e *Engine[T]) handle(ev event) {
 	switch ev.kind {
 	case evMessage:
 		e.onMessage(ev)
+		mid := ev.msg.GetMessageId()
+		e.sawEntry(position{int64(mid.GetLedgerId()), int64(mid.GetEntryId())})
 	case evClosed, evConnClosed:
 		e.log.Debug("disconnected", "by_broker", ev.kind == evClosed)
 		e.disconnected()
@@ -210,6 +218,7 @@ func (e *Engine[T]) handedOut() {
 	var zero T
 	e.head, e.headSet = zero, false
 	e.lastOut = m.ID
+	e.recent.add(m.ID)
 	e.startAckTimeout(m.ID)
 	e.grant(1)
 }

@@ -50,6 +50,8 @@ func newEnv(t *testing.T, opts ...brokerstub.Options) *env {
 	if o.Logger == nil {
 		o.Logger = testLogger()
 	}
+	// In-memory connections only, so that tests run in synctest bubbles.
+	o.NoListener = true
 	b := brokerstub.RunT(t, o)
 	pool := conn.NewPool(conn.Options{Dial: b.Dial, Logger: testLogger()})
 	t.Cleanup(pool.Close)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pulsargo/sdk/chunk"
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/backoff"
 	"github.com/pulsargo/sdk/internal/clock"
 	"github.com/pulsargo/sdk/internal/conn"
@@ -28,17 +29,6 @@ const (
 	// maxDeferredAcks bounds the chunk ids remembered for acknowledgment on
 	// arrival; the oldest is forgotten (and logged) beyond it.
 	maxDeferredAcks = 10000
-)
-
-// ChunkPolicy is what happens to a chunked message the engine gives up on.
-type ChunkPolicy int
-
-// Chunk policies.
-const (
-	// ChunkNack asks the broker to redeliver its chunks (default).
-	ChunkNack ChunkPolicy = iota
-	// ChunkAck acknowledges its chunks: the message is dropped.
-	ChunkAck
 )
 
 // Clock is the engine's time source: nack delays, ack timeouts, ack
@@ -95,13 +85,19 @@ type Options[T any] struct {
 	// Clock.Now).
 	Chunks chunk.Options
 	// IncompleteChunkPolicy decides the fate of evicted or expired chunked
-	// messages. Default ChunkNack.
-	IncompleteChunkPolicy ChunkPolicy
+	// messages. Default api.ChunkNack.
+	IncompleteChunkPolicy api.ChunkPolicy
 	// StartID, when set, is where a non-durable subscription starts (a
 	// chunk id: at its whole message). Messages before it are filtered out.
 	StartID messageid.MessageID
-	// StartInclusive includes the message StartID or a Seek names.
+	// StartInclusive includes the message StartID names, and the message a
+	// Seek to a plain or batch-index id names; a Seek to a chunk id always
+	// includes its message (see Engine.Seek).
 	StartInclusive bool
+	// RecentIDs is the number of handed-out messages whose ids Knows
+	// remembers after they are acknowledged (about 120 bytes each); 0
+	// remembers none (default).
+	RecentIDs int
 	// Reader marks a reader: messages filtered out or found corrupt are
 	// skipped without being acknowledged.
 	Reader bool

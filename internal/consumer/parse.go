@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/pulsargo/sdk/chunk"
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/compress"
 	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/internal/wire"
@@ -107,7 +108,7 @@ func (e *Engine[T]) onDiscarded(d chunk.Discarded, md *proto.MessageMetadata) {
 
 // giveUp applies IncompleteChunkPolicy to an incomplete chunked message.
 func (e *Engine[T]) giveUp(uuid string, ids []messageid.ID, reason error) {
-	if e.o.IncompleteChunkPolicy == ChunkAck {
+	if e.o.IncompleteChunkPolicy == api.ChunkAck {
 		e.log.Warn("incomplete chunked message dropped (ChunkAck)", "first", ids[0], "err", reason)
 		e.dropped.add(uuid)
 		e.ackNow(ids)

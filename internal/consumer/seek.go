@@ -62,8 +62,11 @@ func (f *filter) before(id messageid.ID, publishTime uint64) bool {
 	return c < 0 || c == 0 && !f.inclusive
 }
 
-// Seek moves the subscription to id: a chunk id to its first chunk, so that
-// the whole message is delivered again (with StartInclusive) or skipped.
+// Seek moves the subscription to id. A chunk id (messageid.ChunkMessageID)
+// moves it to its first chunk and delivers that whole message next,
+// whatever StartInclusive says (PIP-107; the Java and official Go clients
+// agree). Any other id delivers the message it names next with
+// StartInclusive, the one after it without (as the official Go client).
 // Messages of the old position still queued or arriving are dropped, and
 // nothing before id is delivered. It returns once the consumer is
 // subscribed again.
@@ -118,12 +121,16 @@ func (e *Engine[T]) seekOnce(ctx context.Context, id messageid.MessageID, t time
 		e.state = stateSeeking
 		e.resetDelivery()
 		e.filter = filter{}
+		e.byTime = id == nil
 		if id != nil {
-			e.filter.set(id, e.o.StartInclusive)
-			e.origin, e.originIncl = id, e.o.StartInclusive
+			incl := seekInclusive(id, e.o.StartInclusive)
+			e.filter.set(id, incl)
+			e.origin, e.originIncl = id, incl
 		} else {
+			// A reader's new subscription starts at the earliest message;
+			// the filter drops those published before t.
 			e.filter.minTime = uint64(t.UnixMilli())
-			e.origin = nil
+			e.origin, e.originIncl = messageid.Earliest(), false
 		}
 	})
 	if err != nil {
@@ -150,6 +157,13 @@ func (e *Engine[T]) seekOnce(ctx context.Context, id messageid.MessageID, t time
 		return fmt.Errorf("seek: %w", seekErr)
 	}
 	return e.waitReady(ctx, gen)
+}
+
+// seekInclusive reports whether a Seek to id delivers the message id names:
+// always for a chunk id, else as StartInclusive says.
+func seekInclusive(id messageid.MessageID, startInclusive bool) bool {
+	_, chunked := id.(messageid.ChunkMessageID)
+	return chunked || startInclusive
 }
 
 func (e *Engine[T]) seekOnBroker(ctx context.Context, cn *conn.Conn, id messageid.MessageID, t time.Time) error {
@@ -184,38 +198,59 @@ func (e *Engine[T]) resetDelivery() {
 	e.timeouts = nil
 	e.permits = 0
 	e.lastOut = nil
+	e.forgetSeen()
 }
 
 // GetLastMessageID asks the broker for the id of the topic's last message
 // (ledger and entry -1 when it has none).
 func (e *Engine[T]) GetLastMessageID(ctx context.Context) (messageid.ID, error) {
+	id, _, err := e.lastMessageID(ctx)
+	return id, err
+}
+
+// lastMessageID asks the broker for the id of the topic's last message and
+// the subscription's mark-delete position, when the broker tells it.
+func (e *Engine[T]) lastMessageID(ctx context.Context) (messageid.ID, *position, error) {
 	resp, err := e.request(ctx, func(rid uint64) *proto.BaseCommand {
 		cid := e.o.ConsumerID
 		return &proto.BaseCommand{Type: proto.BaseCommand_GET_LAST_MESSAGE_ID.Enum(),
 			GetLastMessageId: &proto.CommandGetLastMessageId{ConsumerId: &cid, RequestId: &rid}}
 	})
 	if err != nil {
-		return messageid.ID{}, fmt.Errorf("get last message id: %w", err)
+		return messageid.ID{}, nil, fmt.Errorf("get last message id: %w", err)
 	}
-	d := resp.GetGetLastMessageIdResponse().GetLastMessageId()
-	return messageid.New(int64(d.GetLedgerId()), int64(d.GetEntryId()), d.GetBatchIndex(), e.o.Partition, 0), nil
+	r := resp.GetGetLastMessageIdResponse()
+	d := r.GetLastMessageId()
+	id := messageid.New(int64(d.GetLedgerId()), int64(d.GetEntryId()), d.GetBatchIndex(), e.o.Partition, 0)
+	var md *position
+	if m := r.GetConsumerMarkDeletePosition(); m != nil {
+		md = &position{int64(m.GetLedgerId()), int64(m.GetEntryId())}
+	}
+	return id, md, nil
 }
 
 // HasNext reports whether a message is queued or the broker has one after
-// the last handed out (or after the start point).
+// the last handed out (or after the start point). After a seek by time,
+// until a message is handed out, the broker's last id does not tell
+// whether a message was published at or after the time: then HasNext is
+// false when the subscription's mark-delete position (which Pulsar brokers
+// send with the last id) is at or after the last id, and otherwise waits,
+// within ctx, until the engine has received the entries through the last
+// id, and reports whether one of them passed the time filter.
 func (e *Engine[T]) HasNext(ctx context.Context) (bool, error) {
-	var queued bool
+	var queued, byTime bool
 	var last, origin messageid.MessageID
 	var incl bool
 	if err := e.call(func() {
 		queued, last, origin, incl = len(e.queue) > 0, e.lastOut, e.origin, e.originIncl
+		byTime = e.byTime && e.lastOut == nil
 	}); err != nil {
 		return false, err
 	}
 	if queued {
 		return true, nil
 	}
-	lid, err := e.GetLastMessageID(ctx)
+	lid, markDelete, err := e.lastMessageID(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -225,6 +260,11 @@ func (e *Engine[T]) HasNext(ctx context.Context) (bool, error) {
 	switch {
 	case last != nil:
 		return cmpPoint(lid, last) > 0, nil
+	case byTime:
+		if markDelete != nil && !markDelete.less(posOf(lid)) {
+			return false, nil // everything through the last id is consumed
+		}
+		return e.waitSeen(ctx, posOf(lid))
 	case origin == nil || isEarliest(origin):
 		return true, nil
 	case isLatest(origin):
@@ -233,6 +273,60 @@ func (e *Engine[T]) HasNext(ctx context.Context) (bool, error) {
 		return cmpPoint(lid, origin) >= 0, nil
 	}
 	return cmpPoint(lid, origin) > 0, nil
+}
+
+// waitSeen waits until a message is queued or handed out (true) or the
+// engine has received every entry through last (false).
+func (e *Engine[T]) waitSeen(ctx context.Context, last position) (bool, error) {
+	for {
+		progress := make(chan struct{})
+		var has, done bool
+		if err := e.call(func() {
+			switch {
+			case len(e.queue) > 0 || e.lastOut != nil:
+				has, done = true, true
+			case e.seenAny && !e.seen.less(last):
+				done = true
+			default:
+				e.progress = append(e.progress, progress)
+			}
+		}); err != nil {
+			return false, err
+		}
+		if done {
+			return has, nil
+		}
+		select {
+		case <-progress:
+		case <-e.done:
+			return false, ErrClosed
+		case <-ctx.Done():
+			return false, fmt.Errorf("has next: waiting for the entries through %d:%d: %w", last.ledger, last.entry, ctx.Err())
+		}
+	}
+}
+
+// sawEntry records an entry received from the broker (delivered, filtered
+// or dropped) and wakes waitSeen.
+func (e *Engine[T]) sawEntry(p position) {
+	if !e.seenAny || e.seen.less(p) {
+		e.seen, e.seenAny = p, true
+	}
+	e.wakeProgress()
+}
+
+// forgetSeen forgets the entries received (a seek or reconnect: the broker
+// delivers again) and wakes waitSeen.
+func (e *Engine[T]) forgetSeen() {
+	e.seen, e.seenAny = position{}, false
+	e.wakeProgress()
+}
+
+func (e *Engine[T]) wakeProgress() {
+	for _, ch := range e.progress {
+		close(ch)
+	}
+	e.progress = nil
 }
 
 // StartAtLastMessage resolves a start at Latest into the id of the topic's
@@ -266,12 +360,4 @@ func (e *Engine[T]) Unsubscribe(ctx context.Context) error {
 	}
 	e.Close()
 	return nil
-}
-
-// Tracks reports whether id names a message this engine delivered and that
-// is not acknowledged yet (for routing an id among several engines).
-func (e *Engine[T]) Tracks(id messageid.MessageID) bool {
-	var ok bool
-	_ = e.call(func() { _, ok = e.tracked[posOf(messageid.FirstChunk(id))] })
-	return ok
 }
