@@ -38,6 +38,7 @@ type topic struct {
 // entryInfo is what dispatch needs from an entry's metadata, parsed once.
 type entryInfo struct {
 	numMessages int32
+	batched     bool   // the metadata has num_messages_in_batch
 	uuid        string // chunk uuid, "" when not a chunk
 	chunkID     int32
 	numChunks   int32
@@ -179,6 +180,7 @@ func (t *topic) info(e ledger.Entry) *entryInfo {
 	in := &entryInfo{numMessages: e.NumMessages}
 	var md pb.MessageMetadata
 	if err := (proto.UnmarshalOptions{AllowPartial: true}).Unmarshal(e.Meta, &md); err == nil {
+		in.batched = md.NumMessagesInBatch != nil
 		if md.NumChunksFromMsg != nil && md.GetNumChunksFromMsg() > 1 {
 			in.uuid, in.chunkID, in.numChunks = md.GetUuid(), md.GetChunkId(), md.GetNumChunksFromMsg()
 		}
