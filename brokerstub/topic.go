@@ -6,7 +6,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/pulsargo/sdk/brokerstub/internal/dispatch"
+	"github.com/pulsargo/sdk/brokerstub/internal/keyshared"
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 	pb "github.com/pulsargo/sdk/internal/proto"
 )
@@ -42,8 +42,8 @@ type entryInfo struct {
 	uuid        string // chunk uuid, "" when not a chunk
 	chunkID     int32
 	numChunks   int32
-	key         []byte // sticky key for Key_Shared (dispatch.StickyKey)
-	murmur      uint32 // dispatch.Murmur31(key), mapped per selector range
+	key         []byte // sticky key for Key_Shared (keyshared.StickyKey)
+	murmur      uint32 // keyshared.Murmur31(key), mapped per selector range
 }
 
 // openTopic loads a topic: its ledger from the store and its durable
@@ -184,11 +184,11 @@ func (t *topic) info(e ledger.Entry) *entryInfo {
 		if md.NumChunksFromMsg != nil && md.GetNumChunksFromMsg() > 1 {
 			in.uuid, in.chunkID, in.numChunks = md.GetUuid(), md.GetChunkId(), md.GetNumChunksFromMsg()
 		}
-		in.key = dispatch.StickyKey(&md)
+		in.key = keyshared.StickyKey(&md)
 	} else {
-		in.key = dispatch.StickyKey(&pb.MessageMetadata{})
+		in.key = keyshared.StickyKey(&pb.MessageMetadata{})
 	}
-	in.murmur = dispatch.Murmur31(in.key)
+	in.murmur = keyshared.Murmur31(in.key)
 	if in.numMessages < 1 {
 		in.numMessages = 1
 	}

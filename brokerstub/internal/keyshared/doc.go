@@ -1,4 +1,4 @@
-// Package dispatch holds the pure logic of brokerstub's Key_Shared
+// Package keyshared holds the pure logic of brokerstub's Key_Shared
 // dispatcher: sticky keys and their hashes, the consumer selectors, the
 // draining-hashes tracker, the replay queue and the per-entry routing
 // decisions with their look-ahead limit. It does no I/O and keeps no
@@ -55,4 +55,4 @@
 // and the hash would stay draining forever). No official Pulsar broker does
 // this for Key_Shared — Pulsar's Shared dispatcher pins chunks to a
 // consumer, its Key_Shared dispatcher does not.
-package dispatch
+package keyshared
