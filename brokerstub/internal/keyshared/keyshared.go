@@ -159,7 +159,7 @@ func (k *KeyShared) Add(m Member) error {
 	}
 	k.members = append(k.members, &m)
 	k.byID[m.ID] = &m
-	k.registerDraining(before)
+	k.registerDraining(before) // PIP-282's first scenario: moved hashes drain first
 	return nil
 }
 
