@@ -34,7 +34,12 @@
 // while ranges move. The package keyorder checks these rules on a log of
 // deliveries; KeyShared inspects a subscription's dispatcher.
 //
-// Subscription cursors persist batch-index acks on every change (the bug of
-// apache/pulsar#26498 is not copied): a partial batch ack survives Crash
-// once flushed. Cursor shows the in-memory and the persisted state.
+// Every change to a subscription cursor marks it dirty — a partial batch
+// ack too (the bug of apache/pulsar#26498 is not copied) — and the cursor is
+// written to the store at the next flush: right after an ack when Pulsar's
+// mark-delete rate limit (one persist a second) allows it, else by the
+// periodic flush once Options.CursorFlushInterval has passed since the last
+// write. A seek writes it at once, and so do Restart, Close and Unload. Crash
+// loses what was not written yet, as a killed broker does; a flushed partial
+// batch ack survives it. Cursor shows the in-memory and the persisted state.
 package brokerstub
