@@ -53,7 +53,7 @@ func (s *subscription) ack(cs *consumer, m *proto.CommandAck) (proto.ServerError
 		// As Pulsar's Consumer.messageAcked: ignored (clients refuse to send
 		// it), and a requested receipt reports success.
 		s.t.b.log.Warn("Received cumulative ack on shared subscription, ignoring",
-			"topic", s.t.name.full, "sub", s.name, "consumer", cs.id)
+			"topic", s.t.name.Full, "sub", s.name, "consumer", cs.id)
 		return 0, ""
 	}
 	for _, id := range m.GetMessageId() {

@@ -149,7 +149,7 @@ func (c *conn) handleUnsubscribe(m *proto.CommandUnsubscribe) {
 		cs.closed = true
 		delete(t.subs, s.name)
 		if s.durable {
-			if err := t.b.st.DeleteCursor(t.name.full, s.name); err != nil {
+			if err := t.b.st.DeleteCursor(t.name.Full, s.name); err != nil {
 				code, msg = proto.ServerError_PersistenceError, err.Error()
 			}
 		}
@@ -260,7 +260,7 @@ func (s *subscription) persist(force bool) {
 }
 
 func (s *subscription) save(state []byte) {
-	if err := s.t.b.st.SaveCursor(s.t.name.full, s.name, state); err != nil {
-		s.t.b.log.Error("persist cursor", "topic", s.t.name.full, "sub", s.name, "err", err)
+	if err := s.t.b.st.SaveCursor(s.t.name.Full, s.name, state); err != nil {
+		s.t.b.log.Error("persist cursor", "topic", s.t.name.Full, "sub", s.name, "err", err)
 	}
 }

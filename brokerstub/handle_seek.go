@@ -73,7 +73,7 @@ func (c *conn) handleGetLastMessageID(m *proto.CommandGetLastMessageId) {
 	t := cs.sub.t
 	err := t.call(func() {
 		resp := &proto.CommandGetLastMessageIdResponse{RequestId: &rid, LastMessageId: t.lastMessageID()}
-		if t.name.domain == "persistent" {
+		if t.name.Domain == "persistent" {
 			resp.ConsumerMarkDeletePosition = t.markDeleteID(cs.sub.cur.MarkDelete())
 		}
 		c.write(&proto.BaseCommand{Type: proto.BaseCommand_GET_LAST_MESSAGE_ID_RESPONSE.Enum(), GetLastMessageIdResponse: resp})
@@ -88,7 +88,7 @@ func (c *conn) handleGetLastMessageID(m *proto.CommandGetLastMessageId) {
 // its metadata has no num_messages_in_batch), and the partition index. An
 // empty topic reports -1:-1, batch index -1.
 func (t *topic) lastMessageID() *proto.MessageIdData {
-	part, batch := int32(t.name.partition), int32(-1)
+	part, batch := int32(t.name.Partition), int32(-1)
 	l, e := int64(-1), int64(-1)
 	if p, ok := t.led.Last(); ok {
 		l, e = p.Ledger, p.Entry

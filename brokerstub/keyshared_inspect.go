@@ -128,9 +128,9 @@ func (b *Broker) KeyShared(topic, subscription string) (KeySharedState, error) {
 	case callErr != nil:
 		return out, callErr
 	case !found:
-		return out, fmt.Errorf("%w: %s on %s", ErrNoSubscription, subscription, name.full)
+		return out, fmt.Errorf("%w: %s on %s", ErrNoSubscription, subscription, name.Full)
 	case !keyShared:
-		return out, fmt.Errorf("%w: %s on %s", ErrNotKeyShared, subscription, name.full)
+		return out, fmt.Errorf("%w: %s on %s", ErrNotKeyShared, subscription, name.Full)
 	}
 	return out, nil
 }

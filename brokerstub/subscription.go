@@ -87,14 +87,14 @@ func (t *topic) cursorOptions() cursor.Options {
 // restoreSubscriptions recreates the durable subscriptions persisted for
 // this topic, with their cursors as last flushed.
 func (t *topic) restoreSubscriptions() error {
-	states, err := t.b.st.Cursors(t.name.full)
+	states, err := t.b.st.Cursors(t.name.Full)
 	if err != nil {
 		return err
 	}
 	for name, state := range states {
 		cur, err := cursor.Restore(state, t.led, t.cursorOptions())
 		if err != nil {
-			t.b.log.Error("restore cursor; starting it from the first entry", "topic", t.name.full, "sub", name, "err", err)
+			t.b.log.Error("restore cursor; starting it from the first entry", "topic", t.name.Full, "sub", name, "err", err)
 			cur = cursor.New(beforeFirst, t.led, t.cursorOptions())
 		}
 		s := t.newSubscription(name, true, proto.CommandSubscribe_Exclusive, cur)
@@ -245,7 +245,7 @@ func (s *subscription) pickActive() bool {
 			return sorted[i].name < sorted[j].name
 		})
 		idx := 0
-		if p := s.t.name.partition; p > 0 {
+		if p := s.t.name.Partition; p > 0 {
 			idx = p % len(sorted)
 		}
 		next = sorted[idx]

@@ -58,12 +58,12 @@ func (b *Broker) openTopic(name topicName) (*topic, error) {
 		subs:      map[string]*subscription{},
 		infos:     map[ledger.Position]*entryInfo{},
 	}
-	led, err := ledger.Open(b.st, name.full, ledger.Options{
+	led, err := ledger.Open(b.st, name.Full, ledger.Options{
 		RolloverEntries: b.opts.LedgerRolloverEntries,
 		Now:             b.opts.Clock.Now,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("open ledger of %s: %w", name.full, err)
+		return nil, fmt.Errorf("open ledger of %s: %w", name.Full, err)
 	}
 	t.led = led
 	if err := t.restoreSubscriptions(); err != nil {
