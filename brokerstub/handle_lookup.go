@@ -99,20 +99,6 @@ func (c *conn) handleTopicsOfNamespace(m *proto.CommandGetTopicsOfNamespace) {
 	c.write(&proto.BaseCommand{Type: proto.BaseCommand_GET_TOPICS_OF_NAMESPACE_RESPONSE.Enum(), GetTopicsOfNamespaceResponse: resp})
 }
 
-// handleGetSchema answers that no schema is stored: the stub keeps none.
-func (c *conn) handleGetSchema(m *proto.CommandGetSchema) {
-	rid := m.GetRequestId()
-	c.write(&proto.BaseCommand{Type: proto.BaseCommand_GET_SCHEMA_RESPONSE.Enum(), GetSchemaResponse: &proto.CommandGetSchemaResponse{
-		RequestId: &rid, ErrorCode: proto.ServerError_TopicNotFound.Enum(), ErrorMessage: strp("no schema stored")}})
-}
-
-// handleGetOrCreateSchema accepts any schema without checking compatibility.
-func (c *conn) handleGetOrCreateSchema(m *proto.CommandGetOrCreateSchema) {
-	rid := m.GetRequestId()
-	c.write(&proto.BaseCommand{Type: proto.BaseCommand_GET_OR_CREATE_SCHEMA_RESPONSE.Enum(),
-		GetOrCreateSchemaResponse: &proto.CommandGetOrCreateSchemaResponse{RequestId: &rid, SchemaVersion: []byte{0, 0, 0, 0, 0, 0, 0, 0}}})
-}
-
 // topicNames returns every known topic: those loaded, those stored and the
 // partitions of partitioned topics, sorted.
 func (b *Broker) topicNames() []string {
