@@ -50,15 +50,22 @@ func (t *topic) seekPosition(id *proto.MessageIdData) ledger.Position {
 		if first, ok := t.led.First(); ok {
 			return first
 		}
-		return ledger.Position{}
+		return t.emptyStart()
 	}
 	if l == int64(^uint64(0)>>1) {
 		if last, ok := t.led.Last(); ok {
 			return ledger.Position{Ledger: last.Ledger, Entry: last.Entry + 1}
 		}
-		return ledger.Position{}
+		return t.emptyStart()
 	}
 	return ledger.Position{Ledger: l, Entry: e}
+}
+
+// emptyStart is where a seek to earliest or latest puts the cursor of an
+// empty topic: entry 0 of the ledger that takes the next append, so that the
+// mark-delete position is {that ledger, -1}, as Pulsar's.
+func (t *topic) emptyStart() ledger.Position {
+	return ledger.Position{Ledger: t.led.CurrentLedger(), Entry: 0}
 }
 
 // handleGetLastMessageID answers with the topic's last message id and the

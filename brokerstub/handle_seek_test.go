@@ -104,3 +104,33 @@ func TestGetLastMessageIDReportsMarkDelete(t *testing.T) {
 	require.NotNil(t, r.ConsumerMarkDeletePosition)
 	assert.Equal(t, pos[0], idPos(r.ConsumerMarkDeletePosition))
 }
+
+// TestSeekOnEmptyTopicKeepsPulsarMarkDelete: a seek to latest on an empty
+// topic leaves the mark-delete position at {ledger, -1}, never a negative
+// ledger, and the next message is delivered.
+func TestSeekOnEmptyTopicKeepsPulsarMarkDelete(t *testing.T) {
+	b := RunT(t)
+	const topic = "persistent://public/default/seek-empty"
+	c := dialRaw(t, b)
+	c.connect()
+	rawSubscribe(t, c, topic, 1, 0)
+	latest := uint64(1<<63 - 1)
+	c.send(&proto.BaseCommand{Type: proto.BaseCommand_SEEK.Enum(), Seek: &proto.CommandSeek{
+		ConsumerId: gproto.Uint64(1), RequestId: gproto.Uint64(2),
+		MessageId: &proto.MessageIdData{LedgerId: &latest, EntryId: &latest}}})
+	c.expect(proto.BaseCommand_CLOSE_CONSUMER)
+	c.expect(proto.BaseCommand_SUCCESS)
+	rawSubscribe(t, c, topic, 3, 10)
+	r := getLastMessageID(c, 3, 4)
+	require.NotNil(t, r.ConsumerMarkDeletePosition)
+	md := idPos(r.ConsumerMarkDeletePosition)
+	assert.GreaterOrEqual(t, md.Ledger, int64(0))
+	assert.Equal(t, int64(-1), md.Entry)
+
+	p := dialRaw(t, b)
+	p.connect()
+	pos := rawProduce(t, p, topic, []string{"x"})
+	m := c.expect(proto.BaseCommand_MESSAGE).GetMessage()
+	assert.Equal(t, pos[0], idPos(m.GetMessageId()))
+	assert.Equal(t, md.Ledger, pos[0].Ledger, "the mark-delete ledger is the one that took the append")
+}
