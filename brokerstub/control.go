@@ -25,21 +25,57 @@ func (d Direction) String() string {
 }
 
 // Event describes one command passing through the broker, for an
-// Interceptor.
+// Interceptor. Besides the type it carries the ids the command names, decoded,
+// so that tests need not parse Detail.
 type Event struct {
 	// Conn numbers the client connection (1, 2, ... in accept order).
 	Conn uint64
 	// Dir is the direction of the command.
 	Dir Direction
-	// Type is the command type as Pulsar names it: "SEND", "ACK",
-	// "SUBSCRIBE", "MESSAGE", "PING", ...
-	Type string
+	// Type is the command type as Pulsar names it: CmdSend ("SEND"), CmdAck
+	// ("ACK"), CmdMessage ("MESSAGE"), ...
+	Type Command
 	// RequestID is the command's request id, when it has one.
 	RequestID uint64
 	// HasRequestID reports whether RequestID is set.
 	HasRequestID bool
-	// Detail is the command in protobuf text form, for logs.
+	// ProducerID is the command's producer_id (PRODUCER, SEND, SEND_RECEIPT,
+	// SEND_ERROR, CLOSE_PRODUCER, ...), when it has one.
+	ProducerID uint64
+	// HasProducerID reports whether ProducerID is set.
+	HasProducerID bool
+	// ConsumerID is the command's consumer_id (SUBSCRIBE, FLOW, MESSAGE, ACK,
+	// SEEK, CLOSE_CONSUMER, ...), when it has one.
+	ConsumerID uint64
+	// HasConsumerID reports whether ConsumerID is set.
+	HasConsumerID bool
+	// SequenceID is the command's sequence_id (SEND, SEND_RECEIPT,
+	// SEND_ERROR), when it has one.
+	SequenceID uint64
+	// HasSequenceID reports whether SequenceID is set.
+	HasSequenceID bool
+	// MessageIDs are the ledger:entry message ids the command names, in
+	// order: one for SEND_RECEIPT, MESSAGE, SEEK (by id) and
+	// GET_LAST_MESSAGE_ID_RESPONSE (the last message id), every id of an ACK
+	// or a REDELIVER_UNACKNOWLEDGED_MESSAGES; nil for other commands.
+	// MessageID returns the first.
+	MessageIDs []Position
+	// ValidationError is an ACK's validation_error, the reason a consumer
+	// gives for acknowledging a message it could not read
+	// ("ChecksumMismatch", "DecompressionError", ...); "" when there is none.
+	ValidationError string
+	// Detail is the command in protobuf text form, for logs. Its format is
+	// not stable: match on the fields above instead.
 	Detail string
+}
+
+// MessageID returns the first of MessageIDs, and false when the command
+// names no message id.
+func (e Event) MessageID() (Position, bool) {
+	if len(e.MessageIDs) == 0 {
+		return Position{}, false
+	}
+	return e.MessageIDs[0], true
 }
 
 // Action is an Interceptor's verdict on a command. The zero Action lets the
@@ -71,8 +107,9 @@ func (b *Broker) intercept(connID uint64, dir Direction, cmd *proto.BaseCommand)
 	if p == nil {
 		return Action{}
 	}
-	ev := Event{Conn: connID, Dir: dir, Type: cmd.GetType().String(), Detail: cmd.String()}
+	ev := Event{Conn: connID, Dir: dir, Type: Command(cmd.GetType().String()), Detail: cmd.String()}
 	ev.RequestID, ev.HasRequestID = requestID(cmd)
+	decodeIDs(&ev, cmd)
 	return (*p)(ev)
 }
 

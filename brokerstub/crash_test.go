@@ -72,6 +72,11 @@ func rawAck(c *rawClient, consumerID uint64, p Position, ackSet []int64, request
 // flush (no other ack, no close) persists E1's bitmap; after Crash a new
 // consumer receives B — E1 with an ack set that excludes A — and E2, never
 // E0.
+//
+// Protects internal/cursor/cursor.go, Cursor.AckIndividual: the
+// "c.changed()" after "c.bitmaps.Set(p, res)".
+// The mutation test (seed_mutation_test.go, PULSARGO_MUTATION=1) checks
+// that this test fails without it.
 func TestSeedPartialBatchAckSurvivesCrash(t *testing.T) {
 	clock := NewFakeClock(time.Unix(1_700_000_000, 0))
 	b := RunT(t, Options{Clock: clock, CursorFlushInterval: time.Minute})

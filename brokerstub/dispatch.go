@@ -139,7 +139,7 @@ func (s *subscription) deliver(cs *consumer, e ledger.Entry, in *entryInfo, hash
 	cs.pending[e.Pos] = pendingEntry{batch: in.numMessages, hash: hash}
 
 	id, l, en := cs.id, uint64(e.Pos.Ledger), uint64(e.Pos.Entry)
-	part := int32(s.t.name.partition)
+	part := int32(s.t.name.Partition)
 	msg := &proto.CommandMessage{
 		ConsumerId: &id,
 		MessageId:  &proto.MessageIdData{LedgerId: &l, EntryId: &en, Partition: &part},

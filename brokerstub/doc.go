@@ -23,7 +23,9 @@
 // Each topic's state is owned by one goroutine. Entries are stored exactly as
 // producers sent them; with Options.DataDir they live in a crash-safe bbolt
 // file. Tests can Restart or Crash the broker, Unload a topic, and observe,
-// delay, fail or drop any command with Intercept.
+// delay, fail or drop any command with Intercept; its Event carries the
+// command type and the producer, consumer, sequence and message ids it
+// names, decoded.
 //
 // Key_Shared follows PIP-379's draining hashes: a key is pending at one
 // consumer at a time, hashes still pending at a consumer that lost their
@@ -34,7 +36,46 @@
 // while ranges move. The package keyorder checks these rules on a log of
 // deliveries; KeyShared inspects a subscription's dispatcher.
 //
-// Subscription cursors persist batch-index acks on every change (the bug of
-// apache/pulsar#26498 is not copied): a partial batch ack survives Crash
-// once flushed. Cursor shows the in-memory and the persisted state.
+// Every change to a subscription cursor marks it dirty — a partial batch
+// ack too (the bug of apache/pulsar#26498 is not copied) — and the cursor is
+// written to the store at the next flush: right after an ack when Pulsar's
+// mark-delete rate limit (one persist a second) allows it, else by the
+// periodic flush once Options.CursorFlushInterval has passed since the last
+// write. A seek writes it at once, and so do Restart, Close and Unload. Crash
+// loses what was not written yet, as a killed broker does; a flushed partial
+// batch ack survives it. Cursor shows the in-memory and the persisted state.
+//
+// # How a SEND becomes a MESSAGE
+//
+// A producer's SEND arrives on a connection (conn.go). The connection's
+// reader goroutine, (*conn).readLoop, decodes the frame (internal/wire),
+// shows it to the Interceptor ((*Broker).intercept, control.go) and passes
+// it to (*conn).handle (handle.go), whose switch on the command type calls
+// (*conn).handleSend (handle_producer.go). handleSend finds the producer
+// and queues a function on the topic's goroutine with (*topic).do
+// (topic.go); that goroutine, (*topic).run, owns the topic's state and runs
+// it: the entry is stored as received by (*ledger.Ledger).Append
+// (internal/ledger, through internal/store), the SEND_RECEIPT from
+// (*topic).receipt is queued with (*conn).write, and (*topic).dispatchAll
+// (dispatch.go) offers the entry to every subscription.
+//
+// (*subscription).dispatch (dispatch.go) picks the consumer: for Exclusive,
+// Failover and Shared itself (nextCandidate, then pick); for Key_Shared it
+// calls the dispatcher, (*keyshared.KeyShared).Dispatch
+// (internal/keyshared/route.go), which sweeps the replay queue and then
+// reads new entries through ksSource (keyshared.go), routing each with
+// (*keyshared.Pass).Route. Either way (*subscription).deliver (dispatch.go)
+// builds the MESSAGE (with the batch's ack set and the redelivery count),
+// charges the consumer's permits, records the entry as pending at it, and
+// hands it to the consumer's connection with (*conn).writeMessage (conn.go),
+// which encodes the header and pushes it, with the stored payload, onto the
+// connection's outbound queue (outFrame, outq.go). The topic goroutine never
+// blocks on a client: the connection's writer goroutine, (*conn).writeLoop,
+// takes the queued frames, shows each to the Interceptor and writes them
+// with the payloads straight from the ledger's buffers.
+//
+// The consumer's ACK comes back the same way, to (*conn).handleAck
+// (handle_ack.go), then on the topic goroutine to (*subscription).ack, which
+// updates the cursor (internal/cursor), and (*subscription).persist
+// (handle_consumer.go), which writes it to the store when it is due.
 package brokerstub

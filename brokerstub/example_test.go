@@ -21,7 +21,7 @@ func Example() {
 
 	failed := false
 	b.Intercept(func(ev brokerstub.Event) brokerstub.Action {
-		if ev.Dir == brokerstub.Inbound && ev.Type == "SEND" && !failed {
+		if ev.Dir == brokerstub.Inbound && ev.Type == brokerstub.CmdSend && !failed {
 			failed = true
 			return brokerstub.Action{Fail: true, FailWith: "PersistenceError"}
 		}

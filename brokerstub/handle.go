@@ -14,8 +14,12 @@ const serverVersion = "pulsargo-brokerstub"
 const maxProtocolVersion = int32(proto.ProtocolVersion_v20)
 
 // handle runs one inbound command; it reports false when the connection
-// must close. Handlers live in files by command group: handle_connect.go,
-// handle_lookup.go, handle_producer.go, handle_consumer.go, handle_ack.go.
+// must close. Handlers live in files by command group: this file (connect,
+// ping), handle_lookup.go (lookup, partitioned metadata, topics of a
+// namespace), handle_schema.go, handle_producer.go (producer, send, close
+// producer), handle_consumer.go (subscribe, flow, close consumer,
+// unsubscribe, stats), handle_ack.go (ack, redeliver) and handle_seek.go
+// (seek, last message id).
 func (c *conn) handle(f *wire.Frame) bool {
 	cmd := f.Cmd
 	t := cmd.GetType()

@@ -53,7 +53,7 @@ func (s *subscription) ack(cs *consumer, m *proto.CommandAck) (proto.ServerError
 		// As Pulsar's Consumer.messageAcked: ignored (clients refuse to send
 		// it), and a requested receipt reports success.
 		s.t.b.log.Warn("Received cumulative ack on shared subscription, ignoring",
-			"topic", s.t.name.full, "sub", s.name, "consumer", cs.id)
+			"topic", s.t.name.Full, "sub", s.name, "consumer", cs.id)
 		return 0, ""
 	}
 	for _, id := range m.GetMessageId() {
@@ -136,96 +136,4 @@ func (c *conn) handleRedeliver(m *proto.CommandRedeliverUnacknowledgedMessages) 
 		}
 		cs.sub.dispatch()
 	})
-}
-
-// handleSeek resets the subscription to a message id or a publish time and,
-// as Pulsar does, disconnects its consumers so that they reconnect and read
-// from there.
-func (c *conn) handleSeek(m *proto.CommandSeek) {
-	rid := m.GetRequestId()
-	cs := c.consumer(m.GetConsumerId())
-	if cs == nil {
-		c.sendError(rid, proto.ServerError_ConsumerNotFound, "consumer not found")
-		return
-	}
-	if m.MessageId == nil && m.MessagePublishTime == nil {
-		c.sendError(rid, proto.ServerError_NotAllowedError, "seek needs a message id or a publish time")
-		return
-	}
-	t := cs.sub.t
-	err := t.call(func() {
-		s := cs.sub
-		var pos ledger.Position
-		var ackSet []int64
-		if id := m.GetMessageId(); id != nil {
-			pos = t.seekPosition(id)
-			if !t.b.opts.DisableBatchIndexAck {
-				ackSet = id.GetAckSet()
-			}
-		} else {
-			pos = t.led.FindByPublishTime(m.GetMessagePublishTime())
-		}
-		s.disconnectAll()
-		s.reset(pos, ackSet)
-		s.persist(false)
-		c.sendSuccess(rid)
-	})
-	if err != nil {
-		c.sendError(rid, proto.ServerError_ServiceNotReady, err.Error())
-	}
-}
-
-// seekPosition maps a seek's message id to the first entry to deliver:
-// earliest and latest map to the topic's ends.
-func (t *topic) seekPosition(id *proto.MessageIdData) ledger.Position {
-	l, e := int64(id.GetLedgerId()), int64(id.GetEntryId())
-	if l < 0 || e < 0 {
-		if first, ok := t.led.First(); ok {
-			return first
-		}
-		return ledger.Position{}
-	}
-	if l == int64(^uint64(0)>>1) {
-		if last, ok := t.led.Last(); ok {
-			return ledger.Position{Ledger: last.Ledger, Entry: last.Entry + 1}
-		}
-		return ledger.Position{}
-	}
-	return ledger.Position{Ledger: l, Entry: e}
-}
-
-func (c *conn) handleGetLastMessageID(m *proto.CommandGetLastMessageId) {
-	rid := m.GetRequestId()
-	cs := c.consumer(m.GetConsumerId())
-	if cs == nil {
-		c.sendError(rid, proto.ServerError_ConsumerNotFound, "consumer not found")
-		return
-	}
-	t := cs.sub.t
-	err := t.call(func() {
-		part := int32(t.name.partition)
-		last := &proto.MessageIdData{Partition: &part}
-		if p, ok := t.led.Last(); ok {
-			e, _ := t.led.Get(p)
-			l, en := uint64(p.Ledger), uint64(p.Entry)
-			last.LedgerId, last.EntryId = &l, &en
-			if n := t.info(e).numMessages; n > 1 {
-				idx := n - 1
-				last.BatchIndex = &idx
-			}
-		} else {
-			none := ^uint64(0)
-			last.LedgerId, last.EntryId = &none, &none
-		}
-		resp := &proto.CommandGetLastMessageIdResponse{LastMessageId: last, RequestId: &rid}
-		if cs.sub.durable {
-			md := cs.sub.cur.MarkDelete()
-			l, en := uint64(md.Ledger), uint64(md.Entry)
-			resp.ConsumerMarkDeletePosition = &proto.MessageIdData{LedgerId: &l, EntryId: &en}
-		}
-		c.write(&proto.BaseCommand{Type: proto.BaseCommand_GET_LAST_MESSAGE_ID_RESPONSE.Enum(), GetLastMessageIdResponse: resp})
-	})
-	if err != nil {
-		c.sendError(rid, proto.ServerError_ServiceNotReady, err.Error())
-	}
 }

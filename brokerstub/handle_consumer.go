@@ -149,7 +149,7 @@ func (c *conn) handleUnsubscribe(m *proto.CommandUnsubscribe) {
 		cs.closed = true
 		delete(t.subs, s.name)
 		if s.durable {
-			if err := t.b.st.DeleteCursor(t.name.full, s.name); err != nil {
+			if err := t.b.st.DeleteCursor(t.name.Full, s.name); err != nil {
 				code, msg = proto.ServerError_PersistenceError, err.Error()
 			}
 		}
@@ -201,13 +201,17 @@ func (t *topic) closeClients() {
 	}
 	t.producers = map[*producer]struct{}{}
 	for _, s := range t.subs {
-		s.disconnectAll()
+		s.disconnectAll(false)
 	}
 }
 
 // disconnectAll closes every consumer of the subscription on the client side
-// (CloseConsumer) and detaches it, as Pulsar does on seek and unload.
-func (s *subscription) disconnectAll() {
+// (CloseConsumer) and detaches it, as Pulsar does on seek and unload. A
+// non-durable subscription (a reader's) goes away with its consumers, except
+// for a cursor reset (forReset): Pulsar then keeps the reset cursor, and the
+// reader that reconnects attaches to it whatever start id it sends (the
+// official Go client resends its original one after SeekByTime).
+func (s *subscription) disconnectAll(forReset bool) {
 	for _, cs := range s.consumers {
 		cs.closed = true
 		cs.c.write(closeConsumerCmd(cs.id))
@@ -223,7 +227,7 @@ func (s *subscription) disconnectAll() {
 		clear(s.ksByID)
 		s.rewind()
 	}
-	if !s.durable {
+	if !s.durable && !forReset {
 		delete(s.t.subs, s.name)
 	}
 }
@@ -256,7 +260,7 @@ func (s *subscription) persist(force bool) {
 }
 
 func (s *subscription) save(state []byte) {
-	if err := s.t.b.st.SaveCursor(s.t.name.full, s.name, state); err != nil {
-		s.t.b.log.Error("persist cursor", "topic", s.t.name.full, "sub", s.name, "err", err)
+	if err := s.t.b.st.SaveCursor(s.t.name.Full, s.name, state); err != nil {
+		s.t.b.log.Error("persist cursor", "topic", s.t.name.Full, "sub", s.name, "err", err)
 	}
 }

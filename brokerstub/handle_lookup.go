@@ -22,7 +22,7 @@ func (c *conn) handleLookup(m *proto.CommandLookupTopic) {
 	case !c.b.topicExists(name) && c.b.opts.DisableAutoTopicCreation:
 		resp.Response = proto.CommandLookupTopicResponse_Failed.Enum()
 		resp.Error = proto.ServerError_TopicNotFound.Enum()
-		resp.Message = strp("topic " + name.full + " does not exist")
+		resp.Message = strp("topic " + name.Full + " does not exist")
 	default:
 		resp.Response = proto.CommandLookupTopicResponse_Connect.Enum()
 		resp.BrokerServiceUrl = strp("pulsar://" + c.b.Addr())
@@ -46,13 +46,13 @@ func (c *conn) handlePartitionedMetadata(m *proto.CommandPartitionedTopicMetadat
 		resp.Message = strp(err.Error())
 	} else {
 		n := uint32(0)
-		if name.partition < 0 {
-			n = uint32(c.b.partitionCount(name.full))
+		if name.Partition < 0 {
+			n = uint32(c.b.partitionCount(name.Full))
 		}
 		if n == 0 && !c.b.topicExists(name) && c.b.opts.DisableAutoTopicCreation {
 			resp.Response = proto.CommandPartitionedTopicMetadataResponse_Failed.Enum()
 			resp.Error = proto.ServerError_TopicNotFound.Enum()
-			resp.Message = strp("topic " + name.full + " does not exist")
+			resp.Message = strp("topic " + name.Full + " does not exist")
 		} else {
 			resp.Response = proto.CommandPartitionedTopicMetadataResponse_Success.Enum()
 			resp.Partitions = &n
@@ -70,10 +70,10 @@ func (c *conn) handleTopicsOfNamespace(m *proto.CommandGetTopicsOfNamespace) {
 	var topics []string
 	for _, full := range c.b.topicNames() {
 		t, err := parseTopic(full)
-		if err != nil || t.namespace != ns {
+		if err != nil || t.Namespace != ns {
 			continue
 		}
-		persistent := t.domain == "persistent"
+		persistent := t.Domain == "persistent"
 		if (mode == proto.CommandGetTopicsOfNamespace_PERSISTENT && !persistent) ||
 			(mode == proto.CommandGetTopicsOfNamespace_NON_PERSISTENT && persistent) {
 			continue
@@ -97,20 +97,6 @@ func (c *conn) handleTopicsOfNamespace(m *proto.CommandGetTopicsOfNamespace) {
 	}
 	resp.Topics = topics
 	c.write(&proto.BaseCommand{Type: proto.BaseCommand_GET_TOPICS_OF_NAMESPACE_RESPONSE.Enum(), GetTopicsOfNamespaceResponse: resp})
-}
-
-// handleGetSchema answers that no schema is stored: the stub keeps none.
-func (c *conn) handleGetSchema(m *proto.CommandGetSchema) {
-	rid := m.GetRequestId()
-	c.write(&proto.BaseCommand{Type: proto.BaseCommand_GET_SCHEMA_RESPONSE.Enum(), GetSchemaResponse: &proto.CommandGetSchemaResponse{
-		RequestId: &rid, ErrorCode: proto.ServerError_TopicNotFound.Enum(), ErrorMessage: strp("no schema stored")}})
-}
-
-// handleGetOrCreateSchema accepts any schema without checking compatibility.
-func (c *conn) handleGetOrCreateSchema(m *proto.CommandGetOrCreateSchema) {
-	rid := m.GetRequestId()
-	c.write(&proto.BaseCommand{Type: proto.BaseCommand_GET_OR_CREATE_SCHEMA_RESPONSE.Enum(),
-		GetOrCreateSchemaResponse: &proto.CommandGetOrCreateSchemaResponse{RequestId: &rid, SchemaVersion: []byte{0, 0, 0, 0, 0, 0, 0, 0}}})
 }
 
 // topicNames returns every known topic: those loaded, those stored and the

@@ -48,7 +48,7 @@ func (c *conn) handleProducer(m *proto.CommandProducer) {
 		return
 	}
 	if busy {
-		c.sendError(rid, proto.ServerError_ProducerBusy, fmt.Sprintf("producer %q is already connected to %s", p.name, name.full))
+		c.sendError(rid, proto.ServerError_ProducerBusy, fmt.Sprintf("producer %q is already connected to %s", p.name, name.Full))
 		return
 	}
 	c.mu.Lock()
@@ -89,7 +89,7 @@ func (c *conn) handleSend(m *proto.CommandSend, f *wire.Frame) bool {
 	ok := t.do(func() {
 		pos, err := t.led.Append(rawMeta, payload, publishTime, num)
 		if err != nil {
-			c.log.Error("store entry", "topic", t.name.full, "err", err)
+			c.log.Error("store entry", "topic", t.name.Full, "err", err)
 			c.write(sendError(p.id, seq, proto.ServerError_PersistenceError, err.Error()))
 			return
 		}
@@ -105,7 +105,7 @@ func (c *conn) handleSend(m *proto.CommandSend, f *wire.Frame) bool {
 // receipt is the CommandSendReceipt for an entry stored at pos.
 func (t *topic) receipt(producerID, seq, highest uint64, pos ledger.Position) *proto.BaseCommand {
 	l, e := uint64(pos.Ledger), uint64(pos.Entry)
-	part := int32(t.name.partition)
+	part := int32(t.name.Partition)
 	r := &proto.CommandSendReceipt{ProducerId: &producerID, SequenceId: &seq,
 		MessageId: &proto.MessageIdData{LedgerId: &l, EntryId: &e, Partition: &part}}
 	if highest > 0 {
@@ -160,8 +160,8 @@ func (c *conn) attachableTopic(rid uint64, topic string) (topicName, bool) {
 		c.sendError(rid, proto.ServerError_InvalidTopicName, err.Error())
 		return name, false
 	}
-	if name.partition < 0 && c.b.partitionCount(name.full) > 0 {
-		c.sendError(rid, proto.ServerError_NotAllowedError, name.full+" is partitioned: attach to its partitions")
+	if name.Partition < 0 && c.b.partitionCount(name.Full) > 0 {
+		c.sendError(rid, proto.ServerError_NotAllowedError, name.Full+" is partitioned: attach to its partitions")
 		return name, false
 	}
 	return name, true

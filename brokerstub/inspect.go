@@ -71,7 +71,7 @@ func (b *Broker) Cursor(topic, subscription string) (current, persisted CursorSt
 		return current, persisted, callErr
 	}
 	if !found {
-		return current, persisted, fmt.Errorf("%w: %s on %s", ErrNoSubscription, subscription, name.full)
+		return current, persisted, fmt.Errorf("%w: %s on %s", ErrNoSubscription, subscription, name.Full)
 	}
 	return current, persisted, nil
 }

@@ -4,21 +4,21 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/pulsargo/sdk/brokerstub/internal/dispatch"
+	"github.com/pulsargo/sdk/brokerstub/internal/keyshared"
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
 // This file is the glue between a Key_Shared subscription and its
-// dispatcher (internal/dispatch), which holds the selector, the draining
+// dispatcher (internal/keyshared), which holds the selector, the draining
 // hashes and every routing decision.
 
 // keySharedConfig returns the dispatcher policy for a subscribe's
 // KeySharedMeta (nil means AUTO_SPLIT, ordered, as Pulsar's default) and
 // the broker's Key_Shared options.
-func (t *topic) keySharedConfig(meta *proto.KeySharedMeta) dispatch.Config {
+func (t *topic) keySharedConfig(meta *proto.KeySharedMeta) keyshared.Config {
 	o := t.b.opts.KeyShared
-	return dispatch.Config{
+	return keyshared.Config{
 		Mode:                     meta.GetKeySharedMode(),
 		AllowOutOfOrderDelivery:  meta.GetAllowOutOfOrderDelivery(),
 		HashRangeAutoSplit:       o.HashRangeAutoSplit,
@@ -36,19 +36,19 @@ func (t *topic) keySharedConfig(meta *proto.KeySharedMeta) dispatch.Config {
 func (s *subscription) addKeyShared(cs *consumer) (proto.ServerError, string, bool) {
 	meta := cs.keyShared
 	if len(s.consumers) == 0 || s.ks == nil {
-		s.ks = dispatch.NewKeyShared(s.t.keySharedConfig(meta), &s.replay)
-		s.ksByID = map[dispatch.ConsumerID]*consumer{}
+		s.ks = keyshared.NewKeyShared(s.t.keySharedConfig(meta), &s.replay)
+		s.ksByID = map[keyshared.ConsumerID]*consumer{}
 		s.rewind()
 	} else if err := s.ks.CheckPolicy(meta.GetKeySharedMode(), meta.GetAllowOutOfOrderDelivery()); err != nil {
 		return proto.ServerError_ConsumerBusy, err.Error(), false
 	}
 	s.ksSeq++
 	id := s.ksSeq
-	var ranges []dispatch.Range
+	var ranges []keyshared.Range
 	for _, r := range meta.GetHashRanges() {
-		ranges = append(ranges, dispatch.Range{Start: r.GetStart(), End: r.GetEnd()})
+		ranges = append(ranges, keyshared.Range{Start: r.GetStart(), End: r.GetEnd()})
 	}
-	err := s.ks.Add(dispatch.Member{
+	err := s.ks.Add(keyshared.Member{
 		ID: id, Name: cs.name, Label: s.consumerLabel(cs), Ranges: ranges,
 		Permits: func() int64 { return cs.permits },
 		Pending: func(yield func(int32) bool) {
@@ -60,7 +60,7 @@ func (s *subscription) addKeyShared(cs *consumer) (proto.ServerError, string, bo
 		},
 	})
 	if err != nil {
-		var ae *dispatch.AssignError
+		var ae *keyshared.AssignError
 		if errors.As(err, &ae) {
 			return proto.ServerError_ConsumerAssignError, ae.Message, false
 		}
@@ -75,7 +75,7 @@ func (s *subscription) addKeyShared(cs *consumer) (proto.ServerError, string, bo
 // sticky-range conflict message.
 func (s *subscription) consumerLabel(cs *consumer) string {
 	return fmt.Sprintf("Consumer{subscription=PersistentSubscription{topic=%s, name=%s}, consumerId=%d, consumerName=%s, address=/%s}",
-		s.t.name.full, s.name, cs.id, cs.name, cs.c.nc.RemoteAddr())
+		s.t.name.Full, s.name, cs.id, cs.name, cs.c.nc.RemoteAddr())
 }
 
 // removeKeyShared detaches cs, whose pending entries are back in the replay
@@ -104,37 +104,37 @@ func (s *subscription) rewind() {
 }
 
 // ksEntry is what the dispatcher needs to know of an entry.
-func (s *subscription) ksEntry(in *entryInfo) dispatch.Entry {
-	return dispatch.Entry{Hash: s.ks.Hash(in.murmur), ChunkUUID: in.uuid, ChunkID: in.chunkID, NumChunks: in.numChunks}
+func (s *subscription) ksEntry(in *entryInfo) keyshared.Entry {
+	return keyshared.Entry{Hash: s.ks.Hash(in.murmur), ChunkUUID: in.uuid, ChunkID: in.chunkID, NumChunks: in.numChunks}
 }
 
 // ksSource lets the dispatcher read and send a subscription's entries.
 type ksSource struct{ s *subscription }
 
-func (src ksSource) Entry(p ledger.Position) (dispatch.Entry, bool) {
+func (src ksSource) Entry(p ledger.Position) (keyshared.Entry, bool) {
 	s := src.s
 	if s.cur.IsAcked(p) {
-		return dispatch.Entry{}, false
+		return keyshared.Entry{}, false
 	}
 	e, ok := s.t.led.Get(p)
 	if !ok {
-		return dispatch.Entry{}, false
+		return keyshared.Entry{}, false
 	}
 	return s.ksEntry(s.t.info(e)), true
 }
 
-func (src ksSource) Next() (ledger.Position, dispatch.Entry, bool) {
+func (src ksSource) Next() (ledger.Position, keyshared.Entry, bool) {
 	s := src.s
 	p, ok := s.nextUnread()
 	if !ok {
-		return p, dispatch.Entry{}, false
+		return p, keyshared.Entry{}, false
 	}
 	s.readPos = p
 	e, _ := s.t.led.Get(p)
 	return p, s.ksEntry(s.t.info(e)), true
 }
 
-func (src ksSource) Send(id dispatch.ConsumerID, p ledger.Position, ent dispatch.Entry) {
+func (src ksSource) Send(id keyshared.ConsumerID, p ledger.Position, ent keyshared.Entry) {
 	s := src.s
 	e, _ := s.t.led.Get(p)
 	s.deliver(s.ksByID[id], e, s.t.info(e), ent.Hash)

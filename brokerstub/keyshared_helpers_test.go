@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	gproto "google.golang.org/protobuf/proto"
 
-	"github.com/pulsargo/sdk/brokerstub/internal/dispatch"
+	"github.com/pulsargo/sdk/brokerstub/internal/keyshared"
 	"github.com/pulsargo/sdk/brokerstub/keyorder"
 	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/internal/wire"
@@ -201,10 +201,10 @@ func (p *ksProducer) send(key, payload string) Position {
 // joining is not "" — to wantAfter once a consumer named joining is added.
 func keysFor(t *testing.T, n int, names []string, want, joining, wantAfter string) []string {
 	t.Helper()
-	ring := func(names []string) *dispatch.Consistent {
-		c := dispatch.NewConsistent(0)
+	ring := func(names []string) *keyshared.Consistent {
+		c := keyshared.NewConsistent(0)
 		for i, name := range names {
-			require.NoError(t, c.Add(&dispatch.Member{ID: dispatch.ConsumerID(i + 1), Name: name}))
+			require.NoError(t, c.Add(&keyshared.Member{ID: keyshared.ConsumerID(i + 1), Name: name}))
 		}
 		return c
 	}
@@ -216,7 +216,7 @@ func keysFor(t *testing.T, n int, names []string, want, joining, wantAfter strin
 	var out []string
 	for i := 0; len(out) < n && i < 100000; i++ {
 		key := fmt.Sprint("key-", i)
-		h := dispatch.StickyKeyHash([]byte(key), before.KeyHashRange())
+		h := keyshared.StickyKeyHash([]byte(key), before.KeyHashRange())
 		b, _ := before.Select(h)
 		a, _ := after.Select(h)
 		if all[b-1] == want && (joining == "" || all[a-1] == wantAfter) {

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/pulsargo/sdk/brokerstub/internal/dispatch"
+	"github.com/pulsargo/sdk/brokerstub/internal/keyshared"
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
@@ -80,7 +80,7 @@ type DrainingHash struct {
 // KeyHashRange, as Pulsar computes it. The key of a message is its ordering
 // key, else its partition key.
 func (s KeySharedState) Hash(key []byte) int32 {
-	return dispatch.StickyKeyHash(key, dispatch.Range{Start: s.KeyHashRange.Start, End: s.KeyHashRange.End})
+	return keyshared.StickyKeyHash(key, keyshared.Range{Start: s.KeyHashRange.Start, End: s.KeyHashRange.End})
 }
 
 // ConsumerFor returns the consumer the selector gives key to now, or false
@@ -128,9 +128,9 @@ func (b *Broker) KeyShared(topic, subscription string) (KeySharedState, error) {
 	case callErr != nil:
 		return out, callErr
 	case !found:
-		return out, fmt.Errorf("%w: %s on %s", ErrNoSubscription, subscription, name.full)
+		return out, fmt.Errorf("%w: %s on %s", ErrNoSubscription, subscription, name.Full)
 	case !keyShared:
-		return out, fmt.Errorf("%w: %s on %s", ErrNotKeyShared, subscription, name.full)
+		return out, fmt.Errorf("%w: %s on %s", ErrNotKeyShared, subscription, name.Full)
 	}
 	return out, nil
 }
@@ -147,14 +147,14 @@ func (s *subscription) keySharedState() KeySharedState {
 		ReadPosition:            pos(s.readPos),
 	}
 	switch sel.(type) {
-	case *dispatch.Consistent:
+	case *keyshared.Consistent:
 		out.Selector = "ConsistentHashing"
-	case *dispatch.AutoSplit:
+	case *keyshared.AutoSplit:
 		out.Selector = "HashRangeAutoSplit"
 	default:
 		out.Selector = "HashRangeExclusive"
 	}
-	ranges := map[dispatch.ConsumerID][]HashRange{}
+	ranges := map[keyshared.ConsumerID][]HashRange{}
 	for _, a := range sel.Assignments() {
 		ranges[a.Consumer] = append(ranges[a.Consumer], HashRange{Start: a.Range.Start, End: a.Range.End})
 	}

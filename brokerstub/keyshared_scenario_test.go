@@ -21,6 +21,12 @@ import (
 // acknowledges 1:6; key-b goes to c2. c3 joins and takes key-a: it must get
 // nothing of key-a while c1 holds 1:6 (the old dispatcher sent it 1:7 and
 // 1:8 at once). When c1 disconnects, c3 gets 1:6 before 1:7 and 1:8.
+//
+// Protects internal/keyshared/keyshared.go, KeyShared.Add:
+// "k.registerDraining(before)", which makes key-a draining at c1 when c3
+// takes it (TestKeySharedPIP282Scenario2 fails without it too).
+// The mutation test (seed_mutation_test.go, PULSARGO_MUTATION=1) checks
+// that this test fails without it.
 func TestKeySharedPIP282Scenario1(t *testing.T) {
 	b := RunT(t)
 	topic := "persistent://public/default/pip282-1"
@@ -64,6 +70,12 @@ func TestKeySharedPIP282Scenario1(t *testing.T) {
 // TestKeySharedPIP282Scenario2: c1 gets 2:1 (key-a) and, having no permits
 // left, 2:2 waits for replay; c3 joins and takes key-a; c1 disconnects: c3
 // gets 2:1 before 2:2 (the old dispatcher sent 2:2 first).
+//
+// Protects internal/keyshared/route.go, Pass.Route: the branch
+// "} else if k.draining.ShouldBlock(id, e.Hash) {", which keeps the
+// replayed 2:2 from c3 while key-a drains at c1.
+// The mutation test (seed_mutation_test.go, PULSARGO_MUTATION=1) checks
+// that this test fails without it.
 func TestKeySharedPIP282Scenario2(t *testing.T) {
 	b := RunT(t)
 	topic := "persistent://public/default/pip282-2"
@@ -95,10 +107,17 @@ func TestKeySharedPIP282Scenario2(t *testing.T) {
 	assert.NoError(t, chk.Err())
 }
 
-// TestKeyShared10762: a consumer stuck on replays. c1 nacks key-a's first
-// message while it has no permits: the message waits in the replay queue,
-// and the dispatcher carries on for c2. A newer key-a message must not
-// overtake it when c1 gets permits again (apache/pulsar#10762).
+// TestKeyShared10762 is apache/pulsar#10762's scenario: the replay queue
+// holds a1 (key-a, for c1) and b1 (key-b, for c2); c1 cannot take a1 (no
+// permits); c2 gets permits, and the dispatcher goes on to read b2 (key-b,
+// for c2): b2 must not reach c2 before b1.
+//
+// Protects internal/keyshared/route.go, Dispatch: the replay sweep goes on
+// past an entry Route refuses ("i++ // go on past it" and its continue);
+// a sweep that stops there (break) lets b2 overtake b1. (Pulsar's own guard,
+// a new entry waits while its hash is in the replay queue, cannot fire in
+// this dispatcher, which offers the whole queue before every read.) The
+// mutation test in seed_mutation_test.go checks that this test fails then.
 func TestKeyShared10762(t *testing.T) {
 	b := RunT(t)
 	topic := "persistent://public/default/ks-10762"
@@ -108,33 +127,35 @@ func TestKeyShared10762(t *testing.T) {
 
 	c1, c2 := dialKS(t, b), dialKS(t, b)
 	c1.mustSubscribe(topic, 1, "c1", 1)
-	c2.mustSubscribe(topic, 2, "c2", 1000)
+	c2.mustSubscribe(topic, 2, "c2", 1)
 	p := dialKS(t, b).producer(topic, 1)
 	a1 := p.send(keyA, "a1")
-	got := c1.sync(1)
-	record(t, &chk, "c1", got)
-	require.Equal(t, []Position{a1}, positions(got))
-	c1.redeliver(1, a1)
-	require.NoError(t, chk.Released("c1", kid(a1)))
-	require.Empty(t, c1.sync(1), "no permits: a1 waits for replay")
-
-	a2 := p.send(keyA, "a2")
 	b1 := p.send(keyB, "b1")
-	got2 := c2.sync(2)
+	got1, got2 := c1.sync(1), c2.sync(2)
+	record(t, &chk, "c1", got1)
 	record(t, &chk, "c2", got2)
-	assert.Equal(t, []Position{b1}, positions(got2), "other keys flow on")
+	require.Equal(t, []Position{a1}, positions(got1))
+	require.Equal(t, []Position{b1}, positions(got2))
+
+	// Both give their message back with no permits left: replay {a1, b1}.
+	c1.redeliver(1, a1)
+	c2.redeliver(2, b1)
+	require.Empty(t, c1.sync(1))
+	require.Empty(t, c2.sync(2))
+	require.NoError(t, chk.Released("c1", kid(a1)))
+	require.NoError(t, chk.Released("c2", kid(b1)))
 	st, err := b.KeyShared(topic, "s")
 	require.NoError(t, err)
-	assert.Equal(t, 2, st.ReplaySize, "a2 waits behind a1")
+	require.Equal(t, 2, st.ReplaySize, "a1 and b1 wait for replay")
 
-	c1.flow(1, 1)
-	got = c1.sync(1)
-	record(t, &chk, "c1", got)
-	require.Equal(t, []Position{a1}, positions(got), "the redelivery goes first")
-	c1.flow(1, 1)
-	got = c1.sync(1)
-	record(t, &chk, "c1", got)
-	require.Equal(t, []Position{a2}, positions(got))
+	// c2 can take b1 again, c1 still cannot take a1; then b2 is read.
+	c2.flow(2, 2)
+	got2 = c2.sync(2)
+	b2 := p.send(keyB, "b2")
+	got2 = append(got2, c2.sync(2)...)
+	record(t, &chk, "c2", got2)
+	assert.Equal(t, []Position{b1, b2}, positions(got2), "b1's redelivery before b2")
+	assert.Empty(t, c1.sync(1), "c1 has no permits")
 	assert.NoError(t, chk.Err())
 }
 

@@ -135,9 +135,9 @@ func TestInterceptorFailsAndDrops(t *testing.T) {
 	b := RunT(t)
 	b.Intercept(func(ev Event) Action {
 		switch {
-		case ev.Dir == Inbound && ev.Type == "LOOKUP":
+		case ev.Dir == Inbound && ev.Type == CmdLookup:
 			return Action{Fail: true, FailWith: "TooManyRequests"}
-		case ev.Dir == Outbound && ev.Type == "PONG":
+		case ev.Dir == Outbound && ev.Type == CmdPong:
 			return Action{Drop: true}
 		}
 		return Action{}

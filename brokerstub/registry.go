@@ -18,17 +18,17 @@ func (b *Broker) getTopic(name topicName, create bool) (*topic, error) {
 	if b.closed {
 		return nil, ErrClosed
 	}
-	if t, ok := b.topics[name.full]; ok {
+	if t, ok := b.topics[name.Full]; ok {
 		return t, nil
 	}
 	if !create && !b.storedLocked(name) {
-		return nil, fmt.Errorf("%w: %s", errTopicNotFound, name.full)
+		return nil, fmt.Errorf("%w: %s", errTopicNotFound, name.Full)
 	}
 	t, err := b.openTopic(name)
 	if err != nil {
 		return nil, err
 	}
-	b.topics[name.full] = t
+	b.topics[name.Full] = t
 	return t, nil
 }
 
@@ -43,17 +43,17 @@ func (b *Broker) topicForUse(name topicName) (*topic, error) {
 func (b *Broker) topicExists(name topicName) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	_, loaded := b.topics[name.full]
+	_, loaded := b.topics[name.Full]
 	return loaded || b.storedLocked(name)
 }
 
 func (b *Broker) storedLocked(name topicName) bool {
 	parts, _ := b.st.Partitions()
-	if n, ok := parts[name.base]; ok && (name.partition < 0 || name.partition < n) {
+	if n, ok := parts[name.Base]; ok && (name.Partition < 0 || name.Partition < n) {
 		return true
 	}
 	stored, _ := b.st.Topics()
-	return slices.Contains(stored, name.full)
+	return slices.Contains(stored, name.Full)
 }
 
 // partitionCount returns the number of partitions of a partitioned topic,
@@ -83,16 +83,16 @@ func (b *Broker) CreatePartitionedTopic(topic string, n int) error {
 	if err != nil {
 		return err
 	}
-	if name.partition >= 0 {
+	if name.Partition >= 0 {
 		return fmt.Errorf("%w: %q names a partition", errInvalidTopic, topic)
 	}
 	if n < 1 {
 		return fmt.Errorf("brokerstub: partitions must be >= 1, got %d", n)
 	}
-	if cur := b.partitionCount(name.full); cur != 0 && cur != n {
-		return fmt.Errorf("brokerstub: %s already has %d partitions", name.full, cur)
+	if cur := b.partitionCount(name.Full); cur != 0 && cur != n {
+		return fmt.Errorf("brokerstub: %s already has %d partitions", name.Full, cur)
 	}
-	return b.st.SetPartitions(name.full, n)
+	return b.st.SetPartitions(name.Full, n)
 }
 
 // Unload closes the topic's producers and consumers the way a broker does
@@ -107,13 +107,13 @@ func (b *Broker) Unload(topicName string) error {
 	}
 	b.mu.Lock()
 	var ts []*topic
-	if t, ok := b.topics[name.full]; ok {
+	if t, ok := b.topics[name.Full]; ok {
 		ts = append(ts, t)
-		delete(b.topics, name.full)
+		delete(b.topics, name.Full)
 	}
-	if name.partition < 0 {
+	if name.Partition < 0 {
 		for full, t := range b.topics {
-			if t.name.base == name.full {
+			if t.name.Base == name.Full {
 				ts = append(ts, t)
 				delete(b.topics, full)
 			}

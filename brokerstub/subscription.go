@@ -5,7 +5,7 @@ import (
 	"sort"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/cursor"
-	"github.com/pulsargo/sdk/brokerstub/internal/dispatch"
+	"github.com/pulsargo/sdk/brokerstub/internal/keyshared"
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 	"github.com/pulsargo/sdk/internal/proto"
 )
@@ -28,7 +28,7 @@ type subscription struct {
 	readPos ledger.Position
 	// replay holds positions to deliver again, in order, before any new
 	// entry (on Key_Shared, before any new entry of the same hash).
-	replay dispatch.Replay
+	replay keyshared.Replay
 	// redeliveries counts how often each position was handed out again.
 	redeliveries map[ledger.Position]uint32
 
@@ -39,9 +39,9 @@ type subscription struct {
 
 	// Key_Shared: the dispatcher (nil for other types), its consumers by
 	// dispatcher id, and the last id given out. See keyshared.go.
-	ks     *dispatch.KeyShared
-	ksByID map[dispatch.ConsumerID]*consumer
-	ksSeq  dispatch.ConsumerID
+	ks     *keyshared.KeyShared
+	ksByID map[keyshared.ConsumerID]*consumer
+	ksSeq  keyshared.ConsumerID
 }
 
 // consumer is one consumer attached to a subscription. Its fields are owned
@@ -64,7 +64,7 @@ type consumer struct {
 	// AUTO_SPLIT, ordered); ksID is the consumer's id in the subscription's
 	// Key_Shared dispatcher, 0 when it is not attached to one.
 	keyShared *proto.KeySharedMeta
-	ksID      dispatch.ConsumerID
+	ksID      keyshared.ConsumerID
 }
 
 // pendingEntry is one entry a consumer holds: its batch size and, on
@@ -87,14 +87,14 @@ func (t *topic) cursorOptions() cursor.Options {
 // restoreSubscriptions recreates the durable subscriptions persisted for
 // this topic, with their cursors as last flushed.
 func (t *topic) restoreSubscriptions() error {
-	states, err := t.b.st.Cursors(t.name.full)
+	states, err := t.b.st.Cursors(t.name.Full)
 	if err != nil {
 		return err
 	}
 	for name, state := range states {
 		cur, err := cursor.Restore(state, t.led, t.cursorOptions())
 		if err != nil {
-			t.b.log.Error("restore cursor; starting it from the first entry", "topic", t.name.full, "sub", name, "err", err)
+			t.b.log.Error("restore cursor; starting it from the first entry", "topic", t.name.Full, "sub", name, "err", err)
 			cur = cursor.New(beforeFirst, t.led, t.cursorOptions())
 		}
 		s := t.newSubscription(name, true, proto.CommandSubscribe_Exclusive, cur)
@@ -245,7 +245,7 @@ func (s *subscription) pickActive() bool {
 			return sorted[i].name < sorted[j].name
 		})
 		idx := 0
-		if p := s.t.name.partition; p > 0 {
+		if p := s.t.name.Partition; p > 0 {
 			idx = p % len(sorted)
 		}
 		next = sorted[idx]

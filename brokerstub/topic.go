@@ -6,7 +6,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/pulsargo/sdk/brokerstub/internal/dispatch"
+	"github.com/pulsargo/sdk/brokerstub/internal/keyshared"
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 	pb "github.com/pulsargo/sdk/internal/proto"
 )
@@ -38,11 +38,12 @@ type topic struct {
 // entryInfo is what dispatch needs from an entry's metadata, parsed once.
 type entryInfo struct {
 	numMessages int32
+	batched     bool   // the metadata has num_messages_in_batch
 	uuid        string // chunk uuid, "" when not a chunk
 	chunkID     int32
 	numChunks   int32
-	key         []byte // sticky key for Key_Shared (dispatch.StickyKey)
-	murmur      uint32 // dispatch.Murmur31(key), mapped per selector range
+	key         []byte // sticky key for Key_Shared (keyshared.StickyKey)
+	murmur      uint32 // keyshared.Murmur31(key), mapped per selector range
 }
 
 // openTopic loads a topic: its ledger from the store and its durable
@@ -57,12 +58,12 @@ func (b *Broker) openTopic(name topicName) (*topic, error) {
 		subs:      map[string]*subscription{},
 		infos:     map[ledger.Position]*entryInfo{},
 	}
-	led, err := ledger.Open(b.st, name.full, ledger.Options{
+	led, err := ledger.Open(b.st, name.Full, ledger.Options{
 		RolloverEntries: b.opts.LedgerRolloverEntries,
 		Now:             b.opts.Clock.Now,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("open ledger of %s: %w", name.full, err)
+		return nil, fmt.Errorf("open ledger of %s: %w", name.Full, err)
 	}
 	t.led = led
 	if err := t.restoreSubscriptions(); err != nil {
@@ -179,14 +180,15 @@ func (t *topic) info(e ledger.Entry) *entryInfo {
 	in := &entryInfo{numMessages: e.NumMessages}
 	var md pb.MessageMetadata
 	if err := (proto.UnmarshalOptions{AllowPartial: true}).Unmarshal(e.Meta, &md); err == nil {
+		in.batched = md.NumMessagesInBatch != nil
 		if md.NumChunksFromMsg != nil && md.GetNumChunksFromMsg() > 1 {
 			in.uuid, in.chunkID, in.numChunks = md.GetUuid(), md.GetChunkId(), md.GetNumChunksFromMsg()
 		}
-		in.key = dispatch.StickyKey(&md)
+		in.key = keyshared.StickyKey(&md)
 	} else {
-		in.key = dispatch.StickyKey(&pb.MessageMetadata{})
+		in.key = keyshared.StickyKey(&pb.MessageMetadata{})
 	}
-	in.murmur = dispatch.Murmur31(in.key)
+	in.murmur = keyshared.Murmur31(in.key)
 	if in.numMessages < 1 {
 		in.numMessages = 1
 	}

@@ -92,7 +92,7 @@ func (c *Cursor) AckIndividual(p Position, ackSet []int64, batchSize int) (chang
 		}
 		if res != nil {
 			c.bitmaps.Set(p, res)
-			c.changed()
+			c.changed() // a bitmap-only change is a change (apache/pulsar#26498)
 			return true
 		}
 	}

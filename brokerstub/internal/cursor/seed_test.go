@@ -13,6 +13,11 @@ import (
 // one message of the batch leaves the ranges empty; upstream returns early
 // without marking the cursor dirty, so the periodic flush skips it and a
 // crash redelivers the acknowledged message. Here the bitmap is persisted.
+//
+// Protects cursor.go, Cursor.AckIndividual: the "c.changed()" after
+// "c.bitmaps.Set(p, res)" (a bitmap-only change marks the cursor dirty).
+// The mutation test (brokerstub/seed_mutation_test.go, PULSARGO_MUTATION=1)
+// checks that this test fails without it.
 func TestSeedPartialBatchAckSurvivesCrash(t *testing.T) {
 	l := newLayout([2]int64{3, 2}, [2]int64{5, 1}) // E0=3:0, E1=3:1, E2=5:0
 	e0, e1, e2 := pos(3, 0), pos(3, 1), pos(5, 0)

@@ -1,4 +1,4 @@
-package dispatch
+package keyshared
 
 import (
 	"fmt"
@@ -155,6 +155,10 @@ func keyFor(t *testing.T, names []string, want string, joining string, wantAfter
 
 // TestSimPIP282Scenario1 is PIP-282's first scenario on the pure
 // dispatcher: c3 gets 1:6 before 1:7 and 1:8.
+//
+// Protects keyshared.go, KeyShared.Add: "k.registerDraining(before)".
+// The mutation test (brokerstub/seed_mutation_test.go, PULSARGO_MUTATION=1)
+// checks that this test fails without it.
 func TestSimPIP282Scenario1(t *testing.T) {
 	keyA := keyFor(t, []string{"c1", "c2"}, "c1", "c3", "c3")
 	keyB := keyFor(t, []string{"c1", "c2"}, "c2", "c3", "c2")
@@ -174,6 +178,11 @@ func TestSimPIP282Scenario1(t *testing.T) {
 
 // TestSimPIP282Scenario2: 2:2 waits for replay because c1 had no permits;
 // c3 joins; c1 leaves: c3 gets 2:1 before 2:2.
+//
+// Protects route.go, Pass.Route: the branch
+// "} else if k.draining.ShouldBlock(id, e.Hash) {".
+// The mutation test (brokerstub/seed_mutation_test.go, PULSARGO_MUTATION=1)
+// checks that this test fails without it.
 func TestSimPIP282Scenario2(t *testing.T) {
 	keyA := keyFor(t, []string{"c1", "c2"}, "c1", "c3", "c3")
 	s := newSim(t, Config{})
@@ -190,8 +199,9 @@ func TestSimPIP282Scenario2(t *testing.T) {
 }
 
 // TestSimNackedMessageGoesFirst: a nacked entry waits in the replay queue
-// while its consumer has no permits; a newer entry of its key must not
-// overtake it (apache/pulsar#10762), another key flows on.
+// while its consumer has no permits; a newer entry of its key waits behind
+// it (its consumer has no permits either), another key flows on; with
+// permits back, the redelivery goes first.
 func TestSimNackedMessageGoesFirst(t *testing.T) {
 	keyA := keyFor(t, []string{"c1", "c2"}, "c1", "", "")
 	keyB := keyFor(t, []string{"c1", "c2"}, "c2", "", "")
@@ -209,6 +219,32 @@ func TestSimNackedMessageGoesFirst(t *testing.T) {
 	require.Equal(t, []int{0, 0}, s.got(c1), "the redelivery first")
 	s.flow(c1, 1)
 	require.Equal(t, []int{0, 0, 1}, s.got(c1))
+}
+
+// TestSim10762 is apache/pulsar#10762's scenario on the pure dispatcher:
+// the replay queue holds m1 (key-a, for c1) and m2 (key-b, for c2); c1
+// cannot take m1 (no permits); c2 gets permits and the dispatcher goes on to
+// read m3 (key-b, for c2): m3 must not reach c2 before m2.
+//
+// Protects route.go, Dispatch: the replay sweep goes on past an entry Route
+// refuses ("i++ // go on past it" and its continue); a sweep that stops
+// there (break) lets m3 overtake m2. The mutation test
+// (brokerstub/seed_mutation_test.go) checks that this test fails then.
+func TestSim10762(t *testing.T) {
+	keyA := keyFor(t, []string{"c1", "c2"}, "c1", "", "")
+	keyB := keyFor(t, []string{"c1", "c2"}, "c2", "", "")
+	s := newSim(t, Config{})
+	c1 := s.add("c1", 1)
+	c2 := s.add("c2", 1)
+	m1 := s.publish(keyA)
+	m2 := s.publish(keyB)
+	s.nack(c1, m1)
+	s.nack(c2, m2)
+	require.Equal(t, 2, s.replay.Len(), "m1 and m2 wait for replay")
+	s.flow(c2, 2)
+	m3 := s.publish(keyB)
+	require.Equal(t, []int{m1}, s.got(c1), "c1 has no permits")
+	require.Equal(t, []int{m2, m2, m3}, s.got(c2), "m2's redelivery before m3")
 }
 
 // TestSimOutOfOrderDeliveryRelaxesOrdering: with allowOutOfOrderDelivery a

@@ -1,4 +1,4 @@
-// Package dispatch holds the pure logic of brokerstub's Key_Shared
+// Package keyshared holds the pure logic of brokerstub's Key_Shared
 // dispatcher: sticky keys and their hashes, the consumer selectors, the
 // draining-hashes tracker, the replay queue and the per-entry routing
 // decisions with their look-ahead limit. It does no I/O and keeps no
@@ -26,10 +26,12 @@
 //     consumer gets an entry of it until the holder has acknowledged them
 //     all or left (AUTO_SPLIT only; STICKY ranges do not move).
 //   - Entries waiting for redelivery go before newer entries of their hash:
-//     a new entry whose hash has an entry in the replay queue joins the
-//     queue instead of being sent (apache/pulsar#10762). A consumer that
-//     leaves puts what it held back into the queue, so it is redelivered in
-//     order before anything newer of its keys.
+//     every pass offers the whole replay queue, in order, before it reads a
+//     new entry, and an entry of it that cannot go now holds its hash back
+//     for the rest of the pass, so no newer entry of the hash is sent before
+//     it (apache/pulsar#10762). A consumer that leaves puts what it held
+//     back into the queue, so it is redelivered in order before anything
+//     newer of its keys.
 //   - A consumer without permits holds back only its own hashes: the entry
 //     joins the replay queue and its hash is blocked for the rest of the
 //     pass; dispatch carries on with other hashes. Reading ahead stops when
@@ -55,4 +57,4 @@
 // and the hash would stay draining forever). No official Pulsar broker does
 // this for Key_Shared — Pulsar's Shared dispatcher pins chunks to a
 // consumer, its Key_Shared dispatcher does not.
-package dispatch
+package keyshared

@@ -1,4 +1,4 @@
-package dispatch
+package keyshared
 
 // ConsumerID identifies a consumer to the dispatcher. The broker gives each
 // consumer of a subscription its own ConsumerID, so consumers with equal

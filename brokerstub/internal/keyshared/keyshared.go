@@ -1,4 +1,4 @@
-package dispatch
+package keyshared
 
 import (
 	"fmt"
@@ -151,7 +151,7 @@ func (k *KeyShared) Len() int { return len(k.members) }
 // entries of them start draining there.
 func (k *KeyShared) Add(m Member) error {
 	if _, dup := k.byID[m.ID]; dup {
-		return fmt.Errorf("dispatch: consumer %d is attached already", m.ID)
+		return fmt.Errorf("keyshared: consumer %d is attached already", m.ID)
 	}
 	before := k.ownedPending(m.ID)
 	if err := k.sel.Add(&m); err != nil {
@@ -159,7 +159,7 @@ func (k *KeyShared) Add(m Member) error {
 	}
 	k.members = append(k.members, &m)
 	k.byID[m.ID] = &m
-	k.registerDraining(before)
+	k.registerDraining(before) // PIP-282's first scenario: moved hashes drain first
 	return nil
 }
 

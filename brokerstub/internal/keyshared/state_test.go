@@ -1,4 +1,4 @@
-package dispatch
+package keyshared
 
 import (
 	"testing"
@@ -9,7 +9,7 @@ import (
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 )
 
-func TestReplayKeepsOrderAndHashCounts(t *testing.T) {
+func TestReplayKeepsOrderAndHashes(t *testing.T) {
 	var r Replay
 	p := func(e int64) ledger.Position { return ledger.Position{Ledger: 1, Entry: e} }
 	assert.True(t, r.Add(p(5), 7))
@@ -22,12 +22,11 @@ func TestReplayKeepsOrderAndHashCounts(t *testing.T) {
 	got, h := r.At(1)
 	assert.Equal(t, p(5), got)
 	assert.Equal(t, int32(7), h)
-	assert.True(t, r.HasHash(7))
-	assert.False(t, r.HasHash(0), "HashNotSet is never reported")
 	assert.True(t, r.Remove(p(2)))
-	assert.True(t, r.HasHash(7))
+	got, h = r.At(0)
+	assert.Equal(t, p(5), got)
+	assert.Equal(t, int32(7), h)
 	assert.True(t, r.Remove(p(5)))
-	assert.False(t, r.HasHash(7))
 	assert.False(t, r.Remove(p(5)))
 	assert.True(t, r.Contains(p(9)))
 	r.Clear()

@@ -1,4 +1,4 @@
-package dispatch
+package keyshared
 
 import "github.com/pulsargo/sdk/brokerstub/internal/ledger"
 
@@ -31,23 +31,24 @@ func (p *Pass) block(h int32) {
 // the replay queue, a replayed one stays there.
 //
 // e waits when its hash is held back in this pass, no consumer owns it, the
-// owner has no permits, (new entries, ordered modes) the replay queue holds
-// an older entry of the hash (apache/pulsar#10762), or (ordered AUTO_SPLIT)
-// the hash is draining at another consumer. The chunks of a chunked
+// owner has no permits, or (ordered AUTO_SPLIT) the hash is draining at
+// another consumer.
+//
+// Route needs no check that a new entry's hash has an older entry waiting
+// for replay (Pulsar's apache/pulsar#10762 check): Dispatch offers every
+// replay entry before it reads a new one, and a replay entry that cannot go
+// holds its hash back for the rest of the pass, so when a new entry reaches
+// Route its hash has no entry in the replay queue unless it is held back. The chunks of a chunked
 // message go to the consumer of its first chunk; in ordered AUTO_SPLIT mode
 // every entry of a hash goes to a consumer that holds an unfinished chunked
 // message of it, so that the message can complete while its hash moves.
 func (p *Pass) Route(e Entry, replayed bool) (ConsumerID, bool) {
 	k := p.k
-	if p.blocked[e.Hash] {
+	if p.blocked[e.Hash] { // held back: nothing overtakes within the hash
 		return 0, false
 	}
 	id, pinned, ok := k.target(e)
 	if m := k.byID[id]; !ok || m == nil || m.Permits() <= 0 {
-		p.block(e.Hash)
-		return 0, false
-	}
-	if k.ordered() && !replayed && k.replay.HasHash(e.Hash) {
 		p.block(e.Hash)
 		return 0, false
 	}
@@ -157,6 +158,12 @@ type Source interface {
 // Dispatch runs one pass: first the replay queue in position order, each
 // entry sent if Route allows; then new entries while NormalReadAllowed,
 // each sent or queued for replay.
+//
+// The sweep goes on past a replay entry it cannot send (its hash is then
+// held back for the pass) instead of stopping there: stopping would leave
+// later replay entries of other consumers queued while new entries of their
+// keys are read and sent — the overtaking of apache/pulsar#10762, which
+// TestKeyShared10762 and TestSim10762 reproduce.
 func (k *KeyShared) Dispatch(src Source) {
 	if !k.anyPermits() {
 		return
@@ -175,7 +182,7 @@ func (k *KeyShared) Dispatch(src Source) {
 		}
 		id, ok := pass.Route(e, true)
 		if !ok {
-			i++
+			i++ // go on past it: see above (apache/pulsar#10762)
 			continue
 		}
 		k.replay.RemoveAt(i)

@@ -1,4 +1,4 @@
-package dispatch
+package keyshared
 
 import "github.com/pulsargo/sdk/internal/murmur3"
 

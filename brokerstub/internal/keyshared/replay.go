@@ -1,4 +1,4 @@
-package dispatch
+package keyshared
 
 import (
 	"slices"
@@ -9,13 +9,11 @@ import (
 // Replay is a subscription's set of entries waiting to be delivered again
 // (Pulsar's MessageRedeliveryController): positions in ascending order, each
 // with the sticky key hash it was queued with (HashNotSet for
-// non-Key_Shared subscriptions), and a count of queued positions per hash
-// so that newer entries of a hash can wait behind them. The zero value is
-// empty and ready to use.
+// non-Key_Shared subscriptions), so that a dispatch pass can hold a hash
+// back without reading its entry. The zero value is empty and ready to use.
 type Replay struct {
 	pos    []ledger.Position // sorted, unique
 	hashes []int32           // hashes[i] belongs to pos[i]
-	counts map[int32]int     // hash -> queued positions with it
 }
 
 // Len returns the number of queued positions.
@@ -51,12 +49,6 @@ func (r *Replay) Add(p ledger.Position, h int32) bool {
 	}
 	r.pos = slices.Insert(r.pos, i, p)
 	r.hashes = slices.Insert(r.hashes, i, h)
-	if h != HashNotSet {
-		if r.counts == nil {
-			r.counts = map[int32]int{}
-		}
-		r.counts[h]++
-	}
 	return true
 }
 
@@ -71,21 +63,11 @@ func (r *Replay) Remove(p ledger.Position) bool {
 
 // RemoveAt takes the i-th position out of the queue.
 func (r *Replay) RemoveAt(i int) {
-	if h := r.hashes[i]; h != HashNotSet {
-		if r.counts[h]--; r.counts[h] == 0 {
-			delete(r.counts, h)
-		}
-	}
 	r.pos = slices.Delete(r.pos, i, i+1)
 	r.hashes = slices.Delete(r.hashes, i, i+1)
 }
 
-// HasHash reports whether some queued position has hash h. HashNotSet is
-// never reported.
-func (r *Replay) HasHash(h int32) bool { return r.counts[h] > 0 }
-
 // Clear empties the queue.
 func (r *Replay) Clear() {
 	r.pos, r.hashes = r.pos[:0], r.hashes[:0]
-	clear(r.counts)
 }

@@ -1,0 +1,152 @@
+package brokerstub
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// mutationEnv enables TestSeedMutations, which runs `go test` several times
+// and takes a minute or two.
+const mutationEnv = "PULSARGO_MUTATION"
+
+// seedMutation removes the code that prevents one seed scenario; the seed
+// tests named in fails must fail with it.
+type seedMutation struct {
+	seed     string // the upstream scenario
+	file     string // relative to brokerstub/
+	old, new string // old occurs exactly once in file
+	fails    map[string][]string
+}
+
+// seedTests are the tests reproducing a seed scenario, per package
+// (relative to brokerstub/).
+var seedTests = map[string][]string{
+	".":                    {"TestKeySharedPIP282Scenario1", "TestKeySharedPIP282Scenario2", "TestKeyShared10762", "TestSeedPartialBatchAckSurvivesCrash"},
+	"./internal/keyshared": {"TestSimPIP282Scenario1", "TestSimPIP282Scenario2", "TestSim10762"},
+	"./internal/cursor":    {"TestSeedPartialBatchAckSurvivesCrash"},
+}
+
+var seedMutations = []seedMutation{{
+	seed: "PIP-282 issue 1 (1:6..1:11): a joining consumer gets a key its old owner still holds",
+	file: "internal/keyshared/keyshared.go",
+	old:  "\tk.registerDraining(before) // PIP-282's first scenario: moved hashes drain first\n",
+	new:  "\t_ = before\n",
+	fails: map[string][]string{
+		".":                    {"TestKeySharedPIP282Scenario1"},
+		"./internal/keyshared": {"TestSimPIP282Scenario1"},
+	},
+}, {
+	seed: "PIP-282 issue 2 (2:1, 2:2): a replayed entry goes to the new owner while the old one holds an earlier one",
+	file: "internal/keyshared/route.go",
+	old:  "\t\t} else if k.draining.ShouldBlock(id, e.Hash) {\n\t\t\tp.block(e.Hash)\n\t\t\treturn 0, false\n\t\t}\n",
+	new:  "\t\t}\n",
+	fails: map[string][]string{
+		".":                    {"TestKeySharedPIP282Scenario2"},
+		"./internal/keyshared": {"TestSimPIP282Scenario2"},
+	},
+}, {
+	seed: "apache/pulsar#10762: a new entry overtakes a replay entry of its key",
+	file: "internal/keyshared/route.go",
+	old:  "\t\t\ti++ // go on past it: see above (apache/pulsar#10762)\n\t\t\tcontinue\n",
+	new:  "\t\t\tbreak\n",
+	fails: map[string][]string{
+		".":                    {"TestKeyShared10762"},
+		"./internal/keyshared": {"TestSim10762"},
+	},
+}, {
+	seed: "apache/pulsar#26498: a partial batch ack does not mark the cursor dirty",
+	file: "internal/cursor/cursor.go",
+	old:  "\t\t\tc.changed() // a bitmap-only change is a change (apache/pulsar#26498)\n",
+	new:  "",
+	fails: map[string][]string{
+		".":                 {"TestSeedPartialBatchAckSurvivesCrash"},
+		"./internal/cursor": {"TestSeedPartialBatchAckSurvivesCrash"},
+	},
+}}
+
+// TestSeedMutations proves that each seed test can fail: for each mutation
+// it builds the packages with the guard removed (go test -overlay, so no
+// file is changed) and expects the seed tests named for it to fail. Every
+// seed test of those packages runs, and the log shows which others fail
+// too. Run it with PULSARGO_MUTATION=1 go test -run TestSeedMutations -v
+// ./brokerstub/.
+func TestSeedMutations(t *testing.T) {
+	if os.Getenv(mutationEnv) == "" {
+		t.Skipf("set %s=1 to run the seed mutation check", mutationEnv)
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the mutation check runs go test: %v", err)
+	}
+	for _, m := range seedMutations {
+		t.Run(m.file+": "+m.seed, func(t *testing.T) {
+			path, err := filepath.Abs(m.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := strings.Count(string(src), m.old); n != 1 {
+				t.Fatalf("the guard occurs %d times in %s, want once: update the mutation", n, m.file)
+			}
+			dir := t.TempDir()
+			mutated := filepath.Join(dir, filepath.Base(m.file))
+			if err := os.WriteFile(mutated, []byte(strings.Replace(string(src), m.old, m.new, 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			overlay, _ := json.Marshal(map[string]map[string]string{"Replace": {path: mutated}})
+			overlayFile := filepath.Join(dir, "overlay.json")
+			if err := os.WriteFile(overlayFile, overlay, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("mutation: %s: remove\n%s", m.file, m.old)
+			for pkg, want := range m.fails {
+				run := "^(" + strings.Join(seedTests[pkg], "|") + ")$"
+				cmd := exec.Command(goBin, "test", "-count=1", "-overlay="+overlayFile, "-run", run, pkg)
+				out, err := cmd.CombinedOutput()
+				if strings.Contains(string(out), "[build failed]") || strings.Contains(string(out), "[setup failed]") {
+					t.Fatalf("%s does not build with the mutation:\n%s", pkg, out)
+				}
+				if err == nil {
+					t.Errorf("%s: every seed test passes with the guard removed:\n%s", pkg, out)
+					continue
+				}
+				failed := failedTests(string(out))
+				for _, name := range want {
+					if !failed[name] {
+						t.Errorf("%s: %s passes with the guard removed", pkg, name)
+					}
+				}
+				t.Logf("%s: failing: %v\n%s", pkg, sortedKeys(failed), out)
+			}
+		})
+	}
+}
+
+var failLine = regexp.MustCompile(`(?m)^\s*--- FAIL: (\S+)`)
+
+// failedTests returns the top-level tests that go test reports failed.
+func failedTests(out string) map[string]bool {
+	got := map[string]bool{}
+	for _, m := range failLine.FindAllStringSubmatch(out, -1) {
+		got[strings.SplitN(m[1], "/", 2)[0]] = true
+	}
+	return got
+}
+
+func sortedKeys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
