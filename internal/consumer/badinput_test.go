@@ -3,7 +3,6 @@ package consumer
 import (
 	"errors"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -35,7 +34,8 @@ func inject(t *testing.T, e *Engine[*Message], entry uint64, ackSet []int64, md 
 	e.events.Push(event{gen: gen, kind: evMessage, msg: cm, frame: f, err: frameErr})
 }
 
-// ackLog records the ACK commands the broker receives.
+// ackLog records the validation errors of the ACK commands the broker
+// receives ("" for an ack that reports none).
 type ackLog struct {
 	mu   sync.Mutex
 	acks []string
@@ -45,20 +45,20 @@ func (a *ackLog) watch(b *brokerstub.Broker) {
 	b.Intercept(func(ev brokerstub.Event) brokerstub.Action {
 		if ev.Dir == brokerstub.Inbound && ev.Type == "ACK" {
 			a.mu.Lock()
-			a.acks = append(a.acks, ev.Detail)
+			a.acks = append(a.acks, ev.ValidationError)
 			a.mu.Unlock()
 		}
 		return brokerstub.Action{}
 	})
 }
 
-func (a *ackLog) has(t *testing.T, substr string) {
+func (a *ackLog) has(t *testing.T, validationError string) {
 	t.Helper()
-	waitFor(t, "ack with "+substr, func() bool {
+	waitFor(t, "ack with "+validationError, func() bool {
 		a.mu.Lock()
 		defer a.mu.Unlock()
 		for _, s := range a.acks {
-			if strings.Contains(s, substr) {
+			if s == validationError {
 				return true
 			}
 		}
