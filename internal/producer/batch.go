@@ -98,9 +98,9 @@ func (p *Producer) batchable(m *Message, n int) bool {
 	return !p.opts.DisableBatching && m.batchable() && n+batchEntryOverhead <= p.batchMaxBytes()
 }
 
-// addToBatch appends m to its batch, flushing batches as limits require.
-// Called with p.mu held.
-func (p *Producer) addToBatch(m *Message, cb Callback, mem int64, deadline time.Time) error {
+// addToBatch appends m to its batch, flushing batches as limits require,
+// and the batch m joined when flushNow. Called with p.mu held.
+func (p *Producer) addToBatch(m *Message, cb Callback, mem int64, deadline time.Time, flushNow bool) error {
 	key := p.batchKey(m)
 	b := p.batches.get(key)
 	if b != nil && !p.fits(b, len(m.Payload)) {
@@ -126,7 +126,7 @@ func (p *Producer) addToBatch(m *Message, cb Callback, mem int64, deadline time.
 	b.lastSeq = max(b.lastSeq, seq)
 	b.msgs = append(b.msgs, pending{cb: cb, size: len(m.Payload)})
 	b.mem += mem
-	if len(b.msgs) >= p.opts.BatchMaxMessages || len(b.buf) >= p.batchMaxBytes() {
+	if flushNow || len(b.msgs) >= p.opts.BatchMaxMessages || len(b.buf) >= p.batchMaxBytes() {
 		p.flushBatch(b)
 	}
 	return nil

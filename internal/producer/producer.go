@@ -49,6 +49,7 @@ type Producer struct {
 	nextSeq    uint64
 	seqInit    bool
 	queue      queue
+	enqueued   uint64 // entries ever enqueued: the order of the last one
 	batches    batches
 	batchTimer bool
 	timeoutOn  bool
@@ -116,8 +117,8 @@ func (p *Producer) assignSeq(m *Message) uint64 {
 }
 
 // Flush sends the open batches and waits until every message accepted so
-// far is acknowledged or failed. It returns the error of the last entry, if
-// it failed, or ctx's error.
+// far is acknowledged or failed and its callback has run. It returns the
+// error of the last entry, if it failed, or ctx's error.
 func (p *Producer) Flush(ctx context.Context) error {
 	p.mu.Lock()
 	if p.state == stateClosed {
@@ -125,8 +126,42 @@ func (p *Producer) Flush(ctx context.Context) error {
 		return p.opts.Errors.Closed
 	}
 	p.flushBatches()
-	e := p.queue.last()
-	if e == nil {
+	last := p.queue.last()
+	p.mu.Unlock()
+	if last == nil {
+		return nil
+	}
+	// Entries usually finish in order, so waiting for the last one is
+	// enough; one failed out of order (a broker's send error) may finish
+	// before older ones, so wait for every older one still queued too.
+	for e := last; e != nil; e = p.olderPending(last.order) {
+		if err := p.awaitEntry(ctx, e); err != nil {
+			return err
+		}
+	}
+	// Every entry finished and so has queued its callbacks: once the
+	// callback runner gets past this point, they have run.
+	if err := p.cbs.barrier(ctx); err != nil {
+		return err
+	}
+	return last.err // written before it finished
+}
+
+// olderPending returns the oldest queued entry enqueued no later than the
+// entry of order n, or nil.
+func (p *Producer) olderPending(n uint64) *entry {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if e := p.queue.peek(); e != nil && e.order <= n {
+		return e
+	}
+	return nil
+}
+
+// awaitEntry waits until e finished (acknowledged or failed), or ctx ends.
+func (p *Producer) awaitEntry(ctx context.Context, e *entry) error {
+	p.mu.Lock()
+	if e.finished {
 		p.mu.Unlock()
 		return nil
 	}
@@ -137,7 +172,7 @@ func (p *Producer) Flush(ctx context.Context) error {
 	p.mu.Unlock()
 	select {
 	case <-done:
-		return e.err // written before done was closed
+		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}

@@ -110,10 +110,7 @@ func (p *Producer) finish(e *entry, ids interface{ at(int) messageid.MessageID }
 	} else {
 		p.stats.failed.Add(uint64(len(e.msgs)))
 	}
-	e.err = err
-	if e.done != nil {
-		close(e.done)
-	}
+	e.err, e.finished = err, true
 	msgs := e.msgs
 	p.cbs.push(func() {
 		for i, m := range msgs {
@@ -124,6 +121,11 @@ func (p *Producer) finish(e *entry, ids interface{ at(int) messageid.MessageID }
 			}
 		}
 	})
+	// A Flush waiting for e goes on to wait for the runner to get past the
+	// callbacks just queued.
+	if e.done != nil {
+		close(e.done)
+	}
 }
 
 // armTimeout makes sure the oldest entry fails when its send timeout

@@ -15,14 +15,17 @@ import (
 )
 
 // Send publishes m and waits for the outcome, or for ctx to end (the
-// message may still be sent then).
+// message may still be sent then). A batched m does not wait for
+// BatchMaxDelay: the batch it joins is sent at once, as the official
+// client's Send does, since nobody else is going to fill it while the
+// caller waits.
 func (p *Producer) Send(ctx context.Context, m *Message) (messageid.MessageID, error) {
 	type result struct {
 		id  messageid.MessageID
 		err error
 	}
 	ch := make(chan result, 1)
-	p.SendAsync(ctx, m, func(id messageid.MessageID, err error) { ch <- result{id, err} })
+	p.send(ctx, m, func(id messageid.MessageID, err error) { ch <- result{id, err} }, true)
 	select {
 	case r := <-ch:
 		return r.id, r.err
@@ -38,13 +41,18 @@ func (p *Producer) Send(ctx context.Context, m *Message) (messageid.MessageID, e
 // SendAsync returns. Callbacks run in completion order on one goroutine
 // per producer.
 func (p *Producer) SendAsync(ctx context.Context, m *Message, cb Callback) {
-	if err := p.sendAsync(ctx, m, cb); err != nil {
+	p.send(ctx, m, cb, false)
+}
+
+// send is SendAsync; flushNow sends m's batch at once.
+func (p *Producer) send(ctx context.Context, m *Message, cb Callback, flushNow bool) {
+	if err := p.sendAsync(ctx, m, cb, flushNow); err != nil {
 		p.stats.failed.Add(1)
 		cb(nil, err)
 	}
 }
 
-func (p *Producer) sendAsync(ctx context.Context, m *Message, cb Callback) error {
+func (p *Producer) sendAsync(ctx context.Context, m *Message, cb Callback, flushNow bool) error {
 	if m == nil {
 		return fmt.Errorf("%w: nil message", p.opts.Errors.TooLarge)
 	}
@@ -74,7 +82,7 @@ func (p *Producer) sendAsync(ctx context.Context, m *Message, cb Callback) error
 
 	p.mu.Lock()
 	if p.state == stateOpen && p.batchable(m, n) {
-		err := p.addToBatch(m, cb, mem, deadline)
+		err := p.addToBatch(m, cb, mem, deadline, flushNow)
 		p.mu.Unlock()
 		if err != nil {
 			p.release(1, mem)
@@ -164,6 +172,8 @@ func (p *Producer) release(msgs int, mem int64) {
 // enqueue appends e to the queue and writes it when attached. Called with
 // p.mu held.
 func (p *Producer) enqueue(e *entry) {
+	p.enqueued++
+	e.order = p.enqueued
 	p.queue.push(e)
 	p.armTimeout()
 	if p.ready {
