@@ -3,6 +3,7 @@ package producer
 import (
 	"context"
 	"fmt"
+	"github.com/pulsargo/sdk/internal/api"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -107,7 +108,7 @@ func (p *Producer) Name() string {
 func (p *Producer) LastSequenceID() int64 { return p.lastSeq.Load() }
 
 // assignSeq returns m's sequence id. Called with p.mu held.
-func (p *Producer) assignSeq(m *Message) uint64 {
+func (p *Producer) assignSeq(m *api.ProducerMessage) uint64 {
 	if m.SequenceID != nil {
 		return uint64(*m.SequenceID)
 	}
@@ -123,7 +124,7 @@ func (p *Producer) Flush(ctx context.Context) error {
 	p.mu.Lock()
 	if p.state == stateClosed {
 		p.mu.Unlock()
-		return p.opts.Errors.Closed
+		return api.ErrProducerClosed
 	}
 	p.flushBatches()
 	last := p.queue.last()
@@ -208,10 +209,10 @@ func (p *Producer) Close(ctx context.Context) {
 		open = append(open, b)
 	}
 	for _, e := range rest {
-		p.finish(e, nil, p.opts.Errors.Closed)
+		p.finish(e, nil, api.ErrProducerClosed)
 	}
 	for _, b := range open {
-		p.finish(&entry{msgs: b.msgs, mem: b.mem}, nil, p.opts.Errors.Closed)
+		p.finish(&entry{msgs: b.msgs, mem: b.mem}, nil, api.ErrProducerClosed)
 	}
 	p.mu.Unlock()
 
@@ -231,7 +232,7 @@ func (p *Producer) Close(ctx context.Context) {
 // producer closes, or ctx's error.
 func (p *Producer) waitRoom(ctx context.Context, mem int64) error {
 	if lim := p.opts.Memory.Limit(); lim > 0 && mem > lim {
-		return fmt.Errorf("%w: %d bytes exceed the memory limit of %d", p.opts.Errors.TooLarge, mem, lim)
+		return fmt.Errorf("%w: %d bytes exceed the memory limit of %d", api.ErrMessageTooLarge, mem, lim)
 	}
 	// Fast path: room now.
 	select {
@@ -241,21 +242,21 @@ func (p *Producer) waitRoom(ctx context.Context, mem int64) error {
 		}
 		if p.opts.DisableBlockIfQueueFull {
 			<-p.permits
-			return fmt.Errorf("%w: memory limit reached", p.opts.Errors.QueueFull)
+			return fmt.Errorf("%w: memory limit reached", api.ErrProducerQueueFull)
 		}
 		<-p.permits
 	default:
 		if p.opts.DisableBlockIfQueueFull {
-			return fmt.Errorf("%w: %d messages pending", p.opts.Errors.QueueFull, p.opts.MaxPendingMessages)
+			return fmt.Errorf("%w: %d messages pending", api.ErrProducerQueueFull, p.opts.MaxPendingMessages)
 		}
 	}
 	wctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	stopLife := context.AfterFunc(p.life, func() { cancel(p.opts.Errors.Closed) })
+	stopLife := context.AfterFunc(p.life, func() { cancel(api.ErrProducerClosed) })
 	defer stopLife()
 	if p.opts.SendTimeout > 0 {
 		stopTimer := p.opts.Clock.AfterFunc(p.opts.SendTimeout, func() {
-			cancel(fmt.Errorf("%w: no room within %v", p.opts.Errors.Timeout, p.opts.SendTimeout))
+			cancel(fmt.Errorf("%w: no room within %v", api.ErrSendTimeout, p.opts.SendTimeout))
 		})
 		defer stopTimer()
 	}

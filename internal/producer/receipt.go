@@ -2,6 +2,7 @@ package producer
 
 import (
 	"fmt"
+	"github.com/pulsargo/sdk/internal/api"
 
 	"github.com/pulsargo/sdk/internal/conn"
 	"github.com/pulsargo/sdk/internal/proto"
@@ -157,7 +158,7 @@ func (p *Producer) onTimeout() {
 		p.queue.pop()
 		p.log.Warn("send timeout", "seq", e.seq, "messages", len(e.msgs), "chunks", e.chunks, "acked_chunks", e.acked)
 		p.finish(e, nil, fmt.Errorf("%w: sequence id %d not acknowledged within %v",
-			p.opts.Errors.Timeout, e.seq, p.opts.SendTimeout))
+			api.ErrSendTimeout, e.seq, p.opts.SendTimeout))
 	}
 	p.armTimeout()
 }
