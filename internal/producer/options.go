@@ -1,17 +1,3 @@
-// Package producer is the engine of one producer on one topic (or one
-// partition of a partitioned topic): sequence ids, the queue of messages
-// waiting for the broker's receipt, batching (in send order or by key),
-// compression, chunking of large messages as slices of the compressed
-// payload, the send timeout, reconnection with resend of everything pending,
-// the pending-message and memory limits, and statistics.
-//
-// Package pulsar builds its public Producer on it: one Producer per
-// partition, plus routing. The engine talks to the broker through a Conn
-// (an *conn.Conn in production) obtained from Options.Connect, so that a
-// reconnect may land on another broker.
-//
-//	p, err := producer.New(ctx, producer.Options{Topic: topic, Connect: connect, ...})
-//	id, err := p.Send(ctx, &api.ProducerMessage{Payload: data})
 package producer
 
 import (
