@@ -2,11 +2,11 @@ package producer
 
 import (
 	"fmt"
-	"github.com/pulsargo/sdk/internal/api"
 	"time"
 
 	gproto "google.golang.org/protobuf/proto"
 
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/internal/wire"
 )

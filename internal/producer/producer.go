@@ -3,12 +3,12 @@ package producer
 import (
 	"context"
 	"fmt"
-	"github.com/pulsargo/sdk/internal/api"
 	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/compress"
 )
 

@@ -2,8 +2,8 @@ package producer
 
 import (
 	"fmt"
-	"github.com/pulsargo/sdk/internal/api"
 
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/conn"
 	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/messageid"

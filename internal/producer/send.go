@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/pulsargo/sdk/internal/api"
 	"time"
 
 	gproto "google.golang.org/protobuf/proto"
 
 	"github.com/pulsargo/sdk/chunk"
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/conn"
 	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/messageid"
@@ -17,9 +17,8 @@ import (
 
 // Send publishes m and waits for the outcome, or for ctx to end (the
 // message may still be sent then). A batched m does not wait for
-// BatchMaxDelay: the batch it joins is sent at once, as the official
-// client's Send does, since nobody else is going to fill it while the
-// caller waits.
+// BatchMaxDelay with the caller blocked: the batch it joins is sent at
+// once, as the official client's Send does.
 func (p *Producer) Send(ctx context.Context, m *api.ProducerMessage) (messageid.MessageID, error) {
 	type result struct {
 		id  messageid.MessageID
