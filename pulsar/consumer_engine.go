@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"time"
 
@@ -132,20 +131,10 @@ func keySharedMeta(p *KeySharedPolicy) *proto.KeySharedMeta {
 	return m
 }
 
-// consumerErr maps engine errors to this package's.
-func consumerErr(op string, err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, consumer.ErrClosed):
-		return fmt.Errorf("%s: %w", op, ErrConsumerClosed)
-	case errors.Is(err, consumer.ErrNotConnected):
-		return fmt.Errorf("%s: %w: %w", op, ErrConnectionClosed, err)
-	case errors.Is(err, consumer.ErrCumulativeNotAllowed), errors.Is(err, consumer.ErrUnknownID):
-		return fmt.Errorf("%s: %w: %w", op, ErrInvalidOptions, err)
-	}
-	return wrapErr(op, err)
-}
+// consumerErr adds op to an engine error and converts broker errors to
+// *ServerError; the engine's errors wrap this package's sentinels already
+// (internal/api's, which this package aliases).
+func consumerErr(op string, err error) error { return wrapErr(op, err) }
 
 // opContext bounds a background operation by the client's operation
 // timeout.

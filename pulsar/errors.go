@@ -4,35 +4,38 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/conn"
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
 // Sentinel errors; every error this package returns wraps one of them or a
-// *ServerError, so callers test with errors.Is and errors.As.
+// *ServerError, so callers test with errors.Is and errors.As. They are
+// defined once in internal/api and returned as they are by the producer and
+// consumer engines.
 var (
 	// ErrClientClosed: the Client was closed.
-	ErrClientClosed = errors.New("pulsar: client closed")
+	ErrClientClosed = api.ErrClientClosed
 	// ErrProducerClosed: the Producer was closed.
-	ErrProducerClosed = errors.New("pulsar: producer closed")
+	ErrProducerClosed = api.ErrProducerClosed
 	// ErrConsumerClosed: the Consumer or Reader was closed.
-	ErrConsumerClosed = errors.New("pulsar: consumer closed")
+	ErrConsumerClosed = api.ErrConsumerClosed
 	// ErrInvalidOptions: options were missing or inconsistent.
-	ErrInvalidOptions = errors.New("pulsar: invalid options")
+	ErrInvalidOptions = api.ErrInvalidOptions
 	// ErrSendTimeout: a message was not acknowledged by the broker within
 	// ProducerOptions.SendTimeout.
-	ErrSendTimeout = errors.New("pulsar: send timeout")
+	ErrSendTimeout = api.ErrSendTimeout
 	// ErrProducerQueueFull: MaxPendingMessages or the memory limit is
 	// reached and DisableBlockIfQueueFull is set.
-	ErrProducerQueueFull = errors.New("pulsar: producer queue is full")
+	ErrProducerQueueFull = api.ErrProducerQueueFull
 	// ErrMessageTooLarge: a message is larger than the client's memory limit
 	// (ClientOptions.MemoryLimitBytes) and so can never be held. Messages
 	// larger than the broker's max message size are chunked instead.
-	ErrMessageTooLarge = errors.New("pulsar: message too large")
+	ErrMessageTooLarge = api.ErrMessageTooLarge
 	// ErrTimeout: a request to the broker got no answer in time.
-	ErrTimeout = conn.ErrTimeout
+	ErrTimeout = api.ErrTimeout
 	// ErrConnectionClosed: the connection to the broker closed.
-	ErrConnectionClosed = conn.ErrClosed
+	ErrConnectionClosed = api.ErrConnectionClosed
 )
 
 // ServerError is an error answered by the broker; Code is Pulsar's

@@ -3,38 +3,14 @@ package pulsar
 import (
 	"time"
 
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/consumer"
 )
 
 // ProducerMessage is a message to send. Its fields mirror the official Go
-// client's.
-type ProducerMessage struct {
-	// Payload is the message body.
-	Payload []byte
-	// Key is the partition key: it routes the message to a partition and,
-	// without OrderingKey, to a Key_Shared consumer.
-	Key string
-	// OrderingKey, when set, overrides Key for Key_Shared routing and
-	// key-based batching.
-	OrderingKey string
-	// Properties are application-defined headers.
-	Properties map[string]string
-	// EventTime is the application's time of the event; the zero time (or
-	// time.Unix(0, 0), the official client's "none") means unset.
-	EventTime time.Time
-	// ReplicationClusters restricts geo-replication to these clusters.
-	ReplicationClusters []string
-	// DisableReplication keeps the message in the local cluster.
-	DisableReplication bool
-	// SequenceID, when set, overrides the producer's sequence id.
-	SequenceID *int64
-	// DeliverAfter asks the broker to deliver the message no earlier than
-	// this long after sending (Shared and Key_Shared subscriptions).
-	DeliverAfter time.Duration
-	// DeliverAt asks the broker to deliver the message no earlier than this
-	// time. DeliverAfter wins when both are set.
-	DeliverAt time.Time
-}
+// client's. (Defined in internal/api, which the producer engine shares: the
+// engine takes the value as it is.)
+type ProducerMessage = api.ProducerMessage
 
 // Message is a received message.
 type Message interface {

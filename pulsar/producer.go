@@ -122,21 +122,25 @@ type Producer interface {
 	// chunked message the id is a ChunkMessageID (first and last chunk).
 	// It waits for room while MaxPendingMessages or the memory limit is
 	// reached (unless DisableBlockIfQueueFull), at most until ctx ends or
-	// SendTimeout passes. When ctx ends after the message was queued, Send
-	// returns ctx's error and the message may still be published.
+	// SendTimeout passes. A batched message does not wait for
+	// BatchingMaxPublishDelay: Send sends the batch it joined at once, as
+	// the official client does. When ctx ends after the message was
+	// queued, Send returns ctx's error and the message may still be
+	// published.
 	// msg.Payload is sent without a copy: do not modify it until Send
 	// returns.
 	Send(ctx context.Context, msg *ProducerMessage) (MessageID, error)
 	// SendAsync publishes msg and calls callback once with the result. It
 	// blocks only while waiting for room, as Send does (ctx bounds that
 	// wait). Callbacks of one partition run in order on one goroutine; a
-	// callback must not call Close. msg.Payload must not be modified until
-	// the callback ran.
+	// callback must not call Flush or Close. msg.Payload must not be
+	// modified until the callback ran.
 	SendAsync(ctx context.Context, msg *ProducerMessage, callback func(MessageID, *ProducerMessage, error))
 	// LastSequenceID returns the highest sequence id the broker
 	// acknowledged (over all partitions), -1 before any.
 	LastSequenceID() int64
-	// Flush sends what is batched and waits for the acknowledgments.
+	// Flush sends what is batched and waits for the acknowledgments; when
+	// it returns, the callbacks of every message sent before it have run.
 	Flush() error
 	// FlushWithCtx is Flush bounded by ctx.
 	FlushWithCtx(ctx context.Context) error

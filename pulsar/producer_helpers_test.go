@@ -266,17 +266,8 @@ func (rc *rawConsumer) count() int {
 	return len(rc.msgs)
 }
 
-// seqOf extracts sequence_id from an Event's Detail (protobuf text).
-var seqRE = regexp.MustCompile(`sequence_id:\s*(\d+)`)
-
-func seqOf(ev brokerstub.Event) (uint64, bool) {
-	m := seqRE.FindStringSubmatch(ev.Detail)
-	if m == nil {
-		return 0, false
-	}
-	v, err := strconv.ParseUint(m[1], 10, 64)
-	return v, err == nil
-}
+// seqOf returns the sequence id of a command that has one.
+func seqOf(ev brokerstub.Event) (uint64, bool) { return ev.SequenceID, ev.HasSequenceID }
 
 // payloadOf returns n bytes of a recognizable, poorly compressible pattern
 // (with compressible runs, so that every codec shrinks it a little).

@@ -123,10 +123,7 @@ func (c *client) engineOptions(o ProducerOptions, topic string, partition int32)
 		BatchMaxDelay:           o.BatchingMaxPublishDelay,
 		EnableChunking:          o.EnableChunking,
 		ChunkMaxSize:            int(min(o.ChunkMaxMessageSize, 1<<30)),
-		Errors: producer.Errors{
-			Timeout: ErrSendTimeout, QueueFull: ErrProducerQueueFull, TooLarge: ErrMessageTooLarge, Closed: ErrProducerClosed,
-		},
-		Logger: c.log,
+		Logger:                  c.log,
 	}
 	if c.mem.limit > 0 {
 		eo.Memory = producerMemory{c.mem}
@@ -159,8 +156,7 @@ func (p *partitionedProducer) Send(ctx context.Context, msg *ProducerMessage) (M
 	if err != nil {
 		return nil, err
 	}
-	m := toEngineMessage(msg)
-	id, err := pp.Send(ctx, &m)
+	id, err := pp.Send(ctx, msg)
 	if err != nil {
 		return nil, producerErr("send to "+pp.Topic(), err)
 	}
@@ -180,9 +176,8 @@ func (p *partitionedProducer) SendAsync(ctx context.Context, msg *ProducerMessag
 		callback(nil, msg, err)
 		return
 	}
-	m := toEngineMessage(msg)
 	topic := pp.Topic()
-	pp.SendAsync(ctx, &m, func(id messageid.MessageID, err error) {
+	pp.SendAsync(ctx, msg, func(id messageid.MessageID, err error) {
 		if err != nil {
 			callback(nil, msg, producerErr("send to "+topic, err))
 			return
@@ -191,17 +186,9 @@ func (p *partitionedProducer) SendAsync(ctx context.Context, msg *ProducerMessag
 	})
 }
 
-// toEngineMessage converts a ProducerMessage; the payload is not copied.
-func toEngineMessage(m *ProducerMessage) producer.Message {
-	return producer.Message{
-		Payload: m.Payload, Key: m.Key, OrderingKey: m.OrderingKey, Properties: m.Properties,
-		EventTime: m.EventTime, ReplicationClusters: m.ReplicationClusters, DisableReplication: m.DisableReplication,
-		SequenceID: m.SequenceID, DeliverAfter: m.DeliverAfter, DeliverAt: m.DeliverAt,
-	}
-}
-
-// producerErr converts the engine's errors: broker errors become
-// *ServerError; the others already wrap this package's sentinels.
+// producerErr converts the engine's broker errors to *ServerError; the
+// others wrap the sentinels already (the engine returns internal/api's,
+// which this package aliases).
 func producerErr(op string, err error) error {
 	if _, ok := serverCode(err); ok {
 		return wrapErr(op, err)
@@ -234,7 +221,7 @@ func (p *partitionedProducer) FlushWithCtx(ctx context.Context) error {
 func (p *partitionedProducer) Stats() ProducerStats {
 	var s ProducerStats
 	for _, pp := range p.parts {
-		s.add(pp.Stats())
+		addStats(&s, pp.Stats())
 	}
 	return s
 }

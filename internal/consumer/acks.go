@@ -2,18 +2,19 @@ package consumer
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/conn"
 	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/messageid"
 )
 
 // ErrCumulativeNotAllowed: cumulative acknowledgment on a Shared or
-// Key_Shared subscription.
-var ErrCumulativeNotAllowed = errors.New("consumer: cumulative ack is not allowed on Shared and Key_Shared subscriptions")
+// Key_Shared subscription. It wraps api.ErrInvalidOptions.
+var ErrCumulativeNotAllowed = fmt.Errorf("%w: cumulative ack is not allowed on Shared and Key_Shared subscriptions",
+	api.ErrInvalidOptions)
 
 // tracked is a delivered message (or batch entry) not yet acknowledged.
 type tracked struct {

@@ -2,12 +2,12 @@ package consumer
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
 
 	"github.com/pulsargo/sdk/chunk"
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/backoff"
 	"github.com/pulsargo/sdk/internal/conn"
 	"github.com/pulsargo/sdk/internal/frameq"
@@ -15,16 +15,18 @@ import (
 )
 
 // Errors of the engine; they are returned wrapped, test with errors.Is.
+// Each wraps (or is) the internal/api sentinel that package pulsar exports,
+// so they reach the user as they are.
 var (
-	// ErrClosed: the engine was closed.
-	ErrClosed = errors.New("consumer: closed")
+	// ErrClosed: the engine was closed. It is api.ErrConsumerClosed.
+	ErrClosed = api.ErrConsumerClosed
 	// ErrNotConnected: the operation needs the broker and the engine is
-	// reconnecting; it is retriable.
-	ErrNotConnected = errors.New("consumer: not connected")
+	// reconnecting; it is retriable (it wraps api.ErrConnectionClosed).
+	ErrNotConnected = fmt.Errorf("%w: consumer not connected", api.ErrConnectionClosed)
 	// ErrUnknownID: an id cannot be acknowledged because the engine cannot
 	// tell which messages it names (a batch index of a batch it did not
-	// deliver, without batch size).
-	ErrUnknownID = errors.New("consumer: message id unknown to this consumer")
+	// deliver, without batch size). It wraps api.ErrInvalidOptions.
+	ErrUnknownID = fmt.Errorf("%w: message id unknown to this consumer", api.ErrInvalidOptions)
 )
 
 type state int

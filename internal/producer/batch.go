@@ -6,6 +6,7 @@ import (
 
 	gproto "google.golang.org/protobuf/proto"
 
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/internal/wire"
 )
@@ -71,9 +72,9 @@ func (bs *batches) detach(b *batch) {
 }
 
 // batchKey returns the batch m goes to.
-func (p *Producer) batchKey(m *Message) string {
+func (p *Producer) batchKey(m *api.ProducerMessage) string {
 	if p.opts.KeyBasedBatching {
-		return m.batchKey()
+		return batchKey(m)
 	}
 	return ""
 }
@@ -94,13 +95,13 @@ func (p *Producer) batchMaxBytes() int {
 }
 
 // batchable reports whether a message of n bytes goes to a batch.
-func (p *Producer) batchable(m *Message, n int) bool {
-	return !p.opts.DisableBatching && m.batchable() && n+batchEntryOverhead <= p.batchMaxBytes()
+func (p *Producer) batchable(m *api.ProducerMessage, n int) bool {
+	return !p.opts.DisableBatching && batchable(m) && n+batchEntryOverhead <= p.batchMaxBytes()
 }
 
-// addToBatch appends m to its batch, flushing batches as limits require.
-// Called with p.mu held.
-func (p *Producer) addToBatch(m *Message, cb Callback, mem int64, deadline time.Time) error {
+// addToBatch appends m to its batch, flushing batches as limits require,
+// and the batch m joined when flushNow. Called with p.mu held.
+func (p *Producer) addToBatch(m *api.ProducerMessage, cb Callback, mem int64, deadline time.Time, flushNow bool) error {
 	key := p.batchKey(m)
 	b := p.batches.get(key)
 	if b != nil && !p.fits(b, len(m.Payload)) {
@@ -118,7 +119,7 @@ func (p *Producer) addToBatch(m *Message, cb Callback, mem int64, deadline time.
 		if len(b.msgs) == 0 {
 			p.batches.detach(b)
 		}
-		return fmt.Errorf("%w: %w", p.opts.Errors.TooLarge, err)
+		return fmt.Errorf("%w: %w", api.ErrMessageTooLarge, err)
 	}
 	if len(b.msgs) == 0 {
 		b.firstSeq = seq
@@ -126,7 +127,7 @@ func (p *Producer) addToBatch(m *Message, cb Callback, mem int64, deadline time.
 	b.lastSeq = max(b.lastSeq, seq)
 	b.msgs = append(b.msgs, pending{cb: cb, size: len(m.Payload)})
 	b.mem += mem
-	if len(b.msgs) >= p.opts.BatchMaxMessages || len(b.buf) >= p.batchMaxBytes() {
+	if flushNow || len(b.msgs) >= p.opts.BatchMaxMessages || len(b.buf) >= p.batchMaxBytes() {
 		p.flushBatch(b)
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 
 	gproto "google.golang.org/protobuf/proto"
 
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/backoff"
 	"github.com/pulsargo/sdk/internal/conn"
 	"github.com/pulsargo/sdk/internal/proto"
@@ -81,7 +82,7 @@ func (p *Producer) connectOnce(ctx context.Context) error {
 	p.mu.Lock()
 	if p.state == stateClosed {
 		p.mu.Unlock()
-		return p.opts.Errors.Closed
+		return api.ErrProducerClosed
 	}
 	p.gen++
 	gen, name, epoch := p.gen, p.name, p.epoch
@@ -114,7 +115,7 @@ func (p *Producer) connectOnce(ctx context.Context) error {
 	}
 	if p.state == stateClosed {
 		go p.requestClose(context.Background(), c)
-		return p.opts.Errors.Closed
+		return api.ErrProducerClosed
 	}
 	p.conn, p.ready = c, true
 	p.maxMsg = c.MaxMessageSize()

@@ -29,8 +29,10 @@ type entry struct {
 	first        messageid.ID
 	mem          int64         // bytes reserved against the memory limit
 	deadline     time.Time     // zero: no send timeout
+	order        uint64        // position in the order of enqueueing
+	finished     bool          // acknowledged or failed; its callbacks are queued
 	done         chan struct{} // closed when finished, if a Flush waits
-	err          error         // why it failed, set before done is closed
+	err          error         // why it failed, set when finished
 }
 
 // queue is the FIFO of entries awaiting receipts, in send order.

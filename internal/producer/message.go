@@ -5,51 +5,26 @@ import (
 
 	gproto "google.golang.org/protobuf/proto"
 
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/messageid"
 )
-
-// Message is one message to send; package pulsar converts its
-// ProducerMessage into it.
-type Message struct {
-	// Payload is the body. The engine keeps a reference to it (without
-	// compression it is sent from this very slice), so the caller must not
-	// modify it until the send completed.
-	Payload []byte
-	// Key is the partition key.
-	Key string
-	// OrderingKey overrides Key for Key_Shared routing and key batching.
-	OrderingKey string
-	// Properties are the application's headers.
-	Properties map[string]string
-	// EventTime is the application's event time; zero for none.
-	EventTime time.Time
-	// ReplicationClusters restricts replication to these clusters.
-	ReplicationClusters []string
-	// DisableReplication keeps the message in the local cluster.
-	DisableReplication bool
-	// SequenceID, when set, replaces the producer's next sequence id.
-	SequenceID *int64
-	// DeliverAfter delays delivery by this long after sending.
-	DeliverAfter time.Duration
-	// DeliverAt delays delivery until this time (DeliverAfter wins).
-	DeliverAt time.Time
-}
 
 // Callback receives the outcome of a send, once: the message id (a
 // messageid.ChunkMessageID for a chunked message) or an error.
 type Callback func(id messageid.MessageID, err error)
 
-// batchKey returns the key that key-based batching groups by.
-func (m *Message) batchKey() string {
+// batchKey returns the key that key-based batching groups m by.
+func batchKey(m *api.ProducerMessage) string {
 	if m.OrderingKey != "" {
 		return m.OrderingKey
 	}
 	return m.Key
 }
 
-// deliverAt resolves DeliverAfter and DeliverAt against now; zero for none.
-func (m *Message) deliverAt(now time.Time) time.Time {
+// deliverAt resolves m's DeliverAfter and DeliverAt against now; zero for
+// none.
+func deliverAt(m *api.ProducerMessage, now time.Time) time.Time {
 	if m.DeliverAfter > 0 {
 		return now.Add(m.DeliverAfter)
 	}
@@ -59,12 +34,22 @@ func (m *Message) deliverAt(now time.Time) time.Time {
 // batchable reports whether m may share an entry with other messages:
 // delayed delivery and replication settings are per entry, so such
 // messages are sent on their own (as the Java client does).
-func (m *Message) batchable() bool {
+func batchable(m *api.ProducerMessage) bool {
 	return m.DeliverAfter <= 0 && m.DeliverAt.IsZero() && len(m.ReplicationClusters) == 0 && !m.DisableReplication
 }
 
 // millis converts a time to Pulsar's epoch milliseconds.
 func millis(t time.Time) uint64 { return uint64(t.UnixMilli()) }
+
+// eventMillis is the event_time of t: none (false) for the zero time and
+// for any time at or before the Unix epoch — time.Unix(0, 0) is the official
+// client's "none", and an earlier time has no unsigned form.
+func eventMillis(t time.Time) (uint64, bool) {
+	if t.IsZero() || t.UnixMilli() <= 0 {
+		return 0, false
+	}
+	return millis(t), true
+}
 
 // keyValues converts properties to the wire form, nil for none.
 func keyValues(props map[string]string) []*proto.KeyValue {
@@ -79,7 +64,7 @@ func keyValues(props map[string]string) []*proto.KeyValue {
 }
 
 // entryMetadata is the MessageMetadata of an entry holding m alone.
-func (p *Producer) entryMetadata(m *Message, seq uint64, now time.Time, uncompressed int) *proto.MessageMetadata {
+func (p *Producer) entryMetadata(m *api.ProducerMessage, seq uint64, now time.Time, uncompressed int) *proto.MessageMetadata {
 	md := &proto.MessageMetadata{
 		ProducerName:     gproto.String(p.name),
 		SequenceId:       gproto.Uint64(seq),
@@ -100,17 +85,17 @@ func (p *Producer) entryMetadata(m *Message, seq uint64, now time.Time, uncompre
 	if m.OrderingKey != "" {
 		md.OrderingKey = []byte(m.OrderingKey)
 	}
-	if !m.EventTime.IsZero() {
-		md.EventTime = gproto.Uint64(millis(m.EventTime))
+	if ms, ok := eventMillis(m.EventTime); ok {
+		md.EventTime = gproto.Uint64(ms)
 	}
-	if at := m.deliverAt(now); !at.IsZero() {
+	if at := deliverAt(m, now); !at.IsZero() {
 		md.DeliverAtTime = gproto.Int64(at.UnixMilli())
 	}
 	return md
 }
 
 // singleMetadata is the SingleMessageMetadata of m inside a batch.
-func singleMetadata(m *Message, seq uint64) *proto.SingleMessageMetadata {
+func singleMetadata(m *api.ProducerMessage, seq uint64) *proto.SingleMessageMetadata {
 	smm := &proto.SingleMessageMetadata{
 		Properties: keyValues(m.Properties),
 		SequenceId: gproto.Uint64(seq),
@@ -121,8 +106,8 @@ func singleMetadata(m *Message, seq uint64) *proto.SingleMessageMetadata {
 	if m.OrderingKey != "" {
 		smm.OrderingKey = []byte(m.OrderingKey)
 	}
-	if !m.EventTime.IsZero() {
-		smm.EventTime = gproto.Uint64(millis(m.EventTime))
+	if ms, ok := eventMillis(m.EventTime); ok {
+		smm.EventTime = gproto.Uint64(ms)
 	}
 	return smm
 }

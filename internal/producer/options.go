@@ -1,22 +1,7 @@
-// Package producer is the engine of one producer on one topic (or one
-// partition of a partitioned topic): sequence ids, the queue of messages
-// waiting for the broker's receipt, batching (in send order or by key),
-// compression, chunking of large messages as slices of the compressed
-// payload, the send timeout, reconnection with resend of everything pending,
-// the pending-message and memory limits, and statistics.
-//
-// Package pulsar builds its public Producer on it: one Producer per
-// partition, plus routing. The engine talks to the broker through a Conn
-// (an *conn.Conn in production) obtained from Options.Connect, so that a
-// reconnect may land on another broker.
-//
-//	p, err := producer.New(ctx, producer.Options{Topic: topic, Connect: connect, ...})
-//	id, err := p.Send(ctx, &producer.Message{Payload: data})
 package producer
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
@@ -36,50 +21,10 @@ const (
 	DefaultOperationTimeout   = 30 * time.Second
 )
 
-// Sentinel errors used when Options.Errors leaves one unset. Package pulsar
-// passes its own sentinels instead, so that its callers test with
-// pulsar.ErrSendTimeout and the like.
-var (
-	ErrSendTimeout = errors.New("producer: send timeout")
-	ErrQueueFull   = errors.New("producer: queue full")
-	ErrTooLarge    = errors.New("producer: message too large")
-	ErrClosed      = errors.New("producer: closed")
-)
-
-// Errors are the sentinel errors the engine wraps; unset fields take this
-// package's sentinels.
-type Errors struct {
-	// Timeout: the broker did not acknowledge a message within SendTimeout.
-	Timeout error
-	// QueueFull: a limit is reached and BlockIfQueueFull is off.
-	QueueFull error
-	// TooLarge: a message cannot be sent at all (larger than the memory
-	// limit, than a chunked message may be, or metadata too large).
-	TooLarge error
-	// Closed: the producer is closed.
-	Closed error
-}
-
-func (e Errors) withDefaults() Errors {
-	if e.Timeout == nil {
-		e.Timeout = ErrSendTimeout
-	}
-	if e.QueueFull == nil {
-		e.QueueFull = ErrQueueFull
-	}
-	if e.TooLarge == nil {
-		e.TooLarge = ErrTooLarge
-	}
-	if e.Closed == nil {
-		e.Closed = ErrClosed
-	}
-	return e
-}
-
 // Memory is a byte budget shared by producers (the client's memory limit).
 type Memory interface {
-	// Reserve waits until n bytes fit, or fails with the TooLarge error when
-	// n exceeds the whole limit, or with ctx's error.
+	// Reserve waits until n bytes fit, or fails with api.ErrMessageTooLarge
+	// when n exceeds the whole limit, or with ctx's error.
 	Reserve(ctx context.Context, n int64) error
 	// TryReserve reserves n bytes if they fit now.
 	TryReserve(n int64) bool
@@ -162,8 +107,6 @@ type Options struct {
 	// ChunkMaxSize caps the payload of a chunk (with EnableChunking);
 	// default and maximum: the broker's max message size less metadata.
 	ChunkMaxSize int
-	// Errors are the sentinel errors to wrap.
-	Errors Errors
 	// Clock is the time source. Default: the real clock.
 	Clock Clock
 	// Logger receives the producer's logs. Default: discarded.
@@ -198,7 +141,6 @@ func (o Options) withDefaults() Options {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	o.Errors = o.Errors.withDefaults()
 	return o
 }
 

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/compress"
 )
 
@@ -49,6 +50,7 @@ type Producer struct {
 	nextSeq    uint64
 	seqInit    bool
 	queue      queue
+	enqueued   uint64 // entries ever enqueued: the order of the last one
 	batches    batches
 	batchTimer bool
 	timeoutOn  bool
@@ -106,7 +108,7 @@ func (p *Producer) Name() string {
 func (p *Producer) LastSequenceID() int64 { return p.lastSeq.Load() }
 
 // assignSeq returns m's sequence id. Called with p.mu held.
-func (p *Producer) assignSeq(m *Message) uint64 {
+func (p *Producer) assignSeq(m *api.ProducerMessage) uint64 {
 	if m.SequenceID != nil {
 		return uint64(*m.SequenceID)
 	}
@@ -116,17 +118,51 @@ func (p *Producer) assignSeq(m *Message) uint64 {
 }
 
 // Flush sends the open batches and waits until every message accepted so
-// far is acknowledged or failed. It returns the error of the last entry, if
-// it failed, or ctx's error.
+// far is acknowledged or failed and its callback has run. It returns the
+// error of the last entry, if it failed, or ctx's error.
 func (p *Producer) Flush(ctx context.Context) error {
 	p.mu.Lock()
 	if p.state == stateClosed {
 		p.mu.Unlock()
-		return p.opts.Errors.Closed
+		return api.ErrProducerClosed
 	}
 	p.flushBatches()
-	e := p.queue.last()
-	if e == nil {
+	last := p.queue.last()
+	p.mu.Unlock()
+	if last == nil {
+		return nil
+	}
+	// Entries usually finish in order, so waiting for the last one is
+	// enough; one failed out of order (a broker's send error) may finish
+	// before older ones, so wait for every older one still queued too.
+	for e := last; e != nil; e = p.olderPending(last.order) {
+		if err := p.awaitEntry(ctx, e); err != nil {
+			return err
+		}
+	}
+	// Every entry finished and so has queued its callbacks: once the
+	// callback runner gets past this point, they have run.
+	if err := p.cbs.barrier(ctx); err != nil {
+		return err
+	}
+	return last.err // written before it finished
+}
+
+// olderPending returns the oldest queued entry enqueued no later than the
+// entry of order n, or nil.
+func (p *Producer) olderPending(n uint64) *entry {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if e := p.queue.peek(); e != nil && e.order <= n {
+		return e
+	}
+	return nil
+}
+
+// awaitEntry waits until e finished (acknowledged or failed), or ctx ends.
+func (p *Producer) awaitEntry(ctx context.Context, e *entry) error {
+	p.mu.Lock()
+	if e.finished {
 		p.mu.Unlock()
 		return nil
 	}
@@ -137,7 +173,7 @@ func (p *Producer) Flush(ctx context.Context) error {
 	p.mu.Unlock()
 	select {
 	case <-done:
-		return e.err // written before done was closed
+		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -173,10 +209,10 @@ func (p *Producer) Close(ctx context.Context) {
 		open = append(open, b)
 	}
 	for _, e := range rest {
-		p.finish(e, nil, p.opts.Errors.Closed)
+		p.finish(e, nil, api.ErrProducerClosed)
 	}
 	for _, b := range open {
-		p.finish(&entry{msgs: b.msgs, mem: b.mem}, nil, p.opts.Errors.Closed)
+		p.finish(&entry{msgs: b.msgs, mem: b.mem}, nil, api.ErrProducerClosed)
 	}
 	p.mu.Unlock()
 
@@ -196,7 +232,7 @@ func (p *Producer) Close(ctx context.Context) {
 // producer closes, or ctx's error.
 func (p *Producer) waitRoom(ctx context.Context, mem int64) error {
 	if lim := p.opts.Memory.Limit(); lim > 0 && mem > lim {
-		return fmt.Errorf("%w: %d bytes exceed the memory limit of %d", p.opts.Errors.TooLarge, mem, lim)
+		return fmt.Errorf("%w: %d bytes exceed the memory limit of %d", api.ErrMessageTooLarge, mem, lim)
 	}
 	// Fast path: room now.
 	select {
@@ -206,21 +242,21 @@ func (p *Producer) waitRoom(ctx context.Context, mem int64) error {
 		}
 		if p.opts.DisableBlockIfQueueFull {
 			<-p.permits
-			return fmt.Errorf("%w: memory limit reached", p.opts.Errors.QueueFull)
+			return fmt.Errorf("%w: memory limit reached", api.ErrProducerQueueFull)
 		}
 		<-p.permits
 	default:
 		if p.opts.DisableBlockIfQueueFull {
-			return fmt.Errorf("%w: %d messages pending", p.opts.Errors.QueueFull, p.opts.MaxPendingMessages)
+			return fmt.Errorf("%w: %d messages pending", api.ErrProducerQueueFull, p.opts.MaxPendingMessages)
 		}
 	}
 	wctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	stopLife := context.AfterFunc(p.life, func() { cancel(p.opts.Errors.Closed) })
+	stopLife := context.AfterFunc(p.life, func() { cancel(api.ErrProducerClosed) })
 	defer stopLife()
 	if p.opts.SendTimeout > 0 {
 		stopTimer := p.opts.Clock.AfterFunc(p.opts.SendTimeout, func() {
-			cancel(fmt.Errorf("%w: no room within %v", p.opts.Errors.Timeout, p.opts.SendTimeout))
+			cancel(fmt.Errorf("%w: no room within %v", api.ErrSendTimeout, p.opts.SendTimeout))
 		})
 		defer stopTimer()
 	}

@@ -3,6 +3,7 @@ package producer
 import (
 	"fmt"
 
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/conn"
 	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/messageid"
@@ -110,10 +111,7 @@ func (p *Producer) finish(e *entry, ids interface{ at(int) messageid.MessageID }
 	} else {
 		p.stats.failed.Add(uint64(len(e.msgs)))
 	}
-	e.err = err
-	if e.done != nil {
-		close(e.done)
-	}
+	e.err, e.finished = err, true
 	msgs := e.msgs
 	p.cbs.push(func() {
 		for i, m := range msgs {
@@ -124,6 +122,11 @@ func (p *Producer) finish(e *entry, ids interface{ at(int) messageid.MessageID }
 			}
 		}
 	})
+	// A Flush waiting for e goes on to wait for the runner to get past the
+	// callbacks just queued.
+	if e.done != nil {
+		close(e.done)
+	}
 }
 
 // armTimeout makes sure the oldest entry fails when its send timeout
@@ -155,7 +158,7 @@ func (p *Producer) onTimeout() {
 		p.queue.pop()
 		p.log.Warn("send timeout", "seq", e.seq, "messages", len(e.msgs), "chunks", e.chunks, "acked_chunks", e.acked)
 		p.finish(e, nil, fmt.Errorf("%w: sequence id %d not acknowledged within %v",
-			p.opts.Errors.Timeout, e.seq, p.opts.SendTimeout))
+			api.ErrSendTimeout, e.seq, p.opts.SendTimeout))
 	}
 	p.armTimeout()
 }

@@ -1,6 +1,9 @@
 package producer
 
-import "sync"
+import (
+	"context"
+	"sync"
+)
 
 // runner runs functions one at a time, in the order pushed, on its own
 // goroutine, so that user callbacks never run on a connection's reader
@@ -64,4 +67,17 @@ func (r *runner) close() {
 	default:
 	}
 	<-r.done
+}
+
+// barrier returns once every function pushed before it was called has run,
+// or when ctx ends.
+func (r *runner) barrier(ctx context.Context) error {
+	ch := make(chan struct{})
+	r.push(func() { close(ch) })
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

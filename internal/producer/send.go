@@ -9,6 +9,7 @@ import (
 	gproto "google.golang.org/protobuf/proto"
 
 	"github.com/pulsargo/sdk/chunk"
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/conn"
 	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/internal/wire"
@@ -16,14 +17,16 @@ import (
 )
 
 // Send publishes m and waits for the outcome, or for ctx to end (the
-// message may still be sent then).
-func (p *Producer) Send(ctx context.Context, m *Message) (messageid.MessageID, error) {
+// message may still be sent then). A batched m does not wait for
+// BatchMaxDelay with the caller blocked: the batch it joins is sent at
+// once, as the official client's Send does.
+func (p *Producer) Send(ctx context.Context, m *api.ProducerMessage) (messageid.MessageID, error) {
 	type result struct {
 		id  messageid.MessageID
 		err error
 	}
 	ch := make(chan result, 1)
-	p.SendAsync(ctx, m, func(id messageid.MessageID, err error) { ch <- result{id, err} })
+	p.send(ctx, m, func(id messageid.MessageID, err error) { ch <- result{id, err} }, true)
 	select {
 	case r := <-ch:
 		return r.id, r.err
@@ -32,22 +35,30 @@ func (p *Producer) Send(ctx context.Context, m *Message) (messageid.MessageID, e
 	}
 }
 
-// SendAsync publishes m and calls cb once with the outcome. It blocks while
+// SendAsync publishes m and calls cb once with the outcome. The engine
+// reads m during the call only, but keeps a reference to m.Payload (without
+// compression it is sent from this very slice): the caller must not modify
+// it until cb ran. It blocks while
 // MaxPendingMessages or the memory limit is reached (unless
 // DisableBlockIfQueueFull), at most until ctx ends or the send timeout
 // passes; errors before the message is queued are given to cb before
 // SendAsync returns. Callbacks run in completion order on one goroutine
 // per producer.
-func (p *Producer) SendAsync(ctx context.Context, m *Message, cb Callback) {
-	if err := p.sendAsync(ctx, m, cb); err != nil {
+func (p *Producer) SendAsync(ctx context.Context, m *api.ProducerMessage, cb Callback) {
+	p.send(ctx, m, cb, false)
+}
+
+// send is SendAsync; flushNow sends m's batch at once.
+func (p *Producer) send(ctx context.Context, m *api.ProducerMessage, cb Callback, flushNow bool) {
+	if err := p.sendAsync(ctx, m, cb, flushNow); err != nil {
 		p.stats.failed.Add(1)
 		cb(nil, err)
 	}
 }
 
-func (p *Producer) sendAsync(ctx context.Context, m *Message, cb Callback) error {
+func (p *Producer) sendAsync(ctx context.Context, m *api.ProducerMessage, cb Callback, flushNow bool) error {
 	if m == nil {
-		return fmt.Errorf("%w: nil message", p.opts.Errors.TooLarge)
+		return fmt.Errorf("%w: nil message", api.ErrInvalidOptions)
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -56,7 +67,7 @@ func (p *Producer) sendAsync(ctx context.Context, m *Message, cb Callback) error
 	st := p.state
 	p.mu.Unlock()
 	if st != stateOpen {
-		return p.opts.Errors.Closed
+		return api.ErrProducerClosed
 	}
 	now := p.opts.Clock.Now()
 	var deadline time.Time
@@ -65,7 +76,7 @@ func (p *Producer) sendAsync(ctx context.Context, m *Message, cb Callback) error
 	}
 	n := len(m.Payload)
 	if n > chunk.MaxTotalSize {
-		return fmt.Errorf("%w: %d bytes, at most %d can be sent", p.opts.Errors.TooLarge, n, chunk.MaxTotalSize)
+		return fmt.Errorf("%w: %d bytes, at most %d can be sent", api.ErrMessageTooLarge, n, chunk.MaxTotalSize)
 	}
 	mem := int64(n)
 	if err := p.waitRoom(ctx, mem); err != nil {
@@ -75,7 +86,7 @@ func (p *Producer) sendAsync(ctx context.Context, m *Message, cb Callback) error
 
 	p.mu.Lock()
 	if p.state == stateOpen && p.batchable(m, n) {
-		err := p.addToBatch(m, cb, mem, deadline)
+		err := p.addToBatch(m, cb, mem, deadline, flushNow)
 		p.mu.Unlock()
 		if err != nil {
 			p.release(1, mem)
@@ -94,7 +105,7 @@ func (p *Producer) sendAsync(ctx context.Context, m *Message, cb Callback) error
 	defer p.mu.Unlock()
 	if p.state != stateOpen {
 		p.release(1, mem)
-		return p.opts.Errors.Closed
+		return api.ErrProducerClosed
 	}
 	p.flushBatches() // keep send order
 	seq := p.assignSeq(m)
@@ -129,12 +140,12 @@ func (p *Producer) plan(e *entry) error {
 		size = min(size, p.opts.ChunkMaxSize)
 	}
 	if size <= 0 {
-		return fmt.Errorf("%w: metadata of %d bytes leaves no room for a chunk in %d", p.opts.Errors.TooLarge,
+		return fmt.Errorf("%w: metadata of %d bytes leaves no room for a chunk in %d", api.ErrMessageTooLarge,
 			gproto.Size(e.meta), p.maxMsg)
 	}
 	plan, err := chunk.NewPlan(p.name, e.seq, e.payload, size)
 	if err != nil {
-		return fmt.Errorf("%w: %w", p.opts.Errors.TooLarge, err)
+		return fmt.Errorf("%w: %w", api.ErrMessageTooLarge, err)
 	}
 	e.plan, e.chunks = plan, plan.Len()
 	return nil
@@ -165,6 +176,8 @@ func (p *Producer) release(msgs int, mem int64) {
 // enqueue appends e to the queue and writes it when attached. Called with
 // p.mu held.
 func (p *Producer) enqueue(e *entry) {
+	p.enqueued++
+	e.order = p.enqueued
 	p.queue.push(e)
 	p.armTimeout()
 	if p.ready {
@@ -203,6 +216,6 @@ func (p *Producer) write(e *entry) {
 		p.ready = false
 	default:
 		p.queue.remove(e)
-		p.finish(e, nil, fmt.Errorf("%w: %w", p.opts.Errors.TooLarge, err))
+		p.finish(e, nil, fmt.Errorf("%w: %w", api.ErrMessageTooLarge, err))
 	}
 }
