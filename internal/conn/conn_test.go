@@ -105,8 +105,16 @@ func TestProducerRoutingAndBrokerClose(t *testing.T) {
 
 func TestConnectionCloseFailsWaiters(t *testing.T) {
 	b := brokerstub.RunT(t)
+	dropped := make(chan struct{}, 1)
 	b.Intercept(func(ev brokerstub.Event) brokerstub.Action {
-		return brokerstub.Action{Drop: ev.Type == "LOOKUP"}
+		if ev.Type != brokerstub.CmdLookup {
+			return brokerstub.Action{}
+		}
+		select {
+		case dropped <- struct{}{}:
+		default:
+		}
+		return brokerstub.Action{Drop: true}
 	})
 	c, err := Dial(context.Background(), b.Addr(), Options{})
 	require.NoError(t, err)
@@ -117,7 +125,7 @@ func TestConnectionCloseFailsWaiters(t *testing.T) {
 			LookupTopic: &proto.CommandLookupTopic{Topic: gproto.String("t"), RequestId: &rid}})
 		errc <- err
 	}()
-	time.Sleep(50 * time.Millisecond)
+	<-dropped // the request is written and waiting for its answer
 	require.NoError(t, b.Restart())
 	select {
 	case err := <-errc:
