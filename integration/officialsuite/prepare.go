@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -26,8 +27,8 @@ const officialPort = "6650"
 func goEnv() []string { return append(os.Environ(), "GOWORK=off", "GOTOOLCHAIN=local") }
 
 // goCmd runs the go command in dir, its output to log.
-func goCmd(log io.Writer, dir string, args ...string) error {
-	cmd := exec.Command("go", args...)
+func goCmd(ctx context.Context, log io.Writer, dir string, args ...string) error {
+	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, goEnv(), log, log
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("go %s: %w", strings.Join(args, " "), err)
@@ -85,7 +86,7 @@ func copyTree(from, to string) error {
 }
 
 // retargetPort rewrites the hard-coded broker port in the official tests
-// (localhost:6650 and 127.0.0.1:6650) to port, for when 6650 is taken.
+// (localhost:6650 and 127.0.0.1:6650) to port.
 func retargetPort(src, port string) error {
 	if port == officialPort {
 		return nil
@@ -110,21 +111,14 @@ func retargetPort(src, port string) error {
 	return nil
 }
 
-// pickAddr returns 127.0.0.1:6650 when that port is free, as in the
-// official CI, or else a free loopback port.
-func pickAddr() (string, error) {
-	for _, a := range []string{"127.0.0.1:" + officialPort, "127.0.0.1:0"} {
-		l, err := net.Listen("tcp", a)
-		if err != nil {
-			continue
-		}
-		addr := l.Addr().String()
-		if err := l.Close(); err != nil {
-			return "", err
-		}
-		return addr, nil
+// freeAddr returns a loopback address with a port that is free now.
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
 	}
-	return "", fmt.Errorf("no free loopback port")
+	addr := l.Addr().String()
+	return addr, l.Close()
 }
 
 // prepared is what a run needs: the official tests built against the port
@@ -139,7 +133,7 @@ type prepared struct {
 
 // prepare fetches and builds everything into work. The stub is built from
 // the github.com/pulsargo/sdk this module replaces (the checkout it is in).
-func prepare(work, addr string, race bool, log io.Writer) (*prepared, error) {
+func prepare(ctx context.Context, work, addr string, race bool, log io.Writer) (*prepared, error) {
 	p := &prepared{Work: work, Addr: addr,
 		TestBin: filepath.Join(work, "pulsar.test"), Stub: filepath.Join(work, "brokerstub")}
 	var err error
@@ -162,10 +156,10 @@ func prepare(work, addr string, race bool, log io.Writer) (*prepared, error) {
 		stubArgs = append(stubArgs, "-race")
 		args = append(args, "-race")
 	}
-	if err := goCmd(log, "", append(stubArgs, "github.com/pulsargo/sdk/cmd/brokerstub")...); err != nil {
+	if err := goCmd(ctx, log, "", append(stubArgs, "github.com/pulsargo/sdk/cmd/brokerstub")...); err != nil {
 		return nil, err
 	}
-	if err := goCmd(log, p.Src, append(args, "./pulsar")...); err != nil {
+	if err := goCmd(ctx, log, p.Src, append(args, "./pulsar")...); err != nil {
 		return nil, err
 	}
 	return p, nil

@@ -172,13 +172,17 @@ func skipReason(out string) string {
 	return ""
 }
 
-// runAll runs the tests one after the other, calling progress after each.
-func runAll(p *prepared, tests []censusRow, timeout time.Duration, progress func(Result)) ([]Result, error) {
+// runAll runs the tests one after the other, calling progress after each;
+// it starts none after ctx ends.
+func runAll(ctx context.Context, p *prepared, tests []censusRow, timeout time.Duration, progress func(Result)) ([]Result, error) {
 	if err := os.MkdirAll(filepath.Join(p.Work, "logs"), 0o755); err != nil {
 		return nil, err
 	}
 	results := make([]Result, 0, len(tests))
 	for _, r := range tests {
+		if ctx.Err() != nil {
+			return results, fmt.Errorf("stopped after %d of %d tests: %w", len(results), len(tests), ctx.Err())
+		}
 		res := runOne(p, r, timeout)
 		results = append(results, res)
 		if progress != nil {
