@@ -158,6 +158,8 @@ func classify(test, out string, runErr error, timeout time.Duration) (Status, st
 		return Failed, strings.Join(append(reasons, fmt.Sprintf("exit: %v", runErr)), " | ")
 	case status == Skipped:
 		return Skipped, skipReason(out)
+	case status == Passed:
+		return Passed, "" // what a passing test logged is no reason
 	}
 	return status, strings.Join(reasons, " | ")
 }

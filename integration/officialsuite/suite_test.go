@@ -45,6 +45,7 @@ func TestClassify(t *testing.T) {
 		reason     string
 	}{
 		{"pass", "=== RUN   TestA\n--- PASS: TestA (0.01s)\nPASS\n", false, Passed, ""},
+		{"a passing test's log is no reason", "    a_test.go:3: received x\n--- PASS: TestA (0.01s)\n", false, Passed, ""},
 		{"subtest names do not count", "=== RUN   TestA\n    --- FAIL: TestA/sub (0.00s)\n--- PASS: TestA (0.01s)\n", false, Passed, ""},
 		{"testify failure", "=== RUN   TestA\n    a_test.go:80: \n        \tError Trace:\tx\n        \tError:      \tExpected nil\n--- FAIL: TestA (1.00s)\nFAIL\n", true, Failed, "Error:      \tExpected nil"},
 		{"t.Error", "    a_test.go:12: got 1\n--- FAIL: TestA (1.00s)\n", true, Failed, "a_test.go:12: got 1"},
@@ -60,7 +61,7 @@ func TestClassify(t *testing.T) {
 				err = errExit
 			}
 			got, reason := classify("TestA", c.out, err, timeout)
-			if got != c.want || !strings.Contains(reason, c.reason) {
+			if got != c.want || !strings.Contains(reason, c.reason) || (got == Passed && reason != "") {
 				t.Errorf("classify = %s, %q; want %s, containing %q", got, reason, c.want, c.reason)
 			}
 		})
