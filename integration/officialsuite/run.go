@@ -91,8 +91,9 @@ func startStub(p *prepared, logPath string) (stop func(), err error) {
 var topResult = regexp.MustCompile(`^--- (PASS|FAIL|SKIP): (\S+) \(([0-9.]+)s\)`)
 
 // reasonLine matches the lines of a failure that say why: t.Error output
-// (file:line:), testify's Error: field, panics, timeouts and races.
-var reasonLine = regexp.MustCompile(`^\s+\S+_test\.go:\d+: \S|^\s+Error:\s|^panic: |^WARNING: DATA RACE|race detected`)
+// (file:line:), testify's Error:, expected: and actual: fields, panics,
+// timeouts and races.
+var reasonLine = regexp.MustCompile(`^\s+\S+_test\.go:\d+: \S|^\s+(Error|expected|actual)\s*:\s|^panic: |^WARNING: DATA RACE|race detected`)
 
 // runOne runs one official test in its own process against a fresh stub,
 // bounded by timeout.
@@ -138,7 +139,7 @@ func classify(test, out string, runErr error, timeout time.Duration) (Status, st
 		if m := topResult.FindStringSubmatch(line); m != nil && m[2] == test {
 			status = map[string]Status{"PASS": Passed, "FAIL": Failed, "SKIP": Skipped}[m[1]]
 		}
-		if reasonLine.MatchString(line) && len(reasons) < 3 {
+		if reasonLine.MatchString(line) && len(reasons) < 4 {
 			reasons = append(reasons, strings.TrimSpace(line))
 		}
 		if strings.HasPrefix(line, "panic: test timed out") {
@@ -152,7 +153,7 @@ func classify(test, out string, runErr error, timeout time.Duration) (Status, st
 	case status == "" && errors.Is(runErr, context.DeadlineExceeded):
 		return Failed, fmt.Sprintf("killed: no result %v after the %v test timeout", 30*time.Second, timeout)
 	case status == "":
-		return Failed, fmt.Sprintf("no result line (exit: %v)", runErr)
+		return Failed, strings.Join(append(reasons, fmt.Sprintf("no result line (exit: %v)", runErr)), " | ")
 	case status == Passed && runErr != nil:
 		// A race reported after the test's PASS line fails the binary.
 		return Failed, strings.Join(append(reasons, fmt.Sprintf("exit: %v", runErr)), " | ")
