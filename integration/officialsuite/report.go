@@ -10,21 +10,23 @@ import (
 )
 
 // knownFailuresTxt lists the selected official tests that fail against
-// brokerstub today, one name a line (# starts a comment). A run fails on a
-// failure not listed here, and says which listed tests pass now.
+// brokerstub today, one name a line, followed by the word flaky for a test
+// that fails only sometimes (# starts a comment). A run fails on a failure
+// not listed here, and says which listed tests, not flaky, pass now.
 //
 //go:embed known-failures.txt
 var knownFailuresTxt string
 
-// knownFailures parses knownFailuresTxt.
+// knownFailures parses knownFailuresTxt: a test's name maps to whether it
+// is flaky.
 func knownFailures() map[string]bool {
 	known := map[string]bool{}
 	for _, line := range strings.Split(knownFailuresTxt, "\n") {
 		if i := strings.IndexByte(line, '#'); i >= 0 {
 			line = line[:i]
 		}
-		if name := strings.TrimSpace(line); name != "" {
-			known[name] = true
+		if f := strings.Fields(line); len(f) > 0 {
+			known[f[0]] = len(f) > 1 && f[1] == "flaky"
 		}
 	}
 	return known
@@ -54,6 +56,7 @@ type summary struct {
 	NowPassing []string // known failures that passed
 }
 
+// summarize counts results; known is knownFailures().
 func summarize(results []Result, known map[string]bool) summary {
 	s := summary{ByFeature: map[string]*counts{}, ByNeeds: map[string]*counts{}}
 	for _, r := range results {
@@ -67,10 +70,13 @@ func summarize(results []Result, known map[string]bool) summary {
 		switch {
 		case r.Status == Failed:
 			s.Failures = append(s.Failures, r)
-			if !known[r.Test] {
+			if _, ok := known[r.Test]; !ok {
 				s.Unexpected = append(s.Unexpected, r)
 			}
-		case r.Status == Passed && known[r.Test]:
+		case r.Status == Passed:
+			if flaky, ok := known[r.Test]; !ok || flaky {
+				continue
+			}
 			s.NowPassing = append(s.NowPassing, r.Test)
 		}
 	}

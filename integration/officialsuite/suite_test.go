@@ -36,6 +36,33 @@ func TestCensus(t *testing.T) {
 	}
 }
 
+func TestSummarize(t *testing.T) {
+	row := func(name string) censusRow {
+		return censusRow{Test: name, File: "consumer_test.go", Needs: "proto-only"}
+	}
+	known := map[string]bool{"TestKnown": false, "TestFlaky": true, "TestFixed": false}
+	s := summarize([]Result{
+		{censusRow: row("TestOK"), Status: Passed},
+		{censusRow: row("TestKnown"), Status: Failed},
+		{censusRow: row("TestFlaky"), Status: Passed},
+		{censusRow: row("TestFixed"), Status: Passed},
+		{censusRow: row("TestNew"), Status: Failed},
+		{censusRow: row("TestSkip"), Status: Skipped},
+	}, known)
+	if s.Total != (counts{3, 2, 1}) || *s.ByFeature["consumer"] != s.Total {
+		t.Errorf("counts %+v, by feature %+v", s.Total, s.ByFeature)
+	}
+	if len(s.Failures) != 2 || len(s.Unexpected) != 1 || s.Unexpected[0].Test != "TestNew" {
+		t.Errorf("failures %v, unexpected %v", s.Failures, s.Unexpected)
+	}
+	if len(s.NowPassing) != 1 || s.NowPassing[0] != "TestFixed" {
+		t.Errorf("now passing %v, want only TestFixed (TestFlaky is flaky)", s.NowPassing)
+	}
+	if flaky, ok := knownFailures()["TestConsumerBatchCumulativeAck"]; !ok || !flaky {
+		t.Errorf("known-failures.txt: TestConsumerBatchCumulativeAck should be listed as flaky")
+	}
+}
+
 func TestClassify(t *testing.T) {
 	const timeout = time.Minute
 	for _, c := range []struct {
