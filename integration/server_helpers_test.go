@@ -21,11 +21,7 @@ const serverListeningPrefix = "brokerstub: listening on "
 // the binary's path.
 func buildServer(t *testing.T) string {
 	t.Helper()
-	goBin, err := exec.LookPath("go") // go test puts GOROOT/bin first in PATH
-	if err != nil {
-		//lint:ignore SA1019 only a fallback when go is not in PATH
-		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
+	goBin := goTool(t)
 	bin := filepath.Join(t.TempDir(), "brokerstub")
 	if runtime.GOOS == "windows" {
 		bin += ".exe"

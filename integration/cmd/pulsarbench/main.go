@@ -1,10 +1,12 @@
 // Command pulsarbench measures this SDK against the official Go client
 // (github.com/apache/pulsar-client-go) on the same broker, alternating the
-// two clients run by run (A B A B ...), and prints medians and ratios.
+// two clients run by run (A B A B ...), and prints medians and ratios. It
+// lives in the integration module (the root module does not require the
+// official client), so run it from there:
 //
-//	go run ./cmd/pulsarbench            # full run against a brokerstub
-//	go run ./cmd/pulsarbench -quick     # a smaller run, under a minute
-//	go run ./cmd/pulsarbench -url pulsar://broker:6650 -json out.json
+//	cd integration && go run ./cmd/pulsarbench         # full run against a brokerstub
+//	cd integration && go run ./cmd/pulsarbench -quick  # a smaller run, under a minute
+//	cd integration && go run ./cmd/pulsarbench -url pulsar://broker:6650 -json out.json
 //
 // Workloads:
 //

@@ -1,0 +1,130 @@
+package integration
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// goTool returns the go command that runs this test.
+func goTool(t *testing.T) string {
+	t.Helper()
+	goBin, err := exec.LookPath("go") // go test puts GOROOT/bin first in PATH
+	if err != nil {
+		//lint:ignore SA1019 only a fallback when go is not in PATH
+		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	return goBin
+}
+
+// sdkRoot is the directory of the github.com/pulsargo/sdk checkout this
+// module replaces it with.
+func sdkRoot(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command(goTool(t), "list", "-m", "-f", "{{.Dir}}", "github.com/pulsargo/sdk").Output()
+	if err != nil {
+		t.Fatalf("go list -m github.com/pulsargo/sdk: %v", err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// runGo runs the go command in dir with the module cache and proxy of the
+// caller's environment and returns its standard output.
+func runGo(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(goTool(t), args...)
+	cmd.Dir = dir
+	// -mod=mod lets tidy and list write the scratch go.mod and go.sum;
+	// GOWORK=off keeps a go.work above the temp dir out; GOTOOLCHAIN=local
+	// never downloads a toolchain. GOPROXY and GOMODCACHE are inherited,
+	// and everything needed is already in the cache after this module's
+	// own build.
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off", "GOTOOLCHAIN=local")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return string(out)
+}
+
+// forbiddenModules are the modules the official client brings in that a
+// user of the SDK and brokerstub must never get in their module graph.
+var forbiddenModules = []string{
+	"github.com/apache/pulsar-client-go",
+	"github.com/sirupsen/logrus",
+	"github.com/prometheus/",
+	"k8s.io/",
+}
+
+// TestLeanModuleGraph: a module that requires github.com/pulsargo/sdk and
+// imports pulsar and brokerstub builds from at most 8 modules (itself, the
+// SDK, protobuf, klauspost/compress, pierrec/lz4, bbolt, x/sys), and its whole
+// module graph holds none of the official client's heavy dependencies.
+func TestLeanModuleGraph(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go mod tidy in a scratch module")
+	}
+	dir := t.TempDir()
+	gomod := "module example.com/leanuser\n\ngo 1.26\n\n" +
+		"require github.com/pulsargo/sdk v0.0.0\n\n" +
+		"replace github.com/pulsargo/sdk => " + sdkRoot(t) + "\n"
+	prog := `package main
+
+import (
+	"fmt"
+
+	"github.com/pulsargo/sdk/brokerstub"
+	"github.com/pulsargo/sdk/pulsar"
+)
+
+func main() {
+	fmt.Println(brokerstub.Options{}, pulsar.ClientOptions{})
+}
+`
+	for name, text := range map[string]string{"go.mod": gomod, "main.go": prog} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runGo(t, dir, "mod", "tidy")
+
+	// The whole graph: every module any go.mod in it requires (with graph
+	// pruning, the SDK's requirements and theirs, one level).
+	graph := strings.Fields(runGo(t, dir, "list", "-m", "-f", "{{.Path}}", "all"))
+	for _, m := range graph {
+		for _, bad := range forbiddenModules {
+			if strings.HasPrefix(m, bad) {
+				t.Errorf("module graph holds %s", m)
+			}
+		}
+	}
+	// 23 when this test was written (bbolt's go.mod alone adds cobra,
+	// gofail and x/perf's tools); a jump means a heavy dependency crept in.
+	const maxGraph = 26
+	if len(graph) > maxGraph {
+		t.Errorf("go list -m all: %d modules, want at most %d:\n%s", len(graph), maxGraph, strings.Join(graph, "\n"))
+	}
+
+	// What the program is built from: the modules its packages come from.
+	var built []string
+	for _, m := range strings.Fields(runGo(t, dir, "list", "-deps", "-f", "{{with .Module}}{{.Path}}{{end}}", ".")) {
+		if !slices.Contains(built, m) {
+			built = append(built, m)
+		}
+	}
+	const maxBuilt = 8
+	if len(built) > maxBuilt {
+		t.Errorf("the program is built from %d modules, want at most %d: %v", len(built), maxBuilt, built)
+	}
+	t.Logf("go list -m all: %d modules; built from %d: %v", len(graph), len(built), built)
+
+	// TODO(chunk): a second program in this scratch module that splits a
+	// payload with package chunk and reassembles it, once chunk's API (its
+	// own and standard types only) has landed.
+}

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// officialModule is the client whose own test suite is run, at the version
+// the census describes.
+const officialModule = "github.com/apache/pulsar-client-go@v0.19.0"
+
+// officialPort is the port the official tests hard-code
+// ("pulsar://localhost:6650").
+const officialPort = "6650"
+
+// goEnv is the environment for the go commands run here: the caller's, with
+// no workspace (the official client's checkout is its own main module) and
+// no toolchain download.
+func goEnv() []string { return append(os.Environ(), "GOWORK=off", "GOTOOLCHAIN=local") }
+
+// goCmd runs the go command in dir, its output to log.
+func goCmd(ctx context.Context, log io.Writer, dir string, args ...string) error {
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, goEnv(), log, log
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("go %s: %w", strings.Join(args, " "), err)
+	}
+	return nil
+}
+
+// fetchOfficial copies the official client's module source (from the module
+// cache, downloaded through the module proxy if it is not there) to
+// work/src, writable, and returns that directory.
+func fetchOfficial(work string) (string, error) {
+	cmd := exec.Command("go", "mod", "download", "-json", officialModule)
+	cmd.Dir, cmd.Env = work, goEnv()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("go mod download %s: %w\n%s", officialModule, err, stderr.Bytes())
+	}
+	var info struct{ Dir, Error string }
+	if err := json.Unmarshal(out, &info); err != nil {
+		return "", fmt.Errorf("go mod download: %w", err)
+	}
+	if info.Error != "" || info.Dir == "" {
+		return "", fmt.Errorf("go mod download %s: %s", officialModule, info.Error)
+	}
+	src := filepath.Join(work, "src")
+	return src, copyTree(info.Dir, src)
+}
+
+// copyTree copies the regular files and directories under from to to,
+// writable by their owner (the module cache is read-only).
+func copyTree(from, to string) error {
+	return filepath.WalkDir(from, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(from, path)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(to, rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o644)
+	})
+}
+
+// retargetPort rewrites the hard-coded broker port in the official tests
+// (localhost:6650 and 127.0.0.1:6650) to port.
+func retargetPort(src, port string) error {
+	if port == officialPort {
+		return nil
+	}
+	files, err := filepath.Glob(filepath.Join(src, "pulsar", "*_test.go"))
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		s := strings.NewReplacer("localhost:"+officialPort, "localhost:"+port,
+			"127.0.0.1:"+officialPort, "127.0.0.1:"+port).Replace(string(data))
+		if s != string(data) {
+			if err := os.WriteFile(f, []byte(s), 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// freeAddr returns a loopback address with a port that is free now.
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	addr := l.Addr().String()
+	return addr, l.Close()
+}
+
+// prepared is what a run needs: the official tests built against the port
+// of addr, and the brokerstub binary.
+type prepared struct {
+	Work    string // scratch directory
+	Src     string // the official client's writable source
+	TestBin string // its pulsar package's test binary (-race)
+	Stub    string // cmd/brokerstub
+	Addr    string // where the stub listens
+}
+
+// prepare fetches and builds everything into work. The stub is built from
+// the github.com/pulsargo/sdk this module replaces (the checkout it is in).
+func prepare(ctx context.Context, work, addr string, race bool, log io.Writer) (*prepared, error) {
+	p := &prepared{Work: work, Addr: addr,
+		TestBin: filepath.Join(work, "pulsar.test"), Stub: filepath.Join(work, "brokerstub")}
+	var err error
+	if p.Src, err = fetchOfficial(work); err != nil {
+		return nil, err
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	if err := retargetPort(p.Src, port); err != nil {
+		return nil, err
+	}
+	// With -race the stub is race-checked too: the official suite drives it
+	// harder than its own tests do. -trimpath keeps the build cache valid
+	// across work directories.
+	stubArgs := []string{"build", "-trimpath", "-o", p.Stub}
+	args := []string{"test", "-c", "-trimpath", "-o", p.TestBin}
+	if race {
+		stubArgs = append(stubArgs, "-race")
+		args = append(args, "-race")
+	}
+	if err := goCmd(ctx, log, "", append(stubArgs, "github.com/pulsargo/sdk/cmd/brokerstub")...); err != nil {
+		return nil, err
+	}
+	if err := goCmd(ctx, log, p.Src, append(args, "./pulsar")...); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
