@@ -65,7 +65,8 @@ var forbiddenModules = []string{
 // TestLeanModuleGraph: a module that requires github.com/pulsargo/sdk and
 // imports pulsar and brokerstub builds from at most 8 modules (itself, the
 // SDK, protobuf, klauspost/compress, pierrec/lz4, bbolt, x/sys), and its whole
-// module graph holds none of the official client's heavy dependencies.
+// module graph holds none of the official client's heavy dependencies. The
+// same module also splits and reassembles a payload with package chunk.
 func TestLeanModuleGraph(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go mod tidy in a scratch module")
@@ -124,7 +125,68 @@ func main() {
 	}
 	t.Logf("go list -m all: %d modules; built from %d: %v", len(graph), len(built), built)
 
-	// TODO(chunk): a second program in this scratch module that splits a
-	// payload with package chunk and reassembles it, once chunk's API (its
-	// own and standard types only) has landed.
+	// Another module splits and reassembles with package chunk alone.
+	if err := os.MkdirAll(filepath.Join(dir, "chunkuser"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "chunkuser", "main.go"), []byte(chunkUser), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runGo(t, dir, "mod", "tidy")
+	if out := runGo(t, dir, "run", "./chunkuser"); !strings.Contains(out, "reassembled 3158073 bytes intact from 4 chunks") {
+		t.Errorf("chunkuser: %s", out)
+	}
 }
+
+// chunkUser is a program of another module that uses only chunk, messageid
+// and the standard library: it splits a payload for a 1 MiB broker limit,
+// feeds the chunks to an Assembler as a consumer would (headers read back
+// from each chunk's metadata) and checks the message it gets back.
+const chunkUser = `package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+
+	"github.com/pulsargo/sdk/chunk"
+	"github.com/pulsargo/sdk/messageid"
+)
+
+func main() {
+	payload := make([]byte, 3<<20+12345)
+	for i := range payload {
+		payload[i] = byte(i * 31)
+	}
+	uuid := chunk.UUID("outside", 9)
+	size, err := chunk.PayloadSize(1<<20, 200+chunk.MetadataOverhead(uuid))
+	if err != nil {
+		fail(err)
+	}
+	chunks, err := chunk.Split("outside", 9, payload, size)
+	if err != nil {
+		fail(err)
+	}
+	a := chunk.NewAssembler(chunk.Options{MaxPendingBytes: 16 << 20})
+	var msg *chunk.Message
+	for i, c := range chunks {
+		h := chunk.Header{UUID: c.UUID, ChunkID: c.ChunkID, NumChunks: c.NumChunks, TotalSize: c.TotalSize}
+		m, discarded, err := a.Add(chunk.Incoming{Header: h, Payload: c.Payload, ID: messageid.New(5, int64(i), -1, -1, 0)})
+		if err != nil || len(discarded) > 0 {
+			fail(fmt.Errorf("chunk %d: %v, discarded %v", i, err, discarded))
+		}
+		if m != nil {
+			msg = m
+		}
+	}
+	if msg == nil || !bytes.Equal(msg.Payload, payload) {
+		fail(fmt.Errorf("payload not reassembled"))
+	}
+	fmt.Printf("reassembled %d bytes intact from %d chunks\n", len(msg.Payload), len(msg.ChunkIDs))
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "chunkuser:", err)
+	os.Exit(1)
+}
+`

@@ -22,6 +22,17 @@
 //
 //	OFFICIAL_SUITE_TESTS    regexp: run only the selected tests it matches
 //	OFFICIAL_SUITE_TIMEOUT  per-test timeout (default 90s)
+//	OFFICIAL_SUITE_CLIENT   official (default) or pulsargo
+//
+// With -client pulsargo the same tests check pulsargo's client instead:
+// they are compiled into a copy of pulsargo's pulsar package (the official
+// tests are in package pulsar, so only the code under test changes, as for
+// a user who changes the import path), after pruning the declarations that
+// cannot compile against it (the official client's internals, API
+// pulsargo lacks); the tests pruned are counted as "not built". Its known
+// failures are in known-failures-pulsargo.txt. For example:
+//
+//	cd integration && go run ./officialsuite -client pulsargo -needs all
 //
 // Flags: -addr (where the stub listens; default a free loopback port),
 // -needs (census needs values, comma-separated; default proto-only;
@@ -45,8 +56,15 @@ import (
 	"time"
 )
 
+// The clients whose behaviour the official tests check (-client).
+const (
+	clientOfficial = "official" // the official client itself: the tests check brokerstub
+	clientPulsargo = "pulsargo" // pulsargo's client: the tests check it (and the stub)
+)
+
 // config is a run's selection and settings.
 type config struct {
+	Client  string // clientOfficial or clientPulsargo
 	Needs   []string
 	Run     *regexp.Regexp
 	Timeout time.Duration
@@ -63,10 +81,15 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	race := fs.Bool("race", true, "build the official tests with -race, as their CI does")
 	work := fs.String("work", "", "directory for the build and the logs (default: a new temp dir)")
 	addr := fs.String("addr", "", "host:port for the stub (default: a free loopback port; the tests are rewritten to it)")
+	client := fs.String("client", or(getenv("OFFICIAL_SUITE_CLIENT"), clientOfficial),
+		"the client the tests run with: official, or pulsargo (the official tests compiled against pulsargo's pulsar package; env OFFICIAL_SUITE_CLIENT)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
-	c := config{Needs: strings.Split(*needs, ","), Race: *race, Work: *work, Addr: *addr, Timeout: 90 * time.Second}
+	if *client != clientOfficial && *client != clientPulsargo {
+		return config{}, fmt.Errorf("-client %q: want official or pulsargo", *client)
+	}
+	c := config{Client: *client, Needs: strings.Split(*needs, ","), Race: *race, Work: *work, Addr: *addr, Timeout: 90 * time.Second}
 	if *run != "" {
 		re, err := regexp.Compile(*run)
 		if err != nil {
@@ -82,6 +105,14 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 		c.Timeout = d
 	}
 	return c, nil
+}
+
+// or returns s, or def when s is empty.
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 // errBuildTimeout is returned when ctx ends while the official tests build.
@@ -108,7 +139,10 @@ func suite(ctx context.Context, c config, log io.Writer) (summary, []Result, err
 	fmt.Fprintf(log, "officialsuite: %d tests (needs %s), stub on %s, work dir %s\n",
 		len(tests), strings.Join(c.Needs, ","), addr, c.Work)
 	start := time.Now()
-	p, err := prepare(ctx, c.Work, addr, c.Race, log)
+	if c.Client == "" {
+		c.Client = clientOfficial
+	}
+	p, err := prepare(ctx, c.Work, addr, c.Race, c.Client, log)
 	if err != nil {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("%w (%v): %v", errBuildTimeout, time.Since(start).Round(time.Second), err)
@@ -122,7 +156,7 @@ func suite(ctx context.Context, c config, log io.Writer) (summary, []Result, err
 	if err != nil {
 		return summary{}, nil, err
 	}
-	return summarize(results, knownFailures()), results, nil
+	return summarize(results, knownFailures(c.Client)), results, nil
 }
 
 func main() {

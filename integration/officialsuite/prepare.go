@@ -56,12 +56,13 @@ func fetchOfficial(work string) (string, error) {
 		return "", fmt.Errorf("go mod download %s: %s", officialModule, info.Error)
 	}
 	src := filepath.Join(work, "src")
-	return src, copyTree(info.Dir, src)
+	return src, copyTree(info.Dir, src, nil)
 }
 
 // copyTree copies the regular files and directories under from to to,
-// writable by their owner (the module cache is read-only).
-func copyTree(from, to string) error {
+// writable by their owner (the module cache is read-only), leaving out the
+// paths (relative, slash-separated) that skip, when not nil, reports.
+func copyTree(from, to string, skip func(rel string) bool) error {
 	return filepath.WalkDir(from, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -69,6 +70,12 @@ func copyTree(from, to string) error {
 		rel, err := filepath.Rel(from, path)
 		if err != nil {
 			return err
+		}
+		if skip != nil && rel != "." && skip(filepath.ToSlash(rel)) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
 		}
 		dst := filepath.Join(to, rel)
 		if d.IsDir() {
@@ -124,16 +131,17 @@ func freeAddr() (string, error) {
 // prepared is what a run needs: the official tests built against the port
 // of addr, and the brokerstub binary.
 type prepared struct {
-	Work    string // scratch directory
-	Src     string // the official client's writable source
-	TestBin string // its pulsar package's test binary (-race)
-	Stub    string // cmd/brokerstub
-	Addr    string // where the stub listens
+	Work    string          // scratch directory
+	Src     string          // the module the tests are built in: the official client's writable source, or the pulsargo copy
+	TestBin string          // its pulsar package's test binary (-race)
+	Built   map[string]bool // the tests in TestBin
+	Stub    string          // cmd/brokerstub
+	Addr    string          // where the stub listens
 }
 
 // prepare fetches and builds everything into work. The stub is built from
 // the github.com/pulsargo/sdk this module replaces (the checkout it is in).
-func prepare(ctx context.Context, work, addr string, race bool, log io.Writer) (*prepared, error) {
+func prepare(ctx context.Context, work, addr string, race bool, client string, log io.Writer) (*prepared, error) {
 	p := &prepared{Work: work, Addr: addr,
 		TestBin: filepath.Join(work, "pulsar.test"), Stub: filepath.Join(work, "brokerstub")}
 	var err error
@@ -144,8 +152,10 @@ func prepare(ctx context.Context, work, addr string, race bool, log io.Writer) (
 	if err != nil {
 		return nil, err
 	}
-	if err := retargetPort(p.Src, port); err != nil {
-		return nil, err
+	if client == clientOfficial {
+		if err := retargetPort(p.Src, port); err != nil {
+			return nil, err
+		}
 	}
 	// With -race the stub is race-checked too: the official suite drives it
 	// harder than its own tests do. -trimpath keeps the build cache valid
@@ -159,7 +169,15 @@ func prepare(ctx context.Context, work, addr string, race bool, log io.Writer) (
 	if err := goCmd(ctx, log, "", append(stubArgs, "github.com/pulsargo/sdk/cmd/brokerstub")...); err != nil {
 		return nil, err
 	}
-	if err := goCmd(ctx, log, p.Src, append(args, "./pulsar")...); err != nil {
+	if client == clientOfficial {
+		err = goCmd(ctx, log, p.Src, append(args, "./pulsar")...)
+	} else {
+		err = preparePulsargo(ctx, p, p.Src, port, race, log)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if p.Built, err = builtTests(p.TestBin, filepath.Join(p.Src, "pulsar")); err != nil {
 		return nil, err
 	}
 	return p, nil

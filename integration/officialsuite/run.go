@@ -22,6 +22,9 @@ const (
 	Passed  Status = "pass"
 	Failed  Status = "fail"
 	Skipped Status = "skip"
+	// NotBuilt: the test does not compile against pulsargo (-client
+	// pulsargo), so it did not run.
+	NotBuilt Status = "not built"
 )
 
 // Result is one official test's outcome.
@@ -186,7 +189,12 @@ func runAll(ctx context.Context, p *prepared, tests []censusRow, timeout time.Du
 		if ctx.Err() != nil {
 			return results, fmt.Errorf("stopped after %d of %d tests: %w", len(results), len(tests), ctx.Err())
 		}
-		res := runOne(p, r, timeout)
+		var res Result
+		if p.Built != nil && !p.Built[r.Test] {
+			res = Result{censusRow: r, Status: NotBuilt, Reason: "does not compile against the client"}
+		} else {
+			res = runOne(p, r, timeout)
+		}
 		results = append(results, res)
 		if progress != nil {
 			progress(res)

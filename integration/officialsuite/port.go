@@ -2,11 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -40,8 +43,10 @@ func parseErrors(out []byte) []compileError {
 
 // compile type-checks the test binary of dir's package with every error
 // reported (-gcflags=-e), returning the compiler output on failure.
-func compile(dir string) ([]byte, bool) {
-	out, err := goCmd(dir, "test", "-c", "-o", os.DevNull, "-gcflags=-e", ".").CombinedOutput()
+func compile(ctx context.Context, dir string) ([]byte, bool) {
+	cmd := exec.CommandContext(ctx, "go", "test", "-c", "-o", os.DevNull, "-gcflags=-e", ".")
+	cmd.Dir, cmd.Env = dir, goEnv()
+	out, err := cmd.CombinedOutput()
 	return out, err == nil
 }
 
@@ -51,9 +56,12 @@ var redeclared = regexp.MustCompile(`^(\w+) redeclared in this block`)
 // top-level declarations the compiler rejects, and the imports that are no
 // longer used, until the package's tests compile. It never edits the SDK's
 // own files: a clash with one of their names removes the ported declaration.
-func prune(dir, prefix string, logf func(string, ...any)) error {
+func prune(ctx context.Context, dir, prefix string, log io.Writer) error {
 	for round := 1; ; round++ {
-		out, ok := compile(dir)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		out, ok := compile(ctx, dir)
 		if ok {
 			return nil
 		}
@@ -89,7 +97,7 @@ func prune(dir, prefix string, logf func(string, ...any)) error {
 			}
 			removed += n
 		}
-		logf("round %d: %d compile errors, %d declarations removed", round, len(errs), removed)
+		fmt.Fprintf(log, "officialsuite: pruning round %d: %d compile errors, %d declarations removed\n", round, len(errs), removed)
 		if removed == 0 {
 			return fmt.Errorf("no progress pruning the ported tests:\n%s", out)
 		}
@@ -212,7 +220,7 @@ func rewriteImports(path, sdkRoot string, keep func(string) bool) error {
 		for _, s := range g.Specs {
 			im := s.(*ast.ImportSpec)
 			p, _ := strconv.Unquote(im.Path.Value)
-			if sub, ok := strings.CutPrefix(p, officialModule+"/"); ok && !strings.Contains(sub, "internal") {
+			if sub, ok := strings.CutPrefix(p, officialPath+"/"); ok && !strings.Contains(sub, "internal") {
 				if st, err := os.Stat(filepath.Join(sdkRoot, sub)); err == nil && st.IsDir() {
 					local = append(local, edit{tf.Offset(im.Path.Pos()), tf.Offset(im.Path.End()), strconv.Quote(sdkModule + "/" + sub)})
 					continue
