@@ -25,7 +25,7 @@ func (c *conn) handleLookup(m *proto.CommandLookupTopic) {
 		resp.Message = strp("topic " + name.full + " does not exist")
 	default:
 		resp.Response = proto.CommandLookupTopicResponse_Connect.Enum()
-		resp.BrokerServiceUrl = strp("pulsar://" + c.b.Addr())
+		resp.BrokerServiceUrl = strp("pulsar://" + c.b.advertise(c.b.Addr()))
 		if c.b.opts.TLS != nil {
 			resp.BrokerServiceUrlTls = strp(c.b.URL())
 		}

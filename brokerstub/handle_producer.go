@@ -42,9 +42,20 @@ func (c *conn) handleProducer(m *proto.CommandProducer) {
 	c.mu.Unlock()
 
 	p := &producer{id: m.GetProducerId(), name: m.GetProducerName(), c: c, t: t}
-	var busy bool
-	if err := t.call(func() { busy = !t.addProducer(p) }); err != nil {
+	var busy, terminated bool
+	if err := t.call(func() {
+		if terminated = t.adm.terminated; terminated {
+			return
+		}
+		if busy = !t.addProducer(p); !busy {
+			t.noteProducer(p, m)
+		}
+	}); err != nil {
 		c.sendError(rid, proto.ServerError_ServiceNotReady, err.Error())
+		return
+	}
+	if terminated {
+		c.sendError(rid, proto.ServerError_TopicTerminatedError, "Topic was already terminated")
 		return
 	}
 	if busy {
@@ -87,12 +98,17 @@ func (c *conn) handleSend(m *proto.CommandSend, f *wire.Frame) bool {
 	seq, highest := m.GetSequenceId(), m.GetHighestSequenceId()
 	t := p.t
 	ok := t.do(func() {
+		if t.adm.terminated {
+			c.write(sendError(p.id, seq, proto.ServerError_TopicTerminatedError, "Topic was already terminated"))
+			return
+		}
 		pos, err := t.led.Append(rawMeta, payload, publishTime, num)
 		if err != nil {
 			c.log.Error("store entry", "topic", t.name.full, "err", err)
 			c.write(sendError(p.id, seq, proto.ServerError_PersistenceError, err.Error()))
 			return
 		}
+		t.countIn(p, num, len(payload))
 		c.write(t.receipt(p.id, seq, highest, pos))
 		t.dispatchAll()
 	})

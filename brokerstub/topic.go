@@ -33,6 +33,7 @@ type topic struct {
 	infos     map[ledger.Position]*entryInfo
 	stopFlush func() bool
 	graceful  bool
+	adm       topicAdmin // admin API counters and flags (admin_stats.go)
 }
 
 // entryInfo is what dispatch needs from an entry's metadata, parsed once.
@@ -65,6 +66,7 @@ func (b *Broker) openTopic(name topicName) (*topic, error) {
 		return nil, fmt.Errorf("open ledger of %s: %w", name.full, err)
 	}
 	t.led = led
+	t.adm.terminated = b.pol().Terminated(name.full)
 	if err := t.restoreSubscriptions(); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,257 @@
+package brokerstub
+
+import (
+	"encoding/json"
+	"net/http"
+)
+
+const (
+	get, put, post, del = http.MethodGet, http.MethodPut, http.MethodPost, http.MethodDelete
+	topicPath           = "/admin/v2/{domain}/{tenant}/{ns}/{topic}"
+	subPath             = topicPath + "/subscription/{sub}"
+	nsPath              = "/admin/v2/namespaces/{tenant}/{ns}"
+)
+
+// register lists every route; literal segments come before captures that
+// could match them.
+func (a *adminServer) register() {
+	a.add(get, "/admin/v2/clusters", getClusters)
+	a.add(get, "/admin/v2/clusters/{cluster}", getCluster)
+	a.add(get, "/admin/v2/brokers/health", healthCheck)
+	a.add(get, "/admin/v2/brokers/ready", healthCheck)
+	a.add(get, "/admin/v2/brokers/leaderBroker", getLeaderBroker)
+	a.add(get, "/admin/v2/brokers/internal-configuration", getInternalConfig)
+	a.add(get, "/admin/v2/brokers/{cluster}", getBrokers)
+	a.add(get, "/admin/v2/tenants", getTenants)
+	a.add(get, "/admin/v2/tenants/{tenant}", getTenant)
+	a.add(put, "/admin/v2/tenants/{tenant}", putTenant)
+	a.add(post, "/admin/v2/tenants/{tenant}", postTenant)
+	a.add(del, "/admin/v2/tenants/{tenant}", deleteTenant)
+
+	a.add(get, "/admin/v2/namespaces/{tenant}", getNamespaces)
+	a.add(get, nsPath, getNamespace)
+	a.add(put, nsPath, putNamespace)
+	a.add(del, nsPath, deleteNamespace)
+	a.add(get, nsPath+"/topics", getNamespaceTopics)
+	a.add(get, nsPath+"/permissions", getPermissions)
+	a.add(post, nsPath+"/permissions/{role}", grantPermission)
+	a.add(del, nsPath+"/permissions/{role}", revokePermission)
+	a.add(get, nsPath+"/backlogQuotaMap", getBacklogQuotaMap)
+	a.add(post, nsPath+"/backlogQuota", setBacklogQuota(false))
+	a.add(del, nsPath+"/backlogQuota", setBacklogQuota(true))
+	a.add(put, nsPath+"/unload", unloadNamespace)
+	a.add(get, nsPath+"/{policy}", namespacePolicy(get))
+	a.add(post, nsPath+"/{policy}", namespacePolicy(post))
+	a.add(put, nsPath+"/{policy}", namespacePolicy(post))
+	a.add(del, nsPath+"/{policy}", namespacePolicy(del))
+
+	a.add(get, "/admin/v2/{domain}/{tenant}/{ns}", listTopics)
+	a.add(get, "/admin/v2/{domain}/{tenant}/{ns}/partitioned", listPartitionedTopics)
+	a.add(put, topicPath, putTopic)
+	a.add(del, topicPath, deleteTopicHandler)
+	a.add(get, topicPath+"/partitions", getPartitions)
+	a.add(put, topicPath+"/partitions", putPartitions)
+	a.add(post, topicPath+"/partitions", postPartitions)
+	a.add(del, topicPath+"/partitions", deletePartitions)
+	a.add(get, topicPath+"/stats", topicStats)
+	a.add(get, topicPath+"/partitioned-stats", partitionedStats)
+	a.add(get, topicPath+"/internalStats", internalStats)
+	a.add(put, topicPath+"/unload", unloadTopic)
+	a.add(post, topicPath+"/terminate", terminateTopic)
+	a.add(get, topicPath+"/lastMessageId", lastMessageID)
+	a.add(get, topicPath+"/subscriptions", listSubscriptions)
+	a.add(get, topicPath+"/examinemessage", examineMessage)
+	a.add(get, topicPath+"/ledger/{ledger}/entry/{entry}", getEntry)
+	a.add(post, topicPath+"/all_subscription/expireMessages/{seconds}", expireAllSubscriptions)
+	a.add(put, subPath, createSubscription)
+	a.add(del, subPath, deleteSubscription)
+	a.add(post, subPath+"/resetcursor", resetCursorByID)
+	a.add(post, subPath+"/resetcursor/{timestamp}", resetCursorByTime)
+	a.add(post, subPath+"/skip/{n}", skipMessages)
+	a.add(post, subPath+"/skip_all", skipAll)
+	a.add(post, subPath+"/expireMessages", expireByID)
+	a.add(post, subPath+"/expireMessages/{seconds}", expireMessages)
+	a.add(get, subPath+"/position/{n}", peekMessage)
+	a.add(get, topicPath+"/{policy}", topicPolicy(get))
+	a.add(post, topicPath+"/{policy}", topicPolicy(post))
+	a.add(del, topicPath+"/{policy}", topicPolicy(del))
+
+	a.add(get, "/lookup/v2/topic/{domain}/{tenant}/{ns}/{topic}", lookupTopic)
+	a.add(get, "/admin/v2/schemas/{tenant}/{ns}/{topic}/schema", persistentDomain(getSchema))
+	a.add(del, "/admin/v2/schemas/{tenant}/{ns}/{topic}/schema", persistentDomain(deleteSchema))
+	a.add(get, "/admin/v2/schemas/{tenant}/{ns}/{topic}/schema/{version}", persistentDomain(getSchema))
+	a.add(get, "/metrics", getMetrics)
+	a.add(get, "/status.html", func(*adminReq) (any, error) { return rawReply{contentType: "text/plain", body: []byte("OK")}, nil })
+}
+
+// persistentDomain serves a path without a domain segment (schemas) as a
+// persistent topic's.
+func persistentDomain(h adminHandler) adminHandler {
+	return func(rq *adminReq) (any, error) {
+		rq.p["domain"] = "persistent"
+		return h(rq)
+	}
+}
+
+func topicStats(rq *adminReq) (any, error) {
+	name, err := rq.topic()
+	if err != nil {
+		return nil, err
+	}
+	if name.partition < 0 && rq.b.partitionCount(name.full) > 0 {
+		return nil, topicNotFound(name)
+	}
+	var st map[string]any
+	return st, rq.onTopic(name, func(t *topic) { st = t.stats() })
+}
+
+func internalStats(rq *adminReq) (any, error) {
+	name, err := rq.topic()
+	if err != nil {
+		return nil, err
+	}
+	var st map[string]any
+	return st, rq.onTopic(name, func(t *topic) { st = t.internalStats() })
+}
+
+// partitionedStats sums the partitions' stats, with each partition's own
+// under "partitions" unless perPartition=false.
+func partitionedStats(rq *adminReq) (any, error) {
+	name, err := rq.topic()
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	if name.partition < 0 {
+		n = rq.b.partitionCount(name.full)
+	}
+	if n == 0 {
+		return nil, restErr(http.StatusNotFound, "Partitioned Topic not found: %s", name.full)
+	}
+	total := map[string]any{"metadata": map[string]any{"partitions": n, "deleted": false}}
+	sums := map[string]int64{}
+	pubs := []any{}
+	subs := map[string]map[string]any{}
+	parts := map[string]any{}
+	err = rq.forEachPartition(name, false, func(t *topic) error {
+		st := t.stats()
+		parts[t.name.full] = st
+		for _, k := range []string{"msgInCounter", "bytesInCounter", "msgOutCounter", "bytesOutCounter", "storageSize", "backlogSize"} {
+			sums[k] += st[k].(int64)
+		}
+		for _, p := range st["publishers"].([]map[string]any) {
+			pubs = append(pubs, p)
+		}
+		for sn, sv := range st["subscriptions"].(map[string]any) {
+			ss := sv.(map[string]any)
+			agg := subs[sn]
+			if agg == nil {
+				agg = map[string]any{"type": ss["type"], "isDurable": ss["isDurable"], "consumers": []map[string]any{},
+					"msgBacklog": int64(0), "unackedMessages": int64(0), "msgOutCounter": int64(0), "bytesOutCounter": int64(0), "backlogSize": int64(0),
+					"msgRateOut": 0.0, "msgThroughputOut": 0.0, "msgRateRedeliver": 0.0, "msgRateExpired": 0.0}
+				subs[sn] = agg
+			}
+			for _, k := range []string{"msgBacklog", "unackedMessages", "msgOutCounter", "bytesOutCounter", "backlogSize"} {
+				agg[k] = agg[k].(int64) + ss[k].(int64)
+			}
+			agg["consumers"] = append(agg["consumers"].([]map[string]any), ss["consumers"].([]map[string]any)...)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range sums {
+		total[k] = v
+	}
+	for _, k := range []string{"msgRateIn", "msgRateOut", "msgThroughputIn", "msgThroughputOut", "averageMsgSize"} {
+		total[k] = 0.0
+	}
+	total["publishers"], total["subscriptions"], total["replication"] = pubs, subs, map[string]any{}
+	if rq.q.Get("perPartition") != "false" {
+		total["partitions"] = parts
+	} else {
+		total["partitions"] = map[string]any{}
+	}
+	return total, nil
+}
+
+func unloadNamespace(rq *adminReq) (any, error) {
+	ns, err := rq.namespace()
+	if err != nil {
+		return nil, err
+	}
+	for _, full := range rq.b.namespaceTopics(ns, "ALL") {
+		if err := rq.b.Unload(full); err != nil {
+			return nil, err
+		}
+	}
+	return nil, nil
+}
+
+// topicPolicy serves GET/POST/DELETE of a stored topic-level policy (the
+// policy path segment names it; backlogQuota is kept per backlogQuotaType).
+// The topic must exist.
+func topicPolicy(method string) adminHandler {
+	return func(rq *adminReq) (any, error) {
+		name, err := rq.topic()
+		if err != nil {
+			return nil, err
+		}
+		field := rq.p["policy"]
+		if !topicPolicyNames[field] {
+			return nil, restErr(http.StatusNotFound, "Not Found: %s", rq.r.URL.Path)
+		}
+		if !(name.partition < 0 && rq.b.partitionCount(name.full) > 0) && !rq.b.topicExists(name) {
+			return nil, topicNotFound(name)
+		}
+		if field == "backlogQuota" || field == "backlogQuotaMap" {
+			typ, err := backlogType(rq)
+			if err != nil {
+				return nil, err
+			}
+			if field == "backlogQuotaMap" {
+				out := map[string]json.RawMessage{}
+				for _, t := range []string{"destination_storage", "message_age"} {
+					if v, ok := rq.b.pol().TopicPolicy(name.full, "backlogQuota/"+t); ok {
+						out[t] = v
+					}
+				}
+				return out, nil
+			}
+			field += "/" + typ
+		}
+		switch method {
+		case get:
+			v, ok := rq.b.pol().TopicPolicy(name.full, field)
+			if !ok {
+				return nil, nil
+			}
+			return v, nil
+		case del:
+			return nil, rq.b.pol().SetTopicPolicy(name.full, field, nil)
+		}
+		if !rq.hasBody() {
+			return nil, restErr(http.StatusBadRequest, "Missing request body")
+		}
+		var v json.RawMessage
+		if err := rq.decode(&v); err != nil {
+			return nil, err
+		}
+		return nil, rq.b.pol().SetTopicPolicy(name.full, field, v)
+	}
+}
+
+// topicPolicyNames are the topic-level policies the admin API stores.
+var topicPolicyNames = map[string]bool{
+	"messageTTL": true, "retention": true, "deduplicationEnabled": true, "maxProducers": true,
+	"maxConsumers": true, "maxConsumersPerSubscription": true, "maxUnackedMessagesOnConsumer": true,
+	"maxUnackedMessagesOnSubscription": true, "compactionThreshold": true, "persistence": true,
+	"delayedDelivery": true, "inactiveTopicPolicies": true, "dispatchRate": true,
+	"subscriptionDispatchRate": true, "replicatorDispatchRate": true, "publishRate": true,
+	"subscribeRate": true, "backlogQuota": true, "backlogQuotaMap": true, "maxMessageSize": true,
+	"maxSubscriptionsPerTopic": true, "deduplicationSnapshotInterval": true, "subscriptionTypesEnabled": true,
+	"schemaCompatibilityStrategy": true, "offloadPolicies": true, "autoSubscriptionCreation": true,
+	"schemaValidationEnforced": true, "entryFilters": true, "dispatcherPauseOnAckStatePersistent": true,
+	"replication": true, "shadowTopics": true, "properties": true,
+}
