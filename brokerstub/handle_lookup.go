@@ -49,6 +49,12 @@ func (c *conn) handlePartitionedMetadata(m *proto.CommandPartitionedTopicMetadat
 		if name.partition < 0 {
 			n = uint32(c.b.partitionCount(name.full))
 		}
+		if n == 0 && !c.b.opts.DisableAutoTopicCreation && !c.b.topicExists(name) {
+			// allowAutoTopicCreationType=partitioned: created on first lookup.
+			if created, err := c.b.autoCreatePartitions(name); err == nil {
+				n = uint32(created)
+			}
+		}
 		if n == 0 && !c.b.topicExists(name) && c.b.opts.DisableAutoTopicCreation {
 			resp.Response = proto.CommandPartitionedTopicMetadataResponse_Failed.Enum()
 			resp.Error = proto.ServerError_TopicNotFound.Enum()
