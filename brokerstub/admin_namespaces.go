@@ -2,8 +2,10 @@ package brokerstub
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -330,10 +332,10 @@ func setBacklogQuota(del bool) adminHandler {
 			delete(m, typ)
 		} else {
 			var q struct {
-				Limit     *int64  `json:"limit,omitempty"`
-				LimitSize *int64  `json:"limitSize,omitempty"`
-				LimitTime *int64  `json:"limitTime,omitempty"`
-				Policy    *string `json:"policy,omitempty"`
+				Limit     *flexInt `json:"limit,omitempty"`
+				LimitSize *flexInt `json:"limitSize,omitempty"`
+				LimitTime *flexInt `json:"limitTime,omitempty"`
+				Policy    *string  `json:"policy,omitempty"`
 			}
 			if err := rq.decode(&q); err != nil {
 				return nil, err
@@ -361,4 +363,18 @@ func setBacklogQuota(del bool) adminHandler {
 func sortedNames(names []string) []string {
 	sort.Strings(names)
 	return names
+}
+
+// flexInt is an integer that Pulsar's Jackson also accepts as a JSON
+// string ("10240"), as some clients send it.
+type flexInt int64
+
+func (f *flexInt) UnmarshalJSON(b []byte) error {
+	s := strings.Trim(string(b), `"`)
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return fmt.Errorf("not an integer: %s", b)
+	}
+	*f = flexInt(v)
+	return nil
 }

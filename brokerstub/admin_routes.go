@@ -17,6 +17,7 @@ const (
 func (a *adminServer) register() {
 	a.add(get, "/admin/v2/clusters", getClusters)
 	a.add(get, "/admin/v2/clusters/{cluster}", getCluster)
+	a.add(get, "/admin/v2/brokers", getBrokers)
 	a.add(get, "/admin/v2/brokers/health", healthCheck)
 	a.add(get, "/admin/v2/brokers/ready", healthCheck)
 	a.add(get, "/admin/v2/brokers/leaderBroker", getLeaderBroker)

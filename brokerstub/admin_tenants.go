@@ -101,8 +101,10 @@ func deleteTenant(rq *adminReq) (any, error) {
 
 // getBrokers lists the active brokers of a cluster: this one.
 func getBrokers(rq *adminReq) (any, error) {
-	if _, err := rq.b.pol().Cluster(rq.p["cluster"]); err != nil {
-		return nil, err
+	if c, ok := rq.p["cluster"]; ok {
+		if _, err := rq.b.pol().Cluster(c); err != nil {
+			return nil, err
+		}
 	}
 	return []string{rq.b.brokerID()}, nil
 }

@@ -200,15 +200,16 @@ func (b *Broker) deleteTopic(name topicName, force bool) error {
 	if t == nil && !stored {
 		return fmt.Errorf("%w: %s", errTopicNotFound, name.full)
 	}
-	if t != nil {
-		if !force && t.hasClients() {
-			return restErr(http.StatusPreconditionFailed, "Topic has active producers/subscriptions")
-		}
-		b.mu.Lock()
-		if b.topics[name.full] == t {
-			delete(b.topics, name.full)
-		}
-		b.mu.Unlock()
+	if t != nil && !force && t.hasClients() {
+		return restErr(http.StatusPreconditionFailed, "Topic has active producers/subscriptions")
+	}
+	// b.mu is held until the data is gone, so that a client reconnecting
+	// meanwhile waits and then finds a new, empty topic. Topic goroutines
+	// never take b.mu, so stopping one under it cannot deadlock.
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if t = b.topics[name.full]; t != nil {
+		delete(b.topics, name.full)
 		_ = t.call(t.closeClients)
 		t.stop(false)
 	}
