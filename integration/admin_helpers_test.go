@@ -144,3 +144,5 @@ func mustNamespace(t *testing.T, ns string) *utils.NameSpaceName {
 	}
 	return n
 }
+
+func fmtSscan(s string, v *int64) (int, error) { return fmt.Sscan(s, v) }
