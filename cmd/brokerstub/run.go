@@ -27,7 +27,7 @@ const webServicePrefix = "brokerstub: web service on "
 // Flag defaults.
 const (
 	defaultAddr                = "127.0.0.1:6650"
-	defaultHTTPAddr            = "127.0.0.1:8080" // Pulsar's webServicePort
+	defaultHTTPAddr            = "127.0.0.1:8080"           // Pulsar's webServicePort
 	defaultMaxMessageSize      = wire.DefaultMaxMessageSize // 5 MiB
 	defaultCursorFlushInterval = 60 * time.Second
 	defaultLedgerRollover      = 50_000
