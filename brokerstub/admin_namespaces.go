@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // BacklogQuota is a backlog quota (Pulsar's BacklogQuota): a limit on a
@@ -21,6 +22,11 @@ type BacklogQuota struct {
 	// Policy is "producer_request_hold", "producer_exception" or
 	// "consumer_backlog_eviction". Default "producer_request_hold".
 	Policy string
+	// CheckInterval is how often topics check their backlog against the
+	// quota (Pulsar's backlogQuotaCheckIntervalInSeconds); producers are
+	// also checked when they attach. Default 60 s; negative: no periodic
+	// check (backlogQuotaCheckEnabled=false).
+	CheckInterval time.Duration
 }
 
 // namespacePolicyFields maps the admin API's namespace policy resources to

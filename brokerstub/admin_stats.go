@@ -19,6 +19,7 @@ type topicAdmin struct {
 	consumers  map[*consumer]*clientInfo
 	subs       map[string]*counter
 	endSent    map[*consumer]bool
+	stopQuota  func() bool // the periodic backlog quota check
 }
 
 // counter counts messages and bytes.
@@ -98,14 +99,7 @@ func (s *subscription) countOut(cs *consumer, n int64, size int) {
 // read everything are told they reached the end. Topic goroutine.
 func (t *topic) terminate() {
 	t.adm.terminated = true
-	for p := range t.producers {
-		id, rid := p.id, brokerRequestID
-		p.c.write(&proto.BaseCommand{Type: proto.BaseCommand_CLOSE_PRODUCER.Enum(), CloseProducer: &proto.CommandCloseProducer{ProducerId: &id, RequestId: &rid}})
-		p.c.mu.Lock()
-		delete(p.c.producers, p.id)
-		p.c.mu.Unlock()
-	}
-	t.producers = map[*producer]struct{}{}
+	t.closeProducers()
 	t.dispatchAll()
 }
 

@@ -82,7 +82,8 @@ func isSecurityKey(k string) bool {
 // allowAutoTopicCreation, allowAutoTopicCreationType, defaultNumPartitions,
 // keepAliveIntervalSeconds, backlogQuotaDefaultLimitBytes,
 // backlogQuotaDefaultLimitGB, backlogQuotaDefaultLimitSecond,
-// backlogQuotaDefaultRetentionPolicy (stored, see Options.BacklogQuota).
+// backlogQuotaDefaultRetentionPolicy, backlogQuotaCheckIntervalInSeconds,
+// backlogQuotaCheckEnabled (see Options.BacklogQuota).
 // A bad value of an honoured key is an error.
 func ParseConfig(r io.Reader) (Config, error) {
 	kv := map[string]string{}
@@ -158,6 +159,10 @@ func ParseConfig(r io.Reader) (Config, error) {
 	}
 	o.BacklogQuota.LimitSeconds = p.int("backlogQuotaDefaultLimitSecond", -1, -1)
 	o.BacklogQuota.Policy = p.str("backlogQuotaDefaultRetentionPolicy", "")
+	o.BacklogQuota.CheckInterval = time.Duration(p.int("backlogQuotaCheckIntervalInSeconds", 0, 1)) * time.Second
+	if !p.bool("backlogQuotaCheckEnabled", true) {
+		o.BacklogQuota.CheckInterval = -1
+	}
 	if p.err != nil {
 		return Config{}, p.err
 	}

@@ -42,9 +42,12 @@ func (c *conn) handleProducer(m *proto.CommandProducer) {
 	c.mu.Unlock()
 
 	p := &producer{id: m.GetProducerId(), name: m.GetProducerName(), c: c, t: t}
-	var busy, terminated bool
+	var busy bool
+	var refusal proto.ServerError
+	var reason string
 	if err := t.call(func() {
-		if terminated = t.adm.terminated; terminated {
+		// Terminated topics and exceeded backlog quotas refuse producers.
+		if refusal, reason = t.refuseProducer(); reason != "" {
 			return
 		}
 		if busy = !t.addProducer(p); !busy {
@@ -54,8 +57,8 @@ func (c *conn) handleProducer(m *proto.CommandProducer) {
 		c.sendError(rid, proto.ServerError_ServiceNotReady, err.Error())
 		return
 	}
-	if terminated {
-		c.sendError(rid, proto.ServerError_TopicTerminatedError, "Topic was already terminated")
+	if reason != "" {
+		c.sendError(rid, refusal, reason)
 		return
 	}
 	if busy {

@@ -45,8 +45,8 @@ type Options struct {
 	AutoTopicCreationPartitions int
 	// BacklogQuota is the default backlog quota of every namespace
 	// (Pulsar's backlogQuotaDefaultLimitBytes, backlogQuotaDefaultLimitSecond
-	// and backlogQuotaDefaultRetentionPolicy). It is reported by the admin
-	// API; it is stored, not enforced. Default: no limit.
+	// and backlogQuotaDefaultRetentionPolicy), enforced like the quotas set
+	// with the admin API. Default: no limit.
 	BacklogQuota BacklogQuota
 	// MaxMessageSize is the largest message (metadata + payload) the broker
 	// accepts, announced to clients in CommandConnected. Default 5 MiB, as

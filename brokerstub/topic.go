@@ -73,6 +73,7 @@ func (b *Broker) openTopic(name topicName) (*topic, error) {
 	b.topicsWG.Add(1)
 	go t.run()
 	t.armFlush()
+	t.armQuotaCheck()
 	return t, nil
 }
 
@@ -96,6 +97,7 @@ func (t *topic) shutdown() {
 	if t.stopFlush != nil {
 		t.stopFlush()
 	}
+	t.adm.stopTimers()
 	if t.graceful {
 		t.flushCursors(true)
 	}
