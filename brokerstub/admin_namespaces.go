@@ -59,6 +59,9 @@ var namespacePolicyFields = map[string]string{
 	"encryptionRequired":                  "encryption_required",
 	"subscriptionAuthMode":                "subscription_auth_mode",
 	"antiAffinity":                        "antiAffinityGroup",
+	"offloadDeletionLagMs":                "offload_deletion_lag_ms",
+	"offloadThresholdInSeconds":           "offload_threshold_in_seconds",
+	"offloadPolicies":                     "offload_policies",
 	"maxTopicsPerNamespace":               "max_topics_per_namespace",
 	"subscriptionExpirationTime":          "subscription_expiration_time_minutes",
 	"deduplicationSnapshotInterval":       "deduplicationSnapshotIntervalSeconds",
@@ -73,6 +76,9 @@ var namespacePolicyFields = map[string]string{
 // nsName is "tenant/ns" from the path, checked to exist.
 func (rq *adminReq) namespace() (string, error) {
 	ns := rq.p["tenant"] + "/" + rq.p["ns"]
+	if _, err := rq.b.pol().Tenant(rq.p["tenant"]); err != nil {
+		return "", err
+	}
 	if !rq.b.pol().HasNamespace(ns) {
 		return "", restErr(http.StatusNotFound, "Namespace does not exist")
 	}
@@ -264,6 +270,11 @@ func namespacePolicy(method string) adminHandler {
 		if err := rq.decode(&v); err != nil {
 			return nil, err
 		}
+		if check := namespacePolicyChecks[rq.p["policy"]]; check != nil {
+			if reason := check(v); reason != "" {
+				return nil, restErr(http.StatusBadRequest, "%s", reason)
+			}
+		}
 		return nil, rq.b.pol().SetNamespacePolicy(ns, field, v)
 	}
 }
@@ -383,4 +394,46 @@ func (f *flexInt) UnmarshalJSON(b []byte) error {
 	}
 	*f = flexInt(v)
 	return nil
+}
+
+// namespacePolicyChecks validate policy values as Pulsar does; a check
+// returns the reason a value is refused, or "".
+var namespacePolicyChecks = map[string]func(json.RawMessage) string{
+	"autoTopicCreation": func(v json.RawMessage) string {
+		var c struct {
+			Allow      bool   `json:"allowAutoTopicCreation"`
+			Type       string `json:"topicType"`
+			Partitions *int   `json:"defaultNumPartitions"`
+		}
+		if json.Unmarshal(v, &c) != nil {
+			return "Invalid configuration for autoTopicCreationOverride"
+		}
+		const p = "Invalid configuration for autoTopicCreationOverride. the detail is [defaultNumPartitions] "
+		switch {
+		case !c.Allow:
+		case c.Type == "partitioned" && c.Partitions == nil:
+			return p + "cannot be null when the type is partitioned."
+		case c.Type == "partitioned" && *c.Partitions < 1:
+			return p + "cannot be less than 1 for partition type."
+		case c.Type == "non-partitioned" && c.Partitions != nil:
+			return p + "is not allowed to be set when the type is non-partition."
+		case c.Type != "partitioned" && c.Type != "non-partitioned":
+			return "Invalid configuration for autoTopicCreationOverride. the detail is [topicType] is not valid."
+		}
+		return ""
+	},
+	"offloadThresholdInSeconds": func(v json.RawMessage) string {
+		var n int64
+		if json.Unmarshal(v, &n) != nil || n < -1 {
+			return "Invalid value for offloadThresholdInSecond"
+		}
+		return ""
+	},
+	"messageTTL": func(v json.RawMessage) string {
+		var n int64
+		if json.Unmarshal(v, &n) != nil || n < 0 {
+			return "Invalid value for message TTL, message TTL must >= 0"
+		}
+		return ""
+	},
 }

@@ -60,6 +60,7 @@ func (a *adminServer) register() {
 	a.add(put, topicPath+"/unload", unloadTopic)
 	a.add(post, topicPath+"/terminate", terminateTopic)
 	a.add(get, topicPath+"/lastMessageId", lastMessageID)
+	a.add(get, topicPath+"/messageid/{timestamp}", messageIDByTime)
 	a.add(get, topicPath+"/subscriptions", listSubscriptions)
 	a.add(get, topicPath+"/examinemessage", examineMessage)
 	a.add(get, topicPath+"/ledger/{ledger}/entry/{entry}", getEntry)
@@ -73,6 +74,9 @@ func (a *adminServer) register() {
 	a.add(post, subPath+"/expireMessages", expireByID)
 	a.add(post, subPath+"/expireMessages/{seconds}", expireMessages)
 	a.add(get, subPath+"/position/{n}", peekMessage)
+	a.add(get, topicPath+"/properties", topicProperties(get))
+	a.add(put, topicPath+"/properties", topicProperties(put))
+	a.add(del, topicPath+"/properties", topicProperties(del))
 	a.add(get, topicPath+"/{policy}", topicPolicy(get))
 	a.add(post, topicPath+"/{policy}", topicPolicy(post))
 	a.add(del, topicPath+"/{policy}", topicPolicy(del))
@@ -103,7 +107,41 @@ func topicStats(rq *adminReq) (any, error) {
 		return nil, topicNotFound(name)
 	}
 	var st map[string]any
-	return st, rq.onTopic(name, func(t *topic) { st = t.stats() })
+	return st, rq.onTopic(name, func(t *topic) { st = t.stats(rq.statsOptions()) })
+}
+
+// statsOptions reads excludePublishers and excludeConsumers.
+func (rq *adminReq) statsOptions() statsOptions {
+	return statsOptions{noPublishers: rq.flag("excludePublishers"), noConsumers: rq.flag("excludeConsumers")}
+}
+
+// messageIDByTime answers the id of the first message published at or
+// after a time (Unix ms), 404 when there is none.
+func messageIDByTime(rq *adminReq) (any, error) {
+	name, err := rq.topic()
+	if err != nil {
+		return nil, err
+	}
+	ts, err := parseInt64(rq.p["timestamp"], "timestamp")
+	if err != nil {
+		return nil, err
+	}
+	var id messageIDJSON
+	found := false
+	err = rq.onTopic(name, func(t *topic) {
+		pos := t.led.FindByPublishTime(uint64(max(ts, 0)))
+		if _, ok := t.led.Get(pos); ok {
+			found = true
+			id = messageIDJSON{LedgerID: pos.Ledger, EntryID: pos.Entry, PartitionIndex: t.name.partition}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, restErr(http.StatusNotFound, "Message ID not found")
+	}
+	return id, nil
 }
 
 func internalStats(rq *adminReq) (any, error) {
@@ -135,10 +173,14 @@ func partitionedStats(rq *adminReq) (any, error) {
 	subs := map[string]map[string]any{}
 	parts := map[string]any{}
 	err = rq.forEachPartition(name, false, func(t *topic) error {
-		st := t.stats()
+		st := t.stats(rq.statsOptions())
 		parts[t.name.full] = st
 		for _, k := range []string{"msgInCounter", "bytesInCounter", "msgOutCounter", "bytesOutCounter", "storageSize", "backlogSize"} {
 			sums[k] += st[k].(int64)
+		}
+		sums["lastPublishTimestamp"] = max(sums["lastPublishTimestamp"], st["lastPublishTimestamp"].(int64))
+		if c := st["topicCreationTimeStamp"].(int64); sums["topicCreationTimeStamp"] == 0 || c < sums["topicCreationTimeStamp"] {
+			sums["topicCreationTimeStamp"] = c
 		}
 		for _, p := range st["publishers"].([]map[string]any) {
 			pubs = append(pubs, p)
@@ -232,12 +274,21 @@ func topicPolicy(method string) adminHandler {
 		case del:
 			return nil, rq.b.pol().SetTopicPolicy(name.full, field, nil)
 		}
-		if !rq.hasBody() {
-			return nil, restErr(http.StatusBadRequest, "Missing request body")
-		}
 		var v json.RawMessage
-		if err := rq.decode(&v); err != nil {
-			return nil, err
+		switch qv := rq.q.Get(rq.p["policy"]); {
+		case rq.hasBody():
+			if err := rq.decode(&v); err != nil {
+				return nil, err
+			}
+		case qv != "":
+			// Some setters send the value as a query parameter named like
+			// the policy (messageTTL=600).
+			if !json.Valid([]byte(qv)) {
+				return nil, restErr(http.StatusBadRequest, "Invalid value %q", qv)
+			}
+			v = json.RawMessage(qv)
+		default:
+			return nil, restErr(http.StatusBadRequest, "Missing request body")
 		}
 		return nil, rq.b.pol().SetTopicPolicy(name.full, field, v)
 	}
@@ -255,4 +306,49 @@ var topicPolicyNames = map[string]bool{
 	"schemaCompatibilityStrategy": true, "offloadPolicies": true, "autoSubscriptionCreation": true,
 	"schemaValidationEnforced": true, "entryFilters": true, "dispatcherPauseOnAckStatePersistent": true,
 	"replication": true, "shadowTopics": true, "properties": true,
+}
+
+// topicProperties serves a topic's properties (set at creation or with
+// PUT, which merges; DELETE ?key= removes one).
+func topicProperties(method string) adminHandler {
+	return func(rq *adminReq) (any, error) {
+		name, err := rq.topic()
+		if err != nil {
+			return nil, err
+		}
+		if !(name.partition < 0 && rq.b.partitionCount(name.full) > 0) && !rq.b.topicExists(name) {
+			return nil, topicNotFound(name)
+		}
+		props := map[string]string{}
+		if raw, ok := rq.b.pol().TopicPolicy(name.full, "properties"); ok {
+			_ = json.Unmarshal(raw, &props)
+		}
+		switch method {
+		case get:
+			return props, nil
+		case put:
+			var upd map[string]string
+			if err := rq.decode(&upd); err != nil {
+				return nil, err
+			}
+			for k, v := range upd {
+				props[k] = v
+			}
+		case del:
+			delete(props, rq.q.Get("key"))
+		}
+		return nil, rq.b.setTopicProperties(name, props)
+	}
+}
+
+// setTopicProperties stores a topic's properties.
+func (b *Broker) setTopicProperties(name topicName, props map[string]string) error {
+	if props == nil {
+		return nil
+	}
+	raw, err := json.Marshal(props)
+	if err != nil {
+		return err
+	}
+	return b.pol().SetTopicPolicy(name.full, "properties", raw)
 }

@@ -20,6 +20,7 @@ type topicAdmin struct {
 	subs       map[string]*counter
 	endSent    map[*consumer]bool
 	stopQuota  func() bool // the periodic backlog quota check
+	openedAt   time.Time   // when the topic was loaded
 }
 
 // counter counts messages and bytes.
@@ -174,11 +175,18 @@ func (s *subscription) backlogOf() (entries, bytes int64) {
 	return entries, bytes
 }
 
+// statsOptions are the stats endpoints' excludePublishers and
+// excludeConsumers.
+type statsOptions struct{ noPublishers, noConsumers bool }
+
 // stats builds Pulsar's TopicStats for the topic. Topic goroutine.
-func (t *topic) stats() map[string]any {
+func (t *topic) stats(o statsOptions) map[string]any {
 	t.prune()
 	pubs := []map[string]any{}
 	for p := range t.producers {
+		if o.noPublishers {
+			break
+		}
 		pi := t.adm.producers[p]
 		if pi == nil {
 			pi = &clientInfo{}
@@ -194,7 +202,7 @@ func (t *topic) stats() map[string]any {
 	subs := map[string]any{}
 	var backlogSize int64
 	for name, s := range t.subs {
-		st := s.stats()
+		st := s.stats(o)
 		subs[name] = st
 		backlogSize += st["backlogSize"].(int64)
 	}
@@ -209,9 +217,19 @@ func (t *topic) stats() map[string]any {
 		"deduplicationStatus": "Disabled", "nonContiguousDeletedMessagesRanges": 0,
 		"waitingPublishers": 0,
 	}
+	// topicCreationTimeStamp: when the first entry was stored, else when
+	// the topic was loaded (Pulsar: when its managed ledger was created).
+	created := t.adm.openedAt.UnixMilli()
+	if first, ok := t.led.First(); ok {
+		if e, ok := t.led.Get(first); ok && e.BrokerTimestamp > 0 {
+			created = min(created, int64(e.BrokerTimestamp))
+		}
+	}
+	st["topicCreationTimeStamp"] = created
+	st["lastPublishTimestamp"] = int64(0)
 	if last, ok := t.led.Last(); ok {
 		if e, ok := t.led.Get(last); ok {
-			st["lastPublishTimeStamp"] = e.PublishTime
+			st["lastPublishTimestamp"] = int64(e.BrokerTimestamp)
 		}
 	}
 	return st
@@ -223,7 +241,7 @@ var subTypeNames = map[proto.CommandSubscribe_SubType]string{
 }
 
 // stats builds Pulsar's SubscriptionStats. Topic goroutine.
-func (s *subscription) stats() map[string]any {
+func (s *subscription) stats(o statsOptions) map[string]any {
 	backlog, backlogBytes := s.backlogOf()
 	cons := []map[string]any{}
 	var unacked int64
@@ -237,6 +255,9 @@ func (s *subscription) stats() map[string]any {
 			n += int64(max(pe.batch, 1))
 		}
 		unacked += n
+		if o.noConsumers {
+			continue
+		}
 		cons = append(cons, map[string]any{
 			"consumerName": cs.name, "availablePermits": max(cs.permits, 0), "unackedMessages": n,
 			"blockedConsumerOnUnackedMsgs": false, "msgRateOut": 0.0, "msgThroughputOut": 0.0,

@@ -30,21 +30,22 @@ func topicNotFound(name topicName) error {
 
 // partitionsBody reads the number of partitions in either form the admin
 // clients send: a bare JSON number or {"partitions": N, "properties": {...}}.
-func partitionsBody(rq *adminReq) (int, error) {
+func partitionsBody(rq *adminReq) (int, map[string]string, error) {
 	if !rq.hasBody() {
-		return 0, restErr(http.StatusBadRequest, "Missing number of partitions")
+		return 0, nil, restErr(http.StatusBadRequest, "Missing number of partitions")
 	}
 	var n int
 	if err := json.Unmarshal(rq.body, &n); err == nil {
-		return n, nil
+		return n, nil, nil
 	}
 	var obj struct {
-		Partitions *int `json:"partitions"`
+		Partitions *int              `json:"partitions"`
+		Properties map[string]string `json:"properties"`
 	}
 	if err := json.Unmarshal(rq.body, &obj); err != nil || obj.Partitions == nil {
-		return 0, restErr(http.StatusBadRequest, "Cannot parse the number of partitions from the request body")
+		return 0, nil, restErr(http.StatusBadRequest, "Cannot parse the number of partitions from the request body")
 	}
-	return *obj.Partitions, nil
+	return *obj.Partitions, obj.Properties, nil
 }
 
 // getPartitions answers Pulsar's PartitionedTopicMetadata. A topic that does
@@ -89,7 +90,7 @@ func putPartitions(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := partitionsBody(rq)
+	n, props, err := partitionsBody(rq)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +103,10 @@ func putPartitions(rq *adminReq) (any, error) {
 	if rq.b.partitionCount(name.full) > 0 || rq.b.topicExists(name) {
 		return nil, restErr(http.StatusConflict, "This topic already exists")
 	}
-	return nil, rq.b.st.SetPartitions(name.full, n)
+	if err := rq.b.st.SetPartitions(name.full, n); err != nil {
+		return nil, err
+	}
+	return nil, rq.b.setTopicProperties(name, props)
 }
 
 // postPartitions grows a partitioned topic; clients that watch partition
@@ -112,7 +116,7 @@ func postPartitions(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := partitionsBody(rq)
+	n, _, err := partitionsBody(rq)
 	if err != nil {
 		return nil, err
 	}
@@ -158,8 +162,10 @@ func putTopic(rq *adminReq) (any, error) {
 	if (name.partition < 0 && rq.b.partitionCount(name.full) > 0) || rq.b.topicExists(name) {
 		return nil, restErr(http.StatusConflict, "This topic already exists")
 	}
-	_, err = rq.b.getTopic(name, true)
-	return nil, err
+	if _, err = rq.b.getTopic(name, true); err != nil {
+		return nil, err
+	}
+	return nil, rq.b.setTopicProperties(name, props)
 }
 
 func deleteTopicHandler(rq *adminReq) (any, error) {

@@ -67,6 +67,7 @@ func (b *Broker) openTopic(name topicName) (*topic, error) {
 	}
 	t.led = led
 	t.adm.terminated = b.pol().Terminated(name.full)
+	t.adm.openedAt = b.opts.Clock.Now()
 	if err := t.restoreSubscriptions(); err != nil {
 		return nil, err
 	}
