@@ -32,6 +32,15 @@ type clientInfo struct {
 	address, clientVersion string
 	since                  time.Time
 	metadata               map[string]string
+	lastFlow               int64 // Unix ms of the last FLOW (consumers)
+}
+
+// noteFlow records when a consumer last asked for messages. Topic
+// goroutine.
+func (t *topic) noteFlow(cs *consumer) {
+	if ci := t.adm.consumers[cs]; ci != nil {
+		ci.lastFlow = t.b.opts.Clock.Now().UnixMilli()
+	}
 }
 
 func kvMap(kvs []*proto.KeyValue) map[string]string {
@@ -264,7 +273,7 @@ func (s *subscription) stats(o statsOptions) map[string]any {
 			"msgRateRedeliver": 0.0, "messageAckRate": 0.0, "chunkedMessageRate": 0.0,
 			"msgOutCounter": ci.msgs, "bytesOutCounter": ci.bytes,
 			"address": ci.address, "connectedSince": millis(ci.since), "clientVersion": ci.clientVersion,
-			"metadata": ci.metadata, "priorityLevel": cs.priority,
+			"metadata": ci.metadata, "priorityLevel": cs.priority, "lastConsumedFlowTimestamp": ci.lastFlow,
 		})
 	}
 	sc := s.t.adm.subs[s.name]

@@ -3,6 +3,8 @@ package brokerstub
 import (
 	"net"
 	"net/http"
+	"slices"
+	"strconv"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/policy"
 )
@@ -138,4 +140,59 @@ func getInternalConfig(rq *adminReq) (any, error) {
 		"clusterName":                   rq.b.opts.ClusterName,
 		"advertisedAddress":             host,
 	}, nil
+}
+
+// dynamicConfigNames are the broker settings the admin API accepts as
+// dynamic configuration. Values are stored and returned; they do not
+// change the running broker (see the README).
+var dynamicConfigNames = []string{
+	"allowAutoSubscriptionCreation", "allowAutoTopicCreation", "allowAutoTopicCreationType",
+	"defaultNumPartitions", "backlogQuotaCheckIntervalInSeconds", "brokerDeleteInactiveTopicsEnabled",
+	"dispatchThrottlingRatePerTopicInMsg", "maxUnackedMessagesPerConsumer", "maxUnackedMessagesPerSubscription",
+	"subscriptionExpirationTimeMinutes", "ttlDurationDefaultInSeconds", "loadBalancerEnabled",
+}
+
+func getDynamicNames(*adminReq) (any, error) { return dynamicConfigNames, nil }
+
+func getDynamicValues(rq *adminReq) (any, error) { return rq.b.pol().DynamicConfig(), nil }
+
+func setDynamicConfig(rq *adminReq) (any, error) {
+	name := rq.p["name"]
+	if !slices.Contains(dynamicConfigNames, name) {
+		return nil, restErr(http.StatusPreconditionFailed, "Can't update non-dynamic configuration %s", name)
+	}
+	v := rq.p["value"]
+	if err := rq.b.pol().SetDynamicConfig(name, &v); err != nil {
+		return nil, err
+	}
+	return rawReply{contentType: "application/json"}, nil // Pulsar answers 200
+}
+
+func deleteDynamicConfig(rq *adminReq) (any, error) {
+	if !slices.Contains(dynamicConfigNames, rq.p["name"]) {
+		return nil, restErr(http.StatusPreconditionFailed, "Can't delete non-dynamic configuration %s", rq.p["name"])
+	}
+	return nil, rq.b.pol().SetDynamicConfig(rq.p["name"], nil)
+}
+
+// getRuntimeConfig returns the settings in effect, as strings.
+func getRuntimeConfig(rq *adminReq) (any, error) {
+	o := rq.b.opts
+	out := map[string]string{
+		"clusterName":                            o.ClusterName,
+		"maxMessageSize":                         strconv.Itoa(o.MaxMessageSize),
+		"allowAutoTopicCreation":                 strconv.FormatBool(!o.DisableAutoTopicCreation),
+		"defaultNumPartitions":                   strconv.Itoa(max(o.AutoTopicCreationPartitions, 1)),
+		"managedLedgerMaxEntriesPerLedger":       strconv.Itoa(o.LedgerRolloverEntries),
+		"acknowledgmentAtBatchIndexLevelEnabled": strconv.FormatBool(!o.DisableBatchIndexAck),
+		"keepAliveIntervalSeconds":               strconv.Itoa(int(o.KeepAliveInterval.Seconds())),
+	}
+	out["allowAutoTopicCreationType"] = "non-partitioned"
+	if o.AutoTopicCreationPartitions > 0 {
+		out["allowAutoTopicCreationType"] = "partitioned"
+	}
+	for k, v := range rq.b.pol().DynamicConfig() {
+		out[k] = v
+	}
+	return out, nil
 }

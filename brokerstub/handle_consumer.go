@@ -106,6 +106,7 @@ func (c *conn) handleFlow(m *proto.CommandFlow) {
 			return
 		}
 		cs.permits += n
+		t.noteFlow(cs)
 		cs.sub.dispatch()
 	})
 }

@@ -59,6 +59,7 @@ type doc struct {
 	Tenants    map[string]Tenant          `json:"tenants"`
 	Namespaces map[string]*Namespace      `json:"namespaces"`
 	Topics     map[string]*Topic          `json:"topics"`
+	Dynamic    map[string]string          `json:"dynamicConfig,omitempty"`
 }
 
 // State is the admin state of one broker.
@@ -447,6 +448,36 @@ func (s *State) SetTerminated(topic string) error {
 func (s *State) ForgetTopic(topic string) error {
 	return s.update(func() error {
 		delete(s.d.Topics, topic)
+		return nil
+	})
+}
+
+// DynamicConfig returns a copy of the dynamic configuration values set.
+func (s *State) DynamicConfig() map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]string, len(s.d.Dynamic))
+	for k, v := range s.d.Dynamic {
+		out[k] = v
+	}
+	return out
+}
+
+// SetDynamicConfig sets (val != nil) or removes one dynamic configuration
+// value; removing one that is not set is ErrNotFound.
+func (s *State) SetDynamicConfig(name string, val *string) error {
+	return s.update(func() error {
+		if s.d.Dynamic == nil {
+			s.d.Dynamic = map[string]string{}
+		}
+		if val == nil {
+			if _, ok := s.d.Dynamic[name]; !ok {
+				return fmt.Errorf("%w: %s is not set", ErrNotFound, name)
+			}
+			delete(s.d.Dynamic, name)
+			return nil
+		}
+		s.d.Dynamic[name] = *val
 		return nil
 	})
 }
