@@ -111,7 +111,7 @@ func getNamespace(rq *adminReq) (any, error) {
 	}
 	out := map[string]any{
 		"auth_policies": map[string]any{
-			"namespace_auth": perms, "destination_auth": map[string]any{}, "subscription_auth_roles": map[string]any{},
+			"namespace_auth": perms, "destination_auth": map[string]any{}, "subscription_auth_roles": subRoles(pol),
 		},
 		"bundles":                                   map[string]any{"boundaries": []string{"0x00000000", "0xffffffff"}, "numBundles": 1},
 		"backlog_quota_map":                         rq.b.backlogQuotaMap(pol),
@@ -132,7 +132,7 @@ func getNamespace(rq *adminReq) (any, error) {
 		"properties":                                map[string]any{},
 	}
 	for k, v := range pol {
-		if k != "backlog_quota_map" {
+		if k != "backlog_quota_map" && k != subscriptionRolesField {
 			out[k] = v
 		}
 	}
@@ -436,4 +436,13 @@ var namespacePolicyChecks = map[string]func(json.RawMessage) string{
 		}
 		return ""
 	},
+}
+
+// subRoles is the subscription permissions kept in a namespace's policies.
+func subRoles(pol map[string]json.RawMessage) map[string][]string {
+	m := map[string][]string{}
+	if raw, ok := pol[subscriptionRolesField]; ok {
+		_ = json.Unmarshal(raw, &m)
+	}
+	return m
 }

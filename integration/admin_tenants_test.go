@@ -96,6 +96,15 @@ func TestAdminTenantsAndNamespaces(t *testing.T) {
 	if perms, _ := e.admin.Namespaces().GetNamespacePermissions(*nsName); len(perms) != 0 {
 		t.Errorf("permissions after revoke = %v", perms)
 	}
+	if err := e.admin.Namespaces().GrantSubPermission(*nsName, "orders-sub", []string{"app", "audit"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.admin.Namespaces().RevokeSubPermission(*nsName, "orders-sub", "audit"); err != nil {
+		t.Fatal(err)
+	}
+	if sp, err := e.admin.Namespaces().GetSubPermissions(*nsName); err != nil || !slices.Equal(sp["orders-sub"], []string{"app"}) {
+		t.Errorf("subscription permissions = %v, %v; want orders-sub: [app]", sp, err)
+	}
 
 	// A topic used over the binary protocol is listed, and keeps the
 	// namespace (and so the tenant) from being deleted.
