@@ -90,6 +90,7 @@ func (a *adminServer) register() {
 	a.add(del, topicPath+"/properties", topicProperties(del))
 	a.add(get, topicPath+"/{policy}", topicPolicy(get))
 	a.add(post, topicPath+"/{policy}", topicPolicy(post))
+	a.add(put, topicPath+"/{policy}", topicPolicy(post))
 	a.add(del, topicPath+"/{policy}", topicPolicy(del))
 
 	a.add(get, "/lookup/v2/topic/{domain}/{tenant}/{ns}/{topic}", lookupTopic)
@@ -277,11 +278,16 @@ func topicPolicy(method string) adminHandler {
 		}
 		switch method {
 		case get:
-			v, ok := rq.b.pol().TopicPolicy(name.full, field)
-			if !ok {
-				return nil, nil
+			if v, ok := rq.b.pol().TopicPolicy(name.full, field); ok {
+				return v, nil
 			}
-			return v, nil
+			// applied=true: the value in effect, from the namespace.
+			if nsField, ok := topicToNamespacePolicy[field]; ok && rq.flag("applied") {
+				if v, ok, _ := rq.b.pol().NamespacePolicy(name.namespace, nsField); ok {
+					return v, nil
+				}
+			}
+			return nil, nil
 		case del:
 			return nil, rq.b.pol().SetTopicPolicy(name.full, field, nil)
 		}
@@ -362,4 +368,18 @@ func (b *Broker) setTopicProperties(name topicName, props map[string]string) err
 		return err
 	}
 	return b.pol().SetTopicPolicy(name.full, "properties", raw)
+}
+
+// topicToNamespacePolicy maps topic-level policies to the namespace policy
+// field that applies when the topic sets none.
+var topicToNamespacePolicy = map[string]string{
+	"messageTTL": "message_ttl_in_seconds", "retention": "retention_policies",
+	"schemaCompatibilityStrategy": "schema_compatibility_strategy", "deduplicationEnabled": "deduplicationEnabled",
+	"maxProducers": "max_producers_per_topic", "maxConsumers": "max_consumers_per_topic",
+	"maxConsumersPerSubscription": "max_consumers_per_subscription", "compactionThreshold": "compaction_threshold",
+	"persistence": "persistence", "delayedDelivery": "delayed_delivery_policies",
+	"inactiveTopicPolicies": "inactive_topic_policies", "maxUnackedMessagesOnConsumer": "max_unacked_messages_per_consumer",
+	"maxUnackedMessagesOnSubscription": "max_unacked_messages_per_subscription",
+	"deduplicationSnapshotInterval":    "deduplicationSnapshotIntervalSeconds", "schemaValidationEnforced": "schema_validation_enforced",
+	"autoSubscriptionCreation": "autoSubscriptionCreationOverride", "offloadPolicies": "offload_policies",
 }
