@@ -22,7 +22,9 @@
 //	                               port 0 picks a free port)
 //	-http-addr host:port           TCP address of the admin REST API, HTTP lookups
 //	                               and /metrics (default 127.0.0.1:8080, Pulsar's
-//	                               webServicePort; port 0 picks a free port)
+//	                               webServicePort; when -addr is given without
+//	                               -http-addr, a free port on -addr's host; port 0
+//	                               picks a free port)
 //	-advertised-address HOST       host named in service URLs and lookups instead of
 //	                               the bound one (default: the bound host)
 //	-max-message-size N            largest message in bytes, announced to clients

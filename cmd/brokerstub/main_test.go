@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -174,9 +173,6 @@ type server struct {
 // called, and waits for its listening line.
 func startRun(t *testing.T, args ...string) *server {
 	t.Helper()
-	if !slices.Contains(args, "-http-addr") {
-		args = append([]string{"-http-addr", "127.0.0.1:0"}, args...)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &server{cancel: cancel, done: make(chan error, 1), stdout: &lockedBuffer{}, stderr: &lockedBuffer{}}
 	pr, pw := io.Pipe()
@@ -349,5 +345,28 @@ func TestServerBadFlags(t *testing.T) {
 	}
 	if stdout.Len() != 0 {
 		t.Errorf("stdout = %q, want nothing", stdout.String())
+	}
+}
+
+// TestServerFreePortsTogether: -addr without -http-addr gives the web
+// service a free port on the same host, so servers placed by tests do not
+// contend for 8080; an explicit -http-addr wins.
+func TestServerFreePortsTogether(t *testing.T) {
+	cfg, err := parseFlags([]string{"-addr", "127.0.0.1:0"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.opts.HTTPAddr != "127.0.0.1:0" {
+		t.Errorf("HTTPAddr = %q, want 127.0.0.1:0", cfg.opts.HTTPAddr)
+	}
+	if cfg, err = parseFlags([]string{"-addr", "127.0.0.1:7000"}, io.Discard); err != nil || cfg.opts.HTTPAddr != "127.0.0.1:0" {
+		t.Errorf("HTTPAddr = %q, %v; want 127.0.0.1:0", cfg.opts.HTTPAddr, err)
+	}
+	cfg, err = parseFlags([]string{"-addr", "127.0.0.1:0", "-http-addr", "127.0.0.1:9999"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.opts.HTTPAddr != "127.0.0.1:9999" {
+		t.Errorf("HTTPAddr = %q, want the flag's", cfg.opts.HTTPAddr)
 	}
 }

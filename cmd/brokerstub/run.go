@@ -123,6 +123,13 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	}
 	if pick("http-addr", o.HTTPAddr != "") {
 		o.HTTPAddr = fl.HTTPAddr
+		// A server placed with -addr but no -http-addr gets a free web
+		// port on the same host, so that servers started by tests and
+		// scripts (-addr host:0, or a restart on a known port) never
+		// contend for 8080; the second stdout line says where it is.
+		if host, _, err := net.SplitHostPort(o.Addr); err == nil && set["addr"] && !set["http-addr"] {
+			o.HTTPAddr = net.JoinHostPort(host, "0")
+		}
 	}
 	if pick("advertised-address", o.AdvertisedAddress != "") {
 		o.AdvertisedAddress = fl.AdvertisedAddress
