@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/policy"
 	"github.com/pulsargo/sdk/brokerstub/internal/store"
 )
 
@@ -37,6 +38,9 @@ type Broker struct {
 	closed   bool
 	serveWG  sync.WaitGroup // accept loop and connections
 	topicsWG sync.WaitGroup // topic goroutines
+
+	admin    *adminServer                 // admin REST API (admin_server.go)
+	policies atomic.Pointer[policy.State] // tenants, namespaces, policies
 }
 
 // Start starts a broker with the given options.
@@ -48,7 +52,16 @@ func Start(opts Options) (*Broker, error) {
 		return nil, err
 	}
 	b.st = st
+	if err := b.loadPolicies(); err != nil {
+		_ = st.Close()
+		return nil, err
+	}
 	if err := b.listen(opts.Addr); err != nil {
+		_ = st.Close()
+		return nil, err
+	}
+	if err := b.startAdmin(); err != nil {
+		b.shutdown(true)
 		_ = st.Close()
 		return nil, err
 	}
@@ -148,14 +161,15 @@ func (b *Broker) serve(nc net.Conn) {
 }
 
 // URL returns the broker's service URL: "pulsar://host:port", or
-// "pulsar+ssl://host:port" when Options.TLS is set.
+// "pulsar+ssl://host:port" when Options.TLS is set; host is
+// Options.AdvertisedAddress when set.
 func (b *Broker) URL() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.opts.TLS != nil {
-		return "pulsar+ssl://" + b.addr
+		return "pulsar+ssl://" + b.advertise(b.addr)
 	}
-	return "pulsar://" + b.addr
+	return "pulsar://" + b.advertise(b.addr)
 }
 
 // Addr returns the address the broker listens on, "host:port".
@@ -201,6 +215,7 @@ func (b *Broker) Close() error {
 	if !b.shutdown(true) {
 		return nil
 	}
+	b.stopAdmin()
 	return b.st.Close()
 }
 
@@ -215,6 +230,7 @@ func (b *Broker) Restart() error { return b.restart(true) }
 func (b *Broker) Crash() error { return b.restart(false) }
 
 func (b *Broker) restart(graceful bool) error {
+	defer b.pauseAdmin()()
 	if !b.shutdown(graceful) {
 		return ErrClosed
 	}
@@ -227,6 +243,9 @@ func (b *Broker) restart(graceful bool) error {
 			return err
 		}
 		b.st = st
+		if err := b.loadPolicies(); err != nil {
+			return err
+		}
 	}
 	return b.listen(b.Addr())
 }

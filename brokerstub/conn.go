@@ -31,6 +31,7 @@ type conn struct {
 	// Set by CONNECT, read by the reader goroutine only.
 	connected       bool
 	protocolVersion int32
+	clientVersion   string // CONNECT's client_version, for admin stats
 
 	mu        sync.Mutex
 	producers map[uint64]*producer

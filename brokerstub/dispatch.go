@@ -28,6 +28,7 @@ func (s *subscription) dispatch() {
 	for {
 		pos, replayed, ok := s.nextCandidate()
 		if !ok {
+			s.endOfTopic()
 			return
 		}
 		e, ok := s.t.led.Get(pos)
@@ -136,6 +137,7 @@ func (s *subscription) deliver(cs *consumer, e ledger.Entry, in *entryInfo, hash
 		count = int64(s.cur.UnackedInEntry(e.Pos, int(in.numMessages)))
 	}
 	cs.permits -= count
+	s.countOut(cs, count, len(e.Payload))
 	cs.pending[e.Pos] = pendingEntry{batch: in.numMessages, hash: hash}
 
 	id, l, en := cs.id, uint64(e.Pos.Ledger), uint64(e.Pos.Entry)

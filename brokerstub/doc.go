@@ -36,6 +36,17 @@
 // while ranges move. The package keyorder checks these rules on a log of
 // deliveries; KeyShared inspects a subscription's dispatcher.
 //
+// The admin REST API (Pulsar's v2 paths, JSON and status codes) and HTTP
+// lookups are served on WebServiceURL (Options.HTTPAddr): tenants,
+// namespaces and their policies, partitioned and non-partitioned topics,
+// stats, subscriptions and cursors, messages by position, unload and
+// terminate, brokers and /metrics. It reads the same state as the binary
+// protocol: a partitioned topic created over HTTP is partitioned for
+// clients, stats come from the topic goroutines, and unload, terminate,
+// delete and cursor resets reach connected clients. Backlog quotas are
+// enforced; other policies are stored and returned. LoadConfig starts a
+// broker from a Pulsar broker.conf or standalone.conf.
+//
 // Every change to a subscription cursor marks it dirty — a partial batch
 // ack too (the bug of apache/pulsar#26498 is not copied) — and the cursor is
 // written to the store at the next flush: right after an ack when Pulsar's

@@ -41,7 +41,11 @@ func (c *conn) handleSubscribe(m *proto.CommandSubscribe) {
 	c.consumers[cs.id] = cs
 	c.mu.Unlock()
 	attached := false
-	callErr := t.call(func() { attached = t.subscribe(cs, m) })
+	callErr := t.call(func() {
+		if attached = t.subscribe(cs, m); attached {
+			t.noteConsumer(cs, m)
+		}
+	})
 	if callErr != nil {
 		c.sendError(rid, proto.ServerError_ServiceNotReady, callErr.Error())
 	}
@@ -102,6 +106,7 @@ func (c *conn) handleFlow(m *proto.CommandFlow) {
 			return
 		}
 		cs.permits += n
+		t.noteFlow(cs)
 		cs.sub.dispatch()
 	})
 }

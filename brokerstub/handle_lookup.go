@@ -25,7 +25,7 @@ func (c *conn) handleLookup(m *proto.CommandLookupTopic) {
 		resp.Message = strp("topic " + name.Full + " does not exist")
 	default:
 		resp.Response = proto.CommandLookupTopicResponse_Connect.Enum()
-		resp.BrokerServiceUrl = strp("pulsar://" + c.b.Addr())
+		resp.BrokerServiceUrl = strp("pulsar://" + c.b.advertise(c.b.Addr()))
 		if c.b.opts.TLS != nil {
 			resp.BrokerServiceUrlTls = strp(c.b.URL())
 		}
@@ -48,6 +48,12 @@ func (c *conn) handlePartitionedMetadata(m *proto.CommandPartitionedTopicMetadat
 		n := uint32(0)
 		if name.Partition < 0 {
 			n = uint32(c.b.partitionCount(name.Full))
+		}
+		if n == 0 && !c.b.opts.DisableAutoTopicCreation && !c.b.topicExists(name) {
+			// allowAutoTopicCreationType=partitioned: created on first lookup.
+			if created, err := c.b.autoCreatePartitions(name); err == nil {
+				n = uint32(created)
+			}
 		}
 		if n == 0 && !c.b.topicExists(name) && c.b.opts.DisableAutoTopicCreation {
 			resp.Response = proto.CommandPartitionedTopicMetadataResponse_Failed.Enum()

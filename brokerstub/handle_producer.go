@@ -43,8 +43,22 @@ func (c *conn) handleProducer(m *proto.CommandProducer) {
 
 	p := &producer{id: m.GetProducerId(), name: m.GetProducerName(), c: c, t: t}
 	var busy bool
-	if err := t.call(func() { busy = !t.addProducer(p) }); err != nil {
+	var refusal proto.ServerError
+	var reason string
+	if err := t.call(func() {
+		// Terminated topics and exceeded backlog quotas refuse producers.
+		if refusal, reason = t.refuseProducer(); reason != "" {
+			return
+		}
+		if busy = !t.addProducer(p); !busy {
+			t.noteProducer(p, m)
+		}
+	}); err != nil {
 		c.sendError(rid, proto.ServerError_ServiceNotReady, err.Error())
+		return
+	}
+	if reason != "" {
+		c.sendError(rid, refusal, reason)
 		return
 	}
 	if busy {
@@ -87,12 +101,17 @@ func (c *conn) handleSend(m *proto.CommandSend, f *wire.Frame) bool {
 	seq, highest := m.GetSequenceId(), m.GetHighestSequenceId()
 	t := p.t
 	ok := t.do(func() {
+		if t.adm.terminated {
+			c.write(sendError(p.id, seq, proto.ServerError_TopicTerminatedError, "Topic was already terminated"))
+			return
+		}
 		pos, err := t.led.Append(rawMeta, payload, publishTime, num)
 		if err != nil {
 			c.log.Error("store entry", "topic", t.name.Full, "err", err)
 			c.write(sendError(p.id, seq, proto.ServerError_PersistenceError, err.Error()))
 			return
 		}
+		t.countIn(p, num, len(payload))
 		c.write(t.receipt(p.id, seq, highest, pos))
 		t.dispatchAll()
 	})

@@ -22,6 +22,32 @@ type Options struct {
 	// testing/synctest, where a goroutine blocked on a real socket keeps the
 	// bubble's fake clock from advancing. Default false.
 	NoListener bool
+	// HTTPAddr is the TCP address of the admin REST API, HTTP lookups and
+	// /metrics (Pulsar's webServicePort). Default "127.0.0.1:0" (a free
+	// port; see Broker.WebServiceURL). It stays open across Restart and
+	// Crash. No HTTP listener is opened with NoListener (see
+	// Broker.AdminHandler).
+	HTTPAddr string
+	// AdvertisedAddress is the host that URL, WebServiceURL and lookups name
+	// instead of the host the listeners are bound to (Pulsar's
+	// advertisedAddress), for a broker bound to 0.0.0.0. Default "": the
+	// bound host.
+	AdvertisedAddress string
+	// ClusterName is the name of the broker's cluster (Pulsar's
+	// clusterName), which exists at start with the tenants "public" and
+	// "pulsar" and the namespaces "public/default" and "pulsar/system".
+	// Default "standalone".
+	ClusterName string
+	// AutoTopicCreationPartitions, when > 0, makes topics created
+	// automatically partitioned topics with this many partitions (Pulsar's
+	// allowAutoTopicCreationType=partitioned and defaultNumPartitions).
+	// Default 0: automatically created topics are non-partitioned.
+	AutoTopicCreationPartitions int
+	// BacklogQuota is the default backlog quota of every namespace
+	// (Pulsar's backlogQuotaDefaultLimitBytes, backlogQuotaDefaultLimitSecond
+	// and backlogQuotaDefaultRetentionPolicy), enforced like the quotas set
+	// with the admin API. Default: no limit.
+	BacklogQuota BacklogQuota
 	// MaxMessageSize is the largest message (metadata + payload) the broker
 	// accepts, announced to clients in CommandConnected. Default 5 MiB, as
 	// Pulsar's maxMessageSize.
@@ -71,6 +97,12 @@ type Options struct {
 func (o Options) withDefaults() Options {
 	if o.Addr == "" {
 		o.Addr = "127.0.0.1:0"
+	}
+	if o.HTTPAddr == "" {
+		o.HTTPAddr = "127.0.0.1:0"
+	}
+	if o.ClusterName == "" {
+		o.ClusterName = "standalone"
 	}
 	if o.MaxMessageSize <= 0 {
 		o.MaxMessageSize = wire.DefaultMaxMessageSize

@@ -33,6 +33,7 @@ type topic struct {
 	infos     map[ledger.Position]*entryInfo
 	stopFlush func() bool
 	graceful  bool
+	adm       topicAdmin // admin API counters and flags (admin_stats.go)
 }
 
 // entryInfo is what dispatch needs from an entry's metadata, parsed once.
@@ -66,12 +67,15 @@ func (b *Broker) openTopic(name topicName) (*topic, error) {
 		return nil, fmt.Errorf("open ledger of %s: %w", name.Full, err)
 	}
 	t.led = led
+	t.adm.terminated = b.pol().Terminated(name.Full)
+	t.adm.openedAt = b.opts.Clock.Now()
 	if err := t.restoreSubscriptions(); err != nil {
 		return nil, err
 	}
 	b.topicsWG.Add(1)
 	go t.run()
 	t.armFlush()
+	t.armQuotaCheck()
 	return t, nil
 }
 
@@ -95,6 +99,7 @@ func (t *topic) shutdown() {
 	if t.stopFlush != nil {
 		t.stopFlush()
 	}
+	t.adm.stopTimers()
 	if t.graceful {
 		t.flushCursors(true)
 	}

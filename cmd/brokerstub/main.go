@@ -9,8 +9,24 @@
 //
 // Flags:
 //
+//	-config FILE                   start from a Pulsar broker.conf or standalone.conf:
+//	                               the keys brokerstub honours take effect (ports and
+//	                               bindAddress, advertisedAddress, clusterName,
+//	                               maxMessageSize, batch-index acks, Key_Shared hashing,
+//	                               ledger rollover, cursor flush, auto topic creation,
+//	                               keepalive, backlog quota defaults; see
+//	                               brokerstub.ParseConfig); the others are listed in
+//	                               one warning on stderr. Flags given on the command
+//	                               line override the file.
 //	-addr host:port                TCP address to listen on (default 127.0.0.1:6650;
 //	                               port 0 picks a free port)
+//	-http-addr host:port           TCP address of the admin REST API, HTTP lookups
+//	                               and /metrics (default 127.0.0.1:8080, Pulsar's
+//	                               webServicePort; when -addr is given without
+//	                               -http-addr, a free port on -addr's host; port 0
+//	                               picks a free port)
+//	-advertised-address HOST       host named in service URLs and lookups instead of
+//	                               the bound one (default: the bound host)
 //	-max-message-size N            largest message in bytes, announced to clients
 //	                               (default 5242880, as Pulsar's maxMessageSize)
 //	-data-dir DIR                  keep topics and cursors in DIR/brokerstub.db, so
@@ -26,14 +42,17 @@
 //
 // # Output
 //
-// Once the server accepts connections it writes exactly one line to standard
-// output, and nothing else ever:
+// Once the server accepts connections it writes exactly two lines to
+// standard output, and nothing else ever:
 //
 //	brokerstub: listening on pulsar://127.0.0.1:6650
+//	brokerstub: web service on http://127.0.0.1:8080
 //
-// The service URL is the line's last space-separated field. Scripts and tests
-// wait for a line starting with "brokerstub: listening on " and take the URL
-// from it; with -addr 127.0.0.1:0 that is how they learn the port.
+// The URL is each line's last space-separated field: the service URL first,
+// then the web service URL (admin REST API, HTTP lookups, /metrics). Scripts
+// and tests wait for a line starting with "brokerstub: listening on " and
+// take the URL from it, then for "brokerstub: web service on "; with port 0
+// addresses that is how they learn the ports.
 // Logs go to standard error in log/slog's text format.
 //
 // # Stopping

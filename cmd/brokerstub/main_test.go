@@ -28,6 +28,7 @@ func TestServerFlagsDefaults(t *testing.T) {
 	}
 	want := brokerstub.Options{
 		Addr:                  "127.0.0.1:6650",
+		HTTPAddr:              "127.0.0.1:8080",
 		MaxMessageSize:        5242880,
 		LedgerRolloverEntries: 50000,
 		CursorFlushInterval:   60 * time.Second,
@@ -44,13 +45,15 @@ func TestServerFlagsAll(t *testing.T) {
 	cfg, err := parseFlags([]string{
 		"-addr", "127.0.0.1:0", "-max-message-size", "1048576", "-data-dir", "/tmp/x",
 		"-cursor-flush-interval", "200ms", "-ledger-rollover", "7", "-log-level", "DEBUG",
-		"-disable-batch-index-ack",
+		"-disable-batch-index-ack", "-http-addr", "127.0.0.1:0", "-advertised-address", "localhost",
 	}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := brokerstub.Options{
 		Addr:                  "127.0.0.1:0",
+		HTTPAddr:              "127.0.0.1:0",
+		AdvertisedAddress:     "localhost",
 		MaxMessageSize:        1 << 20,
 		DataDir:               "/tmp/x",
 		CursorFlushInterval:   200 * time.Millisecond,
@@ -79,6 +82,8 @@ func TestServerFlagsErrors(t *testing.T) {
 		{[]string{"-ledger-rollover", "0"}, "-ledger-rollover 0"},
 		{[]string{"-log-level", "trace"}, `"trace"`},
 		{[]string{"-addr", "6650"}, `invalid -addr "6650"`},
+		{[]string{"-http-addr", "8080"}, `invalid -http-addr "8080"`},
+		{[]string{"-config", "/nonexistent/standalone.conf"}, "-config"},
 		{[]string{"-no-such-flag"}, "no-such-flag"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 	} {
@@ -157,6 +162,7 @@ func (b *lockedBuffer) String() string {
 // server is run in a goroutine.
 type server struct {
 	url    string
+	web    string // web service URL, from the second line
 	cancel context.CancelFunc
 	done   chan error
 	stdout *lockedBuffer // everything written to stdout
@@ -177,21 +183,28 @@ func startRun(t *testing.T, args ...string) *server {
 	}()
 	t.Cleanup(func() { s.stop(t) })
 
-	line := make(chan string, 1)
+	line := make(chan [2]string, 1)
 	go func() {
 		br := bufio.NewReader(pr)
 		l, _ := br.ReadString('\n')
-		_, _ = s.stdout.Write([]byte(l))
-		line <- l
+		l2, _ := br.ReadString('\n')
+		_, _ = s.stdout.Write([]byte(l + l2))
+		line <- [2]string{l, l2}
 		_, _ = io.Copy(s.stdout, br)
 	}()
 	select {
-	case l := <-line:
+	case ls := <-line:
+		l := ls[0]
 		url, ok := strings.CutPrefix(strings.TrimSuffix(l, "\n"), listeningPrefix)
 		if !ok || !strings.HasPrefix(url, "pulsar://127.0.0.1:") {
 			t.Fatalf("stdout line %q, want %q + pulsar://127.0.0.1:PORT; stderr:\n%s", l, listeningPrefix, s.stderr)
 		}
 		s.url = url
+		web, ok := strings.CutPrefix(strings.TrimSuffix(ls[1], "\n"), webServicePrefix)
+		if !ok || !strings.HasPrefix(web, "http://127.0.0.1:") {
+			t.Fatalf("second stdout line %q, want %q + http://127.0.0.1:PORT; stderr:\n%s", ls[1], webServicePrefix, s.stderr)
+		}
+		s.web = web
 	case err := <-s.done:
 		t.Fatalf("run returned before listening: %v; stderr:\n%s", err, s.stderr)
 	case <-time.After(10 * time.Second):
@@ -259,7 +272,7 @@ func TestServerStartStop(t *testing.T) {
 	if err := s.stop(t); err != nil {
 		t.Fatalf("run after cancel: %v", err)
 	}
-	if got, want := s.stdout.String(), listeningPrefix+s.url+"\n"; got != want {
+	if got, want := s.stdout.String(), listeningPrefix+s.url+"\n"+webServicePrefix+s.web+"\n"; got != want {
 		t.Errorf("stdout = %q, want exactly %q", got, want)
 	}
 	logs := s.stderr.String()
@@ -332,5 +345,28 @@ func TestServerBadFlags(t *testing.T) {
 	}
 	if stdout.Len() != 0 {
 		t.Errorf("stdout = %q, want nothing", stdout.String())
+	}
+}
+
+// TestServerFreePortsTogether: -addr without -http-addr gives the web
+// service a free port on the same host, so servers placed by tests do not
+// contend for 8080; an explicit -http-addr wins.
+func TestServerFreePortsTogether(t *testing.T) {
+	cfg, err := parseFlags([]string{"-addr", "127.0.0.1:0"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.opts.HTTPAddr != "127.0.0.1:0" {
+		t.Errorf("HTTPAddr = %q, want 127.0.0.1:0", cfg.opts.HTTPAddr)
+	}
+	if cfg, err = parseFlags([]string{"-addr", "127.0.0.1:7000"}, io.Discard); err != nil || cfg.opts.HTTPAddr != "127.0.0.1:0" {
+		t.Errorf("HTTPAddr = %q, %v; want 127.0.0.1:0", cfg.opts.HTTPAddr, err)
+	}
+	cfg, err = parseFlags([]string{"-addr", "127.0.0.1:0", "-http-addr", "127.0.0.1:9999"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.opts.HTTPAddr != "127.0.0.1:9999" {
+		t.Errorf("HTTPAddr = %q, want the flag's", cfg.opts.HTTPAddr)
 	}
 }

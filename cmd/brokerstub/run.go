@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"math"
 	"net"
+	"os"
 	"strings"
 	"time"
 
@@ -16,13 +17,17 @@ import (
 	"github.com/pulsargo/sdk/internal/wire"
 )
 
-// listeningPrefix starts the one line written to stdout once the server
+// listeningPrefix starts the first line written to stdout once the server
 // accepts connections; the service URL follows it.
 const listeningPrefix = "brokerstub: listening on "
+
+// webServicePrefix starts the second line: the admin REST API's URL follows.
+const webServicePrefix = "brokerstub: web service on "
 
 // Flag defaults.
 const (
 	defaultAddr                = "127.0.0.1:6650"
+	defaultHTTPAddr            = "127.0.0.1:8080"           // Pulsar's webServicePort
 	defaultMaxMessageSize      = wire.DefaultMaxMessageSize // 5 MiB
 	defaultCursorFlushInterval = 60 * time.Second
 	defaultLedgerRollover      = 50_000
@@ -48,6 +53,10 @@ func usagef(format string, args ...any) error {
 type config struct {
 	opts     brokerstub.Options // without Logger
 	logLevel slog.Level
+	// file is what -config read (its keys without effect are logged once
+	// the logger exists); configPath is "" without -config.
+	file       brokerstub.Config
+	configPath string
 }
 
 // parseFlags parses the command line (without the program name). It prints
@@ -59,17 +68,24 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	var (
 		cfg      config
 		logLevel string
+		fl       brokerstub.Options // the flags' values
 	)
-	fs.StringVar(&cfg.opts.Addr, "addr", defaultAddr, "TCP `host:port` to listen on (port 0: a free port)")
-	fs.IntVar(&cfg.opts.MaxMessageSize, "max-message-size", defaultMaxMessageSize,
+	fs.StringVar(&cfg.configPath, "config", "",
+		"Pulsar broker.conf or standalone.conf `file` to start from; flags given override it")
+	fs.StringVar(&fl.Addr, "addr", defaultAddr, "TCP `host:port` to listen on (port 0: a free port)")
+	fs.StringVar(&fl.HTTPAddr, "http-addr", defaultHTTPAddr,
+		"TCP `host:port` of the admin REST API, HTTP lookups and /metrics (port 0: a free port)")
+	fs.StringVar(&fl.AdvertisedAddress, "advertised-address", "",
+		"`host` named in service URLs and lookups instead of the bound host (Pulsar's advertisedAddress)")
+	fs.IntVar(&fl.MaxMessageSize, "max-message-size", defaultMaxMessageSize,
 		"largest message (metadata + payload) in `bytes`, announced to clients")
-	fs.StringVar(&cfg.opts.DataDir, "data-dir", "",
+	fs.StringVar(&fl.DataDir, "data-dir", "",
 		"`directory` that keeps topics and cursors across processes (default: in memory)")
-	fs.DurationVar(&cfg.opts.CursorFlushInterval, "cursor-flush-interval", defaultCursorFlushInterval,
+	fs.DurationVar(&fl.CursorFlushInterval, "cursor-flush-interval", defaultCursorFlushInterval,
 		"how often dirty subscription cursors are persisted (Pulsar's managedLedgerCursorPositionFlushSeconds)")
-	fs.IntVar(&cfg.opts.LedgerRolloverEntries, "ledger-rollover", defaultLedgerRollover,
+	fs.IntVar(&fl.LedgerRolloverEntries, "ledger-rollover", defaultLedgerRollover,
 		"`entries` per ledger before a topic starts a new one")
-	fs.BoolVar(&cfg.opts.DisableBatchIndexAck, "disable-batch-index-ack", false,
+	fs.BoolVar(&fl.DisableBatchIndexAck, "disable-batch-index-ack", false,
 		"ignore ack_set in acks and never send one (acknowledgmentAtBatchIndexLevelEnabled=false)")
 	fs.StringVar(&logLevel, "log-level", "info", "log `level`: debug, info, warn or error")
 
@@ -78,19 +94,67 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 			fs.SetOutput(stderr)
 			fmt.Fprintf(stderr, "Usage: brokerstub [flags]\n\n"+
 				"Runs a Pulsar-protocol broker. Once it accepts connections it prints\n"+
-				"  %spulsar://HOST:PORT\n"+
-				"on stdout; logs go to stderr. SIGINT/SIGTERM stop it gracefully.\n\nFlags:\n", listeningPrefix)
+				"  %spulsar://HOST:PORT\n  %shttp://HOST:PORT\n"+
+				"on stdout; logs go to stderr. SIGINT/SIGTERM stop it gracefully.\n\nFlags:\n", listeningPrefix, webServicePrefix)
 			fs.PrintDefaults()
 			return config{}, errHelp
 		}
 		return config{}, usageError{err}
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if cfg.configPath != "" {
+		f, err := os.Open(cfg.configPath)
+		if err != nil {
+			return config{}, usagef("-config: %v", err)
+		}
+		cfg.file, err = brokerstub.ParseConfig(f)
+		_ = f.Close()
+		if err != nil {
+			return config{}, usagef("-config %s: %v", cfg.configPath, err)
+		}
+		cfg.opts = cfg.file.Options
+	}
+	o := &cfg.opts
+	// A flag applies when given, or when the file did not set its key.
+	pick := func(name string, fileSet bool) bool { return set[name] || !fileSet }
+	if pick("addr", o.Addr != "") {
+		o.Addr = fl.Addr
+	}
+	if pick("http-addr", o.HTTPAddr != "") {
+		o.HTTPAddr = fl.HTTPAddr
+		// A server placed with -addr but no -http-addr gets a free web
+		// port on the same host, so that servers started by tests and
+		// scripts (-addr host:0, or a restart on a known port) never
+		// contend for 8080; the second stdout line says where it is.
+		if host, _, err := net.SplitHostPort(o.Addr); err == nil && set["addr"] && !set["http-addr"] {
+			o.HTTPAddr = net.JoinHostPort(host, "0")
+		}
+	}
+	if pick("advertised-address", o.AdvertisedAddress != "") {
+		o.AdvertisedAddress = fl.AdvertisedAddress
+	}
+	if pick("max-message-size", o.MaxMessageSize != 0) {
+		o.MaxMessageSize = fl.MaxMessageSize
+	}
+	if pick("cursor-flush-interval", o.CursorFlushInterval != 0) {
+		o.CursorFlushInterval = fl.CursorFlushInterval
+	}
+	if pick("ledger-rollover", o.LedgerRolloverEntries != 0) {
+		o.LedgerRolloverEntries = fl.LedgerRolloverEntries
+	}
+	if set["disable-batch-index-ack"] || cfg.configPath == "" {
+		o.DisableBatchIndexAck = fl.DisableBatchIndexAck
+	}
+	o.DataDir = fl.DataDir
 	if fs.NArg() > 0 {
 		return config{}, usagef("unexpected argument %q (all options are flags)", fs.Arg(0))
 	}
-	o := &cfg.opts
 	if _, _, err := net.SplitHostPort(o.Addr); err != nil {
 		return config{}, usagef("invalid -addr %q: want host:port (%v)", o.Addr, err)
+	}
+	if _, _, err := net.SplitHostPort(o.HTTPAddr); err != nil {
+		return config{}, usagef("invalid -http-addr %q: want host:port (%v)", o.HTTPAddr, err)
 	}
 	if o.MaxMessageSize < 1 || o.MaxMessageSize > maxMessageSizeLimit {
 		return config{}, usagef("invalid -max-message-size %d: want 1 to %d bytes", o.MaxMessageSize, maxMessageSizeLimit)
@@ -116,7 +180,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	return cfg, nil
 }
 
-// run parses args, starts the broker, prints the listening line on stdout,
+// run parses args, starts the broker, prints the two listening lines on stdout,
 // serves until ctx ends and then closes the broker gracefully (flushing
 // cursors). Logs go to stderr. It returns errHelp for -h, a usageError for a
 // bad command line, and nil after a clean stop.
@@ -126,6 +190,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.logLevel}))
+	if cfg.configPath != "" {
+		cfg.file.Warn(log, cfg.configPath)
+	}
 	opts := cfg.opts
 	opts.Logger = log
 	b, err := brokerstub.Start(opts)
@@ -136,10 +203,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if dataDir == "" {
 		dataDir = "(in memory)"
 	}
-	log.Info("brokerstub started", "url", b.URL(), "data_dir", dataDir,
+	log.Info("brokerstub started", "url", b.URL(), "web_service_url", b.WebServiceURL(), "data_dir", dataDir,
 		"max_message_size", opts.MaxMessageSize, "cursor_flush_interval", opts.CursorFlushInterval,
 		"ledger_rollover", opts.LedgerRolloverEntries, "batch_index_ack", !opts.DisableBatchIndexAck)
-	if _, err := fmt.Fprintf(stdout, "%s%s\n", listeningPrefix, b.URL()); err != nil {
+	if _, err := fmt.Fprintf(stdout, "%s%s\n%s%s\n", listeningPrefix, b.URL(), webServicePrefix, b.WebServiceURL()); err != nil {
 		_ = b.Close()
 		return fmt.Errorf("write listening line: %w", err)
 	}

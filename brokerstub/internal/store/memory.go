@@ -15,6 +15,7 @@ type memory struct {
 	topics     map[string]*memTopic
 	ledgerIDs  map[string]int64 // kept across DeleteTopic
 	partitions map[string]int
+	meta       map[string][]byte // MetaStore (memory_meta.go); nil until first PutMeta
 }
 
 // memTopic is the stored state of one topic.

@@ -1,0 +1,44 @@
+package brokerstub
+
+import (
+	"net/http"
+)
+
+// lookupTopic answers GET /lookup/v2/topic/{domain}/{tenant}/{ns}/{topic}
+// with Pulsar's LookupData: this broker owns every topic.
+func lookupTopic(rq *adminReq) (any, error) {
+	name, err := rq.topic()
+	if err != nil {
+		return nil, err
+	}
+	if rq.b.opts.DisableAutoTopicCreation && !rq.b.topicExists(name) && rq.b.partitionCount(name.Full) == 0 {
+		return nil, restErr(http.StatusNotFound, "Topic %s does not exist", name.Full)
+	}
+	d := map[string]string{
+		"brokerUrl":  "pulsar://" + rq.b.advertise(rq.b.Addr()),
+		"httpUrl":    rq.b.WebServiceURL(),
+		"nativeUrl":  "pulsar://" + rq.b.advertise(rq.b.Addr()),
+		"httpUrlTls": "",
+	}
+	if rq.b.opts.TLS != nil {
+		d["brokerUrlTls"] = "pulsar+ssl://" + rq.b.advertise(rq.b.Addr())
+	}
+	return d, nil
+}
+
+// getSchema answers that no schema is stored, as the binary protocol does:
+// brokerstub keeps no schema registry.
+func getSchema(rq *adminReq) (any, error) {
+	if _, err := rq.topic(); err != nil {
+		return nil, err
+	}
+	return nil, restErr(http.StatusNotFound, "Schema not found")
+}
+
+// deleteSchema deletes nothing: no schema is ever stored.
+func deleteSchema(rq *adminReq) (any, error) {
+	if _, err := rq.topic(); err != nil {
+		return nil, err
+	}
+	return map[string]any{"version": map[string]any{"version": -1}}, nil
+}

@@ -1,0 +1,448 @@
+package brokerstub
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// BacklogQuota is a backlog quota (Pulsar's BacklogQuota): a limit on a
+// subscription's backlog by size and by age, and what happens to producers
+// beyond it.
+type BacklogQuota struct {
+	// LimitBytes is the largest backlog in bytes; 0 or less: no limit.
+	LimitBytes int64
+	// LimitSeconds is the oldest unacknowledged message's largest age; 0 or
+	// less: no limit.
+	LimitSeconds int64
+	// Policy is "producer_request_hold", "producer_exception" or
+	// "consumer_backlog_eviction". Default "producer_request_hold".
+	Policy string
+	// CheckInterval is how often topics check their backlog against the
+	// quota (Pulsar's backlogQuotaCheckIntervalInSeconds); producers are
+	// also checked when they attach. Default 60 s; negative: no periodic
+	// check (backlogQuotaCheckEnabled=false).
+	CheckInterval time.Duration
+}
+
+// namespacePolicyFields maps the admin API's namespace policy resources to
+// the field of Pulsar's Policies document that holds them. They are stored
+// and returned; see the README for which ones brokerstub enforces.
+var namespacePolicyFields = map[string]string{
+	"messageTTL":                          "message_ttl_in_seconds",
+	"retention":                           "retention_policies",
+	"deduplication":                       "deduplicationEnabled",
+	"maxProducersPerTopic":                "max_producers_per_topic",
+	"maxConsumersPerTopic":                "max_consumers_per_topic",
+	"maxConsumersPerSubscription":         "max_consumers_per_subscription",
+	"maxUnackedMessagesPerConsumer":       "max_unacked_messages_per_consumer",
+	"maxUnackedMessagesPerSubscription":   "max_unacked_messages_per_subscription",
+	"compactionThreshold":                 "compaction_threshold",
+	"offloadThreshold":                    "offload_threshold",
+	"persistence":                         "persistence",
+	"delayedDelivery":                     "delayed_delivery_policies",
+	"inactiveTopicPolicies":               "inactive_topic_policies",
+	"autoTopicCreation":                   "autoTopicCreationOverride",
+	"autoSubscriptionCreation":            "autoSubscriptionCreationOverride",
+	"dispatchRate":                        "topicDispatchRate",
+	"subscriptionDispatchRate":            "subscriptionDispatchRate",
+	"replicatorDispatchRate":              "replicatorDispatchRate",
+	"publishRate":                         "publishMaxMessageRate",
+	"subscribeRate":                       "clusterSubscribeRate",
+	"schemaCompatibilityStrategy":         "schema_compatibility_strategy",
+	"schemaValidationEnforced":            "schema_validation_enforced",
+	"isAllowAutoUpdateSchema":             "is_allow_auto_update_schema",
+	"encryptionRequired":                  "encryption_required",
+	"subscriptionAuthMode":                "subscription_auth_mode",
+	"antiAffinity":                        "antiAffinityGroup",
+	"offloadDeletionLagMs":                "offload_deletion_lag_ms",
+	"offloadThresholdInSeconds":           "offload_threshold_in_seconds",
+	"offloadPolicies":                     "offload_policies",
+	"maxTopicsPerNamespace":               "max_topics_per_namespace",
+	"subscriptionExpirationTime":          "subscription_expiration_time_minutes",
+	"deduplicationSnapshotInterval":       "deduplicationSnapshotIntervalSeconds",
+	"properties":                          "properties",
+	"resourcegroup":                       "resource_group_name",
+	"entryFilters":                        "entryFilters",
+	"dispatcherPauseOnAckStatePersistent": "dispatcherPauseOnAckStatePersistentEnabled",
+	"replication":                         "replication_clusters",
+	"allowedClusters":                     "allowed_clusters",
+}
+
+// nsName is "tenant/ns" from the path, checked to exist.
+func (rq *adminReq) namespace() (string, error) {
+	ns := rq.p["tenant"] + "/" + rq.p["ns"]
+	if _, err := rq.b.pol().Tenant(rq.p["tenant"]); err != nil {
+		return "", err
+	}
+	if !rq.b.pol().HasNamespace(ns) {
+		return "", restErr(http.StatusNotFound, "Namespace does not exist")
+	}
+	return ns, nil
+}
+
+func getNamespaces(rq *adminReq) (any, error) { return rq.b.pol().Namespaces(rq.p["tenant"]) }
+
+func putNamespace(rq *adminReq) (any, error) {
+	if !validName(rq.p["ns"]) {
+		return nil, restErr(http.StatusPreconditionFailed, "Namespace name is not valid")
+	}
+	var pol map[string]json.RawMessage
+	if err := rq.decode(&pol); err != nil {
+		return nil, err
+	}
+	return nil, rq.b.pol().CreateNamespace(rq.p["tenant"]+"/"+rq.p["ns"], pol)
+}
+
+// getNamespace returns the namespace's Policies document: what was set,
+// with the defaults Pulsar fills in, and its permissions.
+func getNamespace(rq *adminReq) (any, error) {
+	ns, err := rq.namespace()
+	if err != nil {
+		return nil, err
+	}
+	pol, perms, err := rq.b.pol().Policies(ns)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{
+		"auth_policies": map[string]any{
+			"namespace_auth": perms, "destination_auth": map[string]any{}, "subscription_auth_roles": subRoles(pol),
+		},
+		"bundles":                                   map[string]any{"boundaries": []string{"0x00000000", "0xffffffff"}, "numBundles": 1},
+		"backlog_quota_map":                         rq.b.backlogQuotaMap(pol),
+		"clusterDispatchRate":                       map[string]any{},
+		"topicDispatchRate":                         map[string]any{},
+		"subscriptionDispatchRate":                  map[string]any{},
+		"replicatorDispatchRate":                    map[string]any{},
+		"clusterSubscribeRate":                      map[string]any{},
+		"publishMaxMessageRate":                     map[string]any{},
+		"latency_stats_sample_rate":                 map[string]any{},
+		"deleted":                                   false,
+		"encryption_required":                       false,
+		"subscription_auth_mode":                    "None",
+		"schema_compatibility_strategy":             "UNDEFINED",
+		"schema_auto_update_compatibility_strategy": "Full",
+		"schema_validation_enforced":                false,
+		"offload_threshold":                         -1,
+		"properties":                                map[string]any{},
+	}
+	for k, v := range pol {
+		if k != "backlog_quota_map" && k != subscriptionRolesField {
+			out[k] = v
+		}
+	}
+	return out, nil
+}
+
+func deleteNamespace(rq *adminReq) (any, error) {
+	ns, err := rq.namespace()
+	if err != nil {
+		return nil, err
+	}
+	if topics := rq.b.namespaceTopics(ns, "ALL"); len(topics) > 0 {
+		if !rq.flag("force") {
+			return nil, restErr(http.StatusConflict, "Cannot delete non empty namespace")
+		}
+		if err := rq.b.deleteNamespaceTopics(ns); err != nil {
+			return nil, err
+		}
+	}
+	return nil, rq.b.pol().DeleteNamespace(ns)
+}
+
+// namespaceTopics lists the topics of ns (partitions by their names, as
+// Pulsar does) of the mode PERSISTENT, NON_PERSISTENT or ALL.
+func (b *Broker) namespaceTopics(ns, mode string) []string {
+	out := []string{}
+	for _, full := range b.topicNames() {
+		n, err := parseTopic(full)
+		if err != nil || n.Namespace != ns || strings.Contains(full, "/__change_events") {
+			continue
+		}
+		if (mode == "PERSISTENT" && n.Domain != "persistent") || (mode == "NON_PERSISTENT" && n.Domain == "persistent") {
+			continue
+		}
+		out = append(out, full)
+	}
+	return out
+}
+
+// deleteNamespaceTopics force-deletes every topic of ns.
+func (b *Broker) deleteNamespaceTopics(ns string) error {
+	for base, n := range b.partitionedTopics() {
+		if tn, err := parseTopic(base); err == nil && tn.Namespace == ns && n > 0 {
+			if err := b.deletePartitioned(tn, true); err != nil {
+				return err
+			}
+		}
+	}
+	for _, full := range b.namespaceTopics(ns, "ALL") {
+		if tn, err := parseTopic(full); err == nil {
+			if err := b.deleteTopic(tn, true); err != nil && !isNotFound(err) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func getNamespaceTopics(rq *adminReq) (any, error) {
+	ns, err := rq.namespace()
+	if err != nil {
+		return nil, err
+	}
+	mode := strings.ToUpper(rq.q.Get("mode"))
+	if mode == "" {
+		mode = "PERSISTENT"
+	}
+	return rq.b.namespaceTopics(ns, mode), nil
+}
+
+func getPermissions(rq *adminReq) (any, error) {
+	ns, err := rq.namespace()
+	if err != nil {
+		return nil, err
+	}
+	_, perms, err := rq.b.pol().Policies(ns)
+	return perms, err
+}
+
+var validActions = map[string]bool{"produce": true, "consume": true, "functions": true, "sources": true, "sinks": true, "packages": true}
+
+func grantPermission(rq *adminReq) (any, error) {
+	ns, err := rq.namespace()
+	if err != nil {
+		return nil, err
+	}
+	var actions []string
+	if err := rq.decode(&actions); err != nil {
+		return nil, err
+	}
+	if actions == nil {
+		actions = []string{}
+	}
+	for _, a := range actions {
+		if !validActions[a] {
+			return nil, restErr(http.StatusBadRequest, "Unknown auth action %q", a)
+		}
+	}
+	return nil, rq.b.pol().Grant(ns, rq.p["role"], actions)
+}
+
+func revokePermission(rq *adminReq) (any, error) {
+	ns, err := rq.namespace()
+	if err != nil {
+		return nil, err
+	}
+	return nil, rq.b.pol().Grant(ns, rq.p["role"], nil)
+}
+
+// namespacePolicy serves GET/POST/DELETE of one stored namespace policy.
+func namespacePolicy(method string) adminHandler {
+	return func(rq *adminReq) (any, error) {
+		field, ok := namespacePolicyFields[rq.p["policy"]]
+		if !ok {
+			return nil, restErr(http.StatusNotFound, "Unknown namespace policy %q", rq.p["policy"])
+		}
+		ns, err := rq.namespace()
+		if err != nil {
+			return nil, err
+		}
+		switch method {
+		case http.MethodGet:
+			v, ok, err := rq.b.pol().NamespacePolicy(ns, field)
+			if err != nil || !ok {
+				return nil, err
+			}
+			return v, nil
+		case http.MethodDelete:
+			return nil, rq.b.pol().SetNamespacePolicy(ns, field, nil)
+		}
+		if !rq.hasBody() {
+			return nil, restErr(http.StatusBadRequest, "Missing request body")
+		}
+		var v json.RawMessage
+		if err := rq.decode(&v); err != nil {
+			return nil, err
+		}
+		if check := namespacePolicyChecks[rq.p["policy"]]; check != nil {
+			if reason := check(v); reason != "" {
+				return nil, restErr(http.StatusBadRequest, "%s", reason)
+			}
+		}
+		return nil, rq.b.pol().SetNamespacePolicy(ns, field, v)
+	}
+}
+
+// backlogQuotaMap is the namespace's backlog quotas by type, with the
+// broker's default for destination_storage when none is set.
+func (b *Broker) backlogQuotaMap(pol map[string]json.RawMessage) map[string]any {
+	out := map[string]any{}
+	if raw, ok := pol["backlog_quota_map"]; ok {
+		var m map[string]any
+		if json.Unmarshal(raw, &m) == nil {
+			for k, v := range m {
+				out[k] = v
+			}
+		}
+	}
+	if _, ok := out["destination_storage"]; !ok {
+		if q := b.opts.BacklogQuota; q.LimitBytes > 0 || q.LimitSeconds > 0 {
+			p := q.Policy
+			if p == "" {
+				p = "producer_request_hold"
+			}
+			out["destination_storage"] = map[string]any{"limit": q.LimitBytes, "limitSize": q.LimitBytes, "limitTime": q.LimitSeconds, "policy": p}
+		}
+	}
+	return out
+}
+
+func backlogType(rq *adminReq) (string, error) {
+	t := rq.q.Get("backlogQuotaType")
+	if t == "" {
+		t = "destination_storage"
+	}
+	if t != "destination_storage" && t != "message_age" {
+		return "", restErr(http.StatusBadRequest, "Invalid backlogQuotaType %q", t)
+	}
+	return t, nil
+}
+
+func getBacklogQuotaMap(rq *adminReq) (any, error) {
+	ns, err := rq.namespace()
+	if err != nil {
+		return nil, err
+	}
+	pol, _, err := rq.b.pol().Policies(ns)
+	if err != nil {
+		return nil, err
+	}
+	return rq.b.backlogQuotaMap(pol), nil
+}
+
+// setBacklogQuota stores (or, for DELETE, removes) one backlog quota type.
+func setBacklogQuota(del bool) adminHandler {
+	return func(rq *adminReq) (any, error) {
+		ns, err := rq.namespace()
+		if err != nil {
+			return nil, err
+		}
+		typ, err := backlogType(rq)
+		if err != nil {
+			return nil, err
+		}
+		raw, _, err := rq.b.pol().NamespacePolicy(ns, "backlog_quota_map")
+		if err != nil {
+			return nil, err
+		}
+		m := map[string]json.RawMessage{}
+		if raw != nil {
+			_ = json.Unmarshal(raw, &m)
+		}
+		if del {
+			delete(m, typ)
+		} else {
+			var q struct {
+				Limit     *flexInt `json:"limit,omitempty"`
+				LimitSize *flexInt `json:"limitSize,omitempty"`
+				LimitTime *flexInt `json:"limitTime,omitempty"`
+				Policy    *string  `json:"policy,omitempty"`
+			}
+			if err := rq.decode(&q); err != nil {
+				return nil, err
+			}
+			if q.Policy != nil {
+				switch *q.Policy {
+				case "producer_request_hold", "producer_exception", "consumer_backlog_eviction":
+				default:
+					return nil, restErr(http.StatusBadRequest, "Invalid backlog quota policy %q", *q.Policy)
+				}
+			}
+			if q.LimitSize == nil {
+				q.LimitSize = q.Limit
+			}
+			q.Limit = q.LimitSize
+			b, _ := json.Marshal(q)
+			m[typ] = b
+		}
+		b, _ := json.Marshal(m)
+		return nil, rq.b.pol().SetNamespacePolicy(ns, "backlog_quota_map", b)
+	}
+}
+
+// sortedNames sorts and returns names.
+func sortedNames(names []string) []string {
+	sort.Strings(names)
+	return names
+}
+
+// flexInt is an integer that Pulsar's Jackson also accepts as a JSON
+// string ("10240"), as some clients send it.
+type flexInt int64
+
+func (f *flexInt) UnmarshalJSON(b []byte) error {
+	s := strings.Trim(string(b), `"`)
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return fmt.Errorf("not an integer: %s", b)
+	}
+	*f = flexInt(v)
+	return nil
+}
+
+// namespacePolicyChecks validate policy values as Pulsar does; a check
+// returns the reason a value is refused, or "".
+var namespacePolicyChecks = map[string]func(json.RawMessage) string{
+	"autoTopicCreation": func(v json.RawMessage) string {
+		var c struct {
+			Allow      bool   `json:"allowAutoTopicCreation"`
+			Type       string `json:"topicType"`
+			Partitions *int   `json:"defaultNumPartitions"`
+		}
+		if json.Unmarshal(v, &c) != nil {
+			return "Invalid configuration for autoTopicCreationOverride"
+		}
+		const p = "Invalid configuration for autoTopicCreationOverride. the detail is [defaultNumPartitions] "
+		switch {
+		case !c.Allow:
+		case c.Type == "partitioned" && c.Partitions == nil:
+			return p + "cannot be null when the type is partitioned."
+		case c.Type == "partitioned" && *c.Partitions < 1:
+			return p + "cannot be less than 1 for partition type."
+		case c.Type == "non-partitioned" && c.Partitions != nil:
+			return p + "is not allowed to be set when the type is non-partition."
+		case c.Type != "partitioned" && c.Type != "non-partitioned":
+			return "Invalid configuration for autoTopicCreationOverride. the detail is [topicType] is not valid."
+		}
+		return ""
+	},
+	"offloadThresholdInSeconds": func(v json.RawMessage) string {
+		var n int64
+		if json.Unmarshal(v, &n) != nil || n < -1 {
+			return "Invalid value for offloadThresholdInSecond"
+		}
+		return ""
+	},
+	"messageTTL": func(v json.RawMessage) string {
+		var n int64
+		if json.Unmarshal(v, &n) != nil || n < 0 {
+			return "Invalid value for message TTL, message TTL must >= 0"
+		}
+		return ""
+	},
+}
+
+// subRoles is the subscription permissions kept in a namespace's policies.
+func subRoles(pol map[string]json.RawMessage) map[string][]string {
+	m := map[string][]string{}
+	if raw, ok := pol[subscriptionRolesField]; ok {
+		_ = json.Unmarshal(raw, &m)
+	}
+	return m
+}

@@ -1,0 +1,385 @@
+package brokerstub
+
+import (
+	"encoding/json"
+	"net/http"
+)
+
+const (
+	get, put, post, del = http.MethodGet, http.MethodPut, http.MethodPost, http.MethodDelete
+	topicPath           = "/admin/v2/{domain}/{tenant}/{ns}/{topic}"
+	subPath             = topicPath + "/subscription/{sub}"
+	nsPath              = "/admin/v2/namespaces/{tenant}/{ns}"
+)
+
+// register lists every route; literal segments come before captures that
+// could match them.
+func (a *adminServer) register() {
+	a.add(get, "/admin/v2/clusters", getClusters)
+	a.add(get, "/admin/v2/clusters/{cluster}", getCluster)
+	a.add(get, "/admin/v2/brokers", getBrokers)
+	a.add(get, "/admin/v2/brokers/health", healthCheck)
+	a.add(get, "/admin/v2/brokers/ready", healthCheck)
+	a.add(get, "/admin/v2/brokers/leaderBroker", getLeaderBroker)
+	a.add(get, "/admin/v2/brokers/internal-configuration", getInternalConfig)
+	a.add(get, "/admin/v2/brokers/configuration", getDynamicNames)
+	a.add(get, "/admin/v2/brokers/configuration/values", getDynamicValues)
+	a.add(get, "/admin/v2/brokers/configuration/runtime", getRuntimeConfig)
+	a.add(post, "/admin/v2/brokers/configuration/{name}/{value}", setDynamicConfig)
+	a.add(del, "/admin/v2/brokers/configuration/{name}", deleteDynamicConfig)
+	a.add(get, "/admin/v2/brokers/{cluster}", getBrokers)
+	a.add(get, "/admin/v2/tenants", getTenants)
+	a.add(get, "/admin/v2/tenants/{tenant}", getTenant)
+	a.add(put, "/admin/v2/tenants/{tenant}", putTenant)
+	a.add(post, "/admin/v2/tenants/{tenant}", postTenant)
+	a.add(del, "/admin/v2/tenants/{tenant}", deleteTenant)
+
+	a.add(get, "/admin/v2/namespaces/{tenant}", getNamespaces)
+	a.add(get, nsPath, getNamespace)
+	a.add(put, nsPath, putNamespace)
+	a.add(del, nsPath, deleteNamespace)
+	a.add(get, nsPath+"/topics", getNamespaceTopics)
+	a.add(get, nsPath+"/permissions", getPermissions)
+	a.add(get, nsPath+"/permissions/subscription", getSubPermissions)
+	a.add(post, nsPath+"/permissions/subscription/{sub}", grantSubPermission)
+	a.add(del, nsPath+"/permissions/{sub}/{role}", revokeSubPermission)
+	a.add(get, nsPath+"/persistence/bookieAffinity", bookieAffinity(get))
+	a.add(post, nsPath+"/persistence/bookieAffinity", bookieAffinity(post))
+	a.add(del, nsPath+"/persistence/bookieAffinity", bookieAffinity(del))
+	a.add(post, nsPath+"/permissions/{role}", grantPermission)
+	a.add(del, nsPath+"/permissions/{role}", revokePermission)
+	a.add(get, nsPath+"/backlogQuotaMap", getBacklogQuotaMap)
+	a.add(post, nsPath+"/backlogQuota", setBacklogQuota(false))
+	a.add(del, nsPath+"/backlogQuota", setBacklogQuota(true))
+	a.add(put, nsPath+"/unload", unloadNamespace)
+	a.add(get, nsPath+"/{policy}", namespacePolicy(get))
+	a.add(post, nsPath+"/{policy}", namespacePolicy(post))
+	a.add(put, nsPath+"/{policy}", namespacePolicy(post))
+	a.add(del, nsPath+"/{policy}", namespacePolicy(del))
+
+	a.add(get, "/admin/v2/{domain}/{tenant}/{ns}", listTopics)
+	a.add(get, "/admin/v2/{domain}/{tenant}/{ns}/partitioned", listPartitionedTopics)
+	a.add(put, topicPath, putTopic)
+	a.add(del, topicPath, deleteTopicHandler)
+	a.add(get, topicPath+"/partitions", getPartitions)
+	a.add(put, topicPath+"/partitions", putPartitions)
+	a.add(post, topicPath+"/partitions", postPartitions)
+	a.add(del, topicPath+"/partitions", deletePartitions)
+	a.add(get, topicPath+"/stats", topicStats)
+	a.add(get, topicPath+"/partitioned-stats", partitionedStats)
+	a.add(get, topicPath+"/internalStats", internalStats)
+	a.add(put, topicPath+"/unload", unloadTopic)
+	a.add(post, topicPath+"/terminate", terminateTopic)
+	a.add(get, topicPath+"/lastMessageId", lastMessageID)
+	a.add(get, topicPath+"/messageid/{timestamp}", messageIDByTime)
+	a.add(get, topicPath+"/subscriptions", listSubscriptions)
+	a.add(get, topicPath+"/examinemessage", examineMessage)
+	a.add(get, topicPath+"/ledger/{ledger}/entry/{entry}", getEntry)
+	a.add(post, topicPath+"/all_subscription/expireMessages/{seconds}", expireAllSubscriptions)
+	a.add(put, subPath, createSubscription)
+	a.add(del, subPath, deleteSubscription)
+	a.add(post, subPath+"/resetcursor", resetCursorByID)
+	a.add(post, subPath+"/resetcursor/{timestamp}", resetCursorByTime)
+	a.add(post, subPath+"/skip/{n}", skipMessages)
+	a.add(post, subPath+"/skip_all", skipAll)
+	a.add(post, subPath+"/expireMessages", expireByID)
+	a.add(post, subPath+"/expireMessages/{seconds}", expireMessages)
+	a.add(get, subPath+"/position/{n}", peekMessage)
+	a.add(get, topicPath+"/properties", topicProperties(get))
+	a.add(put, topicPath+"/properties", topicProperties(put))
+	a.add(del, topicPath+"/properties", topicProperties(del))
+	a.add(get, topicPath+"/{policy}", topicPolicy(get))
+	a.add(post, topicPath+"/{policy}", topicPolicy(post))
+	a.add(put, topicPath+"/{policy}", topicPolicy(post))
+	a.add(del, topicPath+"/{policy}", topicPolicy(del))
+
+	a.add(get, "/lookup/v2/topic/{domain}/{tenant}/{ns}/{topic}", lookupTopic)
+	a.add(get, "/admin/v2/schemas/{tenant}/{ns}/{topic}/schema", persistentDomain(getSchema))
+	a.add(del, "/admin/v2/schemas/{tenant}/{ns}/{topic}/schema", persistentDomain(deleteSchema))
+	a.add(get, "/admin/v2/schemas/{tenant}/{ns}/{topic}/schema/{version}", persistentDomain(getSchema))
+	a.add(get, "/metrics", getMetrics)
+	a.add(get, "/status.html", func(*adminReq) (any, error) { return rawReply{contentType: "text/plain", body: []byte("OK")}, nil })
+}
+
+// persistentDomain serves a path without a domain segment (schemas) as a
+// persistent topic's.
+func persistentDomain(h adminHandler) adminHandler {
+	return func(rq *adminReq) (any, error) {
+		rq.p["domain"] = "persistent"
+		return h(rq)
+	}
+}
+
+func topicStats(rq *adminReq) (any, error) {
+	name, err := rq.topic()
+	if err != nil {
+		return nil, err
+	}
+	if name.Partition < 0 && rq.b.partitionCount(name.Full) > 0 {
+		return nil, topicNotFound(name)
+	}
+	var st map[string]any
+	return st, rq.onTopic(name, func(t *topic) { st = t.stats(rq.statsOptions()) })
+}
+
+// statsOptions reads excludePublishers and excludeConsumers.
+func (rq *adminReq) statsOptions() statsOptions {
+	return statsOptions{noPublishers: rq.flag("excludePublishers"), noConsumers: rq.flag("excludeConsumers")}
+}
+
+// messageIDByTime answers the id of the first message published at or
+// after a time (Unix ms), 404 when there is none.
+func messageIDByTime(rq *adminReq) (any, error) {
+	name, err := rq.topic()
+	if err != nil {
+		return nil, err
+	}
+	ts, err := parseInt64(rq.p["timestamp"], "timestamp")
+	if err != nil {
+		return nil, err
+	}
+	var id messageIDJSON
+	found := false
+	err = rq.onTopic(name, func(t *topic) {
+		pos := t.led.FindByPublishTime(uint64(max(ts, 0)))
+		if _, ok := t.led.Get(pos); ok {
+			found = true
+			id = messageIDJSON{LedgerID: pos.Ledger, EntryID: pos.Entry, PartitionIndex: t.name.Partition}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, restErr(http.StatusNotFound, "Message ID not found")
+	}
+	return id, nil
+}
+
+func internalStats(rq *adminReq) (any, error) {
+	name, err := rq.topic()
+	if err != nil {
+		return nil, err
+	}
+	var st map[string]any
+	return st, rq.onTopic(name, func(t *topic) { st = t.internalStats() })
+}
+
+// partitionedStats sums the partitions' stats, with each partition's own
+// under "partitions" unless perPartition=false.
+func partitionedStats(rq *adminReq) (any, error) {
+	name, err := rq.topic()
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	if name.Partition < 0 {
+		n = rq.b.partitionCount(name.Full)
+	}
+	if n == 0 {
+		return nil, restErr(http.StatusNotFound, "Partitioned Topic not found: %s", name.Full)
+	}
+	total := map[string]any{"metadata": map[string]any{"partitions": n, "deleted": false}}
+	sums := map[string]int64{}
+	pubs := []any{}
+	subs := map[string]map[string]any{}
+	parts := map[string]any{}
+	err = rq.forEachPartition(name, false, func(t *topic) error {
+		st := t.stats(rq.statsOptions())
+		parts[t.name.Full] = st
+		for _, k := range []string{"msgInCounter", "bytesInCounter", "msgOutCounter", "bytesOutCounter", "storageSize", "backlogSize"} {
+			sums[k] += st[k].(int64)
+		}
+		sums["lastPublishTimestamp"] = max(sums["lastPublishTimestamp"], st["lastPublishTimestamp"].(int64))
+		if c := st["topicCreationTimeStamp"].(int64); sums["topicCreationTimeStamp"] == 0 || c < sums["topicCreationTimeStamp"] {
+			sums["topicCreationTimeStamp"] = c
+		}
+		for _, p := range st["publishers"].([]map[string]any) {
+			pubs = append(pubs, p)
+		}
+		for sn, sv := range st["subscriptions"].(map[string]any) {
+			ss := sv.(map[string]any)
+			agg := subs[sn]
+			if agg == nil {
+				agg = map[string]any{"type": ss["type"], "isDurable": ss["isDurable"], "consumers": []map[string]any{},
+					"msgBacklog": int64(0), "unackedMessages": int64(0), "msgOutCounter": int64(0), "bytesOutCounter": int64(0), "backlogSize": int64(0),
+					"msgRateOut": 0.0, "msgThroughputOut": 0.0, "msgRateRedeliver": 0.0, "msgRateExpired": 0.0}
+				subs[sn] = agg
+			}
+			for _, k := range []string{"msgBacklog", "unackedMessages", "msgOutCounter", "bytesOutCounter", "backlogSize"} {
+				agg[k] = agg[k].(int64) + ss[k].(int64)
+			}
+			agg["consumers"] = append(agg["consumers"].([]map[string]any), ss["consumers"].([]map[string]any)...)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range sums {
+		total[k] = v
+	}
+	for _, k := range []string{"msgRateIn", "msgRateOut", "msgThroughputIn", "msgThroughputOut", "averageMsgSize"} {
+		total[k] = 0.0
+	}
+	total["publishers"], total["subscriptions"], total["replication"] = pubs, subs, map[string]any{}
+	if rq.q.Get("perPartition") != "false" {
+		total["partitions"] = parts
+	} else {
+		total["partitions"] = map[string]any{}
+	}
+	return total, nil
+}
+
+func unloadNamespace(rq *adminReq) (any, error) {
+	ns, err := rq.namespace()
+	if err != nil {
+		return nil, err
+	}
+	for _, full := range rq.b.namespaceTopics(ns, "ALL") {
+		if err := rq.b.Unload(full); err != nil {
+			return nil, err
+		}
+	}
+	return nil, nil
+}
+
+// topicPolicy serves GET/POST/DELETE of a stored topic-level policy (the
+// policy path segment names it; backlogQuota is kept per backlogQuotaType).
+// The topic must exist.
+func topicPolicy(method string) adminHandler {
+	return func(rq *adminReq) (any, error) {
+		name, err := rq.topic()
+		if err != nil {
+			return nil, err
+		}
+		field := rq.p["policy"]
+		if !topicPolicyNames[field] {
+			return nil, restErr(http.StatusNotFound, "Not Found: %s", rq.r.URL.Path)
+		}
+		if !(name.Partition < 0 && rq.b.partitionCount(name.Full) > 0) && !rq.b.topicExists(name) {
+			return nil, topicNotFound(name)
+		}
+		if field == "backlogQuota" || field == "backlogQuotaMap" {
+			typ, err := backlogType(rq)
+			if err != nil {
+				return nil, err
+			}
+			if field == "backlogQuotaMap" {
+				out := map[string]json.RawMessage{}
+				for _, t := range []string{"destination_storage", "message_age"} {
+					if v, ok := rq.b.pol().TopicPolicy(name.Full, "backlogQuota/"+t); ok {
+						out[t] = v
+					}
+				}
+				return out, nil
+			}
+			field += "/" + typ
+		}
+		switch method {
+		case get:
+			if v, ok := rq.b.pol().TopicPolicy(name.Full, field); ok {
+				return v, nil
+			}
+			// applied=true: the value in effect, from the namespace.
+			if nsField, ok := topicToNamespacePolicy[field]; ok && rq.flag("applied") {
+				if v, ok, _ := rq.b.pol().NamespacePolicy(name.Namespace, nsField); ok {
+					return v, nil
+				}
+			}
+			return nil, nil
+		case del:
+			return nil, rq.b.pol().SetTopicPolicy(name.Full, field, nil)
+		}
+		var v json.RawMessage
+		switch qv := rq.q.Get(rq.p["policy"]); {
+		case rq.hasBody():
+			if err := rq.decode(&v); err != nil {
+				return nil, err
+			}
+		case qv != "":
+			// Some setters send the value as a query parameter named like
+			// the policy (messageTTL=600).
+			if !json.Valid([]byte(qv)) {
+				return nil, restErr(http.StatusBadRequest, "Invalid value %q", qv)
+			}
+			v = json.RawMessage(qv)
+		default:
+			return nil, restErr(http.StatusBadRequest, "Missing request body")
+		}
+		return nil, rq.b.pol().SetTopicPolicy(name.Full, field, v)
+	}
+}
+
+// topicPolicyNames are the topic-level policies the admin API stores.
+var topicPolicyNames = map[string]bool{
+	"messageTTL": true, "retention": true, "deduplicationEnabled": true, "maxProducers": true,
+	"maxConsumers": true, "maxConsumersPerSubscription": true, "maxUnackedMessagesOnConsumer": true,
+	"maxUnackedMessagesOnSubscription": true, "compactionThreshold": true, "persistence": true,
+	"delayedDelivery": true, "inactiveTopicPolicies": true, "dispatchRate": true,
+	"subscriptionDispatchRate": true, "replicatorDispatchRate": true, "publishRate": true,
+	"subscribeRate": true, "backlogQuota": true, "backlogQuotaMap": true, "maxMessageSize": true,
+	"maxSubscriptionsPerTopic": true, "deduplicationSnapshotInterval": true, "subscriptionTypesEnabled": true,
+	"schemaCompatibilityStrategy": true, "offloadPolicies": true, "autoSubscriptionCreation": true,
+	"schemaValidationEnforced": true, "entryFilters": true, "dispatcherPauseOnAckStatePersistent": true,
+	"replication": true, "shadowTopics": true, "properties": true,
+}
+
+// topicProperties serves a topic's properties (set at creation or with
+// PUT, which merges; DELETE ?key= removes one).
+func topicProperties(method string) adminHandler {
+	return func(rq *adminReq) (any, error) {
+		name, err := rq.topic()
+		if err != nil {
+			return nil, err
+		}
+		if !(name.Partition < 0 && rq.b.partitionCount(name.Full) > 0) && !rq.b.topicExists(name) {
+			return nil, topicNotFound(name)
+		}
+		props := map[string]string{}
+		if raw, ok := rq.b.pol().TopicPolicy(name.Full, "properties"); ok {
+			_ = json.Unmarshal(raw, &props)
+		}
+		switch method {
+		case get:
+			return props, nil
+		case put:
+			var upd map[string]string
+			if err := rq.decode(&upd); err != nil {
+				return nil, err
+			}
+			for k, v := range upd {
+				props[k] = v
+			}
+		case del:
+			delete(props, rq.q.Get("key"))
+		}
+		return nil, rq.b.setTopicProperties(name, props)
+	}
+}
+
+// setTopicProperties stores a topic's properties.
+func (b *Broker) setTopicProperties(name topicName, props map[string]string) error {
+	if props == nil {
+		return nil
+	}
+	raw, err := json.Marshal(props)
+	if err != nil {
+		return err
+	}
+	return b.pol().SetTopicPolicy(name.Full, "properties", raw)
+}
+
+// topicToNamespacePolicy maps topic-level policies to the namespace policy
+// field that applies when the topic sets none.
+var topicToNamespacePolicy = map[string]string{
+	"messageTTL": "message_ttl_in_seconds", "retention": "retention_policies",
+	"schemaCompatibilityStrategy": "schema_compatibility_strategy", "deduplicationEnabled": "deduplicationEnabled",
+	"maxProducers": "max_producers_per_topic", "maxConsumers": "max_consumers_per_topic",
+	"maxConsumersPerSubscription": "max_consumers_per_subscription", "compactionThreshold": "compaction_threshold",
+	"persistence": "persistence", "delayedDelivery": "delayed_delivery_policies",
+	"inactiveTopicPolicies": "inactive_topic_policies", "maxUnackedMessagesOnConsumer": "max_unacked_messages_per_consumer",
+	"maxUnackedMessagesOnSubscription": "max_unacked_messages_per_subscription",
+	"deduplicationSnapshotInterval":    "deduplicationSnapshotIntervalSeconds", "schemaValidationEnforced": "schema_validation_enforced",
+	"autoSubscriptionCreation": "autoSubscriptionCreationOverride", "offloadPolicies": "offload_policies",
+}

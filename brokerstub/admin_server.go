@@ -1,0 +1,349 @@
+package brokerstub
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"runtime/debug"
+	"strings"
+	"sync"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/policy"
+)
+
+// maxAdminBody bounds admin request bodies; a larger one is refused with
+// 413 before it is read.
+const maxAdminBody = 1 << 20
+
+// adminServer serves the admin REST API, HTTP lookups and /metrics. Its
+// listener lives from Start to Close: a Restart pauses requests (gate)
+// instead of closing it, so the address stays the same.
+type adminServer struct {
+	b      *Broker
+	srv    *http.Server
+	ln     net.Listener
+	addr   string
+	routes []route
+	// gate is held for reading by every request and for writing by Restart
+	// while the broker's store and topics are replaced.
+	gate sync.RWMutex
+	done chan struct{}
+}
+
+// restError is an admin API error: Pulsar's status code and reason.
+type restError struct {
+	code   int
+	reason string
+}
+
+func (e *restError) Error() string { return fmt.Sprintf("%d %s", e.code, e.reason) }
+
+func restErr(code int, format string, args ...any) *restError {
+	return &restError{code: code, reason: fmt.Sprintf(format, args...)}
+}
+
+// rawReply is a non-JSON answer (a message payload, text).
+type rawReply struct {
+	contentType string
+	header      http.Header
+	body        []byte
+}
+
+// adminReq is one admin request with its path parameters and body.
+type adminReq struct {
+	b    *Broker
+	r    *http.Request
+	p    map[string]string
+	q    url.Values
+	body []byte
+}
+
+type adminHandler func(*adminReq) (any, error)
+
+type route struct {
+	method string
+	segs   []string
+	h      adminHandler
+}
+
+// startAdmin opens the HTTP listener (unless NoListener) and loads the
+// admin state from the store.
+func (b *Broker) startAdmin() error {
+	a := &adminServer{b: b, done: make(chan struct{})}
+	a.register()
+	b.admin = a
+	if b.opts.NoListener {
+		return nil
+	}
+	ln, err := net.Listen("tcp", b.opts.HTTPAddr)
+	if err != nil {
+		return fmt.Errorf("brokerstub: listen http: %w", err)
+	}
+	a.ln, a.addr = ln, ln.Addr().String()
+	a.srv = &http.Server{Handler: a, ErrorLog: nil, ReadHeaderTimeout: 0}
+	go func() {
+		defer close(a.done)
+		_ = a.srv.Serve(ln)
+	}()
+	b.log.Info("brokerstub web service", "url", b.WebServiceURL())
+	return nil
+}
+
+// loadPolicies (re)reads the admin state from the current store.
+func (b *Broker) loadPolicies() error {
+	kv, ok := b.st.(policy.KV)
+	if !ok {
+		return errors.New("brokerstub: store cannot keep admin state")
+	}
+	st, err := policy.Load(kv, b.opts.ClusterName, json.RawMessage("{}"))
+	if err != nil {
+		return fmt.Errorf("brokerstub: %w", err)
+	}
+	b.policies.Store(st)
+	return nil
+}
+
+// stopAdmin closes the HTTP listener and waits for requests in flight.
+func (b *Broker) stopAdmin() {
+	a := b.admin
+	if a == nil || a.srv == nil {
+		return
+	}
+	_ = a.srv.Close()
+	<-a.done
+}
+
+// pauseAdmin holds admin requests while Restart swaps the store; the
+// returned function lets them go again.
+func (b *Broker) pauseAdmin() func() {
+	if b.admin == nil {
+		return func() {}
+	}
+	b.admin.gate.Lock()
+	return b.admin.gate.Unlock
+}
+
+// WebServiceURL returns the URL of the admin REST API and HTTP lookups,
+// "http://host:port" (Pulsar's webServiceUrl), or "" with
+// Options.NoListener (use AdminHandler then).
+func (b *Broker) WebServiceURL() string {
+	if b.admin == nil || b.admin.addr == "" {
+		return ""
+	}
+	return "http://" + b.advertise(b.admin.addr)
+}
+
+// AdminHandler returns the http.Handler that serves the admin REST API,
+// HTTP lookups and /metrics, for tests that serve it themselves (with
+// httptest, or under Options.NoListener).
+func (b *Broker) AdminHandler() http.Handler { return b.admin }
+
+// advertise replaces the host of a bound address by Options.AdvertisedAddress
+// when one is set.
+func (b *Broker) advertise(addr string) string {
+	if b.opts.AdvertisedAddress == "" {
+		return addr
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr
+	}
+	return net.JoinHostPort(b.opts.AdvertisedAddress, port)
+}
+
+// add registers a route; patterns are slash-separated segments where
+// "{name}" captures one segment and "{domain}" captures only "persistent"
+// or "non-persistent". Earlier routes win.
+func (a *adminServer) add(method, pattern string, h adminHandler) {
+	a.routes = append(a.routes, route{method: method, segs: strings.Split(strings.Trim(pattern, "/"), "/"), h: h})
+}
+
+func (rt route) match(segs []string) (map[string]string, bool) {
+	if len(segs) != len(rt.segs) {
+		return nil, false
+	}
+	var p map[string]string
+	for i, s := range rt.segs {
+		if strings.HasPrefix(s, "{") {
+			if s == "{domain}" && segs[i] != "persistent" && segs[i] != "non-persistent" {
+				return nil, false
+			}
+			if segs[i] == "" {
+				return nil, false
+			}
+			if p == nil {
+				p = map[string]string{}
+			}
+			p[s[1:len(s)-1]] = segs[i]
+			continue
+		}
+		if s != segs[i] {
+			return nil, false
+		}
+	}
+	return p, true
+}
+
+// splitPath splits the escaped path into unescaped segments.
+func splitPath(escaped string) ([]string, bool) {
+	raw := strings.Split(strings.Trim(escaped, "/"), "/")
+	out := make([]string, len(raw))
+	for i, s := range raw {
+		u, err := url.PathUnescape(s)
+		if err != nil {
+			return nil, false
+		}
+		out[i] = u
+	}
+	return out, true
+}
+
+// ServeHTTP routes a request, bounds its body, and writes the handler's
+// answer: JSON (200), nothing (204), a rawReply, or a restError as
+// {"reason": ...}. A panic in a handler is answered 503, never 500.
+func (a *adminServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if v := recover(); v != nil {
+			a.b.log.Error("admin handler panic", "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
+			writeError(w, restErr(http.StatusServiceUnavailable, "internal error: %v", v))
+		}
+	}()
+	a.gate.RLock()
+	defer a.gate.RUnlock()
+	segs, ok := splitPath(r.URL.EscapedPath())
+	if !ok {
+		writeError(w, restErr(http.StatusBadRequest, "bad path encoding"))
+		return
+	}
+	var h adminHandler
+	var params map[string]string
+	pathMatched := false
+	for _, rt := range a.routes {
+		p, ok := rt.match(segs)
+		if !ok {
+			continue
+		}
+		pathMatched = true
+		if rt.method == r.Method || (r.Method == http.MethodHead && rt.method == http.MethodGet) {
+			h, params = rt.h, p
+			break
+		}
+	}
+	if h == nil {
+		if pathMatched {
+			writeError(w, restErr(http.StatusMethodNotAllowed, "HTTP %s not allowed on %s", r.Method, r.URL.Path))
+			return
+		}
+		writeError(w, restErr(http.StatusNotFound, "Not Found: %s", r.URL.Path))
+		return
+	}
+	rq := &adminReq{b: a.b, r: r, p: params, q: r.URL.Query()}
+	if r.Body != nil {
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxAdminBody))
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			writeError(w, restErr(http.StatusRequestEntityTooLarge, "request body larger than %d bytes", maxAdminBody))
+			return
+		}
+		rq.body = body
+	}
+	if a.b.isClosed() {
+		writeError(w, restErr(http.StatusServiceUnavailable, "broker is closed"))
+		return
+	}
+	v, err := h(rq)
+	if err != nil {
+		var re *restError
+		if !errors.As(err, &re) {
+			re = mapError(err)
+		}
+		writeError(w, re)
+		return
+	}
+	switch v := v.(type) {
+	case nil:
+		w.WriteHeader(http.StatusNoContent)
+	case rawReply:
+		for k, vs := range v.header {
+			w.Header()[k] = vs
+		}
+		w.Header().Set("Content-Type", v.contentType)
+		_, _ = w.Write(v.body)
+	default:
+		b, err := json.Marshal(v)
+		if err != nil {
+			writeError(w, restErr(http.StatusServiceUnavailable, "encode: %v", err))
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(b)
+	}
+}
+
+// mapError turns an internal error into a status: policy errors by kind,
+// a missing topic 404, a topic busy unloading 503.
+func mapError(err error) *restError {
+	msg := err.Error()
+	switch {
+	case errors.Is(err, policy.ErrNotFound), errors.Is(err, errTopicNotFound), errors.Is(err, ErrNoSubscription):
+		return restErr(http.StatusNotFound, "%s", trimKind(msg))
+	case errors.Is(err, policy.ErrExists):
+		return restErr(http.StatusConflict, "%s", trimKind(msg))
+	case errors.Is(err, policy.ErrPrecondition), errors.Is(err, errInvalidTopic):
+		return restErr(http.StatusPreconditionFailed, "%s", trimKind(msg))
+	}
+	return restErr(http.StatusServiceUnavailable, "%s", msg)
+}
+
+// trimKind drops the sentinel's text ("not found: ") from a wrapped error.
+func trimKind(msg string) string {
+	for _, p := range []string{"not found: ", "already exists: ", "precondition failed: "} {
+		msg = strings.TrimPrefix(msg, p)
+	}
+	return msg
+}
+
+func writeError(w http.ResponseWriter, e *restError) {
+	b, _ := json.Marshal(map[string]string{"reason": e.reason})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(e.code)
+	_, _ = w.Write(b)
+}
+
+// decode reads the JSON body into v; an empty body or "null" leaves v as
+// it is. Bad JSON is a 400.
+func (rq *adminReq) decode(v any) error {
+	s := strings.TrimSpace(string(rq.body))
+	if s == "" || s == "null" {
+		return nil
+	}
+	if err := json.Unmarshal(rq.body, v); err != nil {
+		return restErr(http.StatusBadRequest, "Cannot parse request body: %v", err)
+	}
+	return nil
+}
+
+// hasBody reports whether the request carries a JSON value.
+func (rq *adminReq) hasBody() bool {
+	s := strings.TrimSpace(string(rq.body))
+	return s != "" && s != "null"
+}
+
+// flag reads a boolean query parameter (absent: false).
+func (rq *adminReq) flag(name string) bool {
+	v := rq.q.Get(name)
+	return v == "true" || v == "1"
+}
+
+func (b *Broker) isClosed() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.closed
+}
+
+// pol returns the broker's admin state.
+func (b *Broker) pol() *policy.State { return b.policies.Load() }

@@ -1,0 +1,314 @@
+package brokerstub
+
+import (
+	"math"
+	"net/http"
+	"sort"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/cursor"
+	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
+	"github.com/pulsargo/sdk/internal/proto"
+)
+
+// resetCursorData is Pulsar's ResetCursorData / MessageIdImpl body.
+type resetCursorData struct {
+	LedgerID       *int64 `json:"ledgerId"`
+	EntryID        *int64 `json:"entryId"`
+	PartitionIndex *int   `json:"partitionIndex"`
+	BatchIndex     *int   `json:"batchIndex"`
+	IsExcluded     bool   `json:"isExcluded"`
+}
+
+// idPosition maps a message id body to the next entry to deliver, as a
+// seek does; an empty body is latest.
+func (t *topic) idPosition(d resetCursorData) ledger.Position {
+	l, e := int64(math.MaxInt64), int64(math.MaxInt64)
+	if d.LedgerID != nil {
+		l = *d.LedgerID
+	}
+	if d.EntryID != nil {
+		e = *d.EntryID
+	}
+	ul, ue := uint64(l), uint64(e)
+	pos := t.seekPosition(&proto.MessageIdData{LedgerId: &ul, EntryId: &ue})
+	if d.IsExcluded && l >= 0 && l != math.MaxInt64 {
+		if next, ok := t.led.Next(pos); ok {
+			return next
+		}
+		return ledger.Position{Ledger: pos.Ledger, Entry: pos.Entry + 1}
+	}
+	return pos
+}
+
+// forEachPartition runs f on the topic goroutine of each partition of a
+// partitioned topic (or of the topic itself), loading or, when create is
+// set, creating them. It returns the first error.
+func (rq *adminReq) forEachPartition(name topicName, create bool, f func(t *topic) error) error {
+	for _, p := range rq.b.partitionsOf(name) {
+		var t *topic
+		var err error
+		if create {
+			t, err = rq.b.topicForUse(p)
+		} else {
+			t, err = rq.b.getTopic(p, false)
+		}
+		if isNotFound(err) {
+			if len(rq.b.partitionsOf(name)) > 1 {
+				continue // a partition nobody used yet
+			}
+			return topicNotFound(name)
+		}
+		if err != nil {
+			return err
+		}
+		var ferr error
+		if err := t.call(func() { ferr = f(t) }); err != nil {
+			return err
+		}
+		if ferr != nil {
+			return ferr
+		}
+	}
+	return nil
+}
+
+func subNotFound() error { return restErr(http.StatusNotFound, "Subscription not found") }
+
+// onSubscription runs f with the named subscription on each partition.
+func (rq *adminReq) onSubscription(f func(s *subscription) error) error {
+	name, err := rq.topic()
+	if err != nil {
+		return err
+	}
+	found := false
+	err = rq.forEachPartition(name, false, func(t *topic) error {
+		s := t.subs[rq.p["sub"]]
+		if s == nil {
+			return nil
+		}
+		found = true
+		return f(s)
+	})
+	if err == nil && !found {
+		return subNotFound()
+	}
+	return err
+}
+
+func listSubscriptions(rq *adminReq) (any, error) {
+	name, err := rq.topic()
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	err = rq.forEachPartition(name, false, func(t *topic) error {
+		for n := range t.subs {
+			seen[n] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(seen))
+	for n := range seen {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// createSubscription creates a durable subscription whose first message is
+// the one at the given id (latest when none), on every partition.
+func createSubscription(rq *adminReq) (any, error) {
+	name, err := rq.topic()
+	if err != nil {
+		return nil, err
+	}
+	var d resetCursorData
+	if err := rq.decode(&d); err != nil {
+		return nil, err
+	}
+	sub := rq.p["sub"]
+	exists := false
+	err = rq.forEachPartition(name, !rq.b.opts.DisableAutoTopicCreation, func(t *topic) error {
+		if t.subs[sub] != nil {
+			exists = true
+			return nil
+		}
+		s := t.newSubscription(sub, true, proto.CommandSubscribe_Exclusive, cursor.New(beforeFirst, t.led, t.cursorOptions()))
+		t.subs[sub] = s
+		s.reset(t.idPosition(d), nil)
+		s.persist(true)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if exists && len(rq.b.partitionsOf(name)) == 1 {
+		return nil, restErr(http.StatusConflict, "Subscription already exists for topic")
+	}
+	return nil, nil
+}
+
+func deleteSubscription(rq *adminReq) (any, error) {
+	force := rq.flag("force")
+	return nil, rq.onSubscription(func(s *subscription) error {
+		if len(s.consumers) > 0 && !force {
+			return restErr(http.StatusPreconditionFailed, "Subscription has active connected consumers")
+		}
+		s.disconnectAll(false)
+		delete(s.t.subs, s.name)
+		return s.t.b.st.DeleteCursor(s.t.name.Full, s.name)
+	})
+}
+
+// rewindTo resets the subscription to pos like a seek: consumers are
+// disconnected and reconnect to read from there.
+func (s *subscription) rewindTo(pos ledger.Position) {
+	s.disconnectAll(true)
+	if s.t.subs[s.name] == nil { // a non-durable one went with its consumers
+		return
+	}
+	s.reset(pos, nil)
+	s.persist(false)
+}
+
+func resetCursorByTime(rq *adminReq) (any, error) {
+	ts, err := parseInt64(rq.p["timestamp"], "timestamp")
+	if err != nil {
+		return nil, err
+	}
+	return nil, rq.onSubscription(func(s *subscription) error {
+		s.rewindTo(s.t.led.FindByPublishTime(uint64(max(ts, 0))))
+		return nil
+	})
+}
+
+func resetCursorByID(rq *adminReq) (any, error) {
+	var d resetCursorData
+	if err := rq.decode(&d); err != nil {
+		return nil, err
+	}
+	if d.LedgerID == nil || d.EntryID == nil {
+		return nil, restErr(http.StatusBadRequest, "Missing ledgerId or entryId")
+	}
+	return nil, rq.onSubscription(func(s *subscription) error {
+		if d.PartitionIndex != nil && *d.PartitionIndex >= 0 && s.t.name.Partition >= 0 && *d.PartitionIndex != s.t.name.Partition {
+			return nil
+		}
+		s.rewindTo(s.t.idPosition(d))
+		return nil
+	})
+}
+
+// ackEntry acknowledges the whole entry at p for the subscription, as an
+// admin skip or expiry does, and forgets any delivery of it.
+func (s *subscription) ackEntry(p ledger.Position) {
+	e, ok := s.t.led.Get(p)
+	if !ok {
+		return
+	}
+	s.cur.AckIndividual(p, nil, int(s.t.info(e).numMessages))
+	for _, cs := range s.consumers {
+		s.release(cs, p)
+	}
+	s.replay.Remove(p)
+	delete(s.redeliveries, p)
+}
+
+// ackThrough acknowledges every entry up to and including p.
+func (s *subscription) ackThrough(p ledger.Position) {
+	for {
+		next, ok := s.cur.NextUnacked(s.cur.MarkDelete())
+		if !ok || p.Less(next) {
+			break
+		}
+		s.ackEntry(next)
+	}
+	s.persist(false)
+	s.dispatch()
+}
+
+func skipMessages(rq *adminReq) (any, error) {
+	n, err := parseInt64(rq.p["n"], "number of messages")
+	if err != nil {
+		return nil, err
+	}
+	return nil, rq.onSubscription(func(s *subscription) error {
+		p := s.cur.MarkDelete()
+		for range n {
+			next, ok := s.cur.NextUnacked(p)
+			if !ok {
+				break
+			}
+			s.ackEntry(next)
+			p = next
+		}
+		s.persist(false)
+		s.dispatch()
+		return nil
+	})
+}
+
+func skipAll(rq *adminReq) (any, error) {
+	return nil, rq.onSubscription(func(s *subscription) error {
+		if last, ok := s.t.led.Last(); ok {
+			s.ackThrough(last)
+		}
+		return nil
+	})
+}
+
+// expireBefore acknowledges the entries published more than seconds ago
+// (by the broker's clock).
+func (s *subscription) expireBefore(seconds int64) {
+	cutoff := s.t.b.opts.Clock.Now().UnixMilli() - seconds*1000
+	pos := s.t.led.FindByPublishTime(uint64(max(cutoff, 0)))
+	if prev, ok := s.t.led.Prev(pos); ok {
+		s.ackThrough(prev)
+	}
+}
+
+func expireMessages(rq *adminReq) (any, error) {
+	secs, err := parseInt64(rq.p["seconds"], "expire time")
+	if err != nil {
+		return nil, err
+	}
+	return nil, rq.onSubscription(func(s *subscription) error {
+		s.expireBefore(secs)
+		return nil
+	})
+}
+
+func expireAllSubscriptions(rq *adminReq) (any, error) {
+	secs, err := parseInt64(rq.p["seconds"], "expire time")
+	if err != nil {
+		return nil, err
+	}
+	name, err := rq.topic()
+	if err != nil {
+		return nil, err
+	}
+	return nil, rq.forEachPartition(name, false, func(t *topic) error {
+		for _, s := range t.subs {
+			s.expireBefore(secs)
+		}
+		return nil
+	})
+}
+
+// expireByID acknowledges everything up to and including a message id.
+func expireByID(rq *adminReq) (any, error) {
+	var d resetCursorData
+	if err := rq.decode(&d); err != nil {
+		return nil, err
+	}
+	if d.LedgerID == nil || d.EntryID == nil {
+		return nil, restErr(http.StatusBadRequest, "Missing ledgerId or entryId")
+	}
+	return nil, rq.onSubscription(func(s *subscription) error {
+		s.ackThrough(ledger.Position{Ledger: *d.LedgerID, Entry: *d.EntryID})
+		return nil
+	})
+}

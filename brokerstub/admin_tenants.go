@@ -1,0 +1,198 @@
+package brokerstub
+
+import (
+	"net"
+	"net/http"
+	"slices"
+	"strconv"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/policy"
+)
+
+// clusterData is Pulsar's ClusterData for the broker's own cluster, from
+// its live addresses.
+func (b *Broker) clusterData() map[string]any {
+	d := map[string]any{
+		"serviceUrl":       b.WebServiceURL(),
+		"brokerServiceUrl": "pulsar://" + b.advertise(b.Addr()),
+		"peerClusterNames": nil,
+	}
+	if b.opts.TLS != nil {
+		d["brokerServiceUrlTls"] = b.URL()
+	}
+	return d
+}
+
+// brokerID is the broker's id as Pulsar names it: advertised host and web
+// service port.
+func (b *Broker) brokerID() string {
+	if b.admin != nil && b.admin.addr != "" {
+		return b.advertise(b.admin.addr)
+	}
+	return b.advertise(b.Addr())
+}
+
+func getClusters(rq *adminReq) (any, error) { return rq.b.pol().Clusters(), nil }
+
+func getCluster(rq *adminReq) (any, error) {
+	name := rq.p["cluster"]
+	raw, err := rq.b.pol().Cluster(name)
+	if err != nil {
+		return nil, err
+	}
+	if name == rq.b.opts.ClusterName {
+		return rq.b.clusterData(), nil
+	}
+	return raw, nil
+}
+
+func getTenants(rq *adminReq) (any, error) { return rq.b.pol().Tenants(), nil }
+
+func getTenant(rq *adminReq) (any, error) { return rq.b.pol().Tenant(rq.p["tenant"]) }
+
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		case r == '-', r == '_', r == '=', r == ':', r == '.':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func putTenant(rq *adminReq) (any, error) {
+	name := rq.p["tenant"]
+	if !validName(name) {
+		return nil, restErr(http.StatusPreconditionFailed, "Tenant name is not valid")
+	}
+	var t policy.Tenant
+	if err := rq.decode(&t); err != nil {
+		return nil, err
+	}
+	return nil, rq.b.pol().CreateTenant(name, t)
+}
+
+func postTenant(rq *adminReq) (any, error) {
+	var t policy.Tenant
+	if err := rq.decode(&t); err != nil {
+		return nil, err
+	}
+	return nil, rq.b.pol().UpdateTenant(rq.p["tenant"], t)
+}
+
+func deleteTenant(rq *adminReq) (any, error) {
+	tenant := rq.p["tenant"]
+	if rq.flag("force") {
+		nss, err := rq.b.pol().Namespaces(tenant)
+		if err != nil {
+			return nil, err
+		}
+		for _, ns := range nss {
+			if err := rq.b.deleteNamespaceTopics(ns); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return nil, rq.b.pol().DeleteTenant(tenant, rq.flag("force"))
+}
+
+// getBrokers lists the active brokers of a cluster: this one.
+func getBrokers(rq *adminReq) (any, error) {
+	if c, ok := rq.p["cluster"]; ok {
+		if _, err := rq.b.pol().Cluster(c); err != nil {
+			return nil, err
+		}
+	}
+	return []string{rq.b.brokerID()}, nil
+}
+
+func getLeaderBroker(rq *adminReq) (any, error) {
+	return map[string]string{"serviceUrl": rq.b.WebServiceURL(), "brokerId": rq.b.brokerID()}, nil
+}
+
+// healthCheck answers "ok" as Pulsar's brokers/health does once the broker
+// serves its topics: it checks that a topic goroutine answers.
+func healthCheck(rq *adminReq) (any, error) {
+	name, err := parseTopic("persistent://pulsar/system/healthcheck")
+	if err != nil {
+		return nil, err
+	}
+	t, err := rq.b.getTopic(name, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.call(func() {}); err != nil {
+		return nil, err
+	}
+	return rawReply{contentType: "text/plain", body: []byte("ok")}, nil
+}
+
+func getInternalConfig(rq *adminReq) (any, error) {
+	host, _, _ := net.SplitHostPort(rq.b.advertise(rq.b.Addr()))
+	return map[string]any{
+		"zookeeperServers":              "",
+		"configurationMetadataStoreUrl": "",
+		"clusterName":                   rq.b.opts.ClusterName,
+		"advertisedAddress":             host,
+	}, nil
+}
+
+// dynamicConfigNames are the broker settings the admin API accepts as
+// dynamic configuration. Values are stored and returned; they do not
+// change the running broker (see the README).
+var dynamicConfigNames = []string{
+	"allowAutoSubscriptionCreation", "allowAutoTopicCreation", "allowAutoTopicCreationType",
+	"defaultNumPartitions", "backlogQuotaCheckIntervalInSeconds", "brokerDeleteInactiveTopicsEnabled",
+	"dispatchThrottlingRatePerTopicInMsg", "maxUnackedMessagesPerConsumer", "maxUnackedMessagesPerSubscription",
+	"subscriptionExpirationTimeMinutes", "ttlDurationDefaultInSeconds", "loadBalancerEnabled",
+}
+
+func getDynamicNames(*adminReq) (any, error) { return dynamicConfigNames, nil }
+
+func getDynamicValues(rq *adminReq) (any, error) { return rq.b.pol().DynamicConfig(), nil }
+
+func setDynamicConfig(rq *adminReq) (any, error) {
+	name := rq.p["name"]
+	if !slices.Contains(dynamicConfigNames, name) {
+		return nil, restErr(http.StatusPreconditionFailed, "Can't update non-dynamic configuration %s", name)
+	}
+	v := rq.p["value"]
+	if err := rq.b.pol().SetDynamicConfig(name, &v); err != nil {
+		return nil, err
+	}
+	return rawReply{contentType: "application/json"}, nil // Pulsar answers 200
+}
+
+func deleteDynamicConfig(rq *adminReq) (any, error) {
+	if !slices.Contains(dynamicConfigNames, rq.p["name"]) {
+		return nil, restErr(http.StatusPreconditionFailed, "Can't delete non-dynamic configuration %s", rq.p["name"])
+	}
+	return nil, rq.b.pol().SetDynamicConfig(rq.p["name"], nil)
+}
+
+// getRuntimeConfig returns the settings in effect, as strings.
+func getRuntimeConfig(rq *adminReq) (any, error) {
+	o := rq.b.opts
+	out := map[string]string{
+		"clusterName":                            o.ClusterName,
+		"maxMessageSize":                         strconv.Itoa(o.MaxMessageSize),
+		"allowAutoTopicCreation":                 strconv.FormatBool(!o.DisableAutoTopicCreation),
+		"defaultNumPartitions":                   strconv.Itoa(max(o.AutoTopicCreationPartitions, 1)),
+		"managedLedgerMaxEntriesPerLedger":       strconv.Itoa(o.LedgerRolloverEntries),
+		"acknowledgmentAtBatchIndexLevelEnabled": strconv.FormatBool(!o.DisableBatchIndexAck),
+		"keepAliveIntervalSeconds":               strconv.Itoa(int(o.KeepAliveInterval.Seconds())),
+	}
+	out["allowAutoTopicCreationType"] = "non-partitioned"
+	if o.AutoTopicCreationPartitions > 0 {
+		out["allowAutoTopicCreationType"] = "partitioned"
+	}
+	for k, v := range rq.b.pol().DynamicConfig() {
+		out[k] = v
+	}
+	return out, nil
+}

@@ -1,0 +1,76 @@
+package brokerstub
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// adminDo sends one request to the broker's web service and returns the
+// status and body.
+func adminDo(t *testing.T, b *Broker, method, path, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, b.WebServiceURL()+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(out)
+}
+
+func TestAdminStatusCodes(t *testing.T) {
+	b := RunT(t)
+	steps := []struct {
+		method, path, body string
+		code               int
+		contains           string
+	}{
+		{"GET", "/admin/v2/clusters", "", 200, `["standalone"]`},
+		{"GET", "/admin/v2/tenants", "", 200, `["public","pulsar"]`},
+		{"GET", "/admin/v2/namespaces/public", "", 200, `["public/default"]`},
+		{"GET", "/admin/v2/namespaces/nope", "", 404, `"reason"`},
+		{"PUT", "/admin/v2/tenants/acme", `{"allowedClusters":["standalone"]}`, 204, ""},
+		{"PUT", "/admin/v2/tenants/acme", `{"allowedClusters":["standalone"]}`, 409, ""},
+		{"PUT", "/admin/v2/tenants/bad", `{"allowedClusters":["nowhere"]}`, 412, ""},
+		{"PUT", "/admin/v2/tenants/bad", `{not json`, 400, ""},
+		{"PUT", "/admin/v2/namespaces/acme/ns1", "", 204, ""},
+		{"PUT", "/admin/v2/namespaces/acme/ns1", "", 409, ""},
+		{"PUT", "/admin/v2/namespaces/nobody/ns1", "", 404, ""},
+		{"PUT", "/admin/v2/persistent/acme/ns1/t1/partitions", "3", 204, ""},
+		{"PUT", "/admin/v2/persistent/acme/ns1/t1/partitions", "3", 409, ""},
+		{"PUT", "/admin/v2/persistent/acme/ns1/t2/partitions", `{"partitions":2}`, 204, ""},
+		{"PUT", "/admin/v2/persistent/acme/ns1/t3/partitions", `0`, 406, ""},
+		{"GET", "/admin/v2/persistent/acme/ns1/t1/partitions", "", 200, `"partitions":3`},
+		{"POST", "/admin/v2/persistent/acme/ns1/t1/partitions", "5", 204, ""},
+		{"POST", "/admin/v2/persistent/acme/ns1/t1/partitions", "2", 422, ""},
+		{"GET", "/admin/v2/persistent/acme/ns1/t1/partitions", "", 200, `"partitions":5`},
+		{"GET", "/admin/v2/persistent/acme/ns1/partitioned", "", 200, `persistent://acme/ns1/t1`},
+		{"DELETE", "/admin/v2/namespaces/acme/ns1", "", 409, ""},
+		{"DELETE", "/admin/v2/tenants/acme", "", 409, ""},
+		{"DELETE", "/admin/v2/persistent/acme/ns1/t1/partitions", "", 204, ""},
+		{"GET", "/admin/v2/persistent/acme/ns1/t1/stats", "", 404, ""},
+		{"PATCH", "/admin/v2/tenants", "", 405, ""},
+		{"GET", "/admin/v2/nothing/here", "", 404, ""},
+		{"PUT", "/admin/v2/persistent/public/default/np", "null", 204, ""},
+		{"PUT", "/admin/v2/persistent/public/default/np", "", 409, ""},
+		{"GET", "/admin/v2/persistent/public/default/np/stats", "", 200, `"msgInCounter":0`},
+		{"GET", "/admin/v2/persistent/public/default/np/ledger/1/entry/0", "", 404, ""},
+		{"GET", "/admin/v2/persistent/public/default/np/ledger/x/entry/0", "", 400, ""},
+		{"GET", "/lookup/v2/topic/persistent/public/default/np", "", 200, `"brokerUrl":"pulsar://`},
+		{"GET", "/admin/v2/brokers/health", "", 200, "ok"},
+		{"GET", "/metrics", "", 200, "pulsar_in_messages_total"},
+	}
+	for _, s := range steps {
+		code, body := adminDo(t, b, s.method, s.path, s.body)
+		if code != s.code || !strings.Contains(body, s.contains) {
+			t.Errorf("%s %s %s: got %d %s, want %d containing %q", s.method, s.path, s.body, code, body, s.code, s.contains)
+		}
+	}
+}

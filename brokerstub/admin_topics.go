@@ -1,0 +1,402 @@
+package brokerstub
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// topic resolves the topic named by the path ({domain}/{tenant}/{ns}/{topic})
+// and checks its namespace exists.
+func (rq *adminReq) topic() (topicName, error) {
+	name, err := parseTopic(rq.p["domain"] + "://" + rq.p["tenant"] + "/" + rq.p["ns"] + "/" + rq.p["topic"])
+	if err != nil {
+		return name, restErr(http.StatusPreconditionFailed, "Invalid topic name: %v", err)
+	}
+	if !rq.b.pol().HasNamespace(name.Namespace) {
+		return name, restErr(http.StatusNotFound, "Namespace does not exist")
+	}
+	return name, nil
+}
+
+func isNotFound(err error) bool { return errors.Is(err, errTopicNotFound) }
+
+func topicNotFound(name topicName) error {
+	return restErr(http.StatusNotFound, "Topic %s not found", name.Full)
+}
+
+// partitionsBody reads the number of partitions in either form the admin
+// clients send: a bare JSON number or {"partitions": N, "properties": {...}}.
+func partitionsBody(rq *adminReq) (int, map[string]string, error) {
+	if !rq.hasBody() {
+		return 0, nil, restErr(http.StatusBadRequest, "Missing number of partitions")
+	}
+	var n int
+	if err := json.Unmarshal(rq.body, &n); err == nil {
+		return n, nil, nil
+	}
+	var obj struct {
+		Partitions *int              `json:"partitions"`
+		Properties map[string]string `json:"properties"`
+	}
+	if err := json.Unmarshal(rq.body, &obj); err != nil || obj.Partitions == nil {
+		return 0, nil, restErr(http.StatusBadRequest, "Cannot parse the number of partitions from the request body")
+	}
+	return *obj.Partitions, obj.Properties, nil
+}
+
+// getPartitions answers Pulsar's PartitionedTopicMetadata. A topic that does
+// not exist has 0 partitions, unless checkAllowAutoCreation is set: then it
+// is 404 when auto creation is off, and created as the auto-creation rule
+// says when it is on (as the binary protocol's lookup does).
+func getPartitions(rq *adminReq) (any, error) {
+	name, err := rq.topic()
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	if name.Partition < 0 {
+		n = rq.b.partitionCount(name.Full)
+	}
+	if n == 0 && !rq.b.topicExists(name) && rq.flag("checkAllowAutoCreation") {
+		if rq.b.opts.DisableAutoTopicCreation {
+			return nil, restErr(http.StatusNotFound, "Topic %s does not exist", name.Full)
+		}
+		if n, err = rq.b.autoCreatePartitions(name); err != nil {
+			return nil, err
+		}
+	}
+	return map[string]any{"partitions": n, "deleted": false}, nil
+}
+
+// autoCreatePartitions applies AutoTopicCreationPartitions to a topic that
+// does not exist yet; it returns its partition count (0: non-partitioned).
+func (b *Broker) autoCreatePartitions(name topicName) (int, error) {
+	n := b.opts.AutoTopicCreationPartitions
+	if n <= 0 || name.Partition >= 0 {
+		return 0, nil
+	}
+	if err := b.st.SetPartitions(name.Full, n); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+func putPartitions(rq *adminReq) (any, error) {
+	name, err := rq.topic()
+	if err != nil {
+		return nil, err
+	}
+	n, props, err := partitionsBody(rq)
+	if err != nil {
+		return nil, err
+	}
+	if n <= 0 {
+		return nil, restErr(http.StatusNotAcceptable, "Number of partitions should be more than 0")
+	}
+	if name.Partition >= 0 {
+		return nil, restErr(http.StatusPreconditionFailed, "Partitioned Topic Name should not contain '-partition-'")
+	}
+	if rq.b.partitionCount(name.Full) > 0 || rq.b.topicExists(name) {
+		return nil, restErr(http.StatusConflict, "This topic already exists")
+	}
+	if err := rq.b.st.SetPartitions(name.Full, n); err != nil {
+		return nil, err
+	}
+	return nil, rq.b.setTopicProperties(name, props)
+}
+
+// postPartitions grows a partitioned topic; clients that watch partition
+// counts (PARTITIONED_METADATA) see the new partitions.
+func postPartitions(rq *adminReq) (any, error) {
+	name, err := rq.topic()
+	if err != nil {
+		return nil, err
+	}
+	n, _, err := partitionsBody(rq)
+	if err != nil {
+		return nil, err
+	}
+	if n <= 0 {
+		return nil, restErr(http.StatusNotAcceptable, "Number of partitions should be more than 0")
+	}
+	cur := 0
+	if name.Partition < 0 {
+		cur = rq.b.partitionCount(name.Full)
+	}
+	switch {
+	case cur == 0:
+		return nil, restErr(http.StatusNotFound, "Partitioned topic %s does not exist", name.Full)
+	case n < cur:
+		return nil, restErr(http.StatusUnprocessableEntity, "Desired partitions %d can't be less than the current partitions %d", n, cur)
+	case n == cur:
+		return nil, nil
+	}
+	return nil, rq.b.st.SetPartitions(name.Full, n)
+}
+
+func deletePartitions(rq *adminReq) (any, error) {
+	name, err := rq.topic()
+	if err != nil {
+		return nil, err
+	}
+	if name.Partition >= 0 || rq.b.partitionCount(name.Full) == 0 {
+		return nil, restErr(http.StatusNotFound, "Partitioned topic %s does not exist", name.Full)
+	}
+	return nil, rq.b.deletePartitioned(name, rq.flag("force"))
+}
+
+// putTopic creates a non-partitioned topic.
+func putTopic(rq *adminReq) (any, error) {
+	name, err := rq.topic()
+	if err != nil {
+		return nil, err
+	}
+	var props map[string]string
+	if err := rq.decode(&props); err != nil {
+		return nil, err
+	}
+	if (name.Partition < 0 && rq.b.partitionCount(name.Full) > 0) || rq.b.topicExists(name) {
+		return nil, restErr(http.StatusConflict, "This topic already exists")
+	}
+	if _, err = rq.b.getTopic(name, true); err != nil {
+		return nil, err
+	}
+	return nil, rq.b.setTopicProperties(name, props)
+}
+
+func deleteTopicHandler(rq *adminReq) (any, error) {
+	name, err := rq.topic()
+	if err != nil {
+		return nil, err
+	}
+	if name.Partition < 0 && rq.b.partitionCount(name.Full) > 0 {
+		return nil, rq.b.deletePartitioned(name, rq.flag("force"))
+	}
+	err = rq.b.deleteTopic(name, rq.flag("force"))
+	if isNotFound(err) {
+		return nil, topicNotFound(name)
+	}
+	return nil, err
+}
+
+// hasClients reports whether the loaded topic has producers or consumers.
+func (t *topic) hasClients() bool {
+	busy := false
+	_ = t.call(func() {
+		busy = len(t.producers) > 0
+		for _, s := range t.subs {
+			busy = busy || len(s.consumers) > 0
+		}
+	})
+	return busy
+}
+
+// deleteTopic deletes a topic's entries and cursors. With producers or
+// consumers attached it is refused (412) unless force: then they are closed
+// first, as Pulsar does.
+func (b *Broker) deleteTopic(name topicName, force bool) error {
+	b.mu.Lock()
+	t := b.topics[name.Full]
+	stored := b.storedLocked(name)
+	b.mu.Unlock()
+	if t == nil && !stored {
+		return fmt.Errorf("%w: %s", errTopicNotFound, name.Full)
+	}
+	if t != nil && !force && t.hasClients() {
+		return restErr(http.StatusPreconditionFailed, "Topic has active producers/subscriptions")
+	}
+	// b.mu is held until the data is gone, so that a client reconnecting
+	// meanwhile waits and then finds a new, empty topic. Topic goroutines
+	// never take b.mu, so stopping one under it cannot deadlock.
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if t = b.topics[name.Full]; t != nil {
+		delete(b.topics, name.Full)
+		_ = t.call(t.closeClients)
+		t.stop(false)
+	}
+	if err := b.st.DeleteTopic(name.Full); err != nil {
+		return err
+	}
+	return b.pol().ForgetTopic(name.Full)
+}
+
+// deletePartitioned deletes every partition and then the partitioned
+// topic's metadata.
+func (b *Broker) deletePartitioned(base topicName, force bool) error {
+	n := b.partitionCount(base.Full)
+	parts := make([]topicName, 0, n)
+	for i := range n {
+		p, err := parseTopic(partitionName(base.Full, i))
+		if err != nil {
+			return err
+		}
+		parts = append(parts, p)
+	}
+	if !force {
+		for _, p := range parts {
+			b.mu.Lock()
+			t := b.topics[p.Full]
+			b.mu.Unlock()
+			if t != nil && t.hasClients() {
+				return restErr(http.StatusPreconditionFailed, "Topic has active producers/subscriptions")
+			}
+		}
+	}
+	for _, p := range parts {
+		if err := b.deleteTopic(p, force); err != nil && !isNotFound(err) {
+			return err
+		}
+	}
+	if err := b.st.SetPartitions(base.Full, 0); err != nil {
+		return err
+	}
+	return b.pol().ForgetTopic(base.Full)
+}
+
+// listTopics lists the namespace's topics of the path's domain, partitions
+// by their names.
+func listTopics(rq *adminReq) (any, error) {
+	ns, err := rq.namespace()
+	if err != nil {
+		return nil, err
+	}
+	mode := "PERSISTENT"
+	if rq.p["domain"] == "non-persistent" {
+		mode = "NON_PERSISTENT"
+	}
+	return rq.b.namespaceTopics(ns, mode), nil
+}
+
+func listPartitionedTopics(rq *adminReq) (any, error) {
+	ns, err := rq.namespace()
+	if err != nil {
+		return nil, err
+	}
+	out := []string{}
+	for base, n := range rq.b.partitionedTopics() {
+		if tn, err := parseTopic(base); err == nil && n > 0 && tn.Namespace == ns && tn.Domain == rq.p["domain"] {
+			out = append(out, base)
+		}
+	}
+	return sortedNames(out), nil
+}
+
+// partitionsOf returns the topics an operation on name covers: its
+// partitions when it is partitioned, else itself.
+func (b *Broker) partitionsOf(name topicName) []topicName {
+	n := 0
+	if name.Partition < 0 {
+		n = b.partitionCount(name.Full)
+	}
+	if n == 0 {
+		return []topicName{name}
+	}
+	out := make([]topicName, 0, n)
+	for i := range n {
+		if p, err := parseTopic(partitionName(name.Full, i)); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func unloadTopic(rq *adminReq) (any, error) {
+	name, err := rq.topic()
+	if err != nil {
+		return nil, err
+	}
+	if !(name.Partition < 0 && rq.b.partitionCount(name.Full) > 0) && !rq.b.topicExists(name) {
+		return nil, topicNotFound(name)
+	}
+	return nil, rq.b.Unload(name.Full)
+}
+
+// loaded returns the topic for an admin operation that needs it to exist:
+// 404 otherwise; a partitioned topic's parent is refused with 405 by
+// operations that need one ledger.
+func (rq *adminReq) loaded(name topicName) (*topic, error) {
+	if name.Partition < 0 && rq.b.partitionCount(name.Full) > 0 {
+		return nil, restErr(http.StatusMethodNotAllowed, "%s is a partitioned topic: use one of its partitions", name.Full)
+	}
+	t, err := rq.b.getTopic(name, false)
+	if isNotFound(err) {
+		return nil, topicNotFound(name)
+	}
+	return t, err
+}
+
+// onTopic runs f on the topic goroutine; an unload racing with it is
+// retried once with the reloaded topic.
+func (rq *adminReq) onTopic(name topicName, f func(t *topic)) error {
+	for attempt := 0; ; attempt++ {
+		t, err := rq.loaded(name)
+		if err != nil {
+			return err
+		}
+		err = t.call(func() { f(t) })
+		if !errors.Is(err, errTopicClosed) || attempt > 0 {
+			return err
+		}
+	}
+}
+
+// messageIDJSON is Pulsar's MessageIdImpl as the admin API writes it.
+type messageIDJSON struct {
+	LedgerID       int64 `json:"ledgerId"`
+	EntryID        int64 `json:"entryId"`
+	PartitionIndex int   `json:"partitionIndex"`
+	BatchIndex     *int  `json:"batchIndex,omitempty"`
+}
+
+func terminateTopic(rq *adminReq) (any, error) {
+	name, err := rq.topic()
+	if err != nil {
+		return nil, err
+	}
+	if name.Partition < 0 && rq.b.partitionCount(name.Full) > 0 {
+		return nil, restErr(http.StatusMethodNotAllowed, "Termination of a partitioned topic is not allowed")
+	}
+	if err := rq.b.pol().SetTerminated(name.Full); err != nil {
+		return nil, err
+	}
+	var id messageIDJSON
+	err = rq.onTopic(name, func(t *topic) {
+		id = t.lastMessageJSON()
+		t.terminate()
+	})
+	return id, err
+}
+
+func lastMessageID(rq *adminReq) (any, error) {
+	name, err := rq.topic()
+	if err != nil {
+		return nil, err
+	}
+	var id messageIDJSON
+	err = rq.onTopic(name, func(t *topic) { id = t.lastMessageJSON() })
+	return id, err
+}
+
+// lastMessageJSON is the id of the topic's last entry, -1:-1 when empty, for the admin API.
+func (t *topic) lastMessageJSON() messageIDJSON {
+	id := messageIDJSON{LedgerID: -1, EntryID: -1, PartitionIndex: t.name.Partition}
+	if p, ok := t.led.Last(); ok {
+		id.LedgerID, id.EntryID = p.Ledger, p.Entry
+	}
+	return id
+}
+
+// parseInt64 parses a path parameter; bad input is a 400... or Pulsar's 412
+// for the ids of a message, which it validates as preconditions.
+func parseInt64(s, what string) (int64, error) {
+	v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil {
+		return 0, restErr(http.StatusBadRequest, "Invalid %s %q", what, s)
+	}
+	return v, nil
+}

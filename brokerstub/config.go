@@ -1,0 +1,251 @@
+package brokerstub
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is what ParseConfig read from a Pulsar broker.conf or
+// standalone.conf: the Options for the keys brokerstub honours, and the keys
+// it does not.
+type Config struct {
+	// Options holds the honoured keys; other fields keep their defaults.
+	Options Options
+	// Ignored lists, sorted, the keys set in the file that brokerstub does
+	// not implement (their values have no effect).
+	Ignored []string
+	// Security lists, sorted, the TLS, authentication and authorization
+	// keys set in the file: not applied by the config loader (set
+	// Options.TLS and Options.Authenticate in Go instead).
+	Security []string
+}
+
+// LoadConfig reads a Pulsar broker.conf or standalone.conf (key=value lines,
+// '#' comments) and returns the Options for it; see ParseConfig for the
+// keys honoured. Keys it does not honour are listed in one warning on
+// slog.Default().
+func LoadConfig(path string) (Options, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Options{}, fmt.Errorf("brokerstub: config: %w", err)
+	}
+	defer f.Close()
+	cfg, err := ParseConfig(f)
+	if err != nil {
+		return Options{}, fmt.Errorf("brokerstub: config %s: %w", path, err)
+	}
+	cfg.Warn(slog.Default(), path)
+	return cfg.Options, nil
+}
+
+// Warn logs, as one warning, the keys of cfg that have no effect; nothing
+// when there are none.
+func (cfg Config) Warn(log *slog.Logger, path string) {
+	if len(cfg.Ignored) == 0 && len(cfg.Security) == 0 {
+		return
+	}
+	log.Warn("brokerstub: config keys without effect", "file", path,
+		"not_implemented", strings.Join(cfg.Ignored, ","),
+		"security_ignored", strings.Join(cfg.Security, ","))
+}
+
+// securityPrefixes start the keys of TLS, authentication and authorization.
+var securityPrefixes = []string{"tls", "authentication", "authorization", "superUserRoles", "anonymousUserRole",
+	"token", "basicAuth", "brokerClientTls", "brokerClientAuthentication", "brokerClientTrustCerts",
+	"brokerServicePortTls", "webServicePortTls", "proxyRoles", "saslJaas", "kinit", "httpMaxRequestHeaderSize"}
+
+func isSecurityKey(k string) bool {
+	for _, p := range securityPrefixes {
+		if strings.HasPrefix(k, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseConfig reads Pulsar broker configuration. Keys with an empty value
+// keep Pulsar's default and are skipped. Honoured: brokerServicePort,
+// webServicePort, bindAddress (listen addresses), advertisedAddress,
+// clusterName, maxMessageSize, acknowledgmentAtBatchIndexLevelEnabled,
+// subscriptionKeySharedUseConsistentHashing,
+// subscriptionKeySharedConsistentHashingReplicaPoints,
+// keySharedLookAheadMsgInReplayThresholdPerConsumer and ...PerSubscription,
+// managedLedgerMaxEntriesPerLedger, managedLedgerCursorPositionFlushSeconds,
+// allowAutoTopicCreation, allowAutoTopicCreationType, defaultNumPartitions,
+// keepAliveIntervalSeconds, backlogQuotaDefaultLimitBytes,
+// backlogQuotaDefaultLimitGB, backlogQuotaDefaultLimitSecond,
+// backlogQuotaDefaultRetentionPolicy, backlogQuotaCheckIntervalInSeconds,
+// backlogQuotaCheckEnabled (see Options.BacklogQuota).
+// A bad value of an honoured key is an error.
+func ParseConfig(r io.Reader) (Config, error) {
+	kv := map[string]string{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		s := strings.TrimSpace(sc.Text())
+		if s == "" || strings.HasPrefix(s, "#") || strings.HasPrefix(s, "!") {
+			continue
+		}
+		k, v, ok := strings.Cut(s, "=")
+		if !ok {
+			if k, v, ok = strings.Cut(s, ":"); !ok {
+				return Config{}, fmt.Errorf("line %d: want key=value, got %q", line, s)
+			}
+		}
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if v != "" {
+			kv[k] = v
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return Config{}, err
+	}
+	var cfg Config
+	o := &cfg.Options
+	p := configParser{kv: kv}
+	bind := p.str("bindAddress", "0.0.0.0")
+	if v, ok := p.take("brokerServicePort"); ok {
+		o.Addr = net.JoinHostPort(bind, v)
+		p.port("brokerServicePort", v)
+	} else if _, ok := kv["bindAddress"]; ok {
+		o.Addr = net.JoinHostPort(bind, "6650")
+	}
+	if v, ok := p.take("webServicePort"); ok {
+		o.HTTPAddr = net.JoinHostPort(bind, v)
+		p.port("webServicePort", v)
+	} else if _, ok := kv["bindAddress"]; ok {
+		o.HTTPAddr = net.JoinHostPort(bind, "8080")
+	}
+	o.AdvertisedAddress = p.str("advertisedAddress", "")
+	o.ClusterName = p.str("clusterName", "")
+	o.MaxMessageSize = int(p.int("maxMessageSize", 0, 1))
+	o.DisableBatchIndexAck = !p.bool("acknowledgmentAtBatchIndexLevelEnabled", true)
+	o.KeyShared.HashRangeAutoSplit = !p.bool("subscriptionKeySharedUseConsistentHashing", true)
+	o.KeyShared.ReplicaPoints = int(p.int("subscriptionKeySharedConsistentHashingReplicaPoints", 0, 1))
+	o.KeyShared.LookAheadPerConsumer = int(p.int("keySharedLookAheadMsgInReplayThresholdPerConsumer", 0, -1<<31))
+	o.KeyShared.LookAheadPerSubscription = int(p.int("keySharedLookAheadMsgInReplayThresholdPerSubscription", 0, -1<<31))
+	o.LedgerRolloverEntries = int(p.int("managedLedgerMaxEntriesPerLedger", 0, 1))
+	o.CursorFlushInterval = time.Duration(p.int("managedLedgerCursorPositionFlushSeconds", 0, 1)) * time.Second
+	o.KeepAliveInterval = time.Duration(p.int("keepAliveIntervalSeconds", 0, 1)) * time.Second
+	o.DisableAutoTopicCreation = !p.bool("allowAutoTopicCreation", true)
+	typ := p.str("allowAutoTopicCreationType", "non-partitioned")
+	parts := p.int("defaultNumPartitions", 1, 1)
+	switch typ {
+	case "non-partitioned":
+	case "partitioned":
+		o.AutoTopicCreationPartitions = int(parts)
+	default:
+		p.fail("allowAutoTopicCreationType", typ, "want non-partitioned or partitioned")
+	}
+	o.BacklogQuota.LimitBytes = p.int("backlogQuotaDefaultLimitBytes", -1, -1)
+	if gb, ok := kv["backlogQuotaDefaultLimitGB"]; ok {
+		p.used("backlogQuotaDefaultLimitGB")
+		f, err := strconv.ParseFloat(gb, 64)
+		if err != nil {
+			p.fail("backlogQuotaDefaultLimitGB", gb, "want a number")
+		} else if o.BacklogQuota.LimitBytes <= 0 {
+			o.BacklogQuota.LimitBytes = int64(f * (1 << 30))
+		}
+	}
+	o.BacklogQuota.LimitSeconds = p.int("backlogQuotaDefaultLimitSecond", -1, -1)
+	o.BacklogQuota.Policy = p.str("backlogQuotaDefaultRetentionPolicy", "")
+	o.BacklogQuota.CheckInterval = time.Duration(p.int("backlogQuotaCheckIntervalInSeconds", 0, 1)) * time.Second
+	if !p.bool("backlogQuotaCheckEnabled", true) {
+		o.BacklogQuota.CheckInterval = -1
+	}
+	if p.err != nil {
+		return Config{}, p.err
+	}
+	for k := range kv {
+		if p.seen[k] {
+			continue
+		}
+		if isSecurityKey(k) {
+			cfg.Security = append(cfg.Security, k)
+		} else {
+			cfg.Ignored = append(cfg.Ignored, k)
+		}
+	}
+	sort.Strings(cfg.Ignored)
+	sort.Strings(cfg.Security)
+	return cfg, nil
+}
+
+// configParser reads typed values, remembering the keys it used and the
+// first bad value.
+type configParser struct {
+	kv   map[string]string
+	seen map[string]bool
+	err  error
+}
+
+func (p *configParser) used(k string) {
+	if p.seen == nil {
+		p.seen = map[string]bool{}
+	}
+	p.seen[k] = true
+}
+
+func (p *configParser) take(k string) (string, bool) {
+	v, ok := p.kv[k]
+	if ok {
+		p.used(k)
+	}
+	return v, ok
+}
+
+func (p *configParser) fail(k, v, why string) {
+	if p.err == nil {
+		p.err = fmt.Errorf("%s=%s: %s", k, v, why)
+	}
+}
+
+func (p *configParser) str(k, def string) string {
+	if v, ok := p.take(k); ok {
+		return v
+	}
+	return def
+}
+
+func (p *configParser) bool(k string, def bool) bool {
+	v, ok := p.take(k)
+	if !ok {
+		return def
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		p.fail(k, v, "want true or false")
+		return def
+	}
+	return b
+}
+
+func (p *configParser) int(k string, def, minimum int64) int64 {
+	v, ok := p.take(k)
+	if !ok {
+		return def
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < minimum || n > 1<<31-1 && k != "backlogQuotaDefaultLimitBytes" {
+		p.fail(k, v, fmt.Sprintf("want an integer >= %d", minimum))
+		return def
+	}
+	return n
+}
+
+func (p *configParser) port(k, v string) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > 65535 {
+		p.fail(k, v, "want a port number")
+	}
+}

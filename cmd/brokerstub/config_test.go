@@ -1,0 +1,65 @@
+package main
+
+import (
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestServerConfigFile starts the server from a Pulsar config file: the
+// honoured keys take effect, a flag overrides the file, and the keys without
+// effect are named in one warning.
+func TestServerConfigFile(t *testing.T) {
+	conf := filepath.Join(t.TempDir(), "standalone.conf")
+	err := os.WriteFile(conf, []byte(strings.Join([]string{
+		"# a comment",
+		"brokerServicePort=0",
+		"webServicePort=0",
+		"bindAddress=127.0.0.1",
+		"clusterName=mycluster",
+		"maxMessageSize=1048576",
+		"managedLedgerMaxEntriesPerLedger=10",
+		"bookkeeperClientTimeoutInSeconds=30",
+		"tlsEnabled=true",
+		"emptyKey=",
+		"",
+	}, "\n")), 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startRun(t, "-config", conf, "-http-addr", "127.0.0.1:0")
+	if got := handshake(t, strings.TrimPrefix(s.url, "pulsar://")).GetMaxMessageSize(); got != 1<<20 {
+		t.Errorf("max_message_size = %d, want the file's 1048576", got)
+	}
+	resp, err := http.Get(s.web + "/admin/v2/clusters")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(body) != `["mycluster"]` {
+		t.Errorf("clusters = %s, want the file's clusterName", body)
+	}
+	logs := s.stderr.String()
+	if n := strings.Count(logs, "config keys without effect"); n != 1 {
+		t.Errorf("%d warnings about config keys, want 1:\n%s", n, logs)
+	}
+	for _, want := range []string{"not_implemented=bookkeeperClientTimeoutInSeconds", "security_ignored=tlsEnabled"} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, logs)
+		}
+	}
+	if strings.Contains(logs, "emptyKey") || strings.Contains(logs, "maxMessageSize,") {
+		t.Errorf("warning names a key that is empty or honoured:\n%s", logs)
+	}
+	_ = s.stop(t)
+
+	// A flag given on the command line wins over the file.
+	s = startRun(t, "-config", conf, "-max-message-size", "2048")
+	if got := handshake(t, strings.TrimPrefix(s.url, "pulsar://")).GetMaxMessageSize(); got != 2048 {
+		t.Errorf("max_message_size = %d, want the flag's 2048", got)
+	}
+}
