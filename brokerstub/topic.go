@@ -44,6 +44,7 @@ type entryInfo struct {
 	numChunks   int32
 	key         []byte // sticky key for Key_Shared (keyshared.StickyKey)
 	murmur      uint32 // keyshared.Murmur31(key), mapped per selector range
+	deliverAt   int64  // deliver_at_time, Unix ms; 0 when not delayed
 }
 
 // openTopic loads a topic: its ledger from the store and its durable
@@ -185,6 +186,7 @@ func (t *topic) info(e ledger.Entry) *entryInfo {
 			in.uuid, in.chunkID, in.numChunks = md.GetUuid(), md.GetChunkId(), md.GetNumChunksFromMsg()
 		}
 		in.key = keyshared.StickyKey(&md)
+		in.deliverAt = md.GetDeliverAtTime()
 	} else {
 		in.key = keyshared.StickyKey(&pb.MessageMetadata{})
 	}
