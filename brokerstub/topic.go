@@ -29,6 +29,7 @@ type topic struct {
 	// Owned by the topic goroutine.
 	led       *ledger.Ledger
 	producers map[*producer]struct{}
+	access    *accessState // producer access modes (access.go); nil until used
 	subs      map[string]*subscription
 	infos     map[ledger.Position]*entryInfo
 	stopFlush func() bool
