@@ -1,6 +1,7 @@
 package brokerstub
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/delayed"
@@ -152,4 +153,37 @@ func (s *subscription) delayedPositions() []ledger.Position {
 		return nil
 	}
 	return s.delayed.tr.All()
+}
+
+// Delayed returns the positions a Shared or Key_Shared subscription holds
+// for delayed delivery — read, with a deliver_at_time not reached yet — in
+// position order. A message that fell due and waits for a consumer is not
+// among them (it is in the replay queue).
+func (b *Broker) Delayed(topic, subscription string) ([]Position, error) {
+	name, err := parseTopic(topic)
+	if err != nil {
+		return nil, err
+	}
+	t, err := b.getTopic(name, false)
+	if err != nil {
+		return nil, err
+	}
+	var out []Position
+	found := false
+	if err := t.call(func() {
+		s := t.subs[subscription]
+		if s == nil {
+			return
+		}
+		found = true
+		for _, p := range s.delayedPositions() {
+			out = append(out, pos(p))
+		}
+	}); err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, fmt.Errorf("%w: %s on %s", ErrNoSubscription, subscription, name.Full)
+	}
+	return out, nil
 }
