@@ -90,3 +90,33 @@ func TestDelayedKeySharedTwoConsumers(t *testing.T) {
 	assert.Equal(t, []string{"a0", "a1"}, payloads(c.sync(1)))
 	assert.Equal(t, []string{"b0", "b1"}, payloads(c.sync(2)))
 }
+
+// TestDelayedKeySharedDueBlocksNewer: once a delayed message is due and its
+// consumer has no permits, it waits in the replay queue with its hash, and
+// newer messages of its key read meanwhile (another consumer has permits,
+// so reading goes on) wait behind it, as Pulsar's replay-hash check does.
+func TestDelayedKeySharedDueBlocksNewer(t *testing.T) {
+	clk := NewFakeClock(delayT0)
+	b := RunT(t, Options{Clock: clk, DelayedDeliveryStrict: true})
+	topic := "persistent://public/default/delay-ks-block"
+	c := dialKS(t, b)
+	c.mustSubscribe(topic, 1, "c1", 1)
+	c.mustSubscribe(topic, 2, "c2", 100)
+	k := keysFor(t, 1, []string{"c1", "c2"}, "c1", "", "")[0]
+	p := c.producer(topic, 1)
+
+	p.sendAt(k, "d0", delayT0.Add(10*time.Second))
+	m1 := p.sendAt(k, "m1", time.Time{})
+	require.Equal(t, []string{"m1"}, payloads(c.sync(1)), "not held behind d0")
+	clk.Advance(10 * time.Second) // d0 due; c1 has no permits
+	p.sendAt(k, "m2", time.Time{})
+	require.Empty(t, c.sync(1))
+	require.Empty(t, c.sync(2), "the key stays with c1")
+	st, err := b.KeyShared(topic, "s")
+	require.NoError(t, err)
+	assert.Equal(t, 2, st.ReplaySize, "d0 waits with its hash, m2 behind it")
+
+	c.ack(1, m1)
+	c.flow(1, 10)
+	assert.Equal(t, []string{"d0", "m2"}, payloads(c.sync(1)))
+}

@@ -100,6 +100,9 @@ func (t *topic) shutdown() {
 	if t.graceful {
 		t.flushCursors(true)
 	}
+	for _, s := range t.subs {
+		s.clearDelayed() // stop delayed-delivery timers (delayed.go)
+	}
 	// Fail whatever is still queued so no caller waits forever.
 	for {
 		select {
