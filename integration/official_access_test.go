@@ -52,7 +52,7 @@ func TestOfficialWaitForExclusiveProducer(t *testing.T) {
 	var successes atomic.Int64
 	queued := make(chan struct{})
 	b.Intercept(func(e brokerstub.Event) brokerstub.Action {
-		if e.Dir == brokerstub.Outbound && e.Type == brokerstub.Command("PRODUCER_SUCCESS") && successes.Add(1) == 2 {
+		if e.Dir == brokerstub.Outbound && e.Type == brokerstub.CmdProducerSuccess && successes.Add(1) == 2 {
 			close(queued) // the second answer: the waiting producer's ready=false
 		}
 		return brokerstub.Action{}
