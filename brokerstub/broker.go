@@ -27,6 +27,7 @@ type Broker struct {
 	log  *slog.Logger
 
 	interceptor atomic.Pointer[Interceptor]
+	epochs      topicEpochs // topic epochs of exclusive producers (access.go)
 	connSeq     atomic.Uint64
 
 	mu       sync.Mutex

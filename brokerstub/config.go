@@ -80,7 +80,9 @@ func isSecurityKey(k string) bool {
 // keySharedLookAheadMsgInReplayThresholdPerConsumer and ...PerSubscription,
 // managedLedgerMaxEntriesPerLedger, managedLedgerCursorPositionFlushSeconds,
 // allowAutoTopicCreation, allowAutoTopicCreationType, defaultNumPartitions,
-// keepAliveIntervalSeconds, backlogQuotaDefaultLimitBytes,
+// keepAliveIntervalSeconds, delayedDeliveryEnabled,
+// delayedDeliveryTickTimeMillis, isDelayedDeliveryDeliverAtTimeStrict,
+// backlogQuotaDefaultLimitBytes,
 // backlogQuotaDefaultLimitGB, backlogQuotaDefaultLimitSecond,
 // backlogQuotaDefaultRetentionPolicy, backlogQuotaCheckIntervalInSeconds,
 // backlogQuotaCheckEnabled (see Options.BacklogQuota).
@@ -137,6 +139,9 @@ func ParseConfig(r io.Reader) (Config, error) {
 	o.LedgerRolloverEntries = int(p.int("managedLedgerMaxEntriesPerLedger", 0, 1))
 	o.CursorFlushInterval = time.Duration(p.int("managedLedgerCursorPositionFlushSeconds", 0, 1)) * time.Second
 	o.KeepAliveInterval = time.Duration(p.int("keepAliveIntervalSeconds", 0, 1)) * time.Second
+	o.DisableDelayedDelivery = !p.bool("delayedDeliveryEnabled", true)
+	o.DelayedDeliveryTickTime = time.Duration(p.int("delayedDeliveryTickTimeMillis", 0, 1)) * time.Millisecond
+	o.DelayedDeliveryStrict = p.bool("isDelayedDeliveryDeliverAtTimeStrict", false)
 	o.DisableAutoTopicCreation = !p.bool("allowAutoTopicCreation", true)
 	typ := p.str("allowAutoTopicCreationType", "non-partitioned")
 	parts := p.int("defaultNumPartitions", 1, 1)

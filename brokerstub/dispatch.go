@@ -21,6 +21,7 @@ func (s *subscription) dispatch() {
 	if len(s.consumers) == 0 {
 		return
 	}
+	s.releaseDue()
 	if s.ks != nil {
 		s.ks.Dispatch(ksSource{s})
 		return
@@ -37,6 +38,10 @@ func (s *subscription) dispatch() {
 			continue
 		}
 		in := s.t.info(e)
+		if !replayed && s.holdDelayed(pos, in) {
+			s.readPos = pos // held for later (delayed.go)
+			continue
+		}
 		cs := s.pick(in)
 		if cs == nil {
 			return

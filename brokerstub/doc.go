@@ -16,7 +16,11 @@
 // control, delivery with redelivery counts and batch ack sets, individual,
 // cumulative and batch-index acks (with receipts when asked), redelivery,
 // seek by id and by time, get-last-message-id, unsubscribe, closing producers
-// and consumers in both directions, and get-topics-of-namespace. Commands it
+// and consumers in both directions, and get-topics-of-namespace; delayed
+// delivery (deliver_at_time) on Shared and Key_Shared subscriptions, on the
+// broker's clock (delayed.go); producer access modes — Exclusive,
+// ExclusiveWithFencing, WaitForExclusive — with topic epochs (access.go);
+// and the initial subscription a producer asks for (initialsub.go). Commands it
 // does not implement (transactions, topic-list watchers) are answered with a
 // Pulsar error.
 //

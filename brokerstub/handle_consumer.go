@@ -197,6 +197,7 @@ func closeConsumerCmd(id uint64) *proto.BaseCommand {
 // closeClients tells every producer and consumer of the topic to go away
 // (they reconnect, as after a topic moves) and detaches them.
 func (t *topic) closeClients() {
+	t.dropWaiting()
 	for p := range t.producers {
 		id, rid := p.id, brokerRequestID
 		p.c.write(&proto.BaseCommand{Type: proto.BaseCommand_CLOSE_PRODUCER.Enum(), CloseProducer: &proto.CommandCloseProducer{ProducerId: &id, RequestId: &rid}})

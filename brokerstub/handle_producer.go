@@ -3,6 +3,7 @@ package brokerstub
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 	"github.com/pulsargo/sdk/internal/proto"
@@ -19,6 +20,9 @@ type producer struct {
 	name string
 	c    *conn
 	t    *topic
+	mode proto.ProducerAccessMode
+	// waiting is set while a WaitForExclusive producer is queued (access.go).
+	waiting atomic.Bool
 }
 
 func (c *conn) handleProducer(m *proto.CommandProducer) {
@@ -35,46 +39,65 @@ func (c *conn) handleProducer(m *proto.CommandProducer) {
 	c.mu.Lock()
 	if p, ok := c.producers[m.GetProducerId()]; ok {
 		c.mu.Unlock()
+		if p.waiting.Load() {
+			// As Pulsar: the first request is still being processed.
+			c.sendError(rid, proto.ServerError_ServiceNotReady, "Producer is already present on the connection")
+			return
+		}
 		// A retried create of a producer that exists: same answer again.
 		c.producerSuccess(rid, p.name)
 		return
 	}
 	c.mu.Unlock()
 
-	p := &producer{id: m.GetProducerId(), name: m.GetProducerName(), c: c, t: t}
-	var busy bool
-	var refusal proto.ServerError
-	var reason string
+	p := &producer{id: m.GetProducerId(), name: m.GetProducerName(), c: c, t: t, mode: m.GetProducerAccessMode()}
+	var adm admission
 	if err := t.call(func() {
 		// Terminated topics and exceeded backlog quotas refuse producers.
-		if refusal, reason = t.refuseProducer(); reason != "" {
+		if code, reason := t.refuseProducer(); reason != "" {
+			adm = admission{code: code, msg: reason}
 			return
 		}
-		if busy = !t.addProducer(p); !busy {
-			t.noteProducer(p, m)
+		if adm = t.createInitialSubscription(m); adm.msg == "" {
+			adm = t.admit(p, rid, m)
+		}
+		if adm.msg == "" {
+			// Registered on the topic goroutine, so that fencing or
+			// admission (access.go) never races with it.
+			c.mu.Lock()
+			c.producers[p.id] = p
+			c.mu.Unlock()
+			if !adm.waiting {
+				t.noteProducer(p, m)
+			}
+		}
+		if adm.waiting {
+			// Queued (WaitForExclusive): answered again, ready, when
+			// admitted; this answer goes first.
+			c.producerSuccess(rid, p.name, notReady)
 		}
 	}); err != nil {
 		c.sendError(rid, proto.ServerError_ServiceNotReady, err.Error())
 		return
 	}
-	if reason != "" {
-		c.sendError(rid, refusal, reason)
+	if adm.msg != "" {
+		c.sendError(rid, adm.code, adm.msg)
 		return
 	}
-	if busy {
-		c.sendError(rid, proto.ServerError_ProducerBusy, fmt.Sprintf("producer %q is already connected to %s", p.name, name.Full))
+	if adm.waiting {
 		return
 	}
-	c.mu.Lock()
-	c.producers[p.id] = p
-	c.mu.Unlock()
-	c.producerSuccess(rid, p.name)
+	c.producerSuccess(rid, p.name, withEpoch(adm.epoch))
 }
 
-func (c *conn) producerSuccess(rid uint64, name string) {
+// producerSuccess answers a PRODUCER; opts set optional fields.
+func (c *conn) producerSuccess(rid uint64, name string, opts ...func(*proto.CommandProducerSuccess)) {
 	last := int64(-1)
-	c.write(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER_SUCCESS.Enum(), ProducerSuccess: &proto.CommandProducerSuccess{
-		RequestId: &rid, ProducerName: &name, LastSequenceId: &last}})
+	ps := &proto.CommandProducerSuccess{RequestId: &rid, ProducerName: &name, LastSequenceId: &last}
+	for _, o := range opts {
+		o(ps)
+	}
+	c.write(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER_SUCCESS.Enum(), ProducerSuccess: ps})
 }
 
 // handleSend stores a message and answers with a receipt. A send for a
@@ -145,7 +168,7 @@ func (c *conn) handleCloseProducer(m *proto.CommandCloseProducer) {
 	delete(c.producers, m.GetProducerId())
 	c.mu.Unlock()
 	if p != nil {
-		_ = p.t.call(func() { delete(p.t.producers, p) })
+		_ = p.t.call(func() { p.t.producerGone(p) })
 	}
 	c.sendSuccess(rid)
 }
@@ -167,7 +190,7 @@ func (t *topic) addProducer(p *producer) bool {
 
 // removeProducer detaches p after its connection closed.
 func (t *topic) removeProducer(p *producer) {
-	t.do(func() { delete(t.producers, p) })
+	t.do(func() { t.producerGone(p) })
 }
 
 // attachableTopic parses the topic a producer or consumer wants to attach

@@ -101,6 +101,7 @@ func (s *subscription) removeKeyShared(cs *consumer) {
 func (s *subscription) rewind() {
 	s.readPos = s.cur.MarkDelete()
 	s.replay.Clear()
+	s.clearDelayed()
 }
 
 // ksEntry is what the dispatcher needs to know of an entry.
@@ -125,13 +126,19 @@ func (src ksSource) Entry(p ledger.Position) (keyshared.Entry, bool) {
 
 func (src ksSource) Next() (ledger.Position, keyshared.Entry, bool) {
 	s := src.s
-	p, ok := s.nextUnread()
-	if !ok {
-		return p, keyshared.Entry{}, false
+	for {
+		p, ok := s.nextUnread()
+		if !ok {
+			return p, keyshared.Entry{}, false
+		}
+		s.readPos = p
+		e, _ := s.t.led.Get(p)
+		in := s.t.info(e)
+		if s.holdDelayed(p, in) {
+			continue // held for later (delayed.go), blocking nothing
+		}
+		return p, s.ksEntry(in), true
 	}
-	s.readPos = p
-	e, _ := s.t.led.Get(p)
-	return p, s.ksEntry(s.t.info(e)), true
 }
 
 func (src ksSource) Send(id keyshared.ConsumerID, p ledger.Position, ent keyshared.Entry) {

@@ -2,6 +2,7 @@ package brokerstub
 
 import (
 	"slices"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	gproto "google.golang.org/protobuf/proto"
@@ -40,6 +41,7 @@ func (s *soak) drain() {
 		s.subscribe() // every hash range needs a consumer
 	}
 	s.barrier()
+	s.clock.Advance(10 * time.Second) // every delayed message is due
 	for round := 0; len(s.acked) < s.messages; round++ {
 		require.Less(s.t, round, 500, "stuck: %d of %d messages acknowledged", len(s.acked), s.messages)
 		for _, c := range s.cons {

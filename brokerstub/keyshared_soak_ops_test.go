@@ -3,6 +3,7 @@ package brokerstub
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	gproto "google.golang.org/protobuf/proto"
@@ -41,6 +42,10 @@ func (s *soak) produce(p *soakProducer) {
 		e.uuid = fmt.Sprintf("%s-%d", p.name, p.seq)
 		e.numChunks = int32(2 + s.rng.IntN(3))
 		p.chunk = e
+	case r < 40: // a delayed message, due in 2 to 5 s
+		e.delayed = true
+		e.dueAt = s.clock.Now().Add(time.Duration(2+s.rng.IntN(4)) * time.Second).UnixMilli()
+		md.DeliverAtTime = &e.dueAt
 	}
 	if e.uuid != "" {
 		md.Uuid, md.ChunkId, md.NumChunksFromMsg, md.TotalChunkMsgSize = &e.uuid, &e.chunkID, &e.numChunks, gproto.Int32(e.numChunks)

@@ -16,7 +16,9 @@ import (
 // The Key_Shared soak: a seeded random run of producers (single messages,
 // key-based batches, chunked messages interleaved between two producers)
 // and consumers that join, leave, crash, acknowledge late and in part,
-// negatively acknowledge, and run out of permits. Every delivery is logged
+// negatively acknowledge, and run out of permits; some messages are
+// delayed (deliver_at_time, on the broker's fake clock, which the soak
+// moves). Every delivery is logged
 // to the keyorder checker, chunks are checked to arrive in order at the
 // consumer that holds the message's first chunk, no acknowledged message
 // may come again, the broker's pending counts must match the consumers',
@@ -104,6 +106,9 @@ type soak struct {
 	rid     uint64
 	// deliveries counts MESSAGE frames received.
 	deliveries int
+	// clock is the broker's; some messages are delayed (deliver_at_time)
+	// and time moves by an operation of its own.
+	clock *FakeClock
 }
 
 type soakEntry struct {
@@ -111,6 +116,8 @@ type soakEntry struct {
 	n                  int32 // messages in the entry (1 unless a batch)
 	uuid               string
 	chunkID, numChunks int32
+	delayed            bool  // sent with a deliver_at_time in the future
+	dueAt              int64 // its deliver_at_time, Unix ms
 }
 
 type soakProducer struct {
@@ -150,8 +157,10 @@ func (s *soak) step() {
 		return
 	}
 	switch r := s.rng.IntN(100); {
-	case r < 35:
+	case r < 33:
 		s.produce(s.producers[s.rng.IntN(len(s.producers))])
+	case r < 35:
+		s.clock.Advance(time.Second) // delayed messages fall due
 	case r < 40:
 		if len(s.cons) < 5 {
 			s.subscribe()

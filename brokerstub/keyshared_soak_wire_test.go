@@ -5,6 +5,7 @@ import (
 	"net"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	gproto "google.golang.org/protobuf/proto"
@@ -20,8 +21,10 @@ import (
 // every delivery.
 
 func newSoak(t *testing.T, cfg soakConfig, seed uint64) *soak {
-	s := &soak{t: t, cfg: cfg, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		b:       RunT(t, Options{KeyShared: KeySharedOptions{HashRangeAutoSplit: cfg.autoSplit, LookAheadPerConsumer: 50}}),
+	clock := NewFakeClock(time.Unix(1_700_000_000, 0))
+	s := &soak{t: t, cfg: cfg, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), clock: clock,
+		b: RunT(t, Options{Clock: clock, DelayedDeliveryStrict: true,
+			KeyShared: KeySharedOptions{HashRangeAutoSplit: cfg.autoSplit, LookAheadPerConsumer: 50}}),
 		topic:   "persistent://public/default/soak",
 		bySeq:   map[[2]uint64]*soakEntry{},
 		entries: map[ledger.Position]*soakEntry{},
@@ -124,7 +127,10 @@ func (s *soak) delivered(c *soakConsumer, m *proto.CommandMessage) {
 		id := keyorder.ID{Ledger: p.Ledger, Entry: p.Entry, Batch: i}
 		require.False(t, s.acked[id], "acknowledged message %v delivered again to %s", id, c.label)
 		if !s.cfg.outOfOrder {
-			require.NoError(t, s.chk.Received(c.label, e.key, id))
+			require.NoError(t, s.chk.Add(keyorder.Event{Kind: keyorder.Received, Consumer: c.label, Key: e.key, ID: id, Delayed: e.delayed}))
+			if e.delayed {
+				require.False(t, s.clock.Now().UnixMilli() < e.dueAt, "delayed %v delivered before its time", p)
+			}
 		}
 	}
 	held := c.held[p]

@@ -88,6 +88,20 @@ type Options struct {
 	// connection with AuthenticationError, as a broker with authentication
 	// enabled does. Default: every client is accepted.
 	Authenticate func(method string, data []byte) error
+	// DisableDelayedDelivery makes the broker deliver messages that carry a
+	// deliver_at_time at once (Pulsar's delayedDeliveryEnabled=false).
+	// Default false: on Shared and Key_Shared subscriptions such a message
+	// is held until its time; Exclusive and Failover deliver it at once.
+	DisableDelayedDelivery bool
+	// DelayedDeliveryTickTime is Pulsar's delayedDeliveryTickTimeMillis:
+	// the least time between two wake-ups of a subscription's delayed
+	// delivery timer and, unless DelayedDeliveryStrict, how much earlier
+	// than its time a message may be delivered. Default 1 s.
+	DelayedDeliveryTickTime time.Duration
+	// DelayedDeliveryStrict is Pulsar's isDelayedDeliveryDeliverAtTimeStrict:
+	// a delayed message is never delivered before its time (it may be up to
+	// a tick late). Default false, as Pulsar: up to a tick early.
+	DelayedDeliveryStrict bool
 	// Clock is the broker's time source. Default: the real clock.
 	Clock Clock
 	// Logger receives the broker's logs. Default: discarded.
@@ -115,6 +129,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.CursorFlushInterval <= 0 {
 		o.CursorFlushInterval = 60 * time.Second
+	}
+	if o.DelayedDeliveryTickTime <= 0 {
+		o.DelayedDeliveryTickTime = time.Second
 	}
 	if o.Clock == nil {
 		o.Clock = clock.Real{}

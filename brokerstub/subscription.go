@@ -31,6 +31,9 @@ type subscription struct {
 	replay keyshared.Replay
 	// redeliveries counts how often each position was handed out again.
 	redeliveries map[ledger.Position]uint32
+	// delayed holds entries read before their deliver_at_time (delayed.go);
+	// nil until the first one.
+	delayed *delayedState
 
 	consumers  []*consumer
 	active     *consumer            // Exclusive and Failover
@@ -276,6 +279,7 @@ func (s *subscription) reset(pos ledger.Position, ackSet []int64) {
 	s.cur.Reset(pos, ackSet)
 	s.readPos = s.cur.MarkDelete()
 	s.replay.Clear()
+	s.clearDelayed()
 	s.redeliveries = map[ledger.Position]uint32{}
 	s.chunkOwner = map[string]*consumer{}
 	for _, cs := range s.consumers {

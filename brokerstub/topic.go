@@ -29,6 +29,7 @@ type topic struct {
 	// Owned by the topic goroutine.
 	led       *ledger.Ledger
 	producers map[*producer]struct{}
+	access    *accessState // producer access modes (access.go); nil until used
 	subs      map[string]*subscription
 	infos     map[ledger.Position]*entryInfo
 	stopFlush func() bool
@@ -45,6 +46,7 @@ type entryInfo struct {
 	numChunks   int32
 	key         []byte // sticky key for Key_Shared (keyshared.StickyKey)
 	murmur      uint32 // keyshared.Murmur31(key), mapped per selector range
+	deliverAt   int64  // deliver_at_time, Unix ms; 0 when not delayed
 }
 
 // openTopic loads a topic: its ledger from the store and its durable
@@ -102,6 +104,9 @@ func (t *topic) shutdown() {
 	t.adm.stopTimers()
 	if t.graceful {
 		t.flushCursors(true)
+	}
+	for _, s := range t.subs {
+		s.clearDelayed() // stop delayed-delivery timers (delayed.go)
 	}
 	// Fail whatever is still queued so no caller waits forever.
 	for {
@@ -190,6 +195,7 @@ func (t *topic) info(e ledger.Entry) *entryInfo {
 			in.uuid, in.chunkID, in.numChunks = md.GetUuid(), md.GetChunkId(), md.GetNumChunksFromMsg()
 		}
 		in.key = keyshared.StickyKey(&md)
+		in.deliverAt = md.GetDeliverAtTime()
 	} else {
 		in.key = keyshared.StickyKey(&pb.MessageMetadata{})
 	}

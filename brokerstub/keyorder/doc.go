@@ -14,6 +14,8 @@
 //	    back) at two consumers at once.
 //
 // Duplicates are allowed: a message received again is not a first delivery.
+// A message sent with a delivery time (Event.Delayed) is outside rule (a),
+// as Pulsar delivers it when due and holds nothing behind it.
 //
 // Recording rules, so that an application's own log is judged fairly:
 //   - Key must be the key the broker routes by: the message's ordering key

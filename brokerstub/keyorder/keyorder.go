@@ -81,6 +81,13 @@ type Event struct {
 	Key string
 	// ID is the message's id (all kinds but Left).
 	ID ID
+	// Delayed marks a Received message that was sent with a delivery time
+	// (deliver_at_time: DeliverAfter, DeliverAt). Pulsar delivers such a
+	// message when it falls due, not in key order, and does not hold newer
+	// messages of its key behind it; so its first delivery is exempt from
+	// rule (a) and does not move the key's order mark. Rules (b) and (c)
+	// apply to it as to any message. Default false.
+	Delayed bool
 }
 
 // String renders the event for violation reports.
@@ -191,6 +198,12 @@ func (c *Checker) Received(consumer, key string, id ID) error {
 	return c.Add(Event{Kind: Received, Consumer: consumer, Key: key, ID: id})
 }
 
+// ReceivedDelayed records that consumer got message id of key, a message
+// sent with a delivery time (see Event.Delayed).
+func (c *Checker) ReceivedDelayed(consumer, key string, id ID) error {
+	return c.Add(Event{Kind: Received, Consumer: consumer, Key: key, ID: id, Delayed: true})
+}
+
 // Acked records that consumer acknowledged id.
 func (c *Checker) Acked(consumer string, id ID) error {
 	return c.Add(Event{Kind: Acked, Consumer: consumer, ID: id})
@@ -298,13 +311,13 @@ func (c *Checker) received(idx int, e Event) *Violation {
 	} else if len(ks.owed) > 0 && ks.owed[0].Compare(e.ID) < 0 && v == nil {
 		v = c.violation(RedeliveryFirst, idx, e, ks, "%s, held by a consumer that left, has not been redelivered yet", ks.owed[0])
 	}
-	// (a) first deliveries increase.
+	// (a) first deliveries increase; a delayed message is outside the order.
 	if _, dup := c.seen[e.ID]; !dup {
 		c.seen[e.ID] = e.Key
-		if ks.hasLast && e.ID.Compare(ks.last) <= 0 && v == nil {
+		if !e.Delayed && ks.hasLast && e.ID.Compare(ks.last) <= 0 && v == nil {
 			v = c.violation(FirstDeliveryOrder, idx, e, ks, "first delivery of %s after the first delivery of %s", e.ID, ks.last)
 		}
-		if !ks.hasLast || e.ID.Compare(ks.last) > 0 {
+		if !e.Delayed && (!ks.hasLast || e.ID.Compare(ks.last) > 0) {
 			ks.last, ks.hasLast = e.ID, true
 		}
 	}

@@ -126,6 +126,20 @@ func runModel(t *testing.T, seed int64, ops int) {
 		lo, _ := slices.BinarySearchFunc(m.layout.pos, c.MarkDelete(), func(a, b Position) int { return a.Compare(b) })
 		return min(n-1, lo+rnd.Intn(8))
 	}
+	// delayed holds layout indexes of delayed messages (deliver_at_time on
+	// a Shared subscription) with the time they fall due: until then no
+	// consumer has them, so individual acks pass them by and leave holes
+	// behind the entries after them, the cursor shape delayed delivery gives.
+	delayed := map[int]time.Time{}
+	pickDelivered := func() int {
+		i := pick()
+		for j := i; j < len(m.batch); j++ {
+			if due, ok := delayed[j]; !ok || !clk.Now().Before(due) {
+				return j
+			}
+		}
+		return i
+	}
 	randAckSet := func(i int) []int64 {
 		b := m.batch[i]
 		var idx []int
@@ -233,18 +247,22 @@ func runModel(t *testing.T, seed int64, ops int) {
 		modelChanged, gotChanged, isAck := false, false, false
 		switch r := rnd.Intn(100); {
 		case r < 20: // individual whole-entry ack
-			i := pick()
+			i := pickDelivered()
 			trace = append(trace, fmt.Sprintf("AckIndividual(%v, nil)", m.layout.pos[i]))
 			isAck = true
 			modelChanged = m.ackIdx(i, all)
 			gotChanged = c.AckIndividual(m.layout.pos[i], nil, m.batch[i])
-		case r < 47: // batch-index ack
-			i := pick()
+		case r < 45: // batch-index ack
+			i := pickDelivered()
 			w := randAckSet(i)
 			trace = append(trace, fmt.Sprintf("AckIndividual(%v, %x, %d)", m.layout.pos[i], w, m.batch[i]))
 			isAck = true
 			modelChanged = m.ackIdx(i, func(k int) bool { return clearInWire(w, k) })
 			gotChanged = c.AckIndividual(m.layout.pos[i], w, m.batch[i])
+		case r < 47: // a message not acknowledged yet becomes delayed for 1-5 s
+			i := pick()
+			delayed[i] = clk.Now().Add(time.Duration(1+rnd.Intn(5)) * time.Second)
+			trace = append(trace, fmt.Sprintf("Delayed(%v until +%v)", m.layout.pos[i], delayed[i].Sub(clk.Now())))
 		case r < 52: // cumulative whole
 			i := pick()
 			trace = append(trace, fmt.Sprintf("AckCumulative(%v, nil)", m.layout.pos[i]))

@@ -1,0 +1,263 @@
+package brokerstub
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/pulsargo/sdk/internal/proto"
+)
+
+// This file holds producer access modes (PIP-68) as Pulsar's AbstractTopic
+// does them: Shared producers coexist; an Exclusive producer is admitted
+// only on a topic with no other producer (else ProducerFenced) and then
+// keeps Shared ones out (ProducerBusy); ExclusiveWithFencing closes every
+// other producer and fails every waiting one, then takes the topic;
+// WaitForExclusive is answered PRODUCER_SUCCESS with producer_ready=false
+// while another producer is attached and is admitted — answered again,
+// ready — when the topic is free. Each exclusive admission moves the topic
+// epoch (sent in PRODUCER_SUCCESS as topic_epoch) unless the producer brings
+// its own; a producer whose epoch is older than the topic's is fenced.
+//
+// Unlike Pulsar 4.x, a waiting producer is also admitted when the last
+// Shared producer leaves (Pulsar promotes waiters only when an exclusive
+// producer leaves, so one queued behind Shared producers waits forever,
+// and keeps new Shared producers out meanwhile).
+
+// accessState is a topic's exclusive producer and its waiting queue. Owned
+// by the topic goroutine.
+type accessState struct {
+	exclusive *producer
+	waiting   []waiter
+}
+
+// waiter is a WaitForExclusive producer queued on a topic: the request its
+// PRODUCER came with, to be answered when it is admitted.
+type waiter struct {
+	p   *producer
+	rid uint64
+	req *uint64                // the topic_epoch it asked for, if any
+	cmd *proto.CommandProducer // its PRODUCER, for the stats once admitted
+}
+
+// topicEpochs keeps topic epochs across Restart and Crash, as Pulsar keeps
+// them in the managed ledger's properties.
+type topicEpochs struct {
+	mu sync.Mutex
+	m  map[string]uint64
+}
+
+func (e *topicEpochs) get(topic string) (uint64, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	v, ok := e.m[topic]
+	return v, ok
+}
+
+func (e *topicEpochs) set(topic string, v uint64) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.m == nil {
+		e.m = map[string]uint64{}
+	}
+	e.m[topic] = v
+}
+
+// admission is the topic's answer to a PRODUCER.
+type admission struct {
+	code    proto.ServerError
+	msg     string // "" when admitted or queued
+	waiting bool   // queued: answer producer_ready=false now
+	epoch   *uint64
+}
+
+func (t *topic) accessOf() *accessState {
+	if t.access == nil {
+		t.access = &accessState{}
+	}
+	return t.access
+}
+
+// admit decides on producer p, asked for by request rid with m; it runs on
+// the topic goroutine.
+func (t *topic) admit(p *producer, rid uint64, m *proto.CommandProducer) admission {
+	a := t.accessOf()
+	if p.name == "" {
+		// Named now, so that a queued producer's first answer has its name.
+		p.name = fmt.Sprintf("brokerstub-%d-%d", p.c.id, p.id)
+	}
+	cur, hasCur := t.b.epochs.get(t.name.Full)
+	req := m.TopicEpoch
+	moved := func() (admission, bool) {
+		if req != nil && hasCur && *req < cur {
+			return admission{code: proto.ServerError_ProducerFenced, msg: fmt.Sprintf(
+				"Topic epoch has already moved. Current epoch: %d, Producer epoch: %d", cur, *req)}, true
+		}
+		return admission{}, false
+	}
+	busyName := func() string {
+		if a.exclusive != nil {
+			return a.exclusive.name
+		}
+		return "null"
+	}
+	switch p.mode {
+	case proto.ProducerAccessMode_Shared:
+		if a.exclusive != nil || len(a.waiting) > 0 {
+			return admission{code: proto.ServerError_ProducerBusy, msg: "Topic has an existing exclusive producer: " + busyName()}
+		}
+		if !t.addProducer(p) {
+			return t.nameTaken(p)
+		}
+		return admission{epoch: t.epochPtr()}
+	case proto.ProducerAccessMode_Exclusive:
+		if a.exclusive != nil || len(a.waiting) > 0 {
+			return admission{code: proto.ServerError_ProducerFenced, msg: "Topic has an existing exclusive producer: " + busyName()}
+		}
+		if len(t.producers) > 0 {
+			return admission{code: proto.ServerError_ProducerFenced, msg: "Topic has existing shared producers"}
+		}
+	case proto.ProducerAccessMode_ExclusiveWithFencing:
+		if a.exclusive != nil || len(t.producers) > 0 {
+			t.fenceAll()
+		}
+	case proto.ProducerAccessMode_WaitForExclusive:
+		if a.exclusive != nil || len(t.producers) > 0 {
+			a.waiting = append(a.waiting, waiter{p: p, rid: rid, req: req, cmd: m})
+			p.waiting.Store(true)
+			return admission{waiting: true}
+		}
+	default:
+		return admission{code: proto.ServerError_UnknownError, msg: fmt.Sprintf("Invalid producer access mode: %s", p.mode)}
+	}
+	if adm, ok := moved(); ok {
+		return adm
+	}
+	if !t.addProducer(p) {
+		return t.nameTaken(p)
+	}
+	return admission{epoch: t.takeExclusive(p, req)}
+}
+
+func (t *topic) nameTaken(p *producer) admission {
+	return admission{code: proto.ServerError_ProducerBusy, msg: fmt.Sprintf("Producer with name '%s' is already connected to topic '%s'", p.name, t.name.Full)}
+}
+
+func (t *topic) epochPtr() *uint64 {
+	if e, ok := t.b.epochs.get(t.name.Full); ok {
+		return &e
+	}
+	return nil
+}
+
+// takeExclusive makes p, attached already, the topic's exclusive producer
+// and moves the topic epoch: to req when the producer brings one, else one
+// past the current (0 for the first).
+func (t *topic) takeExclusive(p *producer, req *uint64) *uint64 {
+	t.accessOf().exclusive = p
+	var next uint64
+	if req != nil {
+		next = *req
+	} else if cur, ok := t.b.epochs.get(t.name.Full); ok {
+		next = cur + 1
+	}
+	t.b.epochs.set(t.name.Full, next)
+	return &next
+}
+
+// fenceAll fails every waiting producer (ProducerFenced, "Fenced out") and
+// closes every attached one, as an ExclusiveWithFencing producer does.
+func (t *topic) fenceAll() {
+	a := t.accessOf()
+	waiting := a.waiting
+	a.waiting = nil
+	for _, w := range waiting {
+		w.p.c.sendError(w.rid, proto.ServerError_ProducerFenced, "Fenced out")
+		w.p.c.mu.Lock()
+		delete(w.p.c.producers, w.p.id)
+		w.p.c.mu.Unlock()
+	}
+	for p := range t.producers {
+		id, rid := p.id, brokerRequestID
+		p.c.write(&proto.BaseCommand{Type: proto.BaseCommand_CLOSE_PRODUCER.Enum(), CloseProducer: &proto.CommandCloseProducer{ProducerId: &id, RequestId: &rid}})
+		p.c.mu.Lock()
+		delete(p.c.producers, p.id)
+		p.c.mu.Unlock()
+	}
+	clear(t.producers)
+	a.exclusive = nil
+}
+
+// producerGone detaches p (closed by its client, or its connection lost)
+// from the topic or its waiting queue, and admits the next waiting producer
+// when the topic is free.
+func (t *topic) producerGone(p *producer) {
+	delete(t.producers, p)
+	a := t.access
+	if a == nil {
+		return
+	}
+	a.waiting = slices.DeleteFunc(a.waiting, func(w waiter) bool { return w.p == p })
+	if a.exclusive == p {
+		a.exclusive = nil
+	}
+	t.admitWaiting()
+}
+
+// admitWaiting admits the first waiting producer once no producer is
+// attached, answering its PRODUCER with producer_ready=true.
+func (t *topic) admitWaiting() {
+	a := t.access
+	for a.exclusive == nil && len(t.producers) == 0 && len(a.waiting) > 0 {
+		w := a.waiting[0]
+		a.waiting = a.waiting[1:]
+		cur, hasCur := t.b.epochs.get(t.name.Full)
+		if w.req != nil && hasCur && *w.req < cur {
+			w.p.c.sendError(w.rid, proto.ServerError_ProducerFenced, fmt.Sprintf(
+				"Topic epoch has already moved. Current epoch: %d, Producer epoch: %d", cur, *w.req))
+			t.forgetOnConn(w.p)
+			continue
+		}
+		if !t.addProducer(w.p) {
+			adm := t.nameTaken(w.p)
+			w.p.c.sendError(w.rid, adm.code, adm.msg)
+			t.forgetOnConn(w.p)
+			continue
+		}
+		epoch := t.takeExclusive(w.p, w.req)
+		w.p.waiting.Store(false)
+		t.noteProducer(w.p, w.cmd)
+		w.p.c.producerSuccess(w.rid, w.p.name, withEpoch(epoch))
+	}
+}
+
+func (t *topic) forgetOnConn(p *producer) {
+	p.c.mu.Lock()
+	if p.c.producers[p.id] == p {
+		delete(p.c.producers, p.id)
+	}
+	p.c.mu.Unlock()
+}
+
+// dropWaiting answers every waiting producer with ServiceNotReady (the
+// topic is going away; clients retry) and empties the queue.
+func (t *topic) dropWaiting() {
+	if t.access == nil {
+		return
+	}
+	for _, w := range t.access.waiting {
+		w.p.c.sendError(w.rid, proto.ServerError_ServiceNotReady, "topic is being unloaded")
+		t.forgetOnConn(w.p)
+	}
+	t.access.waiting = nil
+	t.access.exclusive = nil
+}
+
+// withEpoch sets topic_epoch (when known) in a PRODUCER_SUCCESS.
+func withEpoch(e *uint64) func(*proto.CommandProducerSuccess) {
+	return func(ps *proto.CommandProducerSuccess) { ps.TopicEpoch = e }
+}
+
+// notReady marks a PRODUCER_SUCCESS producer_ready=false: the producer is
+// queued (WaitForExclusive).
+func notReady(ps *proto.CommandProducerSuccess) { ps.ProducerReady = new(bool) }

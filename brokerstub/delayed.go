@@ -1,0 +1,189 @@
+package brokerstub
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/delayed"
+	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
+	"github.com/pulsargo/sdk/internal/proto"
+)
+
+// This file holds delayed delivery (deliver_at_time) as Pulsar's
+// PersistentDispatcherMultipleConsumers does it: on Shared and Key_Shared
+// subscriptions an entry read for the first time with a delivery time
+// beyond the cutoff (now + tick, or now when strict) goes to the
+// subscription's tracker instead of a consumer, without taking permits and
+// without holding back later entries — of its key either, on Key_Shared.
+// When entries fall due they join the replay queue (as Pulsar's
+// getMessagesToReplayNow adds them to redeliveryMessages), so they go
+// before newer entries and, on Key_Shared, obey the selector, the permits
+// and the draining hashes like any replayed entry. A timer on the broker's
+// clock wakes the dispatcher at the next delivery time, no sooner than one
+// tick after the previous wake-up; nothing polls.
+
+// delayedState is a subscription's tracker and its wake-up timer. Owned by
+// the topic goroutine.
+type delayedState struct {
+	tr       *delayed.Tracker
+	stop     func() bool // cancels the armed timer; nil when none
+	target   int64       // delivery time the timer is armed for (Unix ms)
+	gen      uint64      // bumped on every arm, so a stale timer does nothing
+	lastTick int64       // when the timer last fired (Unix ms)
+}
+
+func (s *subscription) nowMillis() int64 { return s.t.b.opts.Clock.Now().UnixMilli() }
+
+// delayApplies reports whether the subscription holds delayed entries:
+// delayed delivery is enabled and the subscription is Shared or Key_Shared
+// (Exclusive and Failover deliver at once, as Pulsar's single-active
+// dispatchers do).
+func (s *subscription) delayApplies() bool {
+	if s.t.b.opts.DisableDelayedDelivery {
+		return false
+	}
+	return s.typ == proto.CommandSubscribe_Shared || s.typ == proto.CommandSubscribe_Key_Shared
+}
+
+// holdDelayed is asked for every entry read for the first time: it reports
+// whether the entry is held for later delivery, and arms the timer.
+func (s *subscription) holdDelayed(p ledger.Position, in *entryInfo) bool {
+	if in.deliverAt <= 0 || !s.delayApplies() {
+		return false
+	}
+	if s.delayed == nil {
+		o := s.t.b.opts
+		s.delayed = &delayedState{tr: delayed.New(o.DelayedDeliveryTickTime.Milliseconds(), o.DelayedDeliveryStrict)}
+	}
+	if !s.delayed.tr.Add(p, in.deliverAt, s.nowMillis()) {
+		return false
+	}
+	s.armDelayed()
+	return true
+}
+
+// releaseDue moves the held entries whose time has come — all of them when
+// the subscription no longer delays (its type changed) — to the replay
+// queue, with their sticky key hash on Key_Shared, and re-arms the timer.
+func (s *subscription) releaseDue() {
+	d := s.delayed
+	if d == nil || d.tr.Len() == 0 {
+		return
+	}
+	var due []ledger.Position
+	if s.delayApplies() {
+		due = d.tr.Due(s.nowMillis())
+	} else {
+		due = d.tr.All()
+		d.tr.Clear()
+	}
+	for _, p := range due {
+		if s.cur.IsAcked(p) {
+			continue
+		}
+		var hash int32
+		if s.ks != nil {
+			if e, ok := s.t.led.Get(p); ok {
+				hash = s.ksEntry(s.t.info(e)).Hash
+			}
+		}
+		s.replay.Add(p, hash)
+	}
+	s.armDelayed()
+}
+
+// armDelayed sets the timer for the earliest held delivery time, as
+// Pulsar's updateTimer: not before one tick after the last wake-up, and
+// not again when it is already set for that time.
+func (s *subscription) armDelayed() {
+	d := s.delayed
+	next, ok := d.tr.Next()
+	if !ok {
+		d.cancel()
+		return
+	}
+	if d.stop != nil && d.target == next {
+		return
+	}
+	d.cancel()
+	now := s.nowMillis()
+	wait := next - now
+	if rem := d.lastTick + s.t.b.opts.DelayedDeliveryTickTime.Milliseconds() - now; rem > wait {
+		wait = rem
+	}
+	wait = max(wait, 0)
+	d.gen++
+	gen, t := d.gen, s.t
+	d.target = next
+	d.stop = t.b.opts.Clock.AfterFunc(time.Duration(wait)*time.Millisecond, func() {
+		t.do(func() {
+			if d.gen != gen || d.stop == nil {
+				return
+			}
+			d.stop, d.target = nil, 0
+			d.lastTick = s.nowMillis()
+			if t.subs[s.name] == s {
+				s.dispatch()
+			}
+		})
+	})
+}
+
+func (d *delayedState) cancel() {
+	if d.stop != nil {
+		d.stop()
+		d.stop = nil
+	}
+	d.target = 0
+	d.gen++
+}
+
+// clearDelayed forgets the held entries: the subscription reads again from
+// its mark-delete position and holds them again as it meets them.
+func (s *subscription) clearDelayed() {
+	if s.delayed != nil {
+		s.delayed.tr.Clear()
+		s.delayed.cancel()
+	}
+}
+
+// delayedPositions returns the positions held, in order (for inspection).
+func (s *subscription) delayedPositions() []ledger.Position {
+	if s.delayed == nil {
+		return nil
+	}
+	return s.delayed.tr.All()
+}
+
+// Delayed returns the positions a Shared or Key_Shared subscription holds
+// for delayed delivery — read, with a deliver_at_time not reached yet — in
+// position order. A message that fell due and waits for a consumer is not
+// among them (it is in the replay queue).
+func (b *Broker) Delayed(topic, subscription string) ([]Position, error) {
+	name, err := parseTopic(topic)
+	if err != nil {
+		return nil, err
+	}
+	t, err := b.getTopic(name, false)
+	if err != nil {
+		return nil, err
+	}
+	var out []Position
+	found := false
+	if err := t.call(func() {
+		s := t.subs[subscription]
+		if s == nil {
+			return
+		}
+		found = true
+		for _, p := range s.delayedPositions() {
+			out = append(out, pos(p))
+		}
+	}); err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, fmt.Errorf("%w: %s on %s", ErrNoSubscription, subscription, name.Full)
+	}
+	return out, nil
+}
