@@ -50,8 +50,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -130,11 +132,27 @@ func suite(ctx context.Context, c config, log io.Writer) (summary, []Result, err
 	if len(tests) == 0 {
 		return summary{}, nil, fmt.Errorf("no census test selected (needs %v, run %v)", c.Needs, c.Run)
 	}
-	addr := c.Addr
+	addr, httpAddr := c.Addr, ""
 	if addr == "" {
 		if addr, err = freeAddr(); err != nil {
 			return summary{}, nil, err
 		}
+		if httpAddr, err = freeAddr(); err != nil {
+			return summary{}, nil, err
+		}
+	} else {
+		host, port, err := net.SplitHostPort(addr)
+		if err != nil {
+			return summary{}, nil, fmt.Errorf("-addr: %w", err)
+		}
+		// The official ports stay the official pair; any other port's web
+		// service takes the next one.
+		httpPort := officialHTTPPort
+		if port != officialPort {
+			n, _ := strconv.Atoi(port)
+			httpPort = strconv.Itoa(n + 1)
+		}
+		httpAddr = net.JoinHostPort(host, httpPort)
 	}
 	fmt.Fprintf(log, "officialsuite: %d tests (needs %s), stub on %s, work dir %s\n",
 		len(tests), strings.Join(c.Needs, ","), addr, c.Work)
@@ -142,7 +160,7 @@ func suite(ctx context.Context, c config, log io.Writer) (summary, []Result, err
 	if c.Client == "" {
 		c.Client = clientOfficial
 	}
-	p, err := prepare(ctx, c.Work, addr, c.Race, c.Client, log)
+	p, err := prepare(ctx, c.Work, addr, httpAddr, c.Race, c.Client, log)
 	if err != nil {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("%w (%v): %v", errBuildTimeout, time.Since(start).Round(time.Second), err)

@@ -17,9 +17,30 @@ import (
 // the census describes.
 const officialModule = "github.com/apache/pulsar-client-go@v0.19.0"
 
-// officialPort is the port the official tests hard-code
-// ("pulsar://localhost:6650").
-const officialPort = "6650"
+// officialPort and officialHTTPPort are the ports the official tests
+// hard-code ("pulsar://localhost:6650", "http://localhost:8080").
+const (
+	officialPort     = "6650"
+	officialHTTPPort = "8080"
+)
+
+// standaloneConf is the broker configuration the official CI starts Pulsar
+// with, in the official client's source.
+const standaloneConf = "integration-tests/conf/standalone.conf"
+
+// writeConf copies the official standalone.conf to work with the paths its
+// Docker image mounts (/pulsar/certs, /pulsar/tokens) pointed at the copy's
+// integration-tests directory, and returns its path.
+func writeConf(src, work string) (string, error) {
+	data, err := os.ReadFile(filepath.Join(src, standaloneConf))
+	if err != nil {
+		return "", err
+	}
+	tests := filepath.Join(src, "integration-tests")
+	conf := strings.NewReplacer("/pulsar/certs/", tests+"/certs/", "/pulsar/tokens/", tests+"/tokens/").Replace(string(data))
+	path := filepath.Join(work, "standalone.conf")
+	return path, os.WriteFile(path, []byte(conf), 0o644)
+}
 
 // goEnv is the environment for the go commands run here: the caller's, with
 // no workspace (the official client's checkout is its own main module) and
@@ -92,23 +113,25 @@ func copyTree(from, to string, skip func(rel string) bool) error {
 	})
 }
 
-// retargetPort rewrites the hard-coded broker port in the official tests
-// (localhost:6650 and 127.0.0.1:6650) to port.
-func retargetPort(src, port string) error {
-	if port == officialPort {
+// retargetPort rewrites the hard-coded broker ports in the official tests
+// (localhost:6650 and 127.0.0.1:6650, and the web service's :8080) to port
+// and httpPort.
+func retargetPort(src, port, httpPort string) error {
+	if port == officialPort && httpPort == officialHTTPPort {
 		return nil
 	}
 	files, err := filepath.Glob(filepath.Join(src, "pulsar", "*_test.go"))
 	if err != nil {
 		return err
 	}
+	r := strings.NewReplacer("localhost:"+officialPort, "localhost:"+port, "127.0.0.1:"+officialPort, "127.0.0.1:"+port,
+		"localhost:"+officialHTTPPort, "localhost:"+httpPort, "127.0.0.1:"+officialHTTPPort, "127.0.0.1:"+httpPort)
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			return err
 		}
-		s := strings.NewReplacer("localhost:"+officialPort, "localhost:"+port,
-			"127.0.0.1:"+officialPort, "127.0.0.1:"+port).Replace(string(data))
+		s := r.Replace(string(data))
 		if s != string(data) {
 			if err := os.WriteFile(f, []byte(s), 0o644); err != nil {
 				return err
@@ -131,29 +154,38 @@ func freeAddr() (string, error) {
 // prepared is what a run needs: the official tests built against the port
 // of addr, and the brokerstub binary.
 type prepared struct {
-	Work    string          // scratch directory
-	Src     string          // the module the tests are built in: the official client's writable source, or the pulsargo copy
-	TestBin string          // its pulsar package's test binary (-race)
-	Built   map[string]bool // the tests in TestBin
-	Stub    string          // cmd/brokerstub
-	Addr    string          // where the stub listens
+	Work     string          // scratch directory
+	Src      string          // the module the tests are built in: the official client's writable source, or the pulsargo copy
+	TestBin  string          // its pulsar package's test binary (-race)
+	Built    map[string]bool // the tests in TestBin
+	Stub     string          // cmd/brokerstub
+	Conf     string          // the official standalone.conf, paths pointed at Src's copy
+	Addr     string          // where the stub listens
+	HTTPAddr string          // where its web service (admin API, HTTP lookup) listens
 }
 
 // prepare fetches and builds everything into work. The stub is built from
 // the github.com/pulsargo/sdk this module replaces (the checkout it is in).
-func prepare(ctx context.Context, work, addr string, race bool, client string, log io.Writer) (*prepared, error) {
-	p := &prepared{Work: work, Addr: addr,
+func prepare(ctx context.Context, work, addr, httpAddr string, race bool, client string, log io.Writer) (*prepared, error) {
+	p := &prepared{Work: work, Addr: addr, HTTPAddr: httpAddr,
 		TestBin: filepath.Join(work, "pulsar.test"), Stub: filepath.Join(work, "brokerstub")}
 	var err error
 	if p.Src, err = fetchOfficial(work); err != nil {
+		return nil, err
+	}
+	if p.Conf, err = writeConf(p.Src, work); err != nil {
 		return nil, err
 	}
 	_, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, err
 	}
+	_, httpPort, err := net.SplitHostPort(httpAddr)
+	if err != nil {
+		return nil, err
+	}
 	if client == clientOfficial {
-		if err := retargetPort(p.Src, port); err != nil {
+		if err := retargetPort(p.Src, port, httpPort); err != nil {
 			return nil, err
 		}
 	}
@@ -172,7 +204,7 @@ func prepare(ctx context.Context, work, addr string, race bool, client string, l
 	if client == clientOfficial {
 		err = goCmd(ctx, log, p.Src, append(args, "./pulsar")...)
 	} else {
-		err = preparePulsargo(ctx, p, p.Src, port, race, log)
+		err = preparePulsargo(ctx, p, p.Src, port, httpPort, race, log)
 	}
 	if err != nil {
 		return nil, err

@@ -40,16 +40,20 @@ type Result struct {
 // connections.
 const stubListening = "brokerstub: listening on "
 
-// startStub starts a fresh, in-memory brokerstub on p.Addr configured as
-// the official CI's standalone.conf is where the stub can be
-// (maxMessageSize=1048576; batch-index acks are on by default), logging to
-// logPath. It returns once the stub accepts connections.
+// stubWebService starts the second line it prints, once its web service
+// accepts connections.
+const stubWebService = "brokerstub: web service on "
+
+// startStub starts a fresh, in-memory brokerstub on p.Addr (web service on
+// p.HTTPAddr) from the official CI's own standalone.conf, logging to
+// logPath, and makes the admin calls the official CI makes before its tests
+// (setupAdmin). It returns once the stub accepts connections.
 func startStub(p *prepared, logPath string) (stop func(), err error) {
 	logf, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(p.Stub, "-addr", p.Addr, "-max-message-size", "1048576")
+	cmd := exec.Command(p.Stub, "-config", p.Conf, "-addr", p.Addr, "-http-addr", p.HTTPAddr)
 	cmd.Stderr = logf
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -75,15 +79,21 @@ func startStub(p *prepared, logPath string) (stop func(), err error) {
 	ready := make(chan bool, 1)
 	go func() {
 		sc := bufio.NewScanner(out)
-		ok := sc.Scan() && strings.HasPrefix(sc.Text(), stubListening)
+		ok := sc.Scan() && strings.HasPrefix(sc.Text(), stubListening) &&
+			sc.Scan() && strings.HasPrefix(sc.Text(), stubWebService)
 		ready <- ok
 		_, _ = io.Copy(io.Discard, out)
 	}()
 	select {
 	case ok := <-ready:
-		if ok {
-			return stop, nil
+		if !ok {
+			break
 		}
+		if err := setupAdmin("http://" + p.HTTPAddr); err != nil {
+			stop()
+			return nil, fmt.Errorf("admin set-up of the stub (log: %s): %w", logPath, err)
+		}
+		return stop, nil
 	case <-time.After(30 * time.Second):
 	}
 	stop()
