@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/schema"
 	"github.com/pulsargo/sdk/brokerstub/internal/store"
 )
 
@@ -26,6 +27,7 @@ type Broker struct {
 	log  *slog.Logger
 
 	interceptor atomic.Pointer[Interceptor]
+	schemas     *schema.Registry // handle_schema.go
 	connSeq     atomic.Uint64
 
 	mu       sync.Mutex
@@ -43,6 +45,11 @@ type Broker struct {
 func Start(opts Options) (*Broker, error) {
 	opts = opts.withDefaults()
 	b := &Broker{opts: opts, log: opts.Logger}
+	schemas, err := newSchemaRegistry(b)
+	if err != nil {
+		return nil, err
+	}
+	b.schemas = schemas
 	st, err := b.openStore()
 	if err != nil {
 		return nil, err

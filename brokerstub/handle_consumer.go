@@ -29,6 +29,10 @@ func (c *conn) handleSubscribe(m *proto.CommandSubscribe) {
 		c.sendError(rid, topicErrorCode(err), err.Error())
 		return
 	}
+	if err := t.checkConsumerSchema(m.GetSchema()); err != nil {
+		c.sendError(rid, schemaError(err), err.Error())
+		return
+	}
 	cs := &consumer{
 		id: m.GetConsumerId(), name: m.GetConsumerName(), c: c,
 		typ: m.GetSubType(), priority: m.GetPriorityLevel(), epoch: m.GetConsumerEpoch(),

@@ -19,6 +19,8 @@ type producer struct {
 	name string
 	c    *conn
 	t    *topic
+	// schemaVersion is the version of the producer's schema, empty without one.
+	schemaVersion []byte
 }
 
 func (c *conn) handleProducer(m *proto.CommandProducer) {
@@ -36,12 +38,17 @@ func (c *conn) handleProducer(m *proto.CommandProducer) {
 	if p, ok := c.producers[m.GetProducerId()]; ok {
 		c.mu.Unlock()
 		// A retried create of a producer that exists: same answer again.
-		c.producerSuccess(rid, p.name)
+		c.producerSuccess(rid, p.name, p.schemaVersion)
 		return
 	}
 	c.mu.Unlock()
 
-	p := &producer{id: m.GetProducerId(), name: m.GetProducerName(), c: c, t: t}
+	version, err := c.b.addProducerSchema(name, m.GetSchema())
+	if err != nil {
+		c.sendError(rid, schemaError(err), err.Error())
+		return
+	}
+	p := &producer{id: m.GetProducerId(), name: m.GetProducerName(), c: c, t: t, schemaVersion: version}
 	var busy bool
 	if err := t.call(func() { busy = !t.addProducer(p) }); err != nil {
 		c.sendError(rid, proto.ServerError_ServiceNotReady, err.Error())
@@ -54,13 +61,13 @@ func (c *conn) handleProducer(m *proto.CommandProducer) {
 	c.mu.Lock()
 	c.producers[p.id] = p
 	c.mu.Unlock()
-	c.producerSuccess(rid, p.name)
+	c.producerSuccess(rid, p.name, p.schemaVersion)
 }
 
-func (c *conn) producerSuccess(rid uint64, name string) {
+func (c *conn) producerSuccess(rid uint64, name string, schemaVersion []byte) {
 	last := int64(-1)
 	c.write(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER_SUCCESS.Enum(), ProducerSuccess: &proto.CommandProducerSuccess{
-		RequestId: &rid, ProducerName: &name, LastSequenceId: &last}})
+		RequestId: &rid, ProducerName: &name, LastSequenceId: &last, SchemaVersion: schemaVersion}})
 }
 
 // handleSend stores a message and answers with a receipt. A send for a
