@@ -3,6 +3,7 @@ package brokerstub
 import (
 	"github.com/pulsargo/sdk/brokerstub/internal/cursor"
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
+	"github.com/pulsargo/sdk/brokerstub/internal/schema"
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
@@ -38,6 +39,8 @@ func (c *conn) handleSubscribe(m *proto.CommandSubscribe) {
 		typ: m.GetSubType(), priority: m.GetPriorityLevel(), epoch: m.GetConsumerEpoch(),
 		pending:   map[ledger.Position]pendingEntry{},
 		keyShared: m.GetKeySharedMeta(),
+		// AUTO_CONSUME consumers do not make a topic active for schemas.
+		autoConsume: m.GetSchema().GetType() == proto.Schema_Type(schema.AutoConsume),
 	}
 	// Register first so that messages dispatched right after success find
 	// the consumer; undone below if the subscription refuses it.

@@ -43,10 +43,11 @@ func newSchemaRegistry(b *Broker) (*schema.Registry, error) {
 func schemaID(n topicName) string { return strings.TrimPrefix(n.Base, n.Domain+"://") }
 
 // fromProto converts a protocol schema; it reports false for no schema: none
-// sent, or type None (also what a negative type such as the Go client's
-// BYTES decodes to), which Pulsar stores no schema for.
+// sent, or type None or negative (the Go client sends BYTES as None and
+// AUTO_CONSUME as -3), which Pulsar's broker reads as NONE and stores no
+// schema for.
 func fromProto(p *proto.Schema) (schema.Schema, bool) {
-	if p == nil || p.GetType() == proto.Schema_None {
+	if p == nil || p.GetType() <= proto.Schema_None {
 		return schema.Schema{}, false
 	}
 	s := schema.Schema{Type: schema.Type(p.GetType()), Data: p.GetSchemaData()}
@@ -87,11 +88,10 @@ func (b *Broker) addProducerSchema(name topicName, p *proto.Schema) ([]byte, err
 
 // checkConsumerSchema checks the schema of a SUBSCRIBE on t, registering it
 // when the topic is idle. A consumer without a schema is not checked; nor is
-// an AUTO_CONSUME one, whose type (the clients send -3 or 21, which the
-// protocol's Schema.Type here does not define) decodes as None.
+// an AUTO_CONSUME one (type 21, or the Go client's -3, which is no schema).
 func (t *topic) checkConsumerSchema(p *proto.Schema) error {
 	s, ok := fromProto(p)
-	if !ok {
+	if !ok || s.Type == schema.AutoConsume {
 		return nil
 	}
 	active := false
@@ -102,18 +102,18 @@ func (t *topic) checkConsumerSchema(p *proto.Schema) error {
 }
 
 // schemaActive reports whether the topic is in use, so that a consumer's
-// schema is checked rather than registered: it has producers, consumers or
-// stored entries. Pulsar does not count AUTO_CONSUME consumers, which the
-// stub cannot tell from consumers without a schema (see checkConsumerSchema),
-// and counts the entries added since the topic was loaded where the stub
-// counts those stored.
+// schema is checked rather than registered: it has producers, consumers
+// other than AUTO_CONSUME ones, or stored entries (Pulsar counts the entries
+// added since the topic was loaded; the stub counts those stored).
 func (t *topic) schemaActive() bool {
 	if len(t.producers) > 0 || t.led.Len() > 0 {
 		return true
 	}
 	for _, s := range t.subs {
-		if len(s.consumers) > 0 {
-			return true
+		for _, cs := range s.consumers {
+			if !cs.autoConsume {
+				return true
+			}
 		}
 	}
 	return false

@@ -197,7 +197,7 @@ func checkProtoNative(from []Schema, to []byte) error {
 			return fmt.Errorf("%w: %v", ErrIncompatible, err)
 		}
 		if p.RootMessageTypeName != t.RootMessageTypeName {
-			return fmt.Errorf("%w: Protobuf root message isn't allow change!", ErrIncompatible)
+			return fmt.Errorf("%w: Protobuf root message isn't allow change", ErrIncompatible)
 		}
 	}
 	return nil

@@ -214,7 +214,7 @@ func (r *Registry) AddSchema(id string, s Schema) (int64, error) {
 	}
 	pol := r.effectiveLocked(id)
 	if pol.AutoUpdate != nil && !*pol.AutoUpdate {
-		return 0, fmt.Errorf("%w: Schema not found and schema auto updating is disabled.", ErrIncompatible)
+		return 0, fmt.Errorf("%w: Schema not found and schema auto updating is disabled", ErrIncompatible)
 	}
 	if first < len(vs) {
 		from := vs[len(vs)-1:]
