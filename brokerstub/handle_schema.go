@@ -43,11 +43,11 @@ func newSchemaRegistry(b *Broker) (*schema.Registry, error) {
 func schemaID(n topicName) string { return strings.TrimPrefix(n.Base, n.Domain+"://") }
 
 // fromProto converts a protocol schema; it reports false for no schema: none
-// sent, or type None or negative (the Go client sends BYTES as None and
-// AUTO_CONSUME as -3), which Pulsar's broker reads as NONE and stores no
-// schema for.
+// sent, or a negative type (the Go client sends AUTO_CONSUME as -3, which the
+// protocol's enum lacks). Type None is a schema: the Go client sends its
+// BYTES schema so, and Pulsar registers it as a version of type NONE.
 func fromProto(p *proto.Schema) (schema.Schema, bool) {
-	if p == nil || p.GetType() <= proto.Schema_None {
+	if p == nil || p.GetType() < proto.Schema_None {
 		return schema.Schema{}, false
 	}
 	s := schema.Schema{Type: schema.Type(p.GetType()), Data: p.GetSchemaData()}
@@ -186,7 +186,11 @@ func (c *conn) handleGetOrCreateSchema(m *proto.CommandGetOrCreateSchema) {
 		fail(proto.ServerError_TopicNotFound, "Topic not found "+m.GetTopic())
 		return
 	}
-	v, err := c.b.addProducerSchema(name, m.GetSchema())
+	s := m.GetSchema()
+	if s.GetType() == proto.Schema_None {
+		s = nil // Pulsar: a NONE schema here means no schema
+	}
+	v, err := c.b.addProducerSchema(name, s)
 	if err != nil {
 		fail(schemaError(err), err.Error())
 		return

@@ -267,9 +267,32 @@ func TestSchemaBadInput(t *testing.T) {
 	}
 }
 
+func TestSchemaNoneTypeIsRegistered(t *testing.T) {
+	// The Go client sends its BYTES schema as type None; Pulsar registers
+	// it, and messages carry its version.
+	b := RunT(t)
+	c := dialSchema(t, b)
+	if ok, perr := c.producer(schemaTopic, 1, pbSchema(proto.Schema_None, "")); perr != nil || !bytes.Equal(ok.GetSchemaVersion(), ver(0)) {
+		t.Fatalf("NONE producer: %v %v", ok, perr)
+	}
+	if r := c.getSchema(schemaTopic, ver(0)); r.ErrorCode != nil || r.GetSchema().GetType() != proto.Schema_None {
+		t.Fatalf("NONE schema: %v", r)
+	}
+	if err := c.subscribe(schemaTopic, "s", 2, pbSchema(proto.Schema_None, "")); err != nil {
+		t.Fatalf("NONE consumer: %v", err)
+	}
+	if _, perr := c.producer(schemaTopic, 3, pbSchema(proto.Schema_String, "")); perr.GetError() != proto.ServerError_IncompatibleSchema {
+		t.Fatalf("STRING after NONE: %v", perr)
+	}
+	// GET_OR_CREATE_SCHEMA reads NONE as no schema: the empty version.
+	if r := c.getOrCreate(schemaTopic, pbSchema(proto.Schema_None, "")); r.ErrorCode != nil || len(r.GetSchemaVersion()) != 0 {
+		t.Fatalf("GET_OR_CREATE_SCHEMA NONE: %v", r)
+	}
+}
+
 func TestSchemaNegativeTypeIsNoSchema(t *testing.T) {
-	// Clients send BYTES and AUTO_CONSUME as negative types, which the
-	// protocol's enum lacks: they decode as None, no schema.
+	// The Go client sends AUTO_CONSUME as -3, which the protocol's enum
+	// lacks: no schema.
 	b := RunT(t)
 	c := dialSchema(t, b)
 	s := &proto.Schema{Name: gproto.String("s"), Type: proto.Schema_Type(-3).Enum(), SchemaData: []byte{}}
