@@ -67,6 +67,8 @@ func schemaError(err error) proto.ServerError {
 		return proto.ServerError_IncompatibleSchema
 	case errors.Is(err, schema.ErrNotFound):
 		return proto.ServerError_TopicNotFound
+	case errors.Is(err, errTopicClosed):
+		return proto.ServerError_ServiceNotReady
 	}
 	return proto.ServerError_UnknownError
 }
@@ -137,6 +139,11 @@ func (c *conn) handleGetSchema(m *proto.CommandGetSchema) {
 		v, err := schema.ParseVersion(m.SchemaVersion)
 		if err != nil {
 			fail(proto.ServerError_UnknownError, err.Error())
+			return
+		}
+		if v < 0 {
+			// A negative version names no stored version; it is not "latest".
+			fail(proto.ServerError_TopicNotFound, "Topic not found or no-schema "+m.GetTopic())
 			return
 		}
 		version = v

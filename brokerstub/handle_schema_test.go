@@ -141,8 +141,10 @@ func TestSchemaProducerRegistersAndReuses(t *testing.T) {
 	if got.ErrorCode != nil || string(got.GetSchema().GetSchemaData()) != avroV1 {
 		t.Fatalf("version 0 by a partition name: %v", got)
 	}
-	if got := c.getSchema(schemaTopic, ver(7)); got.GetErrorCode() != proto.ServerError_TopicNotFound {
-		t.Fatalf("missing version: %v", got)
+	for _, v := range []int64{7, -1} {
+		if got := c.getSchema(schemaTopic, ver(v)); got.GetErrorCode() != proto.ServerError_TopicNotFound {
+			t.Fatalf("missing version %d: %v", v, got)
+		}
 	}
 	if got := c.getSchema("persistent://public/default/none", nil); got.GetErrorCode() != proto.ServerError_TopicNotFound {
 		t.Fatalf("topic without schema: %v", got)
