@@ -327,3 +327,30 @@ func (r *Registry) Delete(id string, force bool) (int64, error) {
 func IsRefusal(err error) bool {
 	return errors.Is(err, ErrIncompatible) || errors.Is(err, ErrInvalid)
 }
+
+// IsCompatible checks s against id's schema without registering it, as the
+// admin API's POST /admin/v2/schemas/{tenant}/{ns}/{topic}/compatibility
+// does (Pulsar's checkCompatible): against the latest version, or all since
+// the latest deletion for a transitive strategy. An id without a schema
+// accepts any valid schema.
+func (r *Registry) IsCompatible(id string, s Schema) error {
+	if err := Validate(s); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	vs, err := r.load(id)
+	if err != nil {
+		return err
+	}
+	first := live(vs)
+	if first == len(vs) {
+		return nil
+	}
+	strategy := r.effectiveLocked(id).Strategy
+	from := vs[len(vs)-1:]
+	if strategy.transitive() {
+		from = vs[first:]
+	}
+	return checkCompatible(schemas(from), s, strategy)
+}

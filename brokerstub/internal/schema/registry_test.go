@@ -358,3 +358,23 @@ func TestSchemaParseStrategy(t *testing.T) {
 		t.Error("ParseStrategy accepted an unknown name")
 	}
 }
+
+func TestSchemaIsCompatible(t *testing.T) {
+	r, st := newReg(t, Full)
+	if err := r.IsCompatible("p/ns/t", avro(userV1)); err != nil {
+		t.Fatalf("no schema yet: %v", err)
+	}
+	mustAdd(t, r, "p/ns/t", avro(userV1))
+	if err := r.IsCompatible("p/ns/t", avro(userAgeDefault)); err != nil {
+		t.Fatalf("compatible: %v", err)
+	}
+	if err := r.IsCompatible("p/ns/t", avro(userNameLong)); !errors.Is(err, ErrIncompatible) {
+		t.Fatalf("incompatible: %v", err)
+	}
+	if err := r.IsCompatible("p/ns/t", avro(`{`)); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("invalid: %v", err)
+	}
+	if all, _ := r.All("p/ns/t"); len(all) != 1 || len(st.m) != 1 {
+		t.Fatalf("IsCompatible registered something: %+v", all)
+	}
+}
