@@ -10,8 +10,8 @@ import (
 // SchemaDataValidator does before anything is stored or compared: AVRO,
 // JSON and PROTOBUF data must be an Avro schema document (JSON also in the
 // older JSON-Schema form, an object with "type":"object"), PROTOBUF_NATIVE
-// a descriptor document, the other primitive types empty data; NONE (the
-// Go client's BYTES), STRING and KEY_VALUE any data. Client-side
+// a descriptor document, KEY_VALUE two valid parts, the other primitive
+// types empty data; NONE (the Go client's BYTES) and STRING any data. Client-side
 // types (AUTO_CONSUME) and unknown types are refused.
 func Validate(s Schema) error {
 	switch {
@@ -26,7 +26,9 @@ func Validate(s Schema) error {
 		if _, err := parseProtoNative(s.Data); err != nil {
 			return err
 		}
-	case s.Type == None, s.Type == String, s.Type == KeyValue:
+	case s.Type == KeyValue:
+		return validateKeyValue(s)
+	case s.Type == None, s.Type == String:
 	case s.Type >= Bool && s.Type <= LocalDateTime:
 		if len(s.Data) != 0 {
 			return fmt.Errorf("%w: invalid schema definition data for primitive schemas: length of schema data should be zero, but %d bytes is found", ErrInvalid, len(s.Data))
@@ -127,6 +129,8 @@ func checkCompatible(from []Schema, to Schema, strategy Strategy) error {
 		return checkJSON(others, to.Data, strategy)
 	case ProtobufNative:
 		return checkProtoNative(others, to.Data)
+	case KeyValue:
+		return checkKeyValue(others, to, strategy)
 	}
 	return nil // Pulsar's default check: only ALWAYS_INCOMPATIBLE refuses
 }

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"encoding/binary"
 	"errors"
 	"strings"
 	"sync"
@@ -376,5 +377,47 @@ func TestSchemaIsCompatible(t *testing.T) {
 	}
 	if all, _ := r.All("p/ns/t"); len(all) != 1 || len(st.m) != 1 {
 		t.Fatalf("IsCompatible registered something: %+v", all)
+	}
+}
+
+func kv(keyType, valueType string, key, value string) Schema {
+	var d []byte
+	for _, p := range []string{key, value} {
+		d = binary.BigEndian.AppendUint32(d, uint32(len(p)))
+		d = append(d, p...)
+	}
+	return Schema{Type: KeyValue, Data: d, Props: map[string]string{"key.schema.type": keyType, "value.schema.type": valueType}}
+}
+
+func TestSchemaKeyValue(t *testing.T) {
+	r, _ := newReg(t, Full)
+	mustAdd(t, r, "p/ns/kv", kv("STRING", "AVRO", "", userV1))
+	if v := mustAdd(t, r, "p/ns/kv", kv("STRING", "AVRO", "", userAgeDefault)); v != 1 {
+		t.Fatalf("compatible value = %d", v)
+	}
+	for name, s := range map[string]Schema{
+		"value field type changed": kv("STRING", "AVRO", "", userNameLong),
+		// Other data than any version: the same data would be found as that
+		// version, properties are not compared.
+		"key type changed": kv("INT32", "AVRO", "", userEmpty),
+	} {
+		if _, err := r.AddSchema("p/ns/kv", s); !errors.Is(err, ErrIncompatible) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	bad := kv("STRING", "AVRO", "", userV1)
+	bad.Data = bad.Data[:len(bad.Data)-3]
+	for name, s := range map[string]Schema{
+		"truncated":     bad,
+		"bad part":      kv("STRING", "AVRO", "", "{"),
+		"unknown type":  kv("NOPE", "AVRO", "", userV1),
+		"short":         {Type: KeyValue, Data: []byte{0, 0}},
+		"huge length":   {Type: KeyValue, Data: []byte{0x7f, 0xff, 0xff, 0xff}},
+		"nested":        kv("KEY_VALUE", "STRING", "", ""),
+		"primitive key": kv("INT32", "STRING", "x", ""),
+	} {
+		if _, err := r.AddSchema("p/ns/kv2", s); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }
