@@ -227,7 +227,7 @@ func (t *topic) admitWaiting() {
 		epoch := t.takeExclusive(w.p, w.req)
 		w.p.waiting.Store(false)
 		t.noteProducer(w.p, w.cmd)
-		w.p.c.producerSuccess(w.rid, w.p.name, withEpoch(epoch))
+		w.p.c.producerSuccess(w.rid, w.p.name, withEpoch(epoch), withSchemaVersion(w.p.schemaVersion))
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/policy"
+	"github.com/pulsargo/sdk/brokerstub/internal/schema"
 	"github.com/pulsargo/sdk/brokerstub/internal/store"
 )
 
@@ -27,7 +28,8 @@ type Broker struct {
 	log  *slog.Logger
 
 	interceptor atomic.Pointer[Interceptor]
-	epochs      topicEpochs // topic epochs of exclusive producers (access.go)
+	epochs      topicEpochs      // topic epochs of exclusive producers (access.go)
+	schemas     *schema.Registry // handle_schema.go
 	connSeq     atomic.Uint64
 
 	mu       sync.Mutex
@@ -48,6 +50,11 @@ type Broker struct {
 func Start(opts Options) (*Broker, error) {
 	opts = opts.withDefaults()
 	b := &Broker{opts: opts, log: opts.Logger}
+	schemas, err := newSchemaRegistry(b)
+	if err != nil {
+		return nil, err
+	}
+	b.schemas = schemas
 	st, err := b.openStore()
 	if err != nil {
 		return nil, err

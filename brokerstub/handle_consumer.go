@@ -3,6 +3,7 @@ package brokerstub
 import (
 	"github.com/pulsargo/sdk/brokerstub/internal/cursor"
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
+	"github.com/pulsargo/sdk/brokerstub/internal/schema"
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
@@ -29,11 +30,17 @@ func (c *conn) handleSubscribe(m *proto.CommandSubscribe) {
 		c.sendError(rid, topicErrorCode(err), err.Error())
 		return
 	}
+	if err := t.checkConsumerSchema(m.GetSchema()); err != nil {
+		c.sendError(rid, schemaError(err), err.Error())
+		return
+	}
 	cs := &consumer{
 		id: m.GetConsumerId(), name: m.GetConsumerName(), c: c,
 		typ: m.GetSubType(), priority: m.GetPriorityLevel(), epoch: m.GetConsumerEpoch(),
 		pending:   map[ledger.Position]pendingEntry{},
 		keyShared: m.GetKeySharedMeta(),
+		// AUTO_CONSUME consumers do not make a topic active for schemas.
+		autoConsume: m.GetSchema().GetType() == proto.Schema_Type(schema.AutoConsume),
 	}
 	// Register first so that messages dispatched right after success find
 	// the consumer; undone below if the subscription refuses it.

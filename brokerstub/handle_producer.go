@@ -23,6 +23,8 @@ type producer struct {
 	mode proto.ProducerAccessMode
 	// waiting is set while a WaitForExclusive producer is queued (access.go).
 	waiting atomic.Bool
+	// schemaVersion is the version of the producer's schema, empty without one.
+	schemaVersion []byte
 }
 
 func (c *conn) handleProducer(m *proto.CommandProducer) {
@@ -45,12 +47,17 @@ func (c *conn) handleProducer(m *proto.CommandProducer) {
 			return
 		}
 		// A retried create of a producer that exists: same answer again.
-		c.producerSuccess(rid, p.name)
+		c.producerSuccess(rid, p.name, withSchemaVersion(p.schemaVersion))
 		return
 	}
 	c.mu.Unlock()
 
-	p := &producer{id: m.GetProducerId(), name: m.GetProducerName(), c: c, t: t, mode: m.GetProducerAccessMode()}
+	version, err := c.b.addProducerSchema(name, m.GetSchema())
+	if err != nil {
+		c.sendError(rid, schemaError(err), err.Error())
+		return
+	}
+	p := &producer{id: m.GetProducerId(), name: m.GetProducerName(), c: c, t: t, mode: m.GetProducerAccessMode(), schemaVersion: version}
 	var adm admission
 	if err := t.call(func() {
 		// Terminated topics and exceeded backlog quotas refuse producers.
@@ -74,7 +81,7 @@ func (c *conn) handleProducer(m *proto.CommandProducer) {
 		if adm.waiting {
 			// Queued (WaitForExclusive): answered again, ready, when
 			// admitted; this answer goes first.
-			c.producerSuccess(rid, p.name, notReady)
+			c.producerSuccess(rid, p.name, notReady, withSchemaVersion(version))
 		}
 	}); err != nil {
 		c.sendError(rid, proto.ServerError_ServiceNotReady, err.Error())
@@ -87,7 +94,7 @@ func (c *conn) handleProducer(m *proto.CommandProducer) {
 	if adm.waiting {
 		return
 	}
-	c.producerSuccess(rid, p.name, withEpoch(adm.epoch))
+	c.producerSuccess(rid, p.name, withEpoch(adm.epoch), withSchemaVersion(p.schemaVersion))
 }
 
 // producerSuccess answers a PRODUCER; opts set optional fields.

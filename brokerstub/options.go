@@ -75,6 +75,20 @@ type Options struct {
 	// persisted (Pulsar's managedLedgerCursorPositionFlushSeconds).
 	// Default 60 s.
 	CursorFlushInterval time.Duration
+	// SchemaCompatibilityStrategy is the broker's schema compatibility
+	// strategy (Pulsar's schemaCompatibilityStrategy): ALWAYS_INCOMPATIBLE,
+	// ALWAYS_COMPATIBLE, BACKWARD, FORWARD, FULL, BACKWARD_TRANSITIVE,
+	// FORWARD_TRANSITIVE or FULL_TRANSITIVE (any case); an unknown name
+	// fails Start. Namespace and topic policies override it. Default
+	// "FULL", as Pulsar's.
+	SchemaCompatibilityStrategy string
+	// DisableSchemaAutoUpdate refuses producers whose schema is not
+	// registered yet (Pulsar's isAllowAutoUpdateSchemaEnabled=false).
+	// Default false: a compatible new schema is registered.
+	DisableSchemaAutoUpdate bool
+	// SchemaValidationEnforced refuses producers without a schema on topics
+	// that have one (Pulsar's schemaValidationEnforced). Default false.
+	SchemaValidationEnforced bool
 	// DataDir, when set, keeps topics and cursors in a crash-safe store in
 	// that directory (bbolt), so that the broker's data survives the process.
 	// Default "": in memory, surviving Restart and Crash but not the process.

@@ -62,6 +62,9 @@ type consumer struct {
 	// acknowledged.
 	pending map[ledger.Position]pendingEntry
 	closed  bool
+	// autoConsume is set for a consumer with an AUTO_CONSUME schema
+	// (handle_schema.go).
+	autoConsume bool
 
 	// keyShared is the KeySharedMeta of a Key_Shared subscribe (may be nil:
 	// AUTO_SPLIT, ordered); ksID is the consumer's id in the subscription's

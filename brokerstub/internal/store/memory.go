@@ -11,6 +11,7 @@ import (
 // copied under it.
 type memory struct {
 	mu         sync.RWMutex
+	schemas    map[string][]byte // SchemaStore (memory_schema.go); nil until first PutSchemas
 	closed     bool
 	topics     map[string]*memTopic
 	ledgerIDs  map[string]int64 // kept across DeleteTopic
