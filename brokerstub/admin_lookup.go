@@ -25,20 +25,3 @@ func lookupTopic(rq *adminReq) (any, error) {
 	}
 	return d, nil
 }
-
-// getSchema answers that no schema is stored, as the binary protocol does:
-// brokerstub keeps no schema registry.
-func getSchema(rq *adminReq) (any, error) {
-	if _, err := rq.topic(); err != nil {
-		return nil, err
-	}
-	return nil, restErr(http.StatusNotFound, "Schema not found")
-}
-
-// deleteSchema deletes nothing: no schema is ever stored.
-func deleteSchema(rq *adminReq) (any, error) {
-	if _, err := rq.topic(); err != nil {
-		return nil, err
-	}
-	return map[string]any{"version": map[string]any{"version": -1}}, nil
-}

@@ -82,6 +82,8 @@ func isSecurityKey(k string) bool {
 // allowAutoTopicCreation, allowAutoTopicCreationType, defaultNumPartitions,
 // keepAliveIntervalSeconds, delayedDeliveryEnabled,
 // delayedDeliveryTickTimeMillis, isDelayedDeliveryDeliverAtTimeStrict,
+// schemaCompatibilityStrategy, isAllowAutoUpdateSchemaEnabled,
+// schemaValidationEnforced,
 // backlogQuotaDefaultLimitBytes,
 // backlogQuotaDefaultLimitGB, backlogQuotaDefaultLimitSecond,
 // backlogQuotaDefaultRetentionPolicy, backlogQuotaCheckIntervalInSeconds,
@@ -142,6 +144,9 @@ func ParseConfig(r io.Reader) (Config, error) {
 	o.DisableDelayedDelivery = !p.bool("delayedDeliveryEnabled", true)
 	o.DelayedDeliveryTickTime = time.Duration(p.int("delayedDeliveryTickTimeMillis", 0, 1)) * time.Millisecond
 	o.DelayedDeliveryStrict = p.bool("isDelayedDeliveryDeliverAtTimeStrict", false)
+	o.SchemaCompatibilityStrategy = p.str("schemaCompatibilityStrategy", "")
+	o.DisableSchemaAutoUpdate = !p.bool("isAllowAutoUpdateSchemaEnabled", true)
+	o.SchemaValidationEnforced = p.bool("schemaValidationEnforced", false)
 	o.DisableAutoTopicCreation = !p.bool("allowAutoTopicCreation", true)
 	typ := p.str("allowAutoTopicCreationType", "non-partitioned")
 	parts := p.int("defaultNumPartitions", 1, 1)
