@@ -177,14 +177,7 @@ func (t *topic) fenceAll() {
 		delete(w.p.c.producers, w.p.id)
 		w.p.c.mu.Unlock()
 	}
-	for p := range t.producers {
-		id, rid := p.id, brokerRequestID
-		p.c.write(&proto.BaseCommand{Type: proto.BaseCommand_CLOSE_PRODUCER.Enum(), CloseProducer: &proto.CommandCloseProducer{ProducerId: &id, RequestId: &rid}})
-		p.c.mu.Lock()
-		delete(p.c.producers, p.id)
-		p.c.mu.Unlock()
-	}
-	clear(t.producers)
+	t.closeProducers()
 	a.exclusive = nil
 }
 
@@ -231,6 +224,8 @@ func (t *topic) admitWaiting() {
 	}
 }
 
+// forgetOnConn removes p from its connection's producers, if it is still
+// the one registered under its id.
 func (t *topic) forgetOnConn(p *producer) {
 	p.c.mu.Lock()
 	if p.c.producers[p.id] == p {

@@ -173,19 +173,6 @@ func (t *topic) checkQuota() {
 	}
 }
 
-// closeProducers sends CloseProducer to every producer and detaches them;
-// the clients reconnect. Topic goroutine.
-func (t *topic) closeProducers() {
-	for p := range t.producers {
-		id, rid := p.id, brokerRequestID
-		p.c.write(&proto.BaseCommand{Type: proto.BaseCommand_CLOSE_PRODUCER.Enum(), CloseProducer: &proto.CommandCloseProducer{ProducerId: &id, RequestId: &rid}})
-		p.c.mu.Lock()
-		delete(p.c.producers, p.id)
-		p.c.mu.Unlock()
-	}
-	t.producers = map[*producer]struct{}{}
-}
-
 // stopTimers stops the topic's admin timers when it shuts down.
 func (a *topicAdmin) stopTimers() {
 	if a.stopQuota != nil {

@@ -205,14 +205,7 @@ func closeConsumerCmd(id uint64) *proto.BaseCommand {
 // (they reconnect, as after a topic moves) and detaches them.
 func (t *topic) closeClients() {
 	t.dropWaiting()
-	for p := range t.producers {
-		id, rid := p.id, brokerRequestID
-		p.c.write(&proto.BaseCommand{Type: proto.BaseCommand_CLOSE_PRODUCER.Enum(), CloseProducer: &proto.CommandCloseProducer{ProducerId: &id, RequestId: &rid}})
-		p.c.mu.Lock()
-		delete(p.c.producers, p.id)
-		p.c.mu.Unlock()
-	}
-	t.producers = map[*producer]struct{}{}
+	t.closeProducers()
 	for _, s := range t.subs {
 		s.disconnectAll(false)
 	}

@@ -226,3 +226,14 @@ func topicErrorCode(err error) proto.ServerError {
 	}
 	return proto.ServerError_ServiceNotReady
 }
+
+// closeProducers sends CloseProducer to every producer and detaches them;
+// the clients reconnect. Topic goroutine.
+func (t *topic) closeProducers() {
+	for p := range t.producers {
+		id, rid := p.id, brokerRequestID
+		p.c.write(&proto.BaseCommand{Type: proto.BaseCommand_CLOSE_PRODUCER.Enum(), CloseProducer: &proto.CommandCloseProducer{ProducerId: &id, RequestId: &rid}})
+		t.forgetOnConn(p)
+	}
+	t.producers = map[*producer]struct{}{}
+}
