@@ -185,13 +185,23 @@ func resetCursorByTime(rq *adminReq) (any, error) {
 	})
 }
 
-func resetCursorByID(rq *adminReq) (any, error) {
+// messageIDBody decodes a request body that names a message id (ledgerId
+// and entryId required), as reset-cursor and expire-by-id take.
+func (rq *adminReq) messageIDBody() (resetCursorData, error) {
 	var d resetCursorData
 	if err := rq.decode(&d); err != nil {
-		return nil, err
+		return d, err
 	}
 	if d.LedgerID == nil || d.EntryID == nil {
-		return nil, restErr(http.StatusBadRequest, "Missing ledgerId or entryId")
+		return d, restErr(http.StatusBadRequest, "Missing ledgerId or entryId")
+	}
+	return d, nil
+}
+
+func resetCursorByID(rq *adminReq) (any, error) {
+	d, err := rq.messageIDBody()
+	if err != nil {
+		return nil, err
 	}
 	return nil, rq.onSubscription(func(s *subscription) error {
 		if d.PartitionIndex != nil && *d.PartitionIndex >= 0 && s.t.name.Partition >= 0 && *d.PartitionIndex != s.t.name.Partition {
@@ -300,12 +310,9 @@ func expireAllSubscriptions(rq *adminReq) (any, error) {
 
 // expireByID acknowledges everything up to and including a message id.
 func expireByID(rq *adminReq) (any, error) {
-	var d resetCursorData
-	if err := rq.decode(&d); err != nil {
+	d, err := rq.messageIDBody()
+	if err != nil {
 		return nil, err
-	}
-	if d.LedgerID == nil || d.EntryID == nil {
-		return nil, restErr(http.StatusBadRequest, "Missing ledgerId or entryId")
 	}
 	return nil, rq.onSubscription(func(s *subscription) error {
 		s.ackThrough(ledger.Position{Ledger: *d.LedgerID, Entry: *d.EntryID})
