@@ -2,6 +2,7 @@ package brokerstub
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -164,7 +165,7 @@ func TestAccessWaitForExclusive(t *testing.T) {
 	assert.Equal(t, proto.ServerError_ProducerFenced, c.refused(topic, 3, proto.ProducerAccessMode_Exclusive, nil).GetError())
 
 	require.NoError(t, gone.nc.Close()) // the first in the queue goes away
-	c.sync(0)
+	waitQueue(t, b, topic, 1)           // ... once the broker has seen it go
 	c.closeProducer(1)
 	ready := w.answer(wr).GetProducerSuccess()
 	require.NotNil(t, ready)
@@ -214,4 +215,23 @@ func TestInitialSubscription(t *testing.T) {
 	cur, _, err = b.Cursor(topic, "dlq-sub")
 	require.NoError(t, err)
 	assert.Equal(t, first, cur.MarkDelete)
+}
+
+// waitQueue waits until n WaitForExclusive producers are queued on topic:
+// a dropped connection leaves the queue on its own goroutine's time.
+func waitQueue(t *testing.T, b *Broker, topic string, n int) {
+	t.Helper()
+	name, err := parseTopic(topic)
+	require.NoError(t, err)
+	tp, err := b.getTopic(name, false)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		var got int
+		require.NoError(t, tp.call(func() {
+			if tp.access != nil {
+				got = len(tp.access.waiting)
+			}
+		}))
+		return got == n
+	}, 10*time.Second, time.Millisecond, "%d producers queued on %s", n, topic)
 }
