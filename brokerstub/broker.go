@@ -27,6 +27,7 @@ type Broker struct {
 
 	interceptor atomic.Pointer[Interceptor]
 	connSeq     atomic.Uint64
+	watch       topicWatchers // topic-list watchers (handle_topiclist.go)
 
 	mu       sync.Mutex
 	st       store.Store
