@@ -28,6 +28,7 @@ type Broker struct {
 	interceptor atomic.Pointer[Interceptor]
 	connSeq     atomic.Uint64
 	watch       topicWatchers // topic-list watchers (handle_topiclist.go)
+	dedupPol    dedupPolicies // per-namespace deduplication switches (dedup.go)
 
 	mu       sync.Mutex
 	st       store.Store

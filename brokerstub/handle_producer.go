@@ -36,14 +36,17 @@ func (c *conn) handleProducer(m *proto.CommandProducer) {
 	if p, ok := c.producers[m.GetProducerId()]; ok {
 		c.mu.Unlock()
 		// A retried create of a producer that exists: same answer again.
-		c.producerSuccess(rid, p.name)
+		last := int64(-1)
+		_ = p.t.call(func() { last = p.t.dedup.lastSequenceID(p.name) })
+		c.producerSuccess(rid, p.name, last)
 		return
 	}
 	c.mu.Unlock()
 
 	p := &producer{id: m.GetProducerId(), name: m.GetProducerName(), c: c, t: t}
 	var busy bool
-	if err := t.call(func() { busy = !t.addProducer(p) }); err != nil {
+	last := int64(-1)
+	if err := t.call(func() { busy = !t.addProducer(p); last = t.dedup.lastSequenceID(p.name) }); err != nil {
 		c.sendError(rid, proto.ServerError_ServiceNotReady, err.Error())
 		return
 	}
@@ -54,11 +57,12 @@ func (c *conn) handleProducer(m *proto.CommandProducer) {
 	c.mu.Lock()
 	c.producers[p.id] = p
 	c.mu.Unlock()
-	c.producerSuccess(rid, p.name)
+	c.producerSuccess(rid, p.name, last)
 }
 
-func (c *conn) producerSuccess(rid uint64, name string) {
-	last := int64(-1)
+// producerSuccess answers PRODUCER; last is the last_sequence_id, -1 unless
+// deduplication knows the producer name (dedup.go).
+func (c *conn) producerSuccess(rid uint64, name string, last int64) {
 	c.write(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER_SUCCESS.Enum(), ProducerSuccess: &proto.CommandProducerSuccess{
 		RequestId: &rid, ProducerName: &name, LastSequenceId: &last}})
 }
@@ -83,16 +87,21 @@ func (c *conn) handleSend(m *proto.CommandSend, f *wire.Frame) bool {
 	if f.Meta.NumMessagesInBatch == nil {
 		num = m.GetNumMessages()
 	}
-	rawMeta, payload, publishTime := f.RawMeta, f.Payload, f.Meta.GetPublishTime()
+	rawMeta, payload, publishTime, md := f.RawMeta, f.Payload, f.Meta.GetPublishTime(), f.Meta
 	seq, highest := m.GetSequenceId(), m.GetHighestSequenceId()
 	t := p.t
 	ok := t.do(func() {
+		if t.dedup.isDuplicate(md, p.name, seq) {
+			c.write(t.dupReceipt(p.id, seq, highest))
+			return
+		}
 		pos, err := t.led.Append(rawMeta, payload, publishTime, num)
 		if err != nil {
 			c.log.Error("store entry", "topic", t.name.Full, "err", err)
 			c.write(sendError(p.id, seq, proto.ServerError_PersistenceError, err.Error()))
 			return
 		}
+		t.dedup.record(md, p.name, seq, highest)
 		c.write(t.receipt(p.id, seq, highest, pos))
 		t.dispatchAll()
 	})

@@ -33,6 +33,7 @@ type topic struct {
 	infos     map[ledger.Position]*entryInfo
 	stopFlush func() bool
 	graceful  bool
+	dedup     *dedup // nil when deduplication is off (dedup.go)
 }
 
 // entryInfo is what dispatch needs from an entry's metadata, parsed once.
@@ -69,6 +70,7 @@ func (b *Broker) openTopic(name topicName) (*topic, error) {
 	if err := t.restoreSubscriptions(); err != nil {
 		return nil, err
 	}
+	t.checkDedup()
 	b.topicsWG.Add(1)
 	go t.run()
 	t.armFlush()
