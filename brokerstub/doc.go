@@ -18,8 +18,10 @@
 // seek by id and by time, get-last-message-id, unsubscribe, closing producers
 // and consumers in both directions, get-topics-of-namespace (with Pulsar's
 // topics hash) and topic-list watchers (PIP-145: WATCH_TOPIC_LIST with
-// add/remove updates). Commands it does not implement (transactions) are
-// answered with a Pulsar error.
+// add/remove updates), and broker deduplication by producer name and
+// sequence id when Options.BrokerDeduplicationEnabled is set (dedup.go).
+// Commands it does not implement (transactions) are answered with a Pulsar
+// error.
 //
 // Each topic's state is owned by one goroutine. Entries are stored exactly as
 // producers sent them; with Options.DataDir they live in a crash-safe bbolt
