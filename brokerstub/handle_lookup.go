@@ -68,7 +68,7 @@ func (c *conn) handlePartitionedMetadata(m *proto.CommandPartitionedTopicMetadat
 func (c *conn) handleTopicsOfNamespace(m *proto.CommandGetTopicsOfNamespace) {
 	rid := m.GetRequestId()
 	mode := m.GetMode()
-	topics := c.b.namespaceTopics(m.GetNamespace(),
+	topics := c.b.listNamespaceTopics(m.GetNamespace(),
 		mode != proto.CommandGetTopicsOfNamespace_NON_PERSISTENT,
 		mode != proto.CommandGetTopicsOfNamespace_PERSISTENT)
 	resp := &proto.CommandGetTopicsOfNamespaceResponse{RequestId: &rid, Filtered: boolp(false)}

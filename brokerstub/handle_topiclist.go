@@ -123,7 +123,7 @@ func (b *Broker) watchTopicList(c *conn, req watchRequest) {
 		// A watcher with this id already on the connection is answered again
 		// with its list, as Pulsar does for a retried request.
 		w = &topicWatcher{c: c, id: req.watcherID, ns: ns, pattern: p, matching: map[string]bool{}}
-		for _, t := range p.filter(b.namespaceTopics(ns, true, false)) {
+		for _, t := range p.filter(b.listNamespaceTopics(ns, true, false)) {
 			w.matching[t] = true
 		}
 		if b.watch.byConn == nil {
@@ -191,7 +191,7 @@ func (b *Broker) topicListChanged() {
 		for _, w := range ws {
 			names, ok := lists[w.ns]
 			if !ok {
-				names = b.namespaceTopics(w.ns, true, false)
+				names = b.listNamespaceTopics(w.ns, true, false)
 				lists[w.ns] = names
 			}
 			w.update(w.pattern.filter(names))

@@ -123,10 +123,10 @@ func isSystemTopic(full string) bool {
 		strings.HasSuffix(base, "__transaction_pending_ack")
 }
 
-// namespaceTopics lists the topics of namespace ns in the given mode
+// listNamespaceTopics lists the topics of namespace ns in the given mode
 // (persistent, non-persistent or both), partitions by their partition
 // names, system topics left out, sorted.
-func (b *Broker) namespaceTopics(ns string, persistent, nonPersistent bool) []string {
+func (b *Broker) listNamespaceTopics(ns string, persistent, nonPersistent bool) []string {
 	var out []string
 	for _, full := range b.topicNames() {
 		t, err := parseTopic(full)
