@@ -220,7 +220,8 @@ func (t *topic) admitWaiting() {
 		epoch := t.takeExclusive(w.p, w.req)
 		w.p.waiting.Store(false)
 		t.noteProducer(w.p, w.cmd)
-		w.p.c.producerSuccess(w.rid, w.p.name, withEpoch(epoch), withSchemaVersion(w.p.schemaVersion))
+		w.p.c.producerSuccess(w.rid, w.p.name, withEpoch(epoch), withSchemaVersion(w.p.schemaVersion),
+			withLastSequenceID(t.dedup.lastSequenceID(w.p.name)))
 	}
 }
 

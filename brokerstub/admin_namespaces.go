@@ -261,6 +261,9 @@ func namespacePolicy(method string) adminHandler {
 			}
 			return v, nil
 		case http.MethodDelete:
+			if field == "deduplicationEnabled" {
+				rq.b.setNamespaceDeduplication(ns, nil)
+			}
 			return nil, rq.b.pol().SetNamespacePolicy(ns, field, nil)
 		}
 		if !rq.hasBody() {
@@ -274,6 +277,14 @@ func namespacePolicy(method string) adminHandler {
 			if reason := check(v); reason != "" {
 				return nil, restErr(http.StatusBadRequest, "%s", reason)
 			}
+		}
+		if field == "deduplicationEnabled" {
+			// Enforced: the topics of the namespace follow it (dedup.go).
+			var on bool
+			if err := json.Unmarshal(v, &on); err != nil {
+				return nil, restErr(http.StatusBadRequest, "deduplication: want true or false")
+			}
+			rq.b.setNamespaceDeduplication(ns, &on)
 		}
 		return nil, rq.b.pol().SetNamespacePolicy(ns, field, v)
 	}

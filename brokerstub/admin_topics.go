@@ -106,6 +106,7 @@ func putPartitions(rq *adminReq) (any, error) {
 	if err := rq.b.st.SetPartitions(name.Full, n); err != nil {
 		return nil, err
 	}
+	rq.b.topicListChanged()
 	return nil, rq.b.setTopicProperties(name, props)
 }
 
@@ -135,7 +136,7 @@ func postPartitions(rq *adminReq) (any, error) {
 	case n == cur:
 		return nil, nil
 	}
-	return nil, rq.b.st.SetPartitions(name.Full, n)
+	return nil, rq.listChanged(rq.b.st.SetPartitions(name.Full, n))
 }
 
 func deletePartitions(rq *adminReq) (any, error) {
@@ -146,7 +147,7 @@ func deletePartitions(rq *adminReq) (any, error) {
 	if name.Partition >= 0 || rq.b.partitionCount(name.Full) == 0 {
 		return nil, restErr(http.StatusNotFound, "Partitioned topic %s does not exist", name.Full)
 	}
-	return nil, rq.b.deletePartitioned(name, rq.flag("force"))
+	return nil, rq.listChanged(rq.b.deletePartitioned(name, rq.flag("force")))
 }
 
 // putTopic creates a non-partitioned topic.
@@ -174,13 +175,22 @@ func deleteTopicHandler(rq *adminReq) (any, error) {
 		return nil, err
 	}
 	if name.Partition < 0 && rq.b.partitionCount(name.Full) > 0 {
-		return nil, rq.b.deletePartitioned(name, rq.flag("force"))
+		return nil, rq.listChanged(rq.b.deletePartitioned(name, rq.flag("force")))
 	}
 	err = rq.b.deleteTopic(name, rq.flag("force"))
 	if isNotFound(err) {
 		return nil, topicNotFound(name)
 	}
-	return nil, err
+	return nil, rq.listChanged(err)
+}
+
+// listChanged tells the topic-list watchers (handle_topiclist.go) after a
+// change to the namespace's topics that succeeded, and returns err.
+func (rq *adminReq) listChanged(err error) error {
+	if err == nil {
+		rq.b.topicListChanged()
+	}
+	return err
 }
 
 // hasClients reports whether the loaded topic has producers or consumers.

@@ -31,6 +31,8 @@ type Broker struct {
 	epochs      topicEpochs      // topic epochs of exclusive producers (access.go)
 	schemas     *schema.Registry // handle_schema.go
 	connSeq     atomic.Uint64
+	watch       topicWatchers // topic-list watchers (handle_topiclist.go)
+	dedupPol    dedupPolicies // per-namespace deduplication switches (dedup.go)
 
 	mu       sync.Mutex
 	st       store.Store

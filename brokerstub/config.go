@@ -83,7 +83,7 @@ func isSecurityKey(k string) bool {
 // keepAliveIntervalSeconds, delayedDeliveryEnabled,
 // delayedDeliveryTickTimeMillis, isDelayedDeliveryDeliverAtTimeStrict,
 // schemaCompatibilityStrategy, isAllowAutoUpdateSchemaEnabled,
-// schemaValidationEnforced,
+// schemaValidationEnforced, brokerDeduplicationEnabled,
 // backlogQuotaDefaultLimitBytes,
 // backlogQuotaDefaultLimitGB, backlogQuotaDefaultLimitSecond,
 // backlogQuotaDefaultRetentionPolicy, backlogQuotaCheckIntervalInSeconds,
@@ -147,6 +147,7 @@ func ParseConfig(r io.Reader) (Config, error) {
 	o.SchemaCompatibilityStrategy = p.str("schemaCompatibilityStrategy", "")
 	o.DisableSchemaAutoUpdate = !p.bool("isAllowAutoUpdateSchemaEnabled", true)
 	o.SchemaValidationEnforced = p.bool("schemaValidationEnforced", false)
+	o.BrokerDeduplicationEnabled = p.bool("brokerDeduplicationEnabled", false)
 	o.DisableAutoTopicCreation = !p.bool("allowAutoTopicCreation", true)
 	typ := p.str("allowAutoTopicCreationType", "non-partitioned")
 	parts := p.int("defaultNumPartitions", 1, 1)

@@ -131,6 +131,8 @@ func (c *conn) handleReadError(err error) bool {
 	switch {
 	case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed):
 		return false
+	case errors.As(err, &fe) && errors.Is(err, wire.ErrUnknownCommand) && isTopicListCommand(fe.Type):
+		return c.handleTopicListFrame(fe)
 	case errors.As(err, &fe) && errors.Is(err, wire.ErrUnknownCommand):
 		c.log.Warn("unsupported command", "type", fe.Type, "err", err)
 		if fe.HasRequestID {
@@ -268,6 +270,7 @@ func (c *conn) detachAll() {
 	c.producers = map[uint64]*producer{}
 	c.consumers = map[uint64]*consumer{}
 	c.mu.Unlock()
+	c.b.watch.removeConn(c)
 	for _, p := range prods {
 		p.t.removeProducer(p)
 	}

@@ -16,13 +16,16 @@
 // control, delivery with redelivery counts and batch ack sets, individual,
 // cumulative and batch-index acks (with receipts when asked), redelivery,
 // seek by id and by time, get-last-message-id, unsubscribe, closing producers
-// and consumers in both directions, and get-topics-of-namespace; delayed
-// delivery (deliver_at_time) on Shared and Key_Shared subscriptions, on the
-// broker's clock (delayed.go); producer access modes — Exclusive,
+// and consumers in both directions, get-topics-of-namespace (with Pulsar's
+// topics hash) and topic-list watchers (PIP-145: WATCH_TOPIC_LIST with
+// add/remove updates), and broker deduplication by producer name and
+// sequence id when Options.BrokerDeduplicationEnabled is set (dedup.go);
+// delayed delivery (deliver_at_time) on Shared and Key_Shared subscriptions,
+// on the broker's clock (delayed.go); producer access modes — Exclusive,
 // ExclusiveWithFencing, WaitForExclusive — with topic epochs (access.go);
-// and the initial subscription a producer asks for (initialsub.go). Commands it
-// does not implement (transactions, topic-list watchers) are answered with a
-// Pulsar error.
+// and the initial subscription a producer asks for (initialsub.go).
+// Commands it does not implement (transactions) are answered with a Pulsar
+// error.
 //
 // Each topic's state is owned by one goroutine. Entries are stored exactly as
 // producers sent them; with Options.DataDir they live in a crash-safe bbolt

@@ -93,6 +93,8 @@ func (c *conn) handleConnect(m *proto.CommandConnect) bool {
 		ServerVersion:   strp(serverVersion),
 		ProtocolVersion: &c.protocolVersion,
 		MaxMessageSize:  &maxSize,
+		// As Pulsar with enableBrokerSideSubscriptionPatternEvaluation (default on).
+		FeatureFlags: &proto.FeatureFlags{SupportsTopicWatchers: boolp(true)},
 	}})
 	c.log.Debug("connected", "client", m.GetClientVersion(), "protocol", c.protocolVersion)
 	return true

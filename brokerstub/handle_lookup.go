@@ -1,9 +1,7 @@
 package brokerstub
 
 import (
-	"regexp"
 	"sort"
-	"strings"
 
 	"github.com/pulsargo/sdk/internal/proto"
 )
@@ -68,40 +66,34 @@ func (c *conn) handlePartitionedMetadata(m *proto.CommandPartitionedTopicMetadat
 }
 
 // handleTopicsOfNamespace lists the namespace's topics (partitions by their
-// partition names), filtered by topics_pattern when one is given.
+// partition names, system topics left out) as Pulsar's ServerCnx does: with
+// a topics_pattern of at most subscriptionPatternMaxLength characters the
+// list is filtered (filtered=true); topics_hash is always the hash of the
+// list, and when the client's topics_hash equals it the topics are left out
+// and changed is false.
 func (c *conn) handleTopicsOfNamespace(m *proto.CommandGetTopicsOfNamespace) {
 	rid := m.GetRequestId()
-	ns := m.GetNamespace()
 	mode := m.GetMode()
-	var topics []string
-	for _, full := range c.b.topicNames() {
-		t, err := parseTopic(full)
-		if err != nil || t.Namespace != ns {
-			continue
+	topics := c.b.listNamespaceTopics(m.GetNamespace(),
+		mode != proto.CommandGetTopicsOfNamespace_NON_PERSISTENT,
+		mode != proto.CommandGetTopicsOfNamespace_PERSISTENT)
+	resp := &proto.CommandGetTopicsOfNamespaceResponse{RequestId: &rid, Filtered: boolp(false)}
+	if m.TopicsPattern != nil && len(m.GetTopicsPattern()) <= subscriptionPatternMaxLength {
+		p, err := compileTopicsPattern(m.GetTopicsPattern())
+		if err != nil {
+			c.sendError(rid, proto.ServerError_MetadataError, "invalid topics pattern: "+err.Error())
+			return
 		}
-		persistent := t.Domain == "persistent"
-		if (mode == proto.CommandGetTopicsOfNamespace_PERSISTENT && !persistent) ||
-			(mode == proto.CommandGetTopicsOfNamespace_NON_PERSISTENT && persistent) {
-			continue
-		}
-		topics = append(topics, full)
+		topics = p.filter(topics)
+		resp.Filtered = boolp(true)
 	}
-	resp := &proto.CommandGetTopicsOfNamespaceResponse{RequestId: &rid}
-	if p := m.GetTopicsPattern(); p != "" {
-		// Pulsar matches the pattern against the name without its domain.
-		if re, err := regexp.Compile(p); err == nil {
-			kept := topics[:0]
-			for _, t := range topics {
-				_, rest, _ := strings.Cut(t, "://")
-				if re.MatchString(t) || re.MatchString(rest) {
-					kept = append(kept, t)
-				}
-			}
-			topics = kept
-			resp.Filtered = boolp(true)
-		}
+	hash := topicsHash(topics)
+	unchanged := m.TopicsHash != nil && m.GetTopicsHash() == hash
+	if !unchanged {
+		resp.Topics = topics
 	}
-	resp.Topics = topics
+	resp.TopicsHash = &hash
+	resp.Changed = boolp(!unchanged)
 	c.write(&proto.BaseCommand{Type: proto.BaseCommand_GET_TOPICS_OF_NAMESPACE_RESPONSE.Enum(), GetTopicsOfNamespaceResponse: resp})
 }
 

@@ -47,7 +47,9 @@ func (c *conn) handleProducer(m *proto.CommandProducer) {
 			return
 		}
 		// A retried create of a producer that exists: same answer again.
-		c.producerSuccess(rid, p.name, withSchemaVersion(p.schemaVersion))
+		last := int64(-1)
+		_ = p.t.call(func() { last = p.t.dedup.lastSequenceID(p.name) })
+		c.producerSuccess(rid, p.name, withSchemaVersion(p.schemaVersion), withLastSequenceID(last))
 		return
 	}
 	c.mu.Unlock()
@@ -59,6 +61,7 @@ func (c *conn) handleProducer(m *proto.CommandProducer) {
 	}
 	p := &producer{id: m.GetProducerId(), name: m.GetProducerName(), c: c, t: t, mode: m.GetProducerAccessMode(), schemaVersion: version}
 	var adm admission
+	last := int64(-1)
 	if err := t.call(func() {
 		// Terminated topics and exceeded backlog quotas refuse producers.
 		if code, reason := t.refuseProducer(); reason != "" {
@@ -76,6 +79,7 @@ func (c *conn) handleProducer(m *proto.CommandProducer) {
 			c.mu.Unlock()
 			if !adm.waiting {
 				t.noteProducer(p, m)
+				last = t.dedup.lastSequenceID(p.name)
 			}
 		}
 		if adm.waiting {
@@ -94,7 +98,13 @@ func (c *conn) handleProducer(m *proto.CommandProducer) {
 	if adm.waiting {
 		return
 	}
-	c.producerSuccess(rid, p.name, withEpoch(adm.epoch), withSchemaVersion(p.schemaVersion))
+	c.producerSuccess(rid, p.name, withEpoch(adm.epoch), withSchemaVersion(p.schemaVersion), withLastSequenceID(last))
+}
+
+// withLastSequenceID sets a PRODUCER_SUCCESS's last_sequence_id: -1 unless
+// deduplication knows the producer name (dedup.go).
+func withLastSequenceID(last int64) func(*proto.CommandProducerSuccess) {
+	return func(ps *proto.CommandProducerSuccess) { ps.LastSequenceId = &last }
 }
 
 // producerSuccess answers a PRODUCER; opts set optional fields.
@@ -127,12 +137,16 @@ func (c *conn) handleSend(m *proto.CommandSend, f *wire.Frame) bool {
 	if f.Meta.NumMessagesInBatch == nil {
 		num = m.GetNumMessages()
 	}
-	rawMeta, payload, publishTime := f.RawMeta, f.Payload, f.Meta.GetPublishTime()
+	rawMeta, payload, publishTime, md := f.RawMeta, f.Payload, f.Meta.GetPublishTime(), f.Meta
 	seq, highest := m.GetSequenceId(), m.GetHighestSequenceId()
 	t := p.t
 	ok := t.do(func() {
 		if t.adm.terminated {
 			c.write(sendError(p.id, seq, proto.ServerError_TopicTerminatedError, "Topic was already terminated"))
+			return
+		}
+		if t.dedup.isDuplicate(md, p.name, seq) {
+			c.write(t.dupReceipt(p.id, seq, highest))
 			return
 		}
 		pos, err := t.led.Append(rawMeta, payload, publishTime, num)
@@ -142,6 +156,7 @@ func (c *conn) handleSend(m *proto.CommandSend, f *wire.Frame) bool {
 			return
 		}
 		t.countIn(p, num, len(payload))
+		t.dedup.record(md, p.name, seq, highest)
 		c.write(t.receipt(p.id, seq, highest, pos))
 		t.dispatchAll()
 	})

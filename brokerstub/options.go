@@ -64,6 +64,13 @@ type Options struct {
 	// send one (Pulsar's acknowledgmentAtBatchIndexLevelEnabled=false).
 	// Default false: batch-index acks are on.
 	DisableBatchIndexAck bool
+	// BrokerDeduplicationEnabled turns on broker deduplication for every
+	// persistent topic (Pulsar's brokerDeduplicationEnabled): a SEND whose
+	// sequence id is at or below the highest one stored for its producer
+	// name is answered with a receipt and not stored again, and
+	// PRODUCER_SUCCESS carries that highest id as last_sequence_id. A
+	// namespace policy overrides it. Default false, as Pulsar's.
+	BrokerDeduplicationEnabled bool
 	// KeyShared configures Key_Shared dispatch: selector and look-ahead
 	// limits. Default: Pulsar 4.x's (see KeySharedOptions).
 	KeyShared KeySharedOptions

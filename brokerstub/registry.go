@@ -35,7 +35,12 @@ func (b *Broker) getTopic(name topicName, create bool) (*topic, error) {
 // topicForUse is getTopic with the broker's auto-creation rule, for
 // producers and subscriptions.
 func (b *Broker) topicForUse(name topicName) (*topic, error) {
-	return b.getTopic(name, !b.opts.DisableAutoTopicCreation || b.topicExists(name))
+	existed := b.topicExists(name)
+	t, err := b.getTopic(name, !b.opts.DisableAutoTopicCreation || existed)
+	if err == nil && !existed {
+		b.topicListChanged() // auto-created: tell the topic-list watchers
+	}
+	return t, err
 }
 
 // topicExists reports whether the topic is loaded, stored, or a partition
@@ -92,7 +97,11 @@ func (b *Broker) CreatePartitionedTopic(topic string, n int) error {
 	if cur := b.partitionCount(name.Full); cur != 0 && cur != n {
 		return fmt.Errorf("brokerstub: %s already has %d partitions", name.Full, cur)
 	}
-	return b.st.SetPartitions(name.Full, n)
+	if err := b.st.SetPartitions(name.Full, n); err != nil {
+		return err
+	}
+	b.topicListChanged()
+	return nil
 }
 
 // Unload closes the topic's producers and consumers the way a broker does

@@ -35,6 +35,7 @@ type topic struct {
 	stopFlush func() bool
 	graceful  bool
 	adm       topicAdmin // admin API counters and flags (admin_stats.go)
+	dedup     *dedup     // nil when deduplication is off (dedup.go)
 }
 
 // entryInfo is what dispatch needs from an entry's metadata, parsed once.
@@ -74,6 +75,7 @@ func (b *Broker) openTopic(name topicName) (*topic, error) {
 	if err := t.restoreSubscriptions(); err != nil {
 		return nil, err
 	}
+	t.checkDedup()
 	b.topicsWG.Add(1)
 	go t.run()
 	t.armFlush()

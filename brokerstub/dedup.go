@@ -1,0 +1,151 @@
+package brokerstub
+
+import (
+	"sync"
+
+	gproto "google.golang.org/protobuf/proto"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
+	pb "github.com/pulsargo/sdk/internal/proto"
+)
+
+// Broker deduplication, as Pulsar's MessageDeduplication: with it on, a
+// topic keeps the highest sequence id stored for each producer name; a SEND
+// whose sequence id is at or below it is a duplicate, answered with a
+// SEND_RECEIPT for message id -1:-1 and not stored, and PRODUCER_SUCCESS
+// carries it as last_sequence_id (else -1) so that a producer resumes its
+// sequence. Only the last chunk of a chunked message is checked and
+// recorded, as Pulsar does. The state is rebuilt from the stored entries'
+// metadata (producer_name, sequence_id, highest_sequence_id) when a topic is
+// loaded with deduplication on — after Restart, Crash or in a new process
+// over the same DataDir — where Pulsar reads its snapshot and replays the
+// entries after it. One difference: the stub also learns the sequence ids
+// of entries stored while deduplication was off, which Pulsar's cursor,
+// opened when it is switched on, never reads. Stores are synchronous here,
+// so Pulsar's "unknown" status (a sequence id pushed but not yet persisted,
+// answered with an error) cannot arise.
+
+// dedup is one topic's state, owned by the topic goroutine.
+type dedup struct {
+	highest map[string]int64 // producer name -> highest sequence id stored
+}
+
+// dedupPolicies are the per-namespace switches, which override
+// Options.BrokerDeduplicationEnabled. Its own mutex, because topics are
+// opened under b.mu.
+type dedupPolicies struct {
+	mu sync.Mutex
+	ns map[string]bool
+}
+
+// dedupEnabledFor reports whether deduplication is on for the topic:
+// persistent topics only, the namespace's policy if set, else the broker's
+// option.
+func (b *Broker) dedupEnabledFor(name topicName) bool {
+	if name.Domain != "persistent" {
+		return false
+	}
+	b.dedupPol.mu.Lock()
+	on, set := b.dedupPol.ns[name.Namespace]
+	b.dedupPol.mu.Unlock()
+	if set {
+		return on
+	}
+	return b.opts.BrokerDeduplicationEnabled
+}
+
+// setNamespaceDeduplication sets the namespace's deduplication policy
+// (Pulsar's namespace policy deduplicationEnabled; nil removes it, so the
+// broker's option applies) and applies it to the namespace's loaded topics
+// at once. It is the hook for the admin API; policies set here last for the
+// life of the Broker value, across Restart and Crash.
+func (b *Broker) setNamespaceDeduplication(namespace string, enabled *bool) {
+	b.dedupPol.mu.Lock()
+	if enabled == nil {
+		delete(b.dedupPol.ns, namespace)
+	} else {
+		if b.dedupPol.ns == nil {
+			b.dedupPol.ns = map[string]bool{}
+		}
+		b.dedupPol.ns[namespace] = *enabled
+	}
+	b.dedupPol.mu.Unlock()
+	b.mu.Lock()
+	var ts []*topic
+	for _, t := range b.topics {
+		if t.name.Namespace == namespace {
+			ts = append(ts, t)
+		}
+	}
+	b.mu.Unlock()
+	for _, t := range ts {
+		_ = t.call(t.checkDedup)
+	}
+}
+
+// checkDedup switches the topic's deduplication on (rebuilding its state
+// from the stored entries) or off (forgetting it) to match the policy. It
+// runs on the topic goroutine.
+func (t *topic) checkDedup() {
+	on := t.b.dedupEnabledFor(t.name)
+	switch {
+	case on && t.dedup == nil:
+		t.dedup = &dedup{highest: map[string]int64{}}
+		if first, ok := t.led.First(); ok {
+			t.led.Scan(first, func(e ledger.Entry) bool {
+				var md pb.MessageMetadata
+				if err := (gproto.UnmarshalOptions{AllowPartial: true}).Unmarshal(e.Meta, &md); err == nil {
+					t.dedup.record(&md, md.GetProducerName(), md.GetSequenceId(), md.GetHighestSequenceId())
+				}
+				return true
+			})
+		}
+	case !on:
+		t.dedup = nil
+	}
+}
+
+// isDuplicate reports whether a SEND of producer name with sequence id seq
+// was stored already (MessageDeduplication.isDuplicate).
+func (d *dedup) isDuplicate(md *pb.MessageMetadata, name string, seq uint64) bool {
+	if d == nil || !lastChunk(md) {
+		return false
+	}
+	last, ok := d.highest[name]
+	return ok && int64(seq) <= last
+}
+
+// record notes a stored SEND (recordMessagePersisted): the highest of its
+// sequence id and highest_sequence_id, for the last chunk only.
+func (d *dedup) record(md *pb.MessageMetadata, name string, seq, highest uint64) {
+	if d == nil || !lastChunk(md) {
+		return
+	}
+	d.highest[name] = max(int64(seq), int64(highest))
+}
+
+// lastSequenceID is the last_sequence_id for PRODUCER_SUCCESS: the highest
+// sequence id stored for the producer name, or -1.
+func (d *dedup) lastSequenceID(name string) int64 {
+	if d == nil {
+		return -1
+	}
+	if v, ok := d.highest[name]; ok {
+		return v
+	}
+	return -1
+}
+
+// lastChunk reports whether md is not a chunk, or is the last chunk of its
+// message.
+func lastChunk(md *pb.MessageMetadata) bool {
+	if md == nil || md.NumChunksFromMsg == nil || md.GetNumChunksFromMsg() <= 1 {
+		return true
+	}
+	return md.GetChunkId() == md.GetNumChunksFromMsg()-1
+}
+
+// dupReceipt is the SEND_RECEIPT Pulsar gives a duplicate: message id -1:-1.
+func (t *topic) dupReceipt(producerID, seq, highest uint64) *pb.BaseCommand {
+	return t.receipt(producerID, seq, highest, ledger.Position{Ledger: -1, Entry: -1})
+}
