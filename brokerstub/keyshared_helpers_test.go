@@ -98,12 +98,15 @@ func (c *ksClient) subscribe(topic, sub string, id uint64, name string, meta *pr
 	}
 }
 
-// mustSubscribe is subscribe that fails the test on an error.
+// mustSubscribe is subscribe that fails the test on an error. It returns
+// once the broker has handled the consumer's FLOW too (a barrier), so that
+// what the test does next sees the consumer's permits.
 func (c *ksClient) mustSubscribe(topic string, id uint64, name string, permits uint32) {
 	c.t.Helper()
 	if e := c.subscribe(topic, "s", id, name, nil, permits); e != nil {
 		c.t.Fatalf("subscribe %s: %s", name, e)
 	}
+	c.barrier(id)
 }
 
 func (c *ksClient) flow(id uint64, n uint32) {
@@ -145,9 +148,7 @@ func (c *ksClient) closeConsumer(id uint64) {
 // been read. It returns (and forgets) the messages for consumer id.
 func (c *ksClient) sync(id uint64) []ksMsg {
 	c.t.Helper()
-	rid := c.nextRID()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_CONSUMER_STATS.Enum(), ConsumerStats: &proto.CommandConsumerStats{ConsumerId: &id, RequestId: &rid}})
-	c.readUntil(proto.BaseCommand_CONSUMER_STATS_RESPONSE)
+	c.barrier(id)
 	var out, rest []ksMsg
 	for _, m := range c.inbox {
 		if m.Consumer == id {
@@ -158,6 +159,16 @@ func (c *ksClient) sync(id uint64) []ksMsg {
 	}
 	c.inbox = rest
 	return out
+}
+
+// barrier returns once every command sent on this connection before has
+// been handled by the topic (a CONSUMER_STATS round trip through the topic
+// goroutine); what arrives meanwhile stays in the inbox.
+func (c *ksClient) barrier(id uint64) {
+	c.t.Helper()
+	rid := c.nextRID()
+	c.send(&proto.BaseCommand{Type: proto.BaseCommand_CONSUMER_STATS.Enum(), ConsumerStats: &proto.CommandConsumerStats{ConsumerId: &id, RequestId: &rid}})
+	c.readUntil(proto.BaseCommand_CONSUMER_STATS_RESPONSE)
 }
 
 // ksProducer sends keyed messages on a ksClient.
