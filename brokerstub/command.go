@@ -51,6 +51,10 @@ const (
 	CmdConsumerStatsResponse        Command = "CONSUMER_STATS_RESPONSE"
 	CmdSuccess                      Command = "SUCCESS"
 	CmdError                        Command = "ERROR"
+	CmdWatchTopicList               Command = "WATCH_TOPIC_LIST"
+	CmdWatchTopicListSuccess        Command = "WATCH_TOPIC_LIST_SUCCESS"
+	CmdWatchTopicUpdate             Command = "WATCH_TOPIC_UPDATE"
+	CmdWatchTopicListClose          Command = "WATCH_TOPIC_LIST_CLOSE"
 )
 
 // decodeIDs fills ev's id fields from the fields of cmd's inner command of

@@ -20,7 +20,8 @@ func TestCommandConstantsArePulsarNames(t *testing.T) {
 		CmdGetOrCreateSchemaResponse, CmdProducer, CmdProducerSuccess, CmdSend, CmdSendReceipt, CmdSendError,
 		CmdCloseProducer, CmdSubscribe, CmdFlow, CmdMessage, CmdAck, CmdAckResponse, CmdRedeliver, CmdSeek,
 		CmdGetLastMessageID, CmdGetLastMessageIDResponse, CmdActiveConsumerChange, CmdUnsubscribe,
-		CmdCloseConsumer, CmdConsumerStats, CmdConsumerStatsResponse, CmdSuccess, CmdError} {
+		CmdCloseConsumer, CmdConsumerStats, CmdConsumerStatsResponse, CmdSuccess, CmdError,
+		CmdWatchTopicList, CmdWatchTopicListSuccess, CmdWatchTopicUpdate, CmdWatchTopicListClose} {
 		_, ok := proto.BaseCommand_Type_value[string(c)]
 		assert.True(t, ok, "%s is not a Pulsar command type", c)
 	}

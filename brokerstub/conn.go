@@ -131,8 +131,6 @@ func (c *conn) handleReadError(err error) bool {
 	switch {
 	case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed):
 		return false
-	case errors.As(err, &fe) && errors.Is(err, wire.ErrUnknownCommand) && isTopicListCommand(fe.Type):
-		return c.handleTopicListFrame(fe)
 	case errors.As(err, &fe) && errors.Is(err, wire.ErrUnknownCommand):
 		c.log.Warn("unsupported command", "type", fe.Type, "err", err)
 		if fe.HasRequestID {

@@ -18,8 +18,8 @@ const maxProtocolVersion = int32(proto.ProtocolVersion_v20)
 // ping), handle_lookup.go (lookup, partitioned metadata, topics of a
 // namespace), handle_schema.go, handle_producer.go (producer, send, close
 // producer), handle_consumer.go (subscribe, flow, close consumer,
-// unsubscribe, stats), handle_ack.go (ack, redeliver) and handle_seek.go
-// (seek, last message id).
+// unsubscribe, stats), handle_ack.go (ack, redeliver), handle_seek.go
+// (seek, last message id) and handle_topiclist.go (topic-list watchers).
 func (c *conn) handle(f *wire.Frame) bool {
 	cmd := f.Cmd
 	t := cmd.GetType()
@@ -67,6 +67,10 @@ func (c *conn) handle(f *wire.Frame) bool {
 		c.handleCloseConsumer(cmd.GetCloseConsumer())
 	case proto.BaseCommand_CONSUMER_STATS:
 		c.handleConsumerStats(cmd.GetConsumerStats())
+	case proto.BaseCommand_WATCH_TOPIC_LIST:
+		c.b.watchTopicList(c, cmd.GetWatchTopicList())
+	case proto.BaseCommand_WATCH_TOPIC_LIST_CLOSE:
+		c.handleWatchTopicListClose(cmd.GetWatchTopicListClose())
 	default:
 		c.replyError(cmd, proto.ServerError_NotAllowedError, "brokerstub does not support "+t.String())
 	}

@@ -1,43 +1,18 @@
 package brokerstub
 
 import (
-	"encoding/binary"
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
 
-	"google.golang.org/protobuf/encoding/protowire"
-	gproto "google.golang.org/protobuf/proto"
-
 	"github.com/pulsargo/sdk/internal/proto"
-	"github.com/pulsargo/sdk/internal/wire"
 )
 
 // Topic-list watchers (PIP-145), as Pulsar's TopicListService: a client
 // sends WATCH_TOPIC_LIST for a namespace and a pattern, is answered
 // WATCH_TOPIC_LIST_SUCCESS with the matching persistent topics and their
 // hash, and then gets a WATCH_TOPIC_UPDATE for every matching topic created
-// or deleted, each with the hash of the list after it. Our BaseCommand has
-// no fields for these commands, so they are read from and written to the
-// raw protobuf of BaseCommand fields 64 to 67 (upstream PulsarApi.proto).
-
-// BaseCommand field numbers of the watcher commands (as their types).
-const (
-	fieldWatchTopicList        = protowire.Number(proto.BaseCommand_WATCH_TOPIC_LIST)
-	fieldWatchTopicListSuccess = protowire.Number(proto.BaseCommand_WATCH_TOPIC_LIST_SUCCESS)
-	fieldWatchTopicUpdate      = protowire.Number(proto.BaseCommand_WATCH_TOPIC_UPDATE)
-	fieldWatchTopicListClose   = protowire.Number(proto.BaseCommand_WATCH_TOPIC_LIST_CLOSE)
-)
-
-// watchRequest is a CommandWatchTopicList or CommandWatchTopicListClose.
-type watchRequest struct {
-	requestID, watcherID   uint64
-	namespace, pattern     string
-	topicsHash             string
-	hasPattern, hasHash    bool
-	hasRequestID, hasWatch bool
-}
+// or deleted, each with the hash of the list after it.
 
 // topicWatcher is one registered watcher: its matching topics (partition
 // names) are what its last message told the client.
@@ -57,72 +32,38 @@ type topicWatchers struct {
 	byConn map[*conn]map[uint64]*topicWatcher
 }
 
-// isTopicListCommand reports whether t is a watcher command the broker
-// answers.
-func isTopicListCommand(t proto.BaseCommand_Type) bool {
-	return t == proto.BaseCommand_WATCH_TOPIC_LIST || t == proto.BaseCommand_WATCH_TOPIC_LIST_CLOSE
-}
-
-// handleTopicListFrame runs a watcher command that the frame reader gave
-// back as unknown to our BaseCommand; it reports false when the connection
-// must close. The Interceptor sees it as any other inbound command.
-func (c *conn) handleTopicListFrame(fe *wire.FrameError) bool {
-	cmd := fe.Cmd
-	if cmd == nil {
-		return false
-	}
-	act := c.b.intercept(c.id, Inbound, cmd)
-	switch {
-	case act.CloseConn || !c.sleep(act.Delay):
-		return false
-	case act.Drop:
-		return true
-	}
-	req, err := parseWatchRequest(cmd.ProtoReflect().GetUnknown(), protowire.Number(fe.Type))
-	switch {
-	case err != nil || !req.hasRequestID || !req.hasWatch:
-		c.log.Warn("malformed topic-list watcher command", "type", fe.Type, "err", err)
-		return false
-	case act.Fail:
-		c.sendError(req.requestID, failCode(act.FailWith), "failed by interceptor")
-	case fe.Type == proto.BaseCommand_WATCH_TOPIC_LIST_CLOSE:
-		c.b.watch.remove(c, req.watcherID)
-		c.sendSuccess(req.requestID)
-	default:
-		c.b.watchTopicList(c, req)
-	}
-	return true
+// handleWatchTopicListClose drops a watcher and answers SUCCESS.
+func (c *conn) handleWatchTopicListClose(m *proto.CommandWatchTopicListClose) {
+	c.b.watch.remove(c, m.GetWatcherId())
+	c.sendSuccess(m.GetRequestId())
 }
 
 // watchTopicList registers a watcher and answers it, as
 // TopicListService.handleWatchTopicList.
-func (b *Broker) watchTopicList(c *conn, req watchRequest) {
-	if len(req.pattern) > subscriptionPatternMaxLength {
-		c.sendError(req.requestID, proto.ServerError_NotAllowedError, fmt.Sprintf(
+func (b *Broker) watchTopicList(c *conn, m *proto.CommandWatchTopicList) {
+	rid, id := m.GetRequestId(), m.GetWatcherId()
+	if len(m.GetTopicsPattern()) > subscriptionPatternMaxLength {
+		c.sendError(rid, proto.ServerError_NotAllowedError, fmt.Sprintf(
 			"Unable to create topic list watcher: Pattern longer than maximum: %d", subscriptionPatternMaxLength))
 		return
 	}
-	pattern := req.pattern
-	if !req.hasPattern {
-		pattern = ".*"
-	}
-	p, err := compileTopicsPattern(pattern)
+	p, err := compileTopicsPattern(m.GetTopicsPattern())
 	if err != nil {
-		c.sendError(req.requestID, proto.ServerError_MetadataError, "invalid topics pattern: "+err.Error())
+		c.sendError(rid, proto.ServerError_MetadataError, "invalid topics pattern: "+err.Error())
 		return
 	}
-	ns, err := parseNamespace(req.namespace)
+	ns, err := parseNamespace(m.GetNamespace())
 	if err != nil {
-		c.sendError(req.requestID, proto.ServerError_MetadataError, err.Error())
+		c.sendError(rid, proto.ServerError_MetadataError, err.Error())
 		return
 	}
 	b.watch.mu.Lock()
 	defer b.watch.mu.Unlock()
-	w := b.watch.byConn[c][req.watcherID]
+	w := b.watch.byConn[c][id]
 	if w == nil {
 		// A watcher with this id already on the connection is answered again
 		// with its list, as Pulsar does for a retried request.
-		w = &topicWatcher{c: c, id: req.watcherID, ns: ns, pattern: p, matching: map[string]bool{}}
+		w = &topicWatcher{c: c, id: id, ns: ns, pattern: p, matching: map[string]bool{}}
 		for _, t := range p.filter(b.listNamespaceTopics(ns, true, false)) {
 			w.matching[t] = true
 		}
@@ -136,17 +77,14 @@ func (b *Broker) watchTopicList(c *conn, req watchRequest) {
 	}
 	topics := w.topics()
 	hash := topicsHash(topics)
-	if req.hasHash && req.topicsHash == hash {
+	if m.TopicsHash != nil && m.GetTopicsHash() == hash {
 		topics = nil
 	}
-	var inner []byte
-	inner = protowire.AppendTag(inner, 1, protowire.VarintType)
-	inner = protowire.AppendVarint(inner, req.requestID)
-	inner = protowire.AppendTag(inner, 2, protowire.VarintType)
-	inner = protowire.AppendVarint(inner, w.id)
-	inner = appendStrings(inner, 3, topics)
-	inner = appendStrings(inner, 4, []string{hash})
-	c.writeRawCommand(proto.BaseCommand_WATCH_TOPIC_LIST_SUCCESS, fieldWatchTopicListSuccess, inner)
+	c.write(&proto.BaseCommand{
+		Type: proto.BaseCommand_WATCH_TOPIC_LIST_SUCCESS.Enum(),
+		WatchTopicListSuccess: &proto.CommandWatchTopicListSuccess{
+			RequestId: &rid, WatcherId: &id, Topic: topics, TopicsHash: &hash},
+	})
 }
 
 // topics returns the watcher's matching topics, sorted.
@@ -221,116 +159,10 @@ func (w *topicWatcher) update(now []string) {
 }
 
 func (w *topicWatcher) sendUpdate(added, deleted []string) {
-	var inner []byte
-	inner = protowire.AppendTag(inner, 1, protowire.VarintType)
-	inner = protowire.AppendVarint(inner, w.id)
-	inner = appendStrings(inner, 2, added)
-	inner = appendStrings(inner, 3, deleted)
-	inner = appendStrings(inner, 4, []string{topicsHash(w.topics())})
-	w.c.writeRawCommand(proto.BaseCommand_WATCH_TOPIC_UPDATE, fieldWatchTopicUpdate, inner)
-}
-
-func appendStrings(b []byte, num protowire.Number, ss []string) []byte {
-	for _, s := range ss {
-		b = protowire.AppendTag(b, num, protowire.BytesType)
-		b = protowire.AppendString(b, s)
-	}
-	return b
-}
-
-// writeRawCommand queues a simple frame whose BaseCommand carries the
-// command message inner in field num, which our BaseCommand has no field
-// for.
-func (c *conn) writeRawCommand(t proto.BaseCommand_Type, num protowire.Number, inner []byte) {
-	var body []byte
-	body = protowire.AppendTag(body, 1, protowire.VarintType)
-	body = protowire.AppendVarint(body, uint64(t))
-	body = protowire.AppendTag(body, num, protowire.BytesType)
-	body = protowire.AppendBytes(body, inner)
-	frame := binary.BigEndian.AppendUint32(nil, uint32(4+len(body)))
-	frame = binary.BigEndian.AppendUint32(frame, uint32(len(body)))
-	frame = append(frame, body...)
-	// The Interceptor sees the command with its type; the message stays in
-	// the unknown fields.
-	cmd := &proto.BaseCommand{}
-	if err := (gproto.UnmarshalOptions{AllowPartial: true}).Unmarshal(body, cmd); err != nil {
-		c.log.Error("encode command", "type", t, "err", err)
-		return
-	}
-	c.out.Push(outFrame{cmd: cmd, header: frame})
-}
-
-// errBadWatchCommand is returned for a watcher command whose protobuf
-// cannot be read.
-var errBadWatchCommand = errors.New("bad topic-list watcher command")
-
-// parseWatchRequest reads the command message of BaseCommand field num from
-// the BaseCommand's unknown fields.
-func parseWatchRequest(unknown []byte, num protowire.Number) (watchRequest, error) {
-	var req watchRequest
-	var msg []byte
-	found := false
-	err := eachField(unknown, func(n protowire.Number, typ protowire.Type, v []byte, _ uint64) {
-		if n == num && typ == protowire.BytesType {
-			msg = append(msg, v...) // repeated occurrences merge
-			found = true
-		}
+	id, hash := w.id, topicsHash(w.topics())
+	w.c.write(&proto.BaseCommand{
+		Type: proto.BaseCommand_WATCH_TOPIC_UPDATE.Enum(),
+		WatchTopicUpdate: &proto.CommandWatchTopicUpdate{
+			WatcherId: &id, NewTopics: added, DeletedTopics: deleted, TopicsHash: &hash},
 	})
-	if err != nil || !found {
-		return req, errBadWatchCommand
-	}
-	req.hasWatch = true
-	err = eachField(msg, func(n protowire.Number, typ protowire.Type, v []byte, x uint64) {
-		switch {
-		case n == 1 && typ == protowire.VarintType:
-			req.requestID, req.hasRequestID = x, true
-		case n == 2 && typ == protowire.VarintType:
-			req.watcherID = x
-		case n == 3 && typ == protowire.BytesType && num == fieldWatchTopicList:
-			req.namespace = string(v)
-		case n == 4 && typ == protowire.BytesType && num == fieldWatchTopicList:
-			req.pattern, req.hasPattern = string(v), true
-		case n == 5 && typ == protowire.BytesType && num == fieldWatchTopicList:
-			req.topicsHash, req.hasHash = string(v), true
-		}
-	})
-	if err != nil {
-		return req, errBadWatchCommand
-	}
-	return req, nil
-}
-
-// eachField calls fn for every field of the protobuf message b: bytes
-// fields with their value, varints with theirs.
-func eachField(b []byte, fn func(n protowire.Number, typ protowire.Type, v []byte, x uint64)) error {
-	for len(b) > 0 {
-		n, typ, l := protowire.ConsumeTag(b)
-		if l < 0 {
-			return protowire.ParseError(l)
-		}
-		b = b[l:]
-		switch typ {
-		case protowire.BytesType:
-			v, l := protowire.ConsumeBytes(b)
-			if l < 0 {
-				return protowire.ParseError(l)
-			}
-			fn(n, typ, v, 0)
-			b = b[l:]
-		case protowire.VarintType:
-			x, l := protowire.ConsumeVarint(b)
-			if l < 0 {
-				return protowire.ParseError(l)
-			}
-			fn(n, typ, nil, x)
-			b = b[l:]
-		default:
-			l := protowire.ConsumeFieldValue(n, typ, b)
-			if l < 0 {
-				return protowire.ParseError(l)
-			}
-			b = b[l:]
-		}
-	}
-	return nil
 }

@@ -2,131 +2,41 @@ package brokerstub
 
 import (
 	"encoding/binary"
-	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"google.golang.org/protobuf/encoding/protowire"
+	gproto "google.golang.org/protobuf/proto"
 
 	"github.com/pulsargo/sdk/internal/proto"
-	"github.com/pulsargo/sdk/internal/wire"
 )
 
-// The watcher commands are written and read here with field numbers taken
-// from upstream PulsarApi.proto, independently of the broker's codec.
-
-// sendWatch writes CommandWatchTopicList (BaseCommand field 64).
+// sendWatch writes WATCH_TOPIC_LIST; hash is nil on a first watch.
 func (c *rawClient) sendWatch(rid, wid uint64, ns, pattern string, hash *string) {
 	c.t.Helper()
-	var m []byte
-	m = protowire.AppendTag(m, 1, protowire.VarintType)
-	m = protowire.AppendVarint(m, rid)
-	m = protowire.AppendTag(m, 2, protowire.VarintType)
-	m = protowire.AppendVarint(m, wid)
-	m = protowire.AppendTag(m, 3, protowire.BytesType)
-	m = protowire.AppendString(m, ns)
-	m = protowire.AppendTag(m, 4, protowire.BytesType)
-	m = protowire.AppendString(m, pattern)
-	if hash != nil {
-		m = protowire.AppendTag(m, 5, protowire.BytesType)
-		m = protowire.AppendString(m, *hash)
-	}
-	c.writeUnknown(64, m)
+	c.send(&proto.BaseCommand{Type: proto.BaseCommand_WATCH_TOPIC_LIST.Enum(), WatchTopicList: &proto.CommandWatchTopicList{
+		RequestId: &rid, WatcherId: &wid, Namespace: &ns, TopicsPattern: &pattern, TopicsHash: hash}})
 }
 
-// sendWatchClose writes CommandWatchTopicListClose (field 67).
+// sendWatchClose writes WATCH_TOPIC_LIST_CLOSE.
 func (c *rawClient) sendWatchClose(rid, wid uint64) {
 	c.t.Helper()
-	var m []byte
-	m = protowire.AppendTag(m, 1, protowire.VarintType)
-	m = protowire.AppendVarint(m, rid)
-	m = protowire.AppendTag(m, 2, protowire.VarintType)
-	m = protowire.AppendVarint(m, wid)
-	c.writeUnknown(67, m)
+	c.send(&proto.BaseCommand{Type: proto.BaseCommand_WATCH_TOPIC_LIST_CLOSE.Enum(),
+		WatchTopicListClose: &proto.CommandWatchTopicListClose{RequestId: &rid, WatcherId: &wid}})
 }
 
-func (c *rawClient) writeUnknown(typ uint64, m []byte) {
-	var body []byte
-	body = protowire.AppendTag(body, 1, protowire.VarintType)
-	body = protowire.AppendVarint(body, typ)
-	body = protowire.AppendTag(body, protowire.Number(typ), protowire.BytesType)
-	body = protowire.AppendBytes(body, m)
-	f := binary.BigEndian.AppendUint32(nil, uint32(4+len(body)))
-	f = binary.BigEndian.AppendUint32(f, uint32(len(body)))
-	c.writeRaw(append(f, body...))
-}
-
-// watchMsg is a decoded WATCH_TOPIC_LIST_SUCCESS or WATCH_TOPIC_UPDATE.
-type watchMsg struct {
-	typ                  proto.BaseCommand_Type
-	requestID, watcherID uint64
-	topics, deleted      []string // success: topic; update: new_topics
-	hash                 string
-}
-
-// expectWatch reads frames until a watcher message arrives (skipping
+// expectWatchSuccess reads frames until WATCH_TOPIC_LIST_SUCCESS (skipping
 // pings) and fails on anything else.
-func (c *rawClient) expectWatch(want proto.BaseCommand_Type) watchMsg {
+func (c *rawClient) expectWatchSuccess() *proto.CommandWatchTopicListSuccess {
 	c.t.Helper()
-	for {
-		f, err := c.next()
-		var fe *wire.FrameError
-		if err == nil && f.Cmd.GetType() == proto.BaseCommand_PING {
-			continue
-		}
-		if err == nil {
-			c.t.Fatalf("want %s, got %s", want, f.Cmd)
-		}
-		if !errors.As(err, &fe) || !errors.Is(err, wire.ErrUnknownCommand) || fe.Cmd == nil {
-			c.t.Fatalf("waiting for %s: %v", want, err)
-		}
-		require.Equal(c.t, want, fe.Type)
-		return decodeWatchMsg(c.t, fe.Type, fe.Cmd.ProtoReflect().GetUnknown())
-	}
+	return c.expect(proto.BaseCommand_WATCH_TOPIC_LIST_SUCCESS).GetWatchTopicListSuccess()
 }
 
-func decodeWatchMsg(t *testing.T, typ proto.BaseCommand_Type, b []byte) watchMsg {
-	t.Helper()
-	m := watchMsg{typ: typ}
-	for len(b) > 0 {
-		num, wt, n := protowire.ConsumeTag(b)
-		require.Positive(t, n)
-		b = b[n:]
-		require.Equal(t, protowire.Number(typ), num)
-		inner, n := protowire.ConsumeBytes(b)
-		require.Positive(t, n)
-		b = b[n:]
-		require.Equal(t, protowire.BytesType, wt)
-		for len(inner) > 0 {
-			f, ft, n := protowire.ConsumeTag(inner)
-			require.Positive(t, n)
-			inner = inner[n:]
-			if ft == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(inner)
-				inner = inner[n:]
-				switch {
-				case f == 1 && typ == proto.BaseCommand_WATCH_TOPIC_LIST_SUCCESS:
-					m.requestID = v
-				case f == 2 && typ == proto.BaseCommand_WATCH_TOPIC_LIST_SUCCESS, f == 1:
-					m.watcherID = v
-				}
-				continue
-			}
-			s, n := protowire.ConsumeString(inner)
-			require.Positive(t, n)
-			inner = inner[n:]
-			switch {
-			case f == 3 && typ == proto.BaseCommand_WATCH_TOPIC_LIST_SUCCESS, f == 2:
-				m.topics = append(m.topics, s)
-			case f == 3:
-				m.deleted = append(m.deleted, s)
-			case f == 4:
-				m.hash = s
-			}
-		}
-	}
-	return m
+// expectWatchUpdate reads frames until WATCH_TOPIC_UPDATE (skipping pings)
+// and fails on anything else.
+func (c *rawClient) expectWatchUpdate() *proto.CommandWatchTopicUpdate {
+	c.t.Helper()
+	return c.expect(proto.BaseCommand_WATCH_TOPIC_UPDATE).GetWatchTopicUpdate()
 }
 
 func TestWatchTopicListNotifiesCreatedTopics(t *testing.T) {
@@ -139,19 +49,19 @@ func TestWatchTopicListNotifiesCreatedTopics(t *testing.T) {
 	w := dialRaw(t, b)
 	w.connect()
 	w.sendWatch(7, 3, "public/default", "persistent://public/default/orders-.*", nil)
-	ok := w.expectWatch(proto.BaseCommand_WATCH_TOPIC_LIST_SUCCESS)
-	assert.Equal(t, uint64(7), ok.requestID)
-	assert.Equal(t, uint64(3), ok.watcherID)
-	assert.Equal(t, []string{"persistent://public/default/orders-1"}, ok.topics)
-	assert.Equal(t, topicsHash(ok.topics), ok.hash)
+	ok := w.expectWatchSuccess()
+	assert.Equal(t, uint64(7), ok.GetRequestId())
+	assert.Equal(t, uint64(3), ok.GetWatcherId())
+	assert.Equal(t, []string{"persistent://public/default/orders-1"}, ok.GetTopic())
+	assert.Equal(t, topicsHash(ok.GetTopic()), ok.GetTopicsHash())
 
 	// A producer auto-creates a matching topic: one update, with the new hash.
 	attachProducer(t, c, "orders-2", 3)
-	up := w.expectWatch(proto.BaseCommand_WATCH_TOPIC_UPDATE)
-	assert.Equal(t, uint64(3), up.watcherID)
-	assert.Equal(t, []string{"persistent://public/default/orders-2"}, up.topics)
-	assert.Empty(t, up.deleted)
-	assert.Equal(t, topicsHash([]string{"persistent://public/default/orders-1", "persistent://public/default/orders-2"}), up.hash)
+	up := w.expectWatchUpdate()
+	assert.Equal(t, uint64(3), up.GetWatcherId())
+	assert.Equal(t, []string{"persistent://public/default/orders-2"}, up.GetNewTopics())
+	assert.Empty(t, up.GetDeletedTopics())
+	assert.Equal(t, topicsHash([]string{"persistent://public/default/orders-1", "persistent://public/default/orders-2"}), up.GetTopicsHash())
 
 	// Topics that do not match, in other namespaces, or already existing
 	// send nothing; a partitioned topic sends one update per partition.
@@ -160,8 +70,8 @@ func TestWatchTopicListNotifiesCreatedTopics(t *testing.T) {
 	attachProducer(t, c, "non-persistent://public/default/orders-np", 6)
 	require.NoError(t, b.CreatePartitionedTopic("orders-p", 2))
 	for i := range 2 {
-		up = w.expectWatch(proto.BaseCommand_WATCH_TOPIC_UPDATE)
-		assert.Equal(t, []string{partitionName("persistent://public/default/orders-p", i)}, up.topics)
+		up = w.expectWatchUpdate()
+		assert.Equal(t, []string{partitionName("persistent://public/default/orders-p", i)}, up.GetNewTopics())
 	}
 	// A subscription on an existing partition is not a creation.
 	rawSubscribe(t, c, "persistent://public/default/orders-p-partition-0", 9, 0)
@@ -174,11 +84,11 @@ func TestWatchTopicListNotifiesCreatedTopics(t *testing.T) {
 	c.expect(proto.BaseCommand_CLOSE_PRODUCER)
 	require.NoError(t, b.st.DeleteTopic("persistent://public/default/orders-1"))
 	b.topicListChanged()
-	up = w.expectWatch(proto.BaseCommand_WATCH_TOPIC_UPDATE)
-	assert.Equal(t, []string{"persistent://public/default/orders-1"}, up.deleted)
-	assert.Empty(t, up.topics)
+	up = w.expectWatchUpdate()
+	assert.Equal(t, []string{"persistent://public/default/orders-1"}, up.GetDeletedTopics())
+	assert.Empty(t, up.GetNewTopics())
 	assert.Equal(t, topicsHash([]string{"persistent://public/default/orders-2",
-		"persistent://public/default/orders-p-partition-0", "persistent://public/default/orders-p-partition-1"}), up.hash)
+		"persistent://public/default/orders-p-partition-0", "persistent://public/default/orders-p-partition-1"}), up.GetTopicsHash())
 
 	// After WATCH_TOPIC_LIST_CLOSE (answered SUCCESS) nothing more comes.
 	w.sendWatchClose(8, 3)
@@ -198,17 +108,17 @@ func TestWatchTopicListHashAndErrors(t *testing.T) {
 	// A client reconnecting with the hash it has gets no topics, only the hash.
 	hash := topicsHash(list)
 	c.sendWatch(1, 1, "public/default", "persistent://public/default/orders-.*", &hash)
-	ok := c.expectWatch(proto.BaseCommand_WATCH_TOPIC_LIST_SUCCESS)
-	assert.Empty(t, ok.topics)
-	assert.Equal(t, hash, ok.hash)
+	ok := c.expectWatchSuccess()
+	assert.Empty(t, ok.GetTopic())
+	assert.Equal(t, hash, ok.GetTopicsHash())
 	// A stale hash gets the list; so does a retry of the same watcher id.
 	stale := "00000000"
 	c.sendWatch(2, 2, "public/default", "persistent://public/default/orders-.*", &stale)
-	assert.Equal(t, list, c.expectWatch(proto.BaseCommand_WATCH_TOPIC_LIST_SUCCESS).topics)
+	assert.Equal(t, list, c.expectWatchSuccess().GetTopic())
 	c.sendWatch(3, 2, "public/default", "persistent://public/default/orders-.*", nil)
-	ok = c.expectWatch(proto.BaseCommand_WATCH_TOPIC_LIST_SUCCESS)
-	assert.Equal(t, uint64(3), ok.requestID)
-	assert.Equal(t, list, ok.topics)
+	ok = c.expectWatchSuccess()
+	assert.Equal(t, uint64(3), ok.GetRequestId())
+	assert.Equal(t, list, ok.GetTopic())
 
 	// Longer than subscriptionPatternMaxLength: NotAllowedError, as Pulsar.
 	c.sendWatch(4, 4, "public/default", "persistent://public/default/orders-.*-and-a-very-long-tail", nil)
@@ -222,8 +132,8 @@ func TestWatchTopicListHashAndErrors(t *testing.T) {
 	attachProducer(t, p, "orders-2", 2)
 	seen := map[uint64]bool{}
 	for range 2 {
-		up := c.expectWatch(proto.BaseCommand_WATCH_TOPIC_UPDATE)
-		seen[up.watcherID] = true
+		up := c.expectWatchUpdate()
+		seen[up.GetWatcherId()] = true
 	}
 	assert.Equal(t, map[uint64]bool{1: true, 2: true}, seen)
 	require.NoError(t, b.Close()) // waits for every connection to be detached
@@ -233,7 +143,7 @@ func TestWatchTopicListHashAndErrors(t *testing.T) {
 func TestWatchTopicListFailedByInterceptor(t *testing.T) {
 	b := RunT(t)
 	b.Intercept(func(ev Event) Action {
-		return Action{Fail: ev.Type == "WATCH_TOPIC_LIST", FailWith: "ServiceNotReady"}
+		return Action{Fail: ev.Type == CmdWatchTopicList, FailWith: "ServiceNotReady"}
 	})
 	c := dialRaw(t, b)
 	c.connect()
@@ -241,4 +151,21 @@ func TestWatchTopicListFailedByInterceptor(t *testing.T) {
 	e := c.expect(proto.BaseCommand_ERROR).GetError()
 	assert.Equal(t, uint64(5), e.GetRequestId())
 	assert.Equal(t, proto.ServerError_ServiceNotReady, e.GetError())
+}
+
+// TestWatchTopicListMissingRequiredField: a WATCH_TOPIC_LIST without a
+// required field (here topics_pattern) is a malformed frame, and the broker
+// closes the connection, as Pulsar does when a command fails to parse.
+func TestWatchTopicListMissingRequiredField(t *testing.T) {
+	b := RunT(t)
+	c := dialRaw(t, b)
+	c.connect()
+	body, err := gproto.MarshalOptions{AllowPartial: true}.Marshal(&proto.BaseCommand{
+		Type: proto.BaseCommand_WATCH_TOPIC_LIST.Enum(), WatchTopicList: &proto.CommandWatchTopicList{
+			RequestId: gproto.Uint64(1), WatcherId: gproto.Uint64(1), Namespace: gproto.String("public/default")}})
+	require.NoError(t, err)
+	f := binary.BigEndian.AppendUint32(nil, uint32(4+len(body)))
+	f = binary.BigEndian.AppendUint32(f, uint32(len(body)))
+	c.writeRaw(append(f, body...))
+	c.expectClosed()
 }

@@ -5829,6 +5829,10 @@ type BaseCommand struct {
 	NewTxnResponse                  *CommandNewTxnResponse                   `protobuf:"bytes,51,opt,name=new_txn_response,json=newTxnResponse" json:"new_txn_response,omitempty"`
 	TcClientConnectRequest          *CommandTcClientConnectRequest           `protobuf:"bytes,62,opt,name=tc_client_connect_request,json=tcClientConnectRequest" json:"tc_client_connect_request,omitempty"`
 	TcClientConnectResponse         *CommandTcClientConnectResponse          `protobuf:"bytes,63,opt,name=tc_client_connect_response,json=tcClientConnectResponse" json:"tc_client_connect_response,omitempty"`
+	WatchTopicList                  *CommandWatchTopicList                   `protobuf:"bytes,64,opt,name=watch_topic_list,json=watchTopicList" json:"watch_topic_list,omitempty"`
+	WatchTopicListSuccess           *CommandWatchTopicListSuccess            `protobuf:"bytes,65,opt,name=watch_topic_list_success,json=watchTopicListSuccess" json:"watch_topic_list_success,omitempty"`
+	WatchTopicUpdate                *CommandWatchTopicUpdate                 `protobuf:"bytes,66,opt,name=watch_topic_update,json=watchTopicUpdate" json:"watch_topic_update,omitempty"`
+	WatchTopicListClose             *CommandWatchTopicListClose              `protobuf:"bytes,67,opt,name=watch_topic_list_close,json=watchTopicListClose" json:"watch_topic_list_close,omitempty"`
 	TopicMigrated                   *CommandTopicMigrated                    `protobuf:"bytes,68,opt,name=topic_migrated,json=topicMigrated" json:"topic_migrated,omitempty"`
 	unknownFields                   protoimpl.UnknownFields
 	sizeCache                       protoimpl.SizeCache
@@ -6172,11 +6176,308 @@ func (x *BaseCommand) GetTcClientConnectResponse() *CommandTcClientConnectRespon
 	return nil
 }
 
+func (x *BaseCommand) GetWatchTopicList() *CommandWatchTopicList {
+	if x != nil {
+		return x.WatchTopicList
+	}
+	return nil
+}
+
+func (x *BaseCommand) GetWatchTopicListSuccess() *CommandWatchTopicListSuccess {
+	if x != nil {
+		return x.WatchTopicListSuccess
+	}
+	return nil
+}
+
+func (x *BaseCommand) GetWatchTopicUpdate() *CommandWatchTopicUpdate {
+	if x != nil {
+		return x.WatchTopicUpdate
+	}
+	return nil
+}
+
+func (x *BaseCommand) GetWatchTopicListClose() *CommandWatchTopicListClose {
+	if x != nil {
+		return x.WatchTopicListClose
+	}
+	return nil
+}
+
 func (x *BaseCommand) GetTopicMigrated() *CommandTopicMigrated {
 	if x != nil {
 		return x.TopicMigrated
 	}
 	return nil
+}
+
+type CommandWatchTopicList struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	RequestId     *uint64                `protobuf:"varint,1,req,name=request_id,json=requestId" json:"request_id,omitempty"`
+	WatcherId     *uint64                `protobuf:"varint,2,req,name=watcher_id,json=watcherId" json:"watcher_id,omitempty"`
+	Namespace     *string                `protobuf:"bytes,3,req,name=namespace" json:"namespace,omitempty"`
+	TopicsPattern *string                `protobuf:"bytes,4,req,name=topics_pattern,json=topicsPattern" json:"topics_pattern,omitempty"`
+	// Set when the client reconnects: the hash of the list it already has.
+	TopicsHash    *string `protobuf:"bytes,5,opt,name=topics_hash,json=topicsHash" json:"topics_hash,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CommandWatchTopicList) Reset() {
+	*x = CommandWatchTopicList{}
+	mi := &file_pulsar_proto_msgTypes[57]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CommandWatchTopicList) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CommandWatchTopicList) ProtoMessage() {}
+
+func (x *CommandWatchTopicList) ProtoReflect() protoreflect.Message {
+	mi := &file_pulsar_proto_msgTypes[57]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CommandWatchTopicList.ProtoReflect.Descriptor instead.
+func (*CommandWatchTopicList) Descriptor() ([]byte, []int) {
+	return file_pulsar_proto_rawDescGZIP(), []int{57}
+}
+
+func (x *CommandWatchTopicList) GetRequestId() uint64 {
+	if x != nil && x.RequestId != nil {
+		return *x.RequestId
+	}
+	return 0
+}
+
+func (x *CommandWatchTopicList) GetWatcherId() uint64 {
+	if x != nil && x.WatcherId != nil {
+		return *x.WatcherId
+	}
+	return 0
+}
+
+func (x *CommandWatchTopicList) GetNamespace() string {
+	if x != nil && x.Namespace != nil {
+		return *x.Namespace
+	}
+	return ""
+}
+
+func (x *CommandWatchTopicList) GetTopicsPattern() string {
+	if x != nil && x.TopicsPattern != nil {
+		return *x.TopicsPattern
+	}
+	return ""
+}
+
+func (x *CommandWatchTopicList) GetTopicsHash() string {
+	if x != nil && x.TopicsHash != nil {
+		return *x.TopicsHash
+	}
+	return ""
+}
+
+// CommandWatchTopicListSuccess lists no topics when the client's hash is
+// current.
+type CommandWatchTopicListSuccess struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	RequestId     *uint64                `protobuf:"varint,1,req,name=request_id,json=requestId" json:"request_id,omitempty"`
+	WatcherId     *uint64                `protobuf:"varint,2,req,name=watcher_id,json=watcherId" json:"watcher_id,omitempty"`
+	Topic         []string               `protobuf:"bytes,3,rep,name=topic" json:"topic,omitempty"`
+	TopicsHash    *string                `protobuf:"bytes,4,req,name=topics_hash,json=topicsHash" json:"topics_hash,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CommandWatchTopicListSuccess) Reset() {
+	*x = CommandWatchTopicListSuccess{}
+	mi := &file_pulsar_proto_msgTypes[58]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CommandWatchTopicListSuccess) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CommandWatchTopicListSuccess) ProtoMessage() {}
+
+func (x *CommandWatchTopicListSuccess) ProtoReflect() protoreflect.Message {
+	mi := &file_pulsar_proto_msgTypes[58]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CommandWatchTopicListSuccess.ProtoReflect.Descriptor instead.
+func (*CommandWatchTopicListSuccess) Descriptor() ([]byte, []int) {
+	return file_pulsar_proto_rawDescGZIP(), []int{58}
+}
+
+func (x *CommandWatchTopicListSuccess) GetRequestId() uint64 {
+	if x != nil && x.RequestId != nil {
+		return *x.RequestId
+	}
+	return 0
+}
+
+func (x *CommandWatchTopicListSuccess) GetWatcherId() uint64 {
+	if x != nil && x.WatcherId != nil {
+		return *x.WatcherId
+	}
+	return 0
+}
+
+func (x *CommandWatchTopicListSuccess) GetTopic() []string {
+	if x != nil {
+		return x.Topic
+	}
+	return nil
+}
+
+func (x *CommandWatchTopicListSuccess) GetTopicsHash() string {
+	if x != nil && x.TopicsHash != nil {
+		return *x.TopicsHash
+	}
+	return ""
+}
+
+// CommandWatchTopicUpdate carries the hash of the list after the change.
+type CommandWatchTopicUpdate struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	WatcherId     *uint64                `protobuf:"varint,1,req,name=watcher_id,json=watcherId" json:"watcher_id,omitempty"`
+	NewTopics     []string               `protobuf:"bytes,2,rep,name=new_topics,json=newTopics" json:"new_topics,omitempty"`
+	DeletedTopics []string               `protobuf:"bytes,3,rep,name=deleted_topics,json=deletedTopics" json:"deleted_topics,omitempty"`
+	TopicsHash    *string                `protobuf:"bytes,4,req,name=topics_hash,json=topicsHash" json:"topics_hash,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CommandWatchTopicUpdate) Reset() {
+	*x = CommandWatchTopicUpdate{}
+	mi := &file_pulsar_proto_msgTypes[59]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CommandWatchTopicUpdate) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CommandWatchTopicUpdate) ProtoMessage() {}
+
+func (x *CommandWatchTopicUpdate) ProtoReflect() protoreflect.Message {
+	mi := &file_pulsar_proto_msgTypes[59]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CommandWatchTopicUpdate.ProtoReflect.Descriptor instead.
+func (*CommandWatchTopicUpdate) Descriptor() ([]byte, []int) {
+	return file_pulsar_proto_rawDescGZIP(), []int{59}
+}
+
+func (x *CommandWatchTopicUpdate) GetWatcherId() uint64 {
+	if x != nil && x.WatcherId != nil {
+		return *x.WatcherId
+	}
+	return 0
+}
+
+func (x *CommandWatchTopicUpdate) GetNewTopics() []string {
+	if x != nil {
+		return x.NewTopics
+	}
+	return nil
+}
+
+func (x *CommandWatchTopicUpdate) GetDeletedTopics() []string {
+	if x != nil {
+		return x.DeletedTopics
+	}
+	return nil
+}
+
+func (x *CommandWatchTopicUpdate) GetTopicsHash() string {
+	if x != nil && x.TopicsHash != nil {
+		return *x.TopicsHash
+	}
+	return ""
+}
+
+// CommandWatchTopicListClose is answered with CommandSuccess.
+type CommandWatchTopicListClose struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	RequestId     *uint64                `protobuf:"varint,1,req,name=request_id,json=requestId" json:"request_id,omitempty"`
+	WatcherId     *uint64                `protobuf:"varint,2,req,name=watcher_id,json=watcherId" json:"watcher_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CommandWatchTopicListClose) Reset() {
+	*x = CommandWatchTopicListClose{}
+	mi := &file_pulsar_proto_msgTypes[60]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CommandWatchTopicListClose) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CommandWatchTopicListClose) ProtoMessage() {}
+
+func (x *CommandWatchTopicListClose) ProtoReflect() protoreflect.Message {
+	mi := &file_pulsar_proto_msgTypes[60]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CommandWatchTopicListClose.ProtoReflect.Descriptor instead.
+func (*CommandWatchTopicListClose) Descriptor() ([]byte, []int) {
+	return file_pulsar_proto_rawDescGZIP(), []int{60}
+}
+
+func (x *CommandWatchTopicListClose) GetRequestId() uint64 {
+	if x != nil && x.RequestId != nil {
+		return *x.RequestId
+	}
+	return 0
+}
+
+func (x *CommandWatchTopicListClose) GetWatcherId() uint64 {
+	if x != nil && x.WatcherId != nil {
+		return *x.WatcherId
+	}
+	return 0
 }
 
 var File_pulsar_proto protoreflect.FileDescriptor
@@ -6685,7 +6986,7 @@ const file_pulsar_proto_rawDesc = "" +
 	"\x10txnid_least_bits\x18\x02 \x01(\x04:\x010R\x0etxnidLeastBits\x12)\n" +
 	"\x0ftxnid_most_bits\x18\x03 \x01(\x04:\x010R\rtxnidMostBits\x120\n" +
 	"\x05error\x18\x04 \x01(\x0e2\x1a.pulsargo.wire.ServerErrorR\x05error\x12\x18\n" +
-	"\amessage\x18\x05 \x01(\tR\amessage\"\xc5%\n" +
+	"\amessage\x18\x05 \x01(\tR\amessage\"\xb1(\n" +
 	"\vBaseCommand\x123\n" +
 	"\x04type\x18\x01 \x02(\x0e2\x1f.pulsargo.wire.BaseCommand.TypeR\x04type\x127\n" +
 	"\aconnect\x18\x02 \x01(\v2\x1d.pulsargo.wire.CommandConnectR\aconnect\x12=\n" +
@@ -6733,7 +7034,11 @@ const file_pulsar_proto_rawDesc = "" +
 	"\anew_txn\x182 \x01(\v2\x1c.pulsargo.wire.CommandNewTxnR\x06newTxn\x12N\n" +
 	"\x10new_txn_response\x183 \x01(\v2$.pulsargo.wire.CommandNewTxnResponseR\x0enewTxnResponse\x12g\n" +
 	"\x19tc_client_connect_request\x18> \x01(\v2,.pulsargo.wire.CommandTcClientConnectRequestR\x16tcClientConnectRequest\x12j\n" +
-	"\x1atc_client_connect_response\x18? \x01(\v2-.pulsargo.wire.CommandTcClientConnectResponseR\x17tcClientConnectResponse\x12J\n" +
+	"\x1atc_client_connect_response\x18? \x01(\v2-.pulsargo.wire.CommandTcClientConnectResponseR\x17tcClientConnectResponse\x12N\n" +
+	"\x10watch_topic_list\x18@ \x01(\v2$.pulsargo.wire.CommandWatchTopicListR\x0ewatchTopicList\x12d\n" +
+	"\x18watch_topic_list_success\x18A \x01(\v2+.pulsargo.wire.CommandWatchTopicListSuccessR\x15watchTopicListSuccess\x12T\n" +
+	"\x12watch_topic_update\x18B \x01(\v2&.pulsargo.wire.CommandWatchTopicUpdateR\x10watchTopicUpdate\x12^\n" +
+	"\x16watch_topic_list_close\x18C \x01(\v2).pulsargo.wire.CommandWatchTopicListCloseR\x13watchTopicListClose\x12J\n" +
 	"\x0etopic_migrated\x18D \x01(\v2#.pulsargo.wire.CommandTopicMigratedR\rtopicMigrated\"\x9a\n" +
 	"\n" +
 	"\x04Type\x12\v\n" +
@@ -6798,7 +7103,37 @@ const file_pulsar_proto_rawDesc = "" +
 	"\x18WATCH_TOPIC_LIST_SUCCESS\x10A\x12\x16\n" +
 	"\x12WATCH_TOPIC_UPDATE\x10B\x12\x1a\n" +
 	"\x16WATCH_TOPIC_LIST_CLOSE\x10C\x12\x12\n" +
-	"\x0eTOPIC_MIGRATED\x10D*D\n" +
+	"\x0eTOPIC_MIGRATED\x10D\"\xbb\x01\n" +
+	"\x15CommandWatchTopicList\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x02(\x04R\trequestId\x12\x1d\n" +
+	"\n" +
+	"watcher_id\x18\x02 \x02(\x04R\twatcherId\x12\x1c\n" +
+	"\tnamespace\x18\x03 \x02(\tR\tnamespace\x12%\n" +
+	"\x0etopics_pattern\x18\x04 \x02(\tR\rtopicsPattern\x12\x1f\n" +
+	"\vtopics_hash\x18\x05 \x01(\tR\n" +
+	"topicsHash\"\x93\x01\n" +
+	"\x1cCommandWatchTopicListSuccess\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x02(\x04R\trequestId\x12\x1d\n" +
+	"\n" +
+	"watcher_id\x18\x02 \x02(\x04R\twatcherId\x12\x14\n" +
+	"\x05topic\x18\x03 \x03(\tR\x05topic\x12\x1f\n" +
+	"\vtopics_hash\x18\x04 \x02(\tR\n" +
+	"topicsHash\"\x9f\x01\n" +
+	"\x17CommandWatchTopicUpdate\x12\x1d\n" +
+	"\n" +
+	"watcher_id\x18\x01 \x02(\x04R\twatcherId\x12\x1d\n" +
+	"\n" +
+	"new_topics\x18\x02 \x03(\tR\tnewTopics\x12%\n" +
+	"\x0edeleted_topics\x18\x03 \x03(\tR\rdeletedTopics\x12\x1f\n" +
+	"\vtopics_hash\x18\x04 \x02(\tR\n" +
+	"topicsHash\"Z\n" +
+	"\x1aCommandWatchTopicListClose\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x02(\x04R\trequestId\x12\x1d\n" +
+	"\n" +
+	"watcher_id\x18\x02 \x02(\x04R\twatcherId*D\n" +
 	"\x0fCompressionType\x12\b\n" +
 	"\x04NONE\x10\x00\x12\a\n" +
 	"\x03LZ4\x10\x01\x12\b\n" +
@@ -6887,7 +7222,7 @@ func file_pulsar_proto_rawDescGZIP() []byte {
 }
 
 var file_pulsar_proto_enumTypes = make([]protoimpl.EnumInfo, 16)
-var file_pulsar_proto_msgTypes = make([]protoimpl.MessageInfo, 57)
+var file_pulsar_proto_msgTypes = make([]protoimpl.MessageInfo, 61)
 var file_pulsar_proto_goTypes = []any{
 	(CompressionType)(0),                       // 0: pulsargo.wire.CompressionType
 	(ProducerAccessMode)(0),                    // 1: pulsargo.wire.ProducerAccessMode
@@ -6962,112 +7297,120 @@ var file_pulsar_proto_goTypes = []any{
 	(*CommandNewTxn)(nil),                                   // 70: pulsargo.wire.CommandNewTxn
 	(*CommandNewTxnResponse)(nil),                           // 71: pulsargo.wire.CommandNewTxnResponse
 	(*BaseCommand)(nil),                                     // 72: pulsargo.wire.BaseCommand
+	(*CommandWatchTopicList)(nil),                           // 73: pulsargo.wire.CommandWatchTopicList
+	(*CommandWatchTopicListSuccess)(nil),                    // 74: pulsargo.wire.CommandWatchTopicListSuccess
+	(*CommandWatchTopicUpdate)(nil),                         // 75: pulsargo.wire.CommandWatchTopicUpdate
+	(*CommandWatchTopicListClose)(nil),                      // 76: pulsargo.wire.CommandWatchTopicListClose
 }
 var file_pulsar_proto_depIdxs = []int32{
-	19, // 0: pulsargo.wire.MessageIdData.first_chunk_message_id:type_name -> pulsargo.wire.MessageIdData
-	6,  // 1: pulsargo.wire.Schema.type:type_name -> pulsargo.wire.Schema.Type
-	16, // 2: pulsargo.wire.Schema.properties:type_name -> pulsargo.wire.KeyValue
-	16, // 3: pulsargo.wire.EncryptionKeys.metadata:type_name -> pulsargo.wire.KeyValue
-	16, // 4: pulsargo.wire.MessageMetadata.properties:type_name -> pulsargo.wire.KeyValue
-	0,  // 5: pulsargo.wire.MessageMetadata.compression:type_name -> pulsargo.wire.CompressionType
-	21, // 6: pulsargo.wire.MessageMetadata.encryption_keys:type_name -> pulsargo.wire.EncryptionKeys
-	16, // 7: pulsargo.wire.SingleMessageMetadata.properties:type_name -> pulsargo.wire.KeyValue
-	3,  // 8: pulsargo.wire.CommandConnect.auth_method:type_name -> pulsargo.wire.AuthMethod
-	25, // 9: pulsargo.wire.CommandConnect.feature_flags:type_name -> pulsargo.wire.FeatureFlags
-	25, // 10: pulsargo.wire.CommandConnected.feature_flags:type_name -> pulsargo.wire.FeatureFlags
-	26, // 11: pulsargo.wire.CommandAuthChallenge.challenge:type_name -> pulsargo.wire.AuthData
-	26, // 12: pulsargo.wire.CommandAuthResponse.response:type_name -> pulsargo.wire.AuthData
-	16, // 13: pulsargo.wire.CommandLookupTopic.properties:type_name -> pulsargo.wire.KeyValue
-	7,  // 14: pulsargo.wire.CommandLookupTopicResponse.response:type_name -> pulsargo.wire.CommandLookupTopicResponse.LookupType
-	2,  // 15: pulsargo.wire.CommandLookupTopicResponse.error:type_name -> pulsargo.wire.ServerError
-	8,  // 16: pulsargo.wire.CommandPartitionedTopicMetadataResponse.response:type_name -> pulsargo.wire.CommandPartitionedTopicMetadataResponse.LookupType
-	2,  // 17: pulsargo.wire.CommandPartitionedTopicMetadataResponse.error:type_name -> pulsargo.wire.ServerError
-	9,  // 18: pulsargo.wire.CommandGetTopicsOfNamespace.mode:type_name -> pulsargo.wire.CommandGetTopicsOfNamespace.Mode
-	10, // 19: pulsargo.wire.CommandTopicMigrated.resource_type:type_name -> pulsargo.wire.CommandTopicMigrated.ResourceType
-	16, // 20: pulsargo.wire.CommandProducer.metadata:type_name -> pulsargo.wire.KeyValue
-	20, // 21: pulsargo.wire.CommandProducer.schema:type_name -> pulsargo.wire.Schema
-	1,  // 22: pulsargo.wire.CommandProducer.producer_access_mode:type_name -> pulsargo.wire.ProducerAccessMode
-	19, // 23: pulsargo.wire.CommandSend.message_id:type_name -> pulsargo.wire.MessageIdData
-	19, // 24: pulsargo.wire.CommandSendReceipt.message_id:type_name -> pulsargo.wire.MessageIdData
-	2,  // 25: pulsargo.wire.CommandSendError.error:type_name -> pulsargo.wire.ServerError
-	5,  // 26: pulsargo.wire.KeySharedMeta.key_shared_mode:type_name -> pulsargo.wire.KeySharedMode
-	18, // 27: pulsargo.wire.KeySharedMeta.hash_ranges:type_name -> pulsargo.wire.IntRange
-	11, // 28: pulsargo.wire.CommandSubscribe.sub_type:type_name -> pulsargo.wire.CommandSubscribe.SubType
-	19, // 29: pulsargo.wire.CommandSubscribe.start_message_id:type_name -> pulsargo.wire.MessageIdData
-	16, // 30: pulsargo.wire.CommandSubscribe.metadata:type_name -> pulsargo.wire.KeyValue
-	20, // 31: pulsargo.wire.CommandSubscribe.schema:type_name -> pulsargo.wire.Schema
-	12, // 32: pulsargo.wire.CommandSubscribe.initial_position:type_name -> pulsargo.wire.CommandSubscribe.InitialPosition
-	46, // 33: pulsargo.wire.CommandSubscribe.key_shared_meta:type_name -> pulsargo.wire.KeySharedMeta
-	16, // 34: pulsargo.wire.CommandSubscribe.subscription_properties:type_name -> pulsargo.wire.KeyValue
-	19, // 35: pulsargo.wire.CommandMessage.message_id:type_name -> pulsargo.wire.MessageIdData
-	13, // 36: pulsargo.wire.CommandAck.ack_type:type_name -> pulsargo.wire.CommandAck.AckType
-	19, // 37: pulsargo.wire.CommandAck.message_id:type_name -> pulsargo.wire.MessageIdData
-	14, // 38: pulsargo.wire.CommandAck.validation_error:type_name -> pulsargo.wire.CommandAck.ValidationError
-	17, // 39: pulsargo.wire.CommandAck.properties:type_name -> pulsargo.wire.KeyLongValue
-	2,  // 40: pulsargo.wire.CommandAckResponse.error:type_name -> pulsargo.wire.ServerError
-	19, // 41: pulsargo.wire.CommandRedeliverUnacknowledgedMessages.message_ids:type_name -> pulsargo.wire.MessageIdData
-	19, // 42: pulsargo.wire.CommandSeek.message_id:type_name -> pulsargo.wire.MessageIdData
-	19, // 43: pulsargo.wire.CommandGetLastMessageIdResponse.last_message_id:type_name -> pulsargo.wire.MessageIdData
-	19, // 44: pulsargo.wire.CommandGetLastMessageIdResponse.consumer_mark_delete_position:type_name -> pulsargo.wire.MessageIdData
-	2,  // 45: pulsargo.wire.CommandConsumerStatsResponse.error_code:type_name -> pulsargo.wire.ServerError
-	2,  // 46: pulsargo.wire.CommandGetSchemaResponse.error_code:type_name -> pulsargo.wire.ServerError
-	20, // 47: pulsargo.wire.CommandGetSchemaResponse.schema:type_name -> pulsargo.wire.Schema
-	20, // 48: pulsargo.wire.CommandGetOrCreateSchema.schema:type_name -> pulsargo.wire.Schema
-	2,  // 49: pulsargo.wire.CommandGetOrCreateSchemaResponse.error_code:type_name -> pulsargo.wire.ServerError
-	20, // 50: pulsargo.wire.CommandSuccess.schema:type_name -> pulsargo.wire.Schema
-	2,  // 51: pulsargo.wire.CommandError.error:type_name -> pulsargo.wire.ServerError
-	2,  // 52: pulsargo.wire.CommandTcClientConnectResponse.error:type_name -> pulsargo.wire.ServerError
-	2,  // 53: pulsargo.wire.CommandNewTxnResponse.error:type_name -> pulsargo.wire.ServerError
-	15, // 54: pulsargo.wire.BaseCommand.type:type_name -> pulsargo.wire.BaseCommand.Type
-	27, // 55: pulsargo.wire.BaseCommand.connect:type_name -> pulsargo.wire.CommandConnect
-	28, // 56: pulsargo.wire.BaseCommand.connected:type_name -> pulsargo.wire.CommandConnected
-	47, // 57: pulsargo.wire.BaseCommand.subscribe:type_name -> pulsargo.wire.CommandSubscribe
-	40, // 58: pulsargo.wire.BaseCommand.producer:type_name -> pulsargo.wire.CommandProducer
-	42, // 59: pulsargo.wire.BaseCommand.send:type_name -> pulsargo.wire.CommandSend
-	43, // 60: pulsargo.wire.BaseCommand.send_receipt:type_name -> pulsargo.wire.CommandSendReceipt
-	44, // 61: pulsargo.wire.BaseCommand.send_error:type_name -> pulsargo.wire.CommandSendError
-	49, // 62: pulsargo.wire.BaseCommand.message:type_name -> pulsargo.wire.CommandMessage
-	50, // 63: pulsargo.wire.BaseCommand.ack:type_name -> pulsargo.wire.CommandAck
-	48, // 64: pulsargo.wire.BaseCommand.flow:type_name -> pulsargo.wire.CommandFlow
-	57, // 65: pulsargo.wire.BaseCommand.unsubscribe:type_name -> pulsargo.wire.CommandUnsubscribe
-	66, // 66: pulsargo.wire.BaseCommand.success:type_name -> pulsargo.wire.CommandSuccess
-	67, // 67: pulsargo.wire.BaseCommand.error:type_name -> pulsargo.wire.CommandError
-	45, // 68: pulsargo.wire.BaseCommand.close_producer:type_name -> pulsargo.wire.CommandCloseProducer
-	58, // 69: pulsargo.wire.BaseCommand.close_consumer:type_name -> pulsargo.wire.CommandCloseConsumer
-	41, // 70: pulsargo.wire.BaseCommand.producer_success:type_name -> pulsargo.wire.CommandProducerSuccess
-	31, // 71: pulsargo.wire.BaseCommand.ping:type_name -> pulsargo.wire.CommandPing
-	32, // 72: pulsargo.wire.BaseCommand.pong:type_name -> pulsargo.wire.CommandPong
-	52, // 73: pulsargo.wire.BaseCommand.redeliver_unacknowledged_messages:type_name -> pulsargo.wire.CommandRedeliverUnacknowledgedMessages
-	35, // 74: pulsargo.wire.BaseCommand.partition_metadata:type_name -> pulsargo.wire.CommandPartitionedTopicMetadata
-	36, // 75: pulsargo.wire.BaseCommand.partition_metadata_response:type_name -> pulsargo.wire.CommandPartitionedTopicMetadataResponse
-	33, // 76: pulsargo.wire.BaseCommand.lookup_topic:type_name -> pulsargo.wire.CommandLookupTopic
-	34, // 77: pulsargo.wire.BaseCommand.lookup_topic_response:type_name -> pulsargo.wire.CommandLookupTopicResponse
-	60, // 78: pulsargo.wire.BaseCommand.consumer_stats:type_name -> pulsargo.wire.CommandConsumerStats
-	61, // 79: pulsargo.wire.BaseCommand.consumer_stats_response:type_name -> pulsargo.wire.CommandConsumerStatsResponse
-	59, // 80: pulsargo.wire.BaseCommand.reached_end_of_topic:type_name -> pulsargo.wire.CommandReachedEndOfTopic
-	54, // 81: pulsargo.wire.BaseCommand.seek:type_name -> pulsargo.wire.CommandSeek
-	55, // 82: pulsargo.wire.BaseCommand.get_last_message_id:type_name -> pulsargo.wire.CommandGetLastMessageId
-	56, // 83: pulsargo.wire.BaseCommand.get_last_message_id_response:type_name -> pulsargo.wire.CommandGetLastMessageIdResponse
-	53, // 84: pulsargo.wire.BaseCommand.active_consumer_change:type_name -> pulsargo.wire.CommandActiveConsumerChange
-	37, // 85: pulsargo.wire.BaseCommand.get_topics_of_namespace:type_name -> pulsargo.wire.CommandGetTopicsOfNamespace
-	38, // 86: pulsargo.wire.BaseCommand.get_topics_of_namespace_response:type_name -> pulsargo.wire.CommandGetTopicsOfNamespaceResponse
-	62, // 87: pulsargo.wire.BaseCommand.get_schema:type_name -> pulsargo.wire.CommandGetSchema
-	63, // 88: pulsargo.wire.BaseCommand.get_schema_response:type_name -> pulsargo.wire.CommandGetSchemaResponse
-	29, // 89: pulsargo.wire.BaseCommand.auth_challenge:type_name -> pulsargo.wire.CommandAuthChallenge
-	30, // 90: pulsargo.wire.BaseCommand.auth_response:type_name -> pulsargo.wire.CommandAuthResponse
-	51, // 91: pulsargo.wire.BaseCommand.ack_response:type_name -> pulsargo.wire.CommandAckResponse
-	64, // 92: pulsargo.wire.BaseCommand.get_or_create_schema:type_name -> pulsargo.wire.CommandGetOrCreateSchema
-	65, // 93: pulsargo.wire.BaseCommand.get_or_create_schema_response:type_name -> pulsargo.wire.CommandGetOrCreateSchemaResponse
-	70, // 94: pulsargo.wire.BaseCommand.new_txn:type_name -> pulsargo.wire.CommandNewTxn
-	71, // 95: pulsargo.wire.BaseCommand.new_txn_response:type_name -> pulsargo.wire.CommandNewTxnResponse
-	68, // 96: pulsargo.wire.BaseCommand.tc_client_connect_request:type_name -> pulsargo.wire.CommandTcClientConnectRequest
-	69, // 97: pulsargo.wire.BaseCommand.tc_client_connect_response:type_name -> pulsargo.wire.CommandTcClientConnectResponse
-	39, // 98: pulsargo.wire.BaseCommand.topic_migrated:type_name -> pulsargo.wire.CommandTopicMigrated
-	99, // [99:99] is the sub-list for method output_type
-	99, // [99:99] is the sub-list for method input_type
-	99, // [99:99] is the sub-list for extension type_name
-	99, // [99:99] is the sub-list for extension extendee
-	0,  // [0:99] is the sub-list for field type_name
+	19,  // 0: pulsargo.wire.MessageIdData.first_chunk_message_id:type_name -> pulsargo.wire.MessageIdData
+	6,   // 1: pulsargo.wire.Schema.type:type_name -> pulsargo.wire.Schema.Type
+	16,  // 2: pulsargo.wire.Schema.properties:type_name -> pulsargo.wire.KeyValue
+	16,  // 3: pulsargo.wire.EncryptionKeys.metadata:type_name -> pulsargo.wire.KeyValue
+	16,  // 4: pulsargo.wire.MessageMetadata.properties:type_name -> pulsargo.wire.KeyValue
+	0,   // 5: pulsargo.wire.MessageMetadata.compression:type_name -> pulsargo.wire.CompressionType
+	21,  // 6: pulsargo.wire.MessageMetadata.encryption_keys:type_name -> pulsargo.wire.EncryptionKeys
+	16,  // 7: pulsargo.wire.SingleMessageMetadata.properties:type_name -> pulsargo.wire.KeyValue
+	3,   // 8: pulsargo.wire.CommandConnect.auth_method:type_name -> pulsargo.wire.AuthMethod
+	25,  // 9: pulsargo.wire.CommandConnect.feature_flags:type_name -> pulsargo.wire.FeatureFlags
+	25,  // 10: pulsargo.wire.CommandConnected.feature_flags:type_name -> pulsargo.wire.FeatureFlags
+	26,  // 11: pulsargo.wire.CommandAuthChallenge.challenge:type_name -> pulsargo.wire.AuthData
+	26,  // 12: pulsargo.wire.CommandAuthResponse.response:type_name -> pulsargo.wire.AuthData
+	16,  // 13: pulsargo.wire.CommandLookupTopic.properties:type_name -> pulsargo.wire.KeyValue
+	7,   // 14: pulsargo.wire.CommandLookupTopicResponse.response:type_name -> pulsargo.wire.CommandLookupTopicResponse.LookupType
+	2,   // 15: pulsargo.wire.CommandLookupTopicResponse.error:type_name -> pulsargo.wire.ServerError
+	8,   // 16: pulsargo.wire.CommandPartitionedTopicMetadataResponse.response:type_name -> pulsargo.wire.CommandPartitionedTopicMetadataResponse.LookupType
+	2,   // 17: pulsargo.wire.CommandPartitionedTopicMetadataResponse.error:type_name -> pulsargo.wire.ServerError
+	9,   // 18: pulsargo.wire.CommandGetTopicsOfNamespace.mode:type_name -> pulsargo.wire.CommandGetTopicsOfNamespace.Mode
+	10,  // 19: pulsargo.wire.CommandTopicMigrated.resource_type:type_name -> pulsargo.wire.CommandTopicMigrated.ResourceType
+	16,  // 20: pulsargo.wire.CommandProducer.metadata:type_name -> pulsargo.wire.KeyValue
+	20,  // 21: pulsargo.wire.CommandProducer.schema:type_name -> pulsargo.wire.Schema
+	1,   // 22: pulsargo.wire.CommandProducer.producer_access_mode:type_name -> pulsargo.wire.ProducerAccessMode
+	19,  // 23: pulsargo.wire.CommandSend.message_id:type_name -> pulsargo.wire.MessageIdData
+	19,  // 24: pulsargo.wire.CommandSendReceipt.message_id:type_name -> pulsargo.wire.MessageIdData
+	2,   // 25: pulsargo.wire.CommandSendError.error:type_name -> pulsargo.wire.ServerError
+	5,   // 26: pulsargo.wire.KeySharedMeta.key_shared_mode:type_name -> pulsargo.wire.KeySharedMode
+	18,  // 27: pulsargo.wire.KeySharedMeta.hash_ranges:type_name -> pulsargo.wire.IntRange
+	11,  // 28: pulsargo.wire.CommandSubscribe.sub_type:type_name -> pulsargo.wire.CommandSubscribe.SubType
+	19,  // 29: pulsargo.wire.CommandSubscribe.start_message_id:type_name -> pulsargo.wire.MessageIdData
+	16,  // 30: pulsargo.wire.CommandSubscribe.metadata:type_name -> pulsargo.wire.KeyValue
+	20,  // 31: pulsargo.wire.CommandSubscribe.schema:type_name -> pulsargo.wire.Schema
+	12,  // 32: pulsargo.wire.CommandSubscribe.initial_position:type_name -> pulsargo.wire.CommandSubscribe.InitialPosition
+	46,  // 33: pulsargo.wire.CommandSubscribe.key_shared_meta:type_name -> pulsargo.wire.KeySharedMeta
+	16,  // 34: pulsargo.wire.CommandSubscribe.subscription_properties:type_name -> pulsargo.wire.KeyValue
+	19,  // 35: pulsargo.wire.CommandMessage.message_id:type_name -> pulsargo.wire.MessageIdData
+	13,  // 36: pulsargo.wire.CommandAck.ack_type:type_name -> pulsargo.wire.CommandAck.AckType
+	19,  // 37: pulsargo.wire.CommandAck.message_id:type_name -> pulsargo.wire.MessageIdData
+	14,  // 38: pulsargo.wire.CommandAck.validation_error:type_name -> pulsargo.wire.CommandAck.ValidationError
+	17,  // 39: pulsargo.wire.CommandAck.properties:type_name -> pulsargo.wire.KeyLongValue
+	2,   // 40: pulsargo.wire.CommandAckResponse.error:type_name -> pulsargo.wire.ServerError
+	19,  // 41: pulsargo.wire.CommandRedeliverUnacknowledgedMessages.message_ids:type_name -> pulsargo.wire.MessageIdData
+	19,  // 42: pulsargo.wire.CommandSeek.message_id:type_name -> pulsargo.wire.MessageIdData
+	19,  // 43: pulsargo.wire.CommandGetLastMessageIdResponse.last_message_id:type_name -> pulsargo.wire.MessageIdData
+	19,  // 44: pulsargo.wire.CommandGetLastMessageIdResponse.consumer_mark_delete_position:type_name -> pulsargo.wire.MessageIdData
+	2,   // 45: pulsargo.wire.CommandConsumerStatsResponse.error_code:type_name -> pulsargo.wire.ServerError
+	2,   // 46: pulsargo.wire.CommandGetSchemaResponse.error_code:type_name -> pulsargo.wire.ServerError
+	20,  // 47: pulsargo.wire.CommandGetSchemaResponse.schema:type_name -> pulsargo.wire.Schema
+	20,  // 48: pulsargo.wire.CommandGetOrCreateSchema.schema:type_name -> pulsargo.wire.Schema
+	2,   // 49: pulsargo.wire.CommandGetOrCreateSchemaResponse.error_code:type_name -> pulsargo.wire.ServerError
+	20,  // 50: pulsargo.wire.CommandSuccess.schema:type_name -> pulsargo.wire.Schema
+	2,   // 51: pulsargo.wire.CommandError.error:type_name -> pulsargo.wire.ServerError
+	2,   // 52: pulsargo.wire.CommandTcClientConnectResponse.error:type_name -> pulsargo.wire.ServerError
+	2,   // 53: pulsargo.wire.CommandNewTxnResponse.error:type_name -> pulsargo.wire.ServerError
+	15,  // 54: pulsargo.wire.BaseCommand.type:type_name -> pulsargo.wire.BaseCommand.Type
+	27,  // 55: pulsargo.wire.BaseCommand.connect:type_name -> pulsargo.wire.CommandConnect
+	28,  // 56: pulsargo.wire.BaseCommand.connected:type_name -> pulsargo.wire.CommandConnected
+	47,  // 57: pulsargo.wire.BaseCommand.subscribe:type_name -> pulsargo.wire.CommandSubscribe
+	40,  // 58: pulsargo.wire.BaseCommand.producer:type_name -> pulsargo.wire.CommandProducer
+	42,  // 59: pulsargo.wire.BaseCommand.send:type_name -> pulsargo.wire.CommandSend
+	43,  // 60: pulsargo.wire.BaseCommand.send_receipt:type_name -> pulsargo.wire.CommandSendReceipt
+	44,  // 61: pulsargo.wire.BaseCommand.send_error:type_name -> pulsargo.wire.CommandSendError
+	49,  // 62: pulsargo.wire.BaseCommand.message:type_name -> pulsargo.wire.CommandMessage
+	50,  // 63: pulsargo.wire.BaseCommand.ack:type_name -> pulsargo.wire.CommandAck
+	48,  // 64: pulsargo.wire.BaseCommand.flow:type_name -> pulsargo.wire.CommandFlow
+	57,  // 65: pulsargo.wire.BaseCommand.unsubscribe:type_name -> pulsargo.wire.CommandUnsubscribe
+	66,  // 66: pulsargo.wire.BaseCommand.success:type_name -> pulsargo.wire.CommandSuccess
+	67,  // 67: pulsargo.wire.BaseCommand.error:type_name -> pulsargo.wire.CommandError
+	45,  // 68: pulsargo.wire.BaseCommand.close_producer:type_name -> pulsargo.wire.CommandCloseProducer
+	58,  // 69: pulsargo.wire.BaseCommand.close_consumer:type_name -> pulsargo.wire.CommandCloseConsumer
+	41,  // 70: pulsargo.wire.BaseCommand.producer_success:type_name -> pulsargo.wire.CommandProducerSuccess
+	31,  // 71: pulsargo.wire.BaseCommand.ping:type_name -> pulsargo.wire.CommandPing
+	32,  // 72: pulsargo.wire.BaseCommand.pong:type_name -> pulsargo.wire.CommandPong
+	52,  // 73: pulsargo.wire.BaseCommand.redeliver_unacknowledged_messages:type_name -> pulsargo.wire.CommandRedeliverUnacknowledgedMessages
+	35,  // 74: pulsargo.wire.BaseCommand.partition_metadata:type_name -> pulsargo.wire.CommandPartitionedTopicMetadata
+	36,  // 75: pulsargo.wire.BaseCommand.partition_metadata_response:type_name -> pulsargo.wire.CommandPartitionedTopicMetadataResponse
+	33,  // 76: pulsargo.wire.BaseCommand.lookup_topic:type_name -> pulsargo.wire.CommandLookupTopic
+	34,  // 77: pulsargo.wire.BaseCommand.lookup_topic_response:type_name -> pulsargo.wire.CommandLookupTopicResponse
+	60,  // 78: pulsargo.wire.BaseCommand.consumer_stats:type_name -> pulsargo.wire.CommandConsumerStats
+	61,  // 79: pulsargo.wire.BaseCommand.consumer_stats_response:type_name -> pulsargo.wire.CommandConsumerStatsResponse
+	59,  // 80: pulsargo.wire.BaseCommand.reached_end_of_topic:type_name -> pulsargo.wire.CommandReachedEndOfTopic
+	54,  // 81: pulsargo.wire.BaseCommand.seek:type_name -> pulsargo.wire.CommandSeek
+	55,  // 82: pulsargo.wire.BaseCommand.get_last_message_id:type_name -> pulsargo.wire.CommandGetLastMessageId
+	56,  // 83: pulsargo.wire.BaseCommand.get_last_message_id_response:type_name -> pulsargo.wire.CommandGetLastMessageIdResponse
+	53,  // 84: pulsargo.wire.BaseCommand.active_consumer_change:type_name -> pulsargo.wire.CommandActiveConsumerChange
+	37,  // 85: pulsargo.wire.BaseCommand.get_topics_of_namespace:type_name -> pulsargo.wire.CommandGetTopicsOfNamespace
+	38,  // 86: pulsargo.wire.BaseCommand.get_topics_of_namespace_response:type_name -> pulsargo.wire.CommandGetTopicsOfNamespaceResponse
+	62,  // 87: pulsargo.wire.BaseCommand.get_schema:type_name -> pulsargo.wire.CommandGetSchema
+	63,  // 88: pulsargo.wire.BaseCommand.get_schema_response:type_name -> pulsargo.wire.CommandGetSchemaResponse
+	29,  // 89: pulsargo.wire.BaseCommand.auth_challenge:type_name -> pulsargo.wire.CommandAuthChallenge
+	30,  // 90: pulsargo.wire.BaseCommand.auth_response:type_name -> pulsargo.wire.CommandAuthResponse
+	51,  // 91: pulsargo.wire.BaseCommand.ack_response:type_name -> pulsargo.wire.CommandAckResponse
+	64,  // 92: pulsargo.wire.BaseCommand.get_or_create_schema:type_name -> pulsargo.wire.CommandGetOrCreateSchema
+	65,  // 93: pulsargo.wire.BaseCommand.get_or_create_schema_response:type_name -> pulsargo.wire.CommandGetOrCreateSchemaResponse
+	70,  // 94: pulsargo.wire.BaseCommand.new_txn:type_name -> pulsargo.wire.CommandNewTxn
+	71,  // 95: pulsargo.wire.BaseCommand.new_txn_response:type_name -> pulsargo.wire.CommandNewTxnResponse
+	68,  // 96: pulsargo.wire.BaseCommand.tc_client_connect_request:type_name -> pulsargo.wire.CommandTcClientConnectRequest
+	69,  // 97: pulsargo.wire.BaseCommand.tc_client_connect_response:type_name -> pulsargo.wire.CommandTcClientConnectResponse
+	73,  // 98: pulsargo.wire.BaseCommand.watch_topic_list:type_name -> pulsargo.wire.CommandWatchTopicList
+	74,  // 99: pulsargo.wire.BaseCommand.watch_topic_list_success:type_name -> pulsargo.wire.CommandWatchTopicListSuccess
+	75,  // 100: pulsargo.wire.BaseCommand.watch_topic_update:type_name -> pulsargo.wire.CommandWatchTopicUpdate
+	76,  // 101: pulsargo.wire.BaseCommand.watch_topic_list_close:type_name -> pulsargo.wire.CommandWatchTopicListClose
+	39,  // 102: pulsargo.wire.BaseCommand.topic_migrated:type_name -> pulsargo.wire.CommandTopicMigrated
+	103, // [103:103] is the sub-list for method output_type
+	103, // [103:103] is the sub-list for method input_type
+	103, // [103:103] is the sub-list for extension type_name
+	103, // [103:103] is the sub-list for extension extendee
+	0,   // [0:103] is the sub-list for field type_name
 }
 
 func init() { file_pulsar_proto_init() }
@@ -7081,7 +7424,7 @@ func file_pulsar_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_pulsar_proto_rawDesc), len(file_pulsar_proto_rawDesc)),
 			NumEnums:      16,
-			NumMessages:   57,
+			NumMessages:   61,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -60,10 +60,9 @@ func fieldOf(t proto.BaseCommand_Type) *commandField {
 }
 
 // unsupportedRequestIDField gives, for the Pulsar commands that our
-// BaseCommand has no field for, the field number of request_id inside the
-// command message (per upstream PulsarApi.proto): the transaction-buffer
-// commands and the topic-list watcher commands. WATCH_TOPIC_UPDATE has no
-// request_id.
+// BaseCommand has no field for (the transaction-buffer commands), the field
+// number of request_id inside the command message (per upstream
+// PulsarApi.proto).
 var unsupportedRequestIDField = map[proto.BaseCommand_Type]protowire.Number{
 	proto.BaseCommand_ADD_PARTITION_TO_TXN:             1,
 	proto.BaseCommand_ADD_PARTITION_TO_TXN_RESPONSE:    1,
@@ -75,9 +74,6 @@ var unsupportedRequestIDField = map[proto.BaseCommand_Type]protowire.Number{
 	proto.BaseCommand_END_TXN_ON_PARTITION_RESPONSE:    1,
 	proto.BaseCommand_END_TXN_ON_SUBSCRIPTION:          1,
 	proto.BaseCommand_END_TXN_ON_SUBSCRIPTION_RESPONSE: 1,
-	proto.BaseCommand_WATCH_TOPIC_LIST:                 1,
-	proto.BaseCommand_WATCH_TOPIC_LIST_SUCCESS:         1,
-	proto.BaseCommand_WATCH_TOPIC_LIST_CLOSE:           1,
 }
 
 // typeName returns the enum name of t, or "" if t is not in the enum.
@@ -177,7 +173,7 @@ func Payload(cmd *proto.BaseCommand) protoreflect.ProtoMessage {
 
 // RequestID returns the request_id of cmd's command message, if that message
 // has one and it is set. For the Pulsar commands our BaseCommand has no field
-// for (transactions, topic-list watchers) it is read from the unknown fields
+// for (the transaction-buffer commands) it is read from the unknown fields
 // kept by decoding, so that a broker can answer them with an error; for types
 // outside the enum no layout is known and ok is false.
 func RequestID(cmd *proto.BaseCommand) (id uint64, ok bool) {

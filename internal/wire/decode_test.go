@@ -296,16 +296,16 @@ func TestDecodeUnknownCommand(t *testing.T) {
 		assert.EqualValues(t, 0x7fffffff, fe.Type)
 	})
 	t.Run("known to Pulsar, no field here", func(t *testing.T) {
-		// WATCH_TOPIC_LIST = 64: {request_id(1): 11, watcher_id(2): 3,
-		// namespace(3): "n"}; field 64 bytes tag = 64<<3|2 = 514 = 0x82 0x04.
-		inner := []byte{0x08, 11, 0x10, 3, 0x1a, 0x01, 'n'}
-		cmd := append([]byte{0x08, 64, 0x82, 0x04, byte(len(inner))}, inner...)
+		// ADD_PARTITION_TO_TXN = 52: {request_id(1): 11, txnid_least_bits(2):
+		// 3, partitions(4): "n"}; field 52 bytes tag = 52<<3|2 = 418 = 0xa2 0x03.
+		inner := []byte{0x08, 11, 0x10, 3, 0x22, 0x01, 'n'}
+		cmd := append([]byte{0x08, 52, 0xa2, 0x03, byte(len(inner))}, inner...)
 		_, err := DecodeFrame(rawFrame(cmd, nil), 0)
 		fe := requireKind(t, err, ErrUnknownCommand)
-		assert.Equal(t, proto.BaseCommand_WATCH_TOPIC_LIST, fe.Type)
+		assert.Equal(t, proto.BaseCommand_ADD_PARTITION_TO_TXN, fe.Type)
 		assert.True(t, fe.HasRequestID)
 		assert.EqualValues(t, 11, fe.RequestID)
-		assert.Contains(t, err.Error(), "WATCH_TOPIC_LIST")
+		assert.Contains(t, err.Error(), "ADD_PARTITION_TO_TXN")
 		assert.Contains(t, err.Error(), "request_id 11")
 
 		// END_TXN = 56 with request_id 300 (varint ac 02).
