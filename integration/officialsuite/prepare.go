@@ -114,8 +114,8 @@ func copyTree(from, to string, skip func(rel string) bool) error {
 }
 
 // retargetPort rewrites the hard-coded broker ports in the official tests
-// (localhost:6650 and 127.0.0.1:6650, and the web service's :8080) to port
-// and httpPort.
+// (localhost:6650 and 127.0.0.1:6650, and the web service's :8080, also the
+// admin client's default URL) to port and httpPort.
 func retargetPort(src, port, httpPort string) error {
 	if port == officialPort && httpPort == officialHTTPPort {
 		return nil
@@ -123,6 +123,13 @@ func retargetPort(src, port, httpPort string) error {
 	files, err := filepath.Glob(filepath.Join(src, "pulsar", "*_test.go"))
 	if err != nil {
 		return err
+	}
+	// The admin client's default web service URL, which tests that build
+	// it from an empty config use.
+	for _, f := range []string{"pulsaradmin/pkg/admin/config/config.go", "pulsaradmin/pkg/admin/admin.go"} {
+		if _, err := os.Stat(filepath.Join(src, f)); err == nil {
+			files = append(files, filepath.Join(src, f))
+		}
 	}
 	r := strings.NewReplacer("localhost:"+officialPort, "localhost:"+port, "127.0.0.1:"+officialPort, "127.0.0.1:"+port,
 		"localhost:"+officialHTTPPort, "localhost:"+httpPort, "127.0.0.1:"+officialHTTPPort, "127.0.0.1:"+httpPort)
