@@ -115,7 +115,7 @@ func topicStats(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if name.Partition < 0 && rq.b.partitionCount(name.Full) > 0 {
+	if rq.b.partitionCountOf(name) > 0 {
 		return nil, topicNotFound(name)
 	}
 	var st map[string]any
@@ -172,10 +172,7 @@ func partitionedStats(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := 0
-	if name.Partition < 0 {
-		n = rq.b.partitionCount(name.Full)
-	}
+	n := rq.b.partitionCountOf(name)
 	if n == 0 {
 		return nil, restErr(http.StatusNotFound, "Partitioned Topic not found: %s", name.Full)
 	}
@@ -257,7 +254,7 @@ func topicPolicy(method string) adminHandler {
 		if !topicPolicyNames[field] {
 			return nil, restErr(http.StatusNotFound, "Not Found: %s", rq.r.URL.Path)
 		}
-		if !(name.Partition < 0 && rq.b.partitionCount(name.Full) > 0) && !rq.b.topicExists(name) {
+		if rq.b.partitionCountOf(name) == 0 && !rq.b.topicExists(name) {
 			return nil, topicNotFound(name)
 		}
 		if field == "backlogQuota" || field == "backlogQuotaMap" {
@@ -333,7 +330,7 @@ func topicProperties(method string) adminHandler {
 		if err != nil {
 			return nil, err
 		}
-		if !(name.Partition < 0 && rq.b.partitionCount(name.Full) > 0) && !rq.b.topicExists(name) {
+		if rq.b.partitionCountOf(name) == 0 && !rq.b.topicExists(name) {
 			return nil, topicNotFound(name)
 		}
 		props := map[string]string{}

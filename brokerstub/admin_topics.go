@@ -57,10 +57,7 @@ func getPartitions(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := 0
-	if name.Partition < 0 {
-		n = rq.b.partitionCount(name.Full)
-	}
+	n := rq.b.partitionCountOf(name)
 	if n == 0 && !rq.b.topicExists(name) && rq.flag("checkAllowAutoCreation") {
 		if rq.b.opts.DisableAutoTopicCreation {
 			return nil, restErr(http.StatusNotFound, "Topic %s does not exist", name.Full)
@@ -124,10 +121,7 @@ func postPartitions(rq *adminReq) (any, error) {
 	if n <= 0 {
 		return nil, restErr(http.StatusNotAcceptable, "Number of partitions should be more than 0")
 	}
-	cur := 0
-	if name.Partition < 0 {
-		cur = rq.b.partitionCount(name.Full)
-	}
+	cur := rq.b.partitionCountOf(name)
 	switch {
 	case cur == 0:
 		return nil, restErr(http.StatusNotFound, "Partitioned topic %s does not exist", name.Full)
@@ -144,7 +138,7 @@ func deletePartitions(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if name.Partition >= 0 || rq.b.partitionCount(name.Full) == 0 {
+	if rq.b.partitionCountOf(name) == 0 {
 		return nil, restErr(http.StatusNotFound, "Partitioned topic %s does not exist", name.Full)
 	}
 	return nil, rq.listChanged(rq.b.deletePartitioned(name, rq.flag("force")))
@@ -160,7 +154,7 @@ func putTopic(rq *adminReq) (any, error) {
 	if err := rq.decode(&props); err != nil {
 		return nil, err
 	}
-	if (name.Partition < 0 && rq.b.partitionCount(name.Full) > 0) || rq.b.topicExists(name) {
+	if rq.b.partitionCountOf(name) > 0 || rq.b.topicExists(name) {
 		return nil, restErr(http.StatusConflict, "This topic already exists")
 	}
 	if _, err = rq.b.getTopic(name, true); err != nil {
@@ -174,7 +168,7 @@ func deleteTopicHandler(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if name.Partition < 0 && rq.b.partitionCount(name.Full) > 0 {
+	if rq.b.partitionCountOf(name) > 0 {
 		return nil, rq.listChanged(rq.b.deletePartitioned(name, rq.flag("force")))
 	}
 	err = rq.b.deleteTopic(name, rq.flag("force"))
@@ -299,10 +293,7 @@ func listPartitionedTopics(rq *adminReq) (any, error) {
 // partitionsOf returns the topics an operation on name covers: its
 // partitions when it is partitioned, else itself.
 func (b *Broker) partitionsOf(name topicName) []topicName {
-	n := 0
-	if name.Partition < 0 {
-		n = b.partitionCount(name.Full)
-	}
+	n := b.partitionCountOf(name)
 	if n == 0 {
 		return []topicName{name}
 	}
@@ -320,7 +311,7 @@ func unloadTopic(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !(name.Partition < 0 && rq.b.partitionCount(name.Full) > 0) && !rq.b.topicExists(name) {
+	if rq.b.partitionCountOf(name) == 0 && !rq.b.topicExists(name) {
 		return nil, topicNotFound(name)
 	}
 	return nil, rq.b.Unload(name.Full)
@@ -330,7 +321,7 @@ func unloadTopic(rq *adminReq) (any, error) {
 // 404 otherwise; a partitioned topic's parent is refused with 405 by
 // operations that need one ledger.
 func (rq *adminReq) loaded(name topicName) (*topic, error) {
-	if name.Partition < 0 && rq.b.partitionCount(name.Full) > 0 {
+	if rq.b.partitionCountOf(name) > 0 {
 		return nil, restErr(http.StatusMethodNotAllowed, "%s is a partitioned topic: use one of its partitions", name.Full)
 	}
 	t, err := rq.b.getTopic(name, false)
@@ -368,7 +359,7 @@ func terminateTopic(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if name.Partition < 0 && rq.b.partitionCount(name.Full) > 0 {
+	if rq.b.partitionCountOf(name) > 0 {
 		return nil, restErr(http.StatusMethodNotAllowed, "Termination of a partitioned topic is not allowed")
 	}
 	if err := rq.b.pol().SetTerminated(name.Full); err != nil {

@@ -63,6 +63,15 @@ func (b *Broker) storedLocked(name topicName) bool {
 
 // partitionCount returns the number of partitions of a partitioned topic,
 // or 0.
+// partitionCountOf is the partition count of a partitioned topic's name, 0 for
+// a non-partitioned topic and for the name of a partition itself.
+func (b *Broker) partitionCountOf(name topicName) int {
+	if name.Partition >= 0 {
+		return 0
+	}
+	return b.partitionCount(name.Full)
+}
+
 func (b *Broker) partitionCount(full string) int {
 	parts, err := b.st.Partitions()
 	if err != nil {
