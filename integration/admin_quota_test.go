@@ -19,7 +19,10 @@ import (
 func TestAdminBacklogQuotaEnforced(t *testing.T) {
 	for _, policy := range []utils.RetentionPolicy{utils.ProducerException, utils.ProducerRequestHold} {
 		t.Run(string(policy), func(t *testing.T) {
-			e := newAdminEnv(t, brokerstub.Options{BacklogQuota: brokerstub.BacklogQuota{CheckInterval: 50 * time.Millisecond}})
+			// The periodic check runs on a fake clock, so that it cannot
+			// close the producer halfway through the sends below.
+			clk := brokerstub.NewFakeClock(time.Now())
+			e := newAdminEnv(t, brokerstub.Options{Clock: clk, BacklogQuota: brokerstub.BacklogQuota{CheckInterval: 50 * time.Millisecond}})
 			ns := fmt.Sprintf("public/quota-%d", topicSeq.Add(1))
 			if err := e.admin.Namespaces().CreateNamespace(ns); err != nil {
 				t.Fatal(err)
@@ -52,6 +55,7 @@ func TestAdminBacklogQuotaEnforced(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			clk.Advance(50 * time.Millisecond) // the periodic check: over the quota
 			want := "ProducerBlockedQuotaExceededException"
 			if policy == utils.ProducerRequestHold {
 				want = "ProducerBlockedQuotaExceededError"
