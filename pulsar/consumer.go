@@ -129,6 +129,10 @@ type ConsumerOptions struct {
 	// ReceiverQueueSize is the number of messages prefetched per
 	// partition. Default 1000.
 	ReceiverQueueSize int
+	// Schema is the consumer's schema: sent in SUBSCRIBE (the broker checks
+	// it against the topic's) and used by Message.GetSchemaValue for
+	// messages without a schema version. Default nil.
+	Schema Schema
 	// NackRedeliveryDelay is how long a nacked message waits before
 	// redelivery. Default 1 min.
 	NackRedeliveryDelay time.Duration

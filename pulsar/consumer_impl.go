@@ -41,6 +41,10 @@ func (c *client) subscribe(opts ConsumerOptions) (Consumer, error) {
 	case opts.DLQ != nil && opts.DLQ.MaxDeliveries == 0:
 		return nil, fmt.Errorf("%w: DLQ needs MaxDeliveries > 0", ErrInvalidOptions)
 	}
+	schemas, err := newConsumerSchemas(c, opts.Schema)
+	if err != nil {
+		return nil, err
+	}
 	if c.isClosed() {
 		return nil, ErrClientClosed
 	}
@@ -64,7 +68,7 @@ func (c *client) subscribe(opts ConsumerOptions) (Consumer, error) {
 		cs.dlq = newDLQRouter(c, *opts.DLQ, opts.SubscriptionName)
 	}
 	wrap := func(m *consumer.Message) ConsumerMessage {
-		return ConsumerMessage{Consumer: cs, Message: newMessage(m)}
+		return ConsumerMessage{Consumer: cs, Message: newMessage(m, schemas)}
 	}
 	errs := make([]error, len(targets))
 	cs.engines = make([]*consumerEngine, len(targets))
@@ -72,6 +76,7 @@ func (c *client) subscribe(opts ConsumerOptions) (Consumer, error) {
 	for i, t := range targets {
 		o := c.consumerEngineOptions(t, cs.ch, wrap)
 		applyConsumerOptions(&o, opts)
+		o.Schema = schemas.protoSchema()
 		o.Name = cs.name
 		if !cs.single {
 			o.RecentIDs = recentIDs

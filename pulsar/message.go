@@ -41,8 +41,15 @@ type Message interface {
 	IsReplicated() bool
 	// GetReplicatedFrom returns the cluster it was replicated from.
 	GetReplicatedFrom() string
-	// SchemaVersion returns the schema version it was produced with.
+	// SchemaVersion returns the schema version it was produced with, nil
+	// for none.
 	SchemaVersion() []byte
+	// GetSchemaValue decodes the payload into v (a pointer) with the schema
+	// the message was written with: the schema of its SchemaVersion (asked
+	// of the broker once per version, GET_SCHEMA), else the consumer's or
+	// reader's Schema. A payload that does not decode, a version the broker
+	// does not have and a message without any schema give a *SchemaError.
+	GetSchemaValue(v any) error
 }
 
 // message is the Message implementation: a view of the engine's message
@@ -50,10 +57,11 @@ type Message interface {
 type message struct {
 	m          *consumer.Message
 	properties map[string]string
+	schemas    *consumerSchemas
 }
 
-func newMessage(m *consumer.Message) *message {
-	return &message{m: m, properties: m.Properties()}
+func newMessage(m *consumer.Message, schemas *consumerSchemas) *message {
+	return &message{m: m, properties: m.Properties(), schemas: schemas}
 }
 
 func (m *message) Topic() string                 { return m.m.Topic }
@@ -69,6 +77,9 @@ func (m *message) RedeliveryCount() uint32       { return m.m.RedeliveryCount }
 func (m *message) IsReplicated() bool            { return m.m.Meta.GetReplicatedFrom() != "" }
 func (m *message) GetReplicatedFrom() string     { return m.m.Meta.GetReplicatedFrom() }
 func (m *message) SchemaVersion() []byte         { return m.m.Meta.GetSchemaVersion() }
+func (m *message) GetSchemaValue(v any) error {
+	return m.schemas.decode(m.m.Topic, m.m.Meta.GetSchemaVersion(), m.m.Payload, v)
+}
 
 // millis converts a time to Pulsar's milliseconds: 0 (none) for the zero
 // time, time.Unix(0, 0) and earlier times.

@@ -110,6 +110,14 @@ type ProducerOptions struct {
 	// is set; default and maximum the broker's max message size minus the
 	// message's metadata.
 	ChunkMaxMessageSize uint
+	// Schema encodes ProducerMessage.Value and is registered with the
+	// producer (PRODUCER); nil for none (payloads are bytes). A schema of
+	// type NONE is sent as NewBytesSchema(nil). Default nil.
+	Schema Schema
+	// DisableMultiSchema refuses messages whose ProducerMessage.Schema is
+	// not the producer's Schema; otherwise such messages register their
+	// schema (GET_OR_CREATE_SCHEMA) and carry its version. Default false.
+	DisableMultiSchema bool
 }
 
 // Producer publishes messages to a topic. It is safe for concurrent use.

@@ -16,11 +16,12 @@ import (
 // partitionedProducer is the Producer: one engine per partition (one for a
 // topic without partitions) and a router.
 type partitionedProducer struct {
-	c      *client
-	topic  string
-	opts   ProducerOptions
-	parts  []*producer.Producer
-	router func(*ProducerMessage, TopicMetadata) int
+	c       *client
+	topic   string
+	opts    ProducerOptions
+	parts   []*producer.Producer
+	router  func(*ProducerMessage, TopicMetadata) int
+	schemas *producerSchemas
 
 	closeOnce sync.Once
 }
@@ -32,6 +33,10 @@ func (c *client) createProducer(opts ProducerOptions) (Producer, error) {
 	if opts.CompressionType < NoCompression || opts.CompressionType > SNAPPY {
 		return nil, fmt.Errorf("%w: unknown compression type %d", ErrInvalidOptions, opts.CompressionType)
 	}
+	schemas, err := newProducerSchemas(opts)
+	if err != nil {
+		return nil, err
+	}
 	if c.isClosed() {
 		return nil, ErrClientClosed
 	}
@@ -41,7 +46,7 @@ func (c *client) createProducer(opts ProducerOptions) (Producer, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &partitionedProducer{c: c, topic: opts.Topic, opts: opts, parts: make([]*producer.Producer, len(names))}
+	p := &partitionedProducer{c: c, topic: opts.Topic, opts: opts, parts: make([]*producer.Producer, len(names)), schemas: schemas}
 	if opts.MessageRouter != nil {
 		p.router = opts.MessageRouter
 	} else {
@@ -57,7 +62,11 @@ func (c *client) createProducer(opts ProducerOptions) (Producer, error) {
 			part = int32(i)
 		}
 		wg.Go(func() {
-			p.parts[i], errs[i] = producer.New(ctx, c.engineOptions(opts, name, part))
+			eo := c.engineOptions(opts, name, part)
+			if schemas.schema != nil {
+				eo.Schema = schemaProto(schemas.schema.GetSchemaInfo())
+			}
+			p.parts[i], errs[i] = producer.New(ctx, eo)
 		})
 	}
 	wg.Wait()
@@ -156,7 +165,11 @@ func (p *partitionedProducer) Send(ctx context.Context, msg *ProducerMessage) (M
 	if err != nil {
 		return nil, err
 	}
-	id, err := pp.Send(ctx, msg)
+	m, version, err := p.schemas.prepare(ctx, pp, msg)
+	if err != nil {
+		return nil, err
+	}
+	id, err := pp.SendVersioned(ctx, m, version)
 	if err != nil {
 		return nil, producerErr("send to "+pp.Topic(), err)
 	}
@@ -176,8 +189,13 @@ func (p *partitionedProducer) SendAsync(ctx context.Context, msg *ProducerMessag
 		callback(nil, msg, err)
 		return
 	}
+	m, version, err := p.schemas.prepare(ctx, pp, msg)
+	if err != nil {
+		callback(nil, msg, err)
+		return
+	}
 	topic := pp.Topic()
-	pp.SendAsync(ctx, msg, func(id messageid.MessageID, err error) {
+	pp.SendAsyncVersioned(ctx, m, version, func(id messageid.MessageID, err error) {
 		if err != nil {
 			callback(nil, msg, producerErr("send to "+topic, err))
 			return

@@ -30,6 +30,9 @@ type ReaderOptions struct {
 	StartMessageIDInclusive bool
 	// ReceiverQueueSize is the number of messages prefetched. Default 1000.
 	ReceiverQueueSize int
+	// Schema is the reader's schema, as ConsumerOptions.Schema. Default
+	// nil.
+	Schema Schema
 	// SubscriptionName of the reader's non-durable subscription. Default
 	// generated.
 	SubscriptionName string

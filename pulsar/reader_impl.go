@@ -30,6 +30,10 @@ func (c *client) createReader(opts ReaderOptions) (Reader, error) {
 	case opts.StartMessageID == nil:
 		return nil, fmt.Errorf("%w: reader needs a StartMessageID", ErrInvalidOptions)
 	}
+	schemas, err := newConsumerSchemas(c, opts.Schema)
+	if err != nil {
+		return nil, err
+	}
 	if c.isClosed() {
 		return nil, ErrClientClosed
 	}
@@ -53,7 +57,7 @@ func (c *client) createReader(opts ReaderOptions) (Reader, error) {
 		sub = randomName("reader")
 	}
 	r := &readerImpl{c: c, topic: opts.Topic, ch: make(chan ConsumerMessage), closed: make(chan struct{})}
-	wrap := func(m *consumer.Message) ConsumerMessage { return ConsumerMessage{Message: newMessage(m)} }
+	wrap := func(m *consumer.Message) ConsumerMessage { return ConsumerMessage{Message: newMessage(m, schemas)} }
 	r.engines = make([]*consumerEngine, len(targets))
 	errs := make([]error, len(targets))
 	var wg sync.WaitGroup
@@ -63,6 +67,7 @@ func (c *client) createReader(opts ReaderOptions) (Reader, error) {
 		o.NonDurable, o.Reader = true, true
 		o.StartID, o.StartInclusive = start, opts.StartMessageIDInclusive
 		o.ReadCompacted = opts.ReadCompacted
+		o.Schema = schemas.protoSchema()
 		o.ReceiverQueueSize = opts.ReceiverQueueSize
 		o.Chunks = chunk.Options{MaxPendingMessages: opts.MaxPendingChunkedMessage, ExpireAfter: opts.ExpireTimeOfIncompleteChunk}
 		o.IncompleteChunkPolicy = chunkPolicy(opts.IncompleteChunkPolicy, false)

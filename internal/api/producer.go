@@ -7,6 +7,10 @@ import "time"
 type ProducerMessage struct {
 	// Payload is the message body.
 	Payload []byte
+	// Value is the message body before encoding, for producers with a
+	// Schema: the producer encodes it with Schema, else with the producer's
+	// schema. Value and Payload are mutually exclusive.
+	Value any
 	// Key is the partition key: it routes the message to a partition and,
 	// without OrderingKey, to a Key_Shared consumer.
 	Key string
@@ -31,6 +35,11 @@ type ProducerMessage struct {
 	// DeliverAt asks the broker to deliver the message no earlier than this
 	// time. DeliverAfter wins when both are set.
 	DeliverAt time.Time
+	// Schema, when set, encodes Value instead of the producer's schema: the
+	// producer registers it (GET_OR_CREATE_SCHEMA) and tags the message
+	// with its version, unless ProducerOptions.DisableMultiSchema refuses a
+	// schema other than the producer's.
+	Schema Schema
 }
 
 // ProducerStats are a producer's counters since it was created, summed over

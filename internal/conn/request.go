@@ -79,6 +79,10 @@ func responseError(cmd *proto.BaseCommand) error {
 		if r := cmd.GetGetSchemaResponse(); r.ErrorCode != nil {
 			return &ServerError{Code: r.GetErrorCode(), Message: r.GetErrorMessage()}
 		}
+	case proto.BaseCommand_GET_OR_CREATE_SCHEMA_RESPONSE:
+		if r := cmd.GetGetOrCreateSchemaResponse(); r.ErrorCode != nil {
+			return &ServerError{Code: r.GetErrorCode(), Message: r.GetErrorMessage()}
+		}
 	}
 	return nil
 }

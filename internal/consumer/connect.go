@@ -98,6 +98,7 @@ func (e *Engine[T]) subscribeCmd(rid uint64, start messageid.MessageID) *proto.B
 		InitialPosition: e.o.InitialPosition.Enum(),
 		ReadCompacted:   gproto.Bool(e.o.ReadCompacted),
 		KeySharedMeta:   e.o.KeySharedMeta,
+		Schema:          e.o.Schema,
 	}
 	if e.o.Name != "" {
 		s.ConsumerName = gproto.String(e.o.Name)

@@ -61,6 +61,8 @@ type Options[T any] struct {
 	KeySharedMeta *proto.KeySharedMeta
 	// ReadCompacted reads the compacted view.
 	ReadCompacted bool
+	// Schema is the consumer's schema, sent in SUBSCRIBE; nil for none.
+	Schema *proto.Schema
 	// ReceiverQueueSize is the number of messages prefetched. Default 1000.
 	ReceiverQueueSize int
 	// NackDelay is how long a negatively acknowledged message waits before

@@ -1,6 +1,7 @@
 package producer
 
 import (
+	"bytes"
 	"fmt"
 	"time"
 
@@ -21,8 +22,9 @@ type batch struct {
 	mem      int64 // bytes reserved by the messages
 	deadline time.Time
 	// from the first message, for the entry's metadata
-	partitionKey string
-	orderingKey  string
+	partitionKey  string
+	orderingKey   string
+	schemaVersion []byte
 }
 
 // batches are the open batches: one (DefaultBatchBuilder) or one per key
@@ -101,16 +103,17 @@ func (p *Producer) batchable(m *api.ProducerMessage, n int) bool {
 
 // addToBatch appends m to its batch, flushing batches as limits require,
 // and the batch m joined when flushNow. Called with p.mu held.
-func (p *Producer) addToBatch(m *api.ProducerMessage, cb Callback, mem int64, deadline time.Time, flushNow bool) error {
+func (p *Producer) addToBatch(m *api.ProducerMessage, schemaVersion []byte, cb Callback, mem int64, deadline time.Time, flushNow bool) error {
 	key := p.batchKey(m)
 	b := p.batches.get(key)
-	if b != nil && !p.fits(b, len(m.Payload)) {
+	if b != nil && (!p.fits(b, len(m.Payload)) || !bytes.Equal(b.schemaVersion, schemaVersion)) {
 		p.flushBatch(b)
 		b = nil
 	}
 	if b == nil {
 		b = p.batches.start(key)
 		b.partitionKey, b.orderingKey, b.deadline = m.Key, m.OrderingKey, deadline
+		b.schemaVersion = schemaVersion
 		p.armBatchTimer()
 	}
 	seq := p.assignSeq(m)
@@ -157,6 +160,7 @@ func (p *Producer) flushBatch(b *batch) {
 		PublishTime:        gproto.Uint64(millis(p.opts.Clock.Now())),
 		UncompressedSize:   gproto.Uint32(uint32(len(b.buf))),
 		NumMessagesInBatch: gproto.Int32(n),
+		SchemaVersion:      b.schemaVersion,
 	}
 	if p.opts.Compression != 0 {
 		md.Compression = proto.CompressionType(p.opts.Compression).Enum()

@@ -96,7 +96,7 @@ func (p *Producer) connectOnce(ctx context.Context) error {
 	cmd := &proto.CommandProducer{
 		Topic: gproto.String(p.opts.Topic), ProducerId: gproto.Uint64(p.opts.ProducerID), RequestId: gproto.Uint64(rid),
 		Epoch: gproto.Uint64(epoch), UserProvidedProducerName: gproto.Bool(p.userName),
-		Metadata: keyValues(p.opts.Properties),
+		Metadata: keyValues(p.opts.Properties), Schema: p.opts.Schema,
 	}
 	if name != "" {
 		cmd.ProducerName = gproto.String(name)
@@ -121,6 +121,9 @@ func (p *Producer) connectOnce(ctx context.Context) error {
 	p.maxMsg = c.MaxMessageSize()
 	if p.name == "" {
 		p.name = ok.GetProducerName()
+	}
+	if v := ok.GetSchemaVersion(); len(v) > 0 {
+		p.schemaVer = v
 	}
 	if !p.seqInit {
 		p.seqInit = true

@@ -107,6 +107,8 @@ type Options struct {
 	// ChunkMaxSize caps the payload of a chunk (with EnableChunking);
 	// default and maximum: the broker's max message size less metadata.
 	ChunkMaxSize int
+	// Schema is the producer's schema, sent in PRODUCER; nil for none.
+	Schema *proto.Schema
 	// Clock is the time source. Default: the real clock.
 	Clock Clock
 	// Logger receives the producer's logs. Default: discarded.

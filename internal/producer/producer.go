@@ -49,6 +49,7 @@ type Producer struct {
 	maxMsg     int
 	nextSeq    uint64
 	seqInit    bool
+	schemaVer  []byte // the version of opts.Schema from PRODUCER_SUCCESS
 	queue      queue
 	enqueued   uint64 // entries ever enqueued: the order of the last one
 	batches    batches

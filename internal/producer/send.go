@@ -21,12 +21,19 @@ import (
 // BatchMaxDelay with the caller blocked: the batch it joins is sent at
 // once, as the official client's Send does.
 func (p *Producer) Send(ctx context.Context, m *api.ProducerMessage) (messageid.MessageID, error) {
+	return p.SendVersioned(ctx, m, nil)
+}
+
+// SendVersioned is Send of a message written with the schema version
+// schemaVersion (nil for none): it goes into the entry's metadata, and a
+// batch holds messages of one version only.
+func (p *Producer) SendVersioned(ctx context.Context, m *api.ProducerMessage, schemaVersion []byte) (messageid.MessageID, error) {
 	type result struct {
 		id  messageid.MessageID
 		err error
 	}
 	ch := make(chan result, 1)
-	p.send(ctx, m, func(id messageid.MessageID, err error) { ch <- result{id, err} }, true)
+	p.send(ctx, m, schemaVersion, func(id messageid.MessageID, err error) { ch <- result{id, err} }, true)
 	select {
 	case r := <-ch:
 		return r.id, r.err
@@ -45,18 +52,24 @@ func (p *Producer) Send(ctx context.Context, m *api.ProducerMessage) (messageid.
 // SendAsync returns. Callbacks run in completion order on one goroutine
 // per producer.
 func (p *Producer) SendAsync(ctx context.Context, m *api.ProducerMessage, cb Callback) {
-	p.send(ctx, m, cb, false)
+	p.send(ctx, m, nil, cb, false)
 }
 
-// send is SendAsync; flushNow sends m's batch at once.
-func (p *Producer) send(ctx context.Context, m *api.ProducerMessage, cb Callback, flushNow bool) {
-	if err := p.sendAsync(ctx, m, cb, flushNow); err != nil {
+// SendAsyncVersioned is SendAsync of a message written with the schema
+// version schemaVersion (see SendVersioned).
+func (p *Producer) SendAsyncVersioned(ctx context.Context, m *api.ProducerMessage, schemaVersion []byte, cb Callback) {
+	p.send(ctx, m, schemaVersion, cb, false)
+}
+
+// send is SendAsyncVersioned; flushNow sends m's batch at once.
+func (p *Producer) send(ctx context.Context, m *api.ProducerMessage, schemaVersion []byte, cb Callback, flushNow bool) {
+	if err := p.sendAsync(ctx, m, schemaVersion, cb, flushNow); err != nil {
 		p.stats.failed.Add(1)
 		cb(nil, err)
 	}
 }
 
-func (p *Producer) sendAsync(ctx context.Context, m *api.ProducerMessage, cb Callback, flushNow bool) error {
+func (p *Producer) sendAsync(ctx context.Context, m *api.ProducerMessage, schemaVersion []byte, cb Callback, flushNow bool) error {
 	if m == nil {
 		return fmt.Errorf("%w: nil message", api.ErrInvalidOptions)
 	}
@@ -86,7 +99,7 @@ func (p *Producer) sendAsync(ctx context.Context, m *api.ProducerMessage, cb Cal
 
 	p.mu.Lock()
 	if p.state == stateOpen && p.batchable(m, n) {
-		err := p.addToBatch(m, cb, mem, deadline, flushNow)
+		err := p.addToBatch(m, schemaVersion, cb, mem, deadline, flushNow)
 		p.mu.Unlock()
 		if err != nil {
 			p.release(1, mem)
@@ -110,6 +123,7 @@ func (p *Producer) sendAsync(ctx context.Context, m *api.ProducerMessage, cb Cal
 	p.flushBatches() // keep send order
 	seq := p.assignSeq(m)
 	md := p.entryMetadata(m, seq, now, n)
+	md.SchemaVersion = schemaVersion
 	e := &entry{seq: seq, highest: seq, msgs: []pending{{cb: cb, size: n}}, meta: md, payload: payload, mem: mem, deadline: deadline}
 	if err := p.plan(e); err != nil {
 		p.release(1, mem)
