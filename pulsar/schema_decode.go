@@ -24,6 +24,10 @@ type consumerSchemas struct {
 	c      *client
 	schema Schema // the consumer's, nil for none
 
+	// fetch gets the schema of a version: fetchFromBroker (tests replace
+	// it).
+	fetch func(topic string, version []byte) (Schema, error)
+
 	mu    sync.Mutex
 	byKey map[string]Schema // schema id + version -> writer's schema
 	order []string          // keys, oldest first
@@ -34,7 +38,9 @@ func newConsumerSchemas(c *client, s Schema) (*consumerSchemas, error) {
 	if err := checkSchema(s); err != nil {
 		return nil, err
 	}
-	return &consumerSchemas{c: c, schema: s, byKey: map[string]Schema{}}, nil
+	cs := &consumerSchemas{c: c, schema: s, byKey: map[string]Schema{}}
+	cs.fetch = cs.fetchFromBroker
+	return cs, nil
 }
 
 // protoSchema is the consumer's schema for SUBSCRIBE, nil for none.
@@ -105,9 +111,9 @@ func (cs *consumerSchemas) writer(topic string, version []byte) (Schema, error) 
 	return s, nil
 }
 
-// fetch asks the broker serving topic for the schema of version
+// fetchFromBroker asks the broker serving topic for the schema of version
 // (GET_SCHEMA) and builds it.
-func (cs *consumerSchemas) fetch(topic string, version []byte) (Schema, error) {
+func (cs *consumerSchemas) fetchFromBroker(topic string, version []byte) (Schema, error) {
 	ctx, cancel := cs.c.opContext()
 	defer cancel()
 	resp, err := cs.getSchema(ctx, topic, version)
