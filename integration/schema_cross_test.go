@@ -230,7 +230,7 @@ func sendOfficial(t *testing.T, p official.Producer, v any, n int) {
 	for range n {
 		p.SendAsync(context.Background(), &official.ProducerMessage{Value: v}, func(_ official.MessageID, _ *official.ProducerMessage, err error) { errs <- err })
 	}
-	if err := p.Flush(); err != nil {
+	if err := p.FlushWithCtx(ctxT(t)); err != nil {
 		t.Fatal(err)
 	}
 	for range n {
