@@ -99,6 +99,9 @@ func (e *Engine[T]) subscribeCmd(rid uint64, start messageid.MessageID) *proto.B
 		ReadCompacted:   gproto.Bool(e.o.ReadCompacted),
 		KeySharedMeta:   e.o.KeySharedMeta,
 	}
+	if e.o.NoTopicCreation {
+		s.ForceTopicCreation = gproto.Bool(false)
+	}
 	if e.o.Name != "" {
 		s.ConsumerName = gproto.String(e.o.Name)
 	}
