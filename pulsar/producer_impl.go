@@ -19,8 +19,11 @@ type partitionedProducer struct {
 	c      *client
 	topic  string
 	opts   ProducerOptions
-	parts  []*producer.Producer
 	router func(*ProducerMessage, TopicMetadata) int
+	disc   *discovery // partition discovery (partition_discovery.go), nil without partitions
+
+	mu    sync.RWMutex // guards parts, which discovery grows
+	parts []*producer.Producer
 
 	closeOnce sync.Once
 }
@@ -69,8 +72,11 @@ func (c *client) createProducer(opts ProducerOptions) (Producer, error) {
 		}
 		return nil, producerErr("create producer on "+opts.Topic, err)
 	}
+	if partitioned {
+		p.followPartitions()
+	}
 	if err := c.register(p); err != nil {
-		p.closeParts()
+		p.Close()
 		return nil, err
 	}
 	return p, nil
@@ -134,18 +140,19 @@ func (c *client) engineOptions(o ProducerOptions, topic string, partition int32)
 func (p *partitionedProducer) Topic() string { return p.topic }
 
 // Name returns the producer name; with partitions, that of partition 0.
-func (p *partitionedProducer) Name() string { return p.parts[0].Name() }
+func (p *partitionedProducer) Name() string { return p.partitions()[0].Name() }
 
 // pick routes msg to a partition's engine.
 func (p *partitionedProducer) pick(msg *ProducerMessage) (*producer.Producer, error) {
-	if len(p.parts) == 1 {
-		return p.parts[0], nil
+	parts := p.partitions()
+	if len(parts) == 1 {
+		return parts[0], nil
 	}
-	i := p.router(msg, topicMetadata{n: uint32(len(p.parts))})
-	if i < 0 || i >= len(p.parts) {
-		return nil, fmt.Errorf("%w: MessageRouter returned partition %d of %d", ErrInvalidOptions, i, len(p.parts))
+	i := p.router(msg, topicMetadata{n: uint32(len(parts))})
+	if i < 0 || i >= len(parts) {
+		return nil, fmt.Errorf("%w: MessageRouter returned partition %d of %d", ErrInvalidOptions, i, len(parts))
 	}
-	return p.parts[i], nil
+	return parts[i], nil
 }
 
 func (p *partitionedProducer) Send(ctx context.Context, msg *ProducerMessage) (MessageID, error) {
@@ -198,7 +205,7 @@ func producerErr(op string, err error) error {
 
 func (p *partitionedProducer) LastSequenceID() int64 {
 	last := int64(-1)
-	for _, pp := range p.parts {
+	for _, pp := range p.partitions() {
 		last = max(last, pp.LastSequenceID())
 	}
 	return last
@@ -209,9 +216,10 @@ func (p *partitionedProducer) Flush() error {
 }
 
 func (p *partitionedProducer) FlushWithCtx(ctx context.Context) error {
-	errs := make([]error, len(p.parts))
+	parts := p.partitions()
+	errs := make([]error, len(parts))
 	var wg sync.WaitGroup
-	for i, pp := range p.parts {
+	for i, pp := range parts {
 		wg.Go(func() { errs[i] = pp.Flush(ctx) })
 	}
 	wg.Wait()
@@ -220,7 +228,7 @@ func (p *partitionedProducer) FlushWithCtx(ctx context.Context) error {
 
 func (p *partitionedProducer) Stats() ProducerStats {
 	var s ProducerStats
-	for _, pp := range p.parts {
+	for _, pp := range p.partitions() {
 		addStats(&s, pp.Stats())
 	}
 	return s
@@ -229,6 +237,7 @@ func (p *partitionedProducer) Stats() ProducerStats {
 func (p *partitionedProducer) Close() {
 	p.closeOnce.Do(func() {
 		p.c.unregister(p)
+		p.disc.stop()
 		p.closeParts()
 	})
 }
@@ -246,7 +255,7 @@ func (p *partitionedProducer) closeParts() {
 	ctx, cancel := context.WithTimeout(context.Background(), d+time.Second)
 	defer cancel()
 	var wg sync.WaitGroup
-	for _, pp := range p.parts {
+	for _, pp := range p.partitions() {
 		wg.Go(func() { pp.Close(ctx) })
 	}
 	wg.Wait()
