@@ -193,3 +193,34 @@ func TestHTTPSServiceURL(t *testing.T) {
 	defer untrusted.Close()
 	assert.Error(t, roundTrip(t, untrusted, "https-untrusted"), "the web service's certificate is not trusted")
 }
+
+// Over an http:// URL a pattern consumer lists the namespace over the admin
+// API (GET /admin/v2/namespaces/{ns}/topics) and polls: no binary
+// connection carries a topic-list watcher.
+func TestHTTPServiceURLPatternConsumerPolls(t *testing.T) {
+	b := brokerstub.RunT(t)
+	rec := &webRecorder{}
+	web := httptest.NewServer(rec.wrap(b.AdminHandler()))
+	defer web.Close()
+	var watches atomic.Int64
+	b.Intercept(func(ev brokerstub.Event) brokerstub.Action {
+		if ev.Type == brokerstub.CmdWatchTopicList || ev.Type == brokerstub.CmdGetTopicsOfNamespace {
+			watches.Add(1)
+		}
+		return brokerstub.Action{}
+	})
+	c, err := NewClient(ClientOptions{URL: web.URL, OperationTimeout: 5 * time.Second})
+	require.NoError(t, err)
+	defer c.Close()
+	cons, err := c.Subscribe(ConsumerOptions{TopicsPattern: "public/default/http-pat-.*", SubscriptionName: "s",
+		SubscriptionInitialPosition: SubscriptionPositionEarliest, AutoDiscoveryPeriod: 50 * time.Millisecond})
+	require.NoError(t, err)
+	defer cons.Close()
+	sendTo(t, c, "http-pat-1", "one")
+	m, err := cons.Receive(ctxFor(t, 10*time.Second))
+	require.NoError(t, err)
+	assert.Equal(t, "one", string(m.Payload()))
+	assert.Zero(t, watches.Load())
+	paths, _ := rec.seen()
+	assert.Contains(t, paths, "/admin/v2/namespaces/public/default/topics")
+}
