@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pulsargo/sdk/brokerstub"
+	"github.com/pulsargo/sdk/internal/proto"
 )
 
 // adminCall serves one admin API request in process (the broker may have
@@ -189,4 +190,29 @@ func TestTopicsPatternMatchesAsTheOfficialClient(t *testing.T) {
 		_, err := parseTopicsPattern(bad)
 		assert.ErrorIs(t, err, ErrInvalidOptions, bad)
 	}
+}
+
+// A watcher whose loop falls behind keeps at most maxQueuedUpdates updates
+// and then reports them lost (the loop lists the namespace anew).
+func TestTopicWatchQueueIsBounded(t *testing.T) {
+	w := newTopicWatch(nil, 1)
+	u := &proto.CommandWatchTopicUpdate{NewTopics: []string{"persistent://public/default/x"}}
+	for range maxQueuedUpdates {
+		w.Update(u)
+	}
+	got, lost := w.take()
+	assert.Len(t, got, maxQueuedUpdates)
+	assert.False(t, lost)
+	for range maxQueuedUpdates + 10 {
+		w.Update(u)
+	}
+	got, lost = w.take()
+	assert.True(t, lost)
+	assert.LessOrEqual(t, len(got), maxQueuedUpdates)
+	got, lost = w.take()
+	assert.Empty(t, got)
+	assert.False(t, lost)
+	w.ConnectionClosed()
+	w.ConnectionClosed() // idempotent
+	<-w.gone
 }
