@@ -99,7 +99,9 @@ func authHeader(method string, data func() ([]byte, error)) func() (string, erro
 	}
 	return func() (string, error) {
 		d, err := data()
-		return prefix + string(d), err
+		// Trimmed as the official client does: a token read from a file
+		// often ends in a newline, which no header may carry.
+		return strings.TrimSpace(prefix + string(d)), err
 	}
 }
 

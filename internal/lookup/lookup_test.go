@@ -51,6 +51,9 @@ func TestAuthHeader(t *testing.T) {
 	v, err = authHeader("basic", data)()
 	require.NoError(t, err)
 	assert.Equal(t, "Basic dXNlcjpwYXNz", v)
+	v, err = authHeader("token", func() ([]byte, error) { return []byte("tok\n"), nil })()
+	require.NoError(t, err)
+	assert.Equal(t, "Bearer tok", v, "a token file's newline is trimmed, as the official client does")
 	assert.Nil(t, authHeader("tls", data), "no header for a method HTTP cannot carry")
 	assert.Nil(t, authHeader("token", nil))
 }
