@@ -20,7 +20,8 @@ const defaultAutoDiscoveryPeriod = time.Minute
 
 // engineSet is a consumer's engines, one per partition consumed, by topic
 // as subscribed: discovery adds partitions and (pattern consumers) topics
-// while the consumer runs, so every reader goes through its lock.
+// while the consumer runs, so every reader goes through its lock. list is
+// copied on write, so that all() hands it out without a copy.
 type engineSet struct {
 	mu      sync.RWMutex
 	list    []*consumerEngine
@@ -29,11 +30,12 @@ type engineSet struct {
 	parts   map[string]int // topic as subscribed -> partitions consumed, 0 for none
 }
 
-// all returns the engines, in the order they were added.
+// all returns the engines, in the order they were added; the caller must
+// not modify the slice.
 func (s *engineSet) all() []*consumerEngine {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return slices.Clone(s.list)
+	return s.list
 }
 
 // named returns the engine of a partition or topic full name, or nil.
@@ -62,8 +64,8 @@ func (s *engineSet) add(topic string, n int, es []*consumerEngine) {
 	if s.byName == nil {
 		s.byName, s.byTopic, s.parts = map[string]*consumerEngine{}, map[string][]*consumerEngine{}, map[string]int{}
 	}
+	s.list = append(slices.Clip(s.list), es...)
 	for _, e := range es {
-		s.list = append(s.list, e)
 		s.byName[e.Topic()] = e
 	}
 	s.byTopic[topic] = append(s.byTopic[topic], es...)
@@ -77,7 +79,7 @@ func (s *engineSet) remove(topic string) []*consumerEngine {
 	es := s.byTopic[topic]
 	delete(s.byTopic, topic)
 	delete(s.parts, topic)
-	s.list = slices.DeleteFunc(s.list, func(e *consumerEngine) bool { return slices.Contains(es, e) })
+	s.list = slices.DeleteFunc(slices.Clone(s.list), func(e *consumerEngine) bool { return slices.Contains(es, e) })
 	for _, e := range es {
 		delete(s.byName, e.Topic())
 	}
