@@ -51,7 +51,8 @@ type ClientOptions struct {
 	// above are ignored.
 	TLSConfig *tls.Config
 	// Dialer, when set, opens connections instead of net.Dialer — for
-	// example brokerstub's in-memory Dial in tests.
+	// example brokerstub's in-memory Dial in tests. With an http(s):// URL
+	// it opens the lookups' HTTP connections too.
 	Dialer func(ctx context.Context, network, address string) (net.Conn, error)
 	// MemoryLimitBytes caps the bytes of messages held by all producers
 	// until the broker acknowledges them. Default 64 MiB; negative means no
