@@ -216,3 +216,24 @@ func TestTopicWatchQueueIsBounded(t *testing.T) {
 	w.ConnectionClosed() // idempotent
 	<-w.gone
 }
+
+// A watcher lost with its connection (a broker restart) is registered
+// again at once, with the hash of the list held: topics created afterwards
+// are still found without waiting for the poll period.
+func TestPatternConsumerWatchesAgainAfterReconnect(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		v := newCSEnv(t)
+		n := countCommands(v.b, new(atomic.Bool), "", brokerstub.CmdWatchTopicList, brokerstub.CmdGetTopicsOfNamespace)
+		sendTo(t, v.c, "pr-1", "one")
+		cons := v.subscribe(ConsumerOptions{TopicsPattern: "pr-.*", AutoDiscoveryPeriod: time.Hour})
+		assert.Equal(t, []string{"one"}, payloads(csRecvN(t, cons, 1)))
+		require.NoError(t, v.b.Restart())
+		synctest.Wait()
+		start := time.Now()
+		sendTo(t, v.c, "pr-2", "two")
+		assert.Equal(t, []string{"two"}, payloads(csRecvN(t, cons, 1)))
+		assert.Less(t, time.Since(start), time.Hour)
+		assert.Equal(t, int64(2), n[brokerstub.CmdWatchTopicList].Load())
+		assert.Equal(t, int64(1), n[brokerstub.CmdGetTopicsOfNamespace].Load())
+	})
+}
