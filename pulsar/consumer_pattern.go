@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/pulsargo/sdk/internal/backoff"
+	"github.com/pulsargo/sdk/internal/conn"
 	"github.com/pulsargo/sdk/internal/lookup"
 	"github.com/pulsargo/sdk/internal/topicname"
 )
@@ -106,12 +108,19 @@ func (pc *patternConsumer) setNames(names []string, hash string) {
 
 // run is the discovery loop: topic-list watch notifications as they come
 // when the broker supports them, else a poll every AutoDiscoveryPeriod;
-// and every period, new partitions.
+// and every period, new partitions. A watcher lost with its connection is
+// registered again with backoff (100 ms doubling to the period, at most
+// 30 s), as the Java client's TopicListWatcher reconnects.
 func (pc *patternConsumer) run(ctx context.Context) {
-	t := time.NewTicker(period(pc.cs.opts.AutoDiscoveryPeriod))
+	every := period(pc.cs.opts.AutoDiscoveryPeriod)
+	t := time.NewTicker(every)
 	defer t.Stop()
 	defer pc.unwatch()
-	pc.watch(ctx)
+	bo := backoff.New(100*time.Millisecond, min(every, 30*time.Second))
+	var rewatch <-chan time.Time
+	if pc.watch(ctx) == watchFailed {
+		rewatch = time.After(bo.Next())
+	}
 	for {
 		var notify, gone <-chan struct{}
 		if pc.w != nil {
@@ -121,8 +130,8 @@ func (pc *patternConsumer) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if pc.w == nil {
-				pc.watch(ctx) // the broker or the connection may be back
+			if pc.w == nil && rewatch == nil {
+				pc.watch(ctx) // a broker that refused may accept now
 			}
 			if pc.w == nil {
 				pc.poll(ctx)
@@ -135,7 +144,13 @@ func (pc *patternConsumer) run(ctx context.Context) {
 		case <-gone:
 			pc.cs.c.log.Debug("topic-list watcher lost its connection", "namespace", pc.pat.ns)
 			pc.w = nil
-			pc.watch(ctx)
+			bo.Reset()
+			rewatch = time.After(bo.Next())
+		case <-rewatch:
+			rewatch = nil
+			if pc.watch(ctx) == watchFailed {
+				rewatch = time.After(bo.Next())
+			}
 		}
 	}
 }
@@ -219,33 +234,51 @@ func (pc *patternConsumer) growFromNames(ctx context.Context) {
 // subscriptionPatternMaxLength).
 const watchPattern = ".*"
 
+// How a watch attempt ended.
+type watchResult int
+
+const (
+	watching     watchResult = iota // pc.w is set
+	watchRefused                    // no watchers here: an HTTP service URL, a broker without them, a refusal
+	watchFailed                     // the connection failed or timed out: worth retrying soon
+)
+
 // watch registers a topic-list watcher when the service's broker supports
-// them, and follows the list it answers with. It leaves pc.w nil when it
-// cannot (an HTTP service URL, a broker without watchers, an error).
-func (pc *patternConsumer) watch(ctx context.Context) {
+// them, and follows the list it answers with. pc.w stays nil unless it
+// returns watching.
+func (pc *patternConsumer) watch(ctx context.Context) watchResult {
 	ws, ok := pc.cs.c.lookup.(lookup.Watcher)
 	if !ok {
-		return
+		return watchRefused
 	}
 	octx, cancel := context.WithTimeout(ctx, pc.cs.c.opts.OperationTimeout)
 	defer cancel()
 	cn, err := ws.WatchConn(octx)
-	if err != nil || !cn.SupportsTopicWatchers() {
-		return
+	if err != nil {
+		return watchFailed
+	}
+	if !cn.SupportsTopicWatchers() {
+		return watchRefused
 	}
 	w := newTopicWatch(cn, pc.cs.c.nextID())
 	ok2, err := cn.WatchTopicList(octx, w.id, pc.pat.ns, watchPattern, pc.hash, w)
 	if err != nil {
-		if ctx.Err() == nil {
-			pc.cs.c.log.Info("topic-list watch refused; polling", "namespace", pc.pat.ns, "err", err)
+		if ctx.Err() != nil {
+			return watchFailed
 		}
-		return
+		if conn.IsRetriable(err) {
+			pc.cs.c.log.Debug("topic-list watch failed; retrying", "namespace", pc.pat.ns, "err", err)
+			return watchFailed
+		}
+		pc.cs.c.log.Info("topic-list watch refused; polling", "namespace", pc.pat.ns, "err", err)
+		return watchRefused
 	}
 	pc.w = w
 	if ok2.GetTopicsHash() != pc.hash {
 		pc.setNames(ok2.GetTopic(), ok2.GetTopicsHash())
 	}
 	pc.reconcile(ctx)
+	return watching
 }
 
 // unwatch closes the watcher, if any.
