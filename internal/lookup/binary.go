@@ -62,5 +62,7 @@ func (b *Binary) WatchConn(ctx context.Context) (*conn.Conn, error) {
 // Watcher is implemented by a Service whose broker connection can carry
 // topic-list watchers (Binary); an HTTP lookup cannot.
 type Watcher interface {
+	// WatchConn returns the connection to register watchers on (it may
+	// dial it).
 	WatchConn(ctx context.Context) (*conn.Conn, error)
 }
