@@ -17,6 +17,12 @@ func (c *conn) handleSubscribe(m *proto.CommandSubscribe) {
 		c.sendError(rid, proto.ServerError_NotAllowedError, "empty subscription name")
 		return
 	}
+	if !m.GetForceTopicCreation() && !c.b.topicExists(name) {
+		// As ServerCnx: without force_topic_creation only an existing topic
+		// (or a partition of a partitioned topic) is subscribed to.
+		c.sendError(rid, proto.ServerError_TopicNotFound, "Topic "+name.Full+" does not exist")
+		return
+	}
 	c.mu.Lock()
 	_, exists := c.consumers[m.GetConsumerId()]
 	c.mu.Unlock()

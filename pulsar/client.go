@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/url"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -15,13 +14,18 @@ import (
 
 	"github.com/pulsargo/sdk/internal/backoff"
 	"github.com/pulsargo/sdk/internal/conn"
+	"github.com/pulsargo/sdk/internal/lookup"
 	"github.com/pulsargo/sdk/internal/topicname"
 )
 
 // ClientOptions configure a Client. Field names follow the official Go
 // client where it has the same option.
 type ClientOptions struct {
-	// URL is the service URL: pulsar://host:port or pulsar+ssl://host:port.
+	// URL is the service URL: pulsar://host:port or pulsar+ssl://host:port,
+	// or the web service's http://host:port or https://host:port (lookups
+	// and partition counts then go over the admin API's HTTP lookup, with
+	// the TLS options and the token as a Bearer header; producers and
+	// consumers still speak the binary protocol to the broker it names).
 	// Required.
 	URL string
 	// ConnectionTimeout bounds dialing and the handshake. Default 10 s.
@@ -47,7 +51,8 @@ type ClientOptions struct {
 	// above are ignored.
 	TLSConfig *tls.Config
 	// Dialer, when set, opens connections instead of net.Dialer — for
-	// example brokerstub's in-memory Dial in tests.
+	// example brokerstub's in-memory Dial in tests. With an http(s):// URL
+	// it opens the lookups' HTTP connections too.
 	Dialer func(ctx context.Context, network, address string) (net.Conn, error)
 	// MemoryLimitBytes caps the bytes of messages held by all producers
 	// until the broker acknowledges them. Default 64 MiB; negative means no
@@ -75,11 +80,11 @@ type Client interface {
 
 // client is the Client implementation.
 type client struct {
-	opts        ClientOptions
-	serviceAddr string
-	pool        *conn.Pool
-	log         *slog.Logger
-	mem         *memoryLimit
+	opts   ClientOptions
+	lookup lookup.Service
+	pool   *conn.Pool
+	log    *slog.Logger
+	mem    *memoryLimit
 
 	ids atomic.Uint64 // producer and consumer ids
 
@@ -99,10 +104,6 @@ func NewClient(opts ClientOptions) (Client, error) {
 func newClient(opts ClientOptions) (*client, error) {
 	if opts.URL == "" {
 		return nil, fmt.Errorf("%w: URL is required", ErrInvalidOptions)
-	}
-	addr, err := conn.HostPort(opts.URL)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
 	}
 	if opts.ConnectionTimeout <= 0 {
 		opts.ConnectionTimeout = 10 * time.Second
@@ -125,16 +126,23 @@ func newClient(opts ClientOptions) (*client, error) {
 	if opts.Dialer != nil {
 		copts.Dial = opts.Dialer
 	}
-	if u, _ := url.Parse(opts.URL); u != nil && u.Scheme == "pulsar+ssl" {
-		if copts.TLS, err = tlsConfig(opts, u.Hostname()); err != nil {
+	var err error
+	if host, ok := lookup.TLSHost(opts.URL); ok {
+		if copts.TLS, err = tlsConfig(opts, host); err != nil {
 			return nil, err
 		}
 	}
 	if a := opts.Authentication; a != nil {
 		copts.AuthMethod, copts.AuthData = a.Name(), a.Data
 	}
+	pool := conn.NewPool(copts)
+	ls, err := lookup.New(opts.URL, lookup.Options{Pool: pool, TLS: copts.TLS, Dial: opts.Dialer,
+		AuthMethod: copts.AuthMethod, AuthData: copts.AuthData, Timeout: opts.OperationTimeout, Logger: opts.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
+	}
 	return &client{
-		opts: opts, serviceAddr: addr, pool: conn.NewPool(copts), log: opts.Logger,
+		opts: opts, lookup: ls, pool: pool, log: opts.Logger,
 		mem: newMemoryLimit(opts.MemoryLimitBytes), closers: map[closer]struct{}{},
 	}, nil
 }
@@ -214,6 +222,9 @@ func (c *client) Close() {
 	for _, x := range xs {
 		x.Close()
 	}
+	if l, ok := c.lookup.(closer); ok {
+		l.Close()
+	}
 	c.pool.Close()
 }
 
@@ -229,7 +240,7 @@ func (c *client) isClosed() bool {
 func (c *client) connFor(ctx context.Context, topic string) (*conn.Conn, error) {
 	var cn *conn.Conn
 	err := c.retry(ctx, func() error {
-		addr, err := c.pool.Lookup(ctx, c.serviceAddr, topic)
+		addr, err := c.lookup.Lookup(ctx, topic)
 		if err != nil {
 			return err
 		}
@@ -275,7 +286,7 @@ func (c *client) partitions(ctx context.Context, topic string) ([]string, error)
 	var n int
 	err = c.retry(ctx, func() error {
 		var err error
-		n, err = c.pool.PartitionedMetadata(ctx, c.serviceAddr, name.Full)
+		n, err = c.lookup.PartitionedMetadata(ctx, name.Full)
 		return err
 	})
 	if err != nil {

@@ -107,6 +107,21 @@ type ConsumerOptions struct {
 	// Topic to consume; or Topics for several.
 	Topic  string
 	Topics []string
+	// TopicsPattern, used when Topic and Topics are empty, subscribes to
+	// every persistent topic of one namespace whose name matches: a Go
+	// regexp such as "persistent://public/default/orders-.*" (the
+	// namespace defaults to public/default), matched as the official Go
+	// client matches it: from the namespace on, unanchored, against names
+	// without their partition suffix. Topics created later are added and
+	// topics deleted are dropped, on the broker's topic-list watch
+	// notifications when it supports them (PIP-145), else every
+	// AutoDiscoveryPeriod.
+	TopicsPattern string
+	// AutoDiscoveryPeriod is how often the consumer looks for new
+	// partitions of its partitioned topics (PARTITIONED_METADATA) and, with
+	// TopicsPattern and no topic-list watch, for new and deleted topics.
+	// Default 1 min, as the official client.
+	AutoDiscoveryPeriod time.Duration
 	// SubscriptionName. Required.
 	SubscriptionName string
 	// Properties are attached to the consumer on the broker.

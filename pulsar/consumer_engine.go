@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"time"
 
 	gproto "google.golang.org/protobuf/proto"
@@ -13,7 +12,6 @@ import (
 	"github.com/pulsargo/sdk/internal/conn"
 	"github.com/pulsargo/sdk/internal/consumer"
 	"github.com/pulsargo/sdk/internal/proto"
-	"github.com/pulsargo/sdk/internal/topicname"
 )
 
 // consumerEngine is one partition's engine as package pulsar uses it.
@@ -30,17 +28,11 @@ type partitionTarget struct {
 func (c *client) consumerTargets(ctx context.Context, topics []string) ([]partitionTarget, error) {
 	var out []partitionTarget
 	for _, t := range topics {
-		names, err := c.partitions(ctx, t)
+		st, err := c.resolveTopic(ctx, t, 0)
 		if err != nil {
 			return nil, err
 		}
-		for _, n := range names {
-			parsed, err := topicname.Parse(n)
-			if err != nil {
-				return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
-			}
-			out = append(out, partitionTarget{name: parsed.Full, base: parsed.Base, partition: int32(parsed.Partition)})
-		}
+		out = append(out, st.targets...)
 	}
 	return out, nil
 }

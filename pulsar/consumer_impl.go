@@ -6,21 +6,20 @@ import (
 	"fmt"
 	"sync"
 	"time"
-
-	"github.com/pulsargo/sdk/internal/consumer"
 )
 
 // consumerImpl is the Consumer: one engine per partition of every topic,
 // all delivering onto one channel.
 type consumerImpl struct {
-	c       *client
-	opts    ConsumerOptions
-	name    string
-	ch      chan ConsumerMessage
-	engines []*consumerEngine
-	byTopic map[string]*consumerEngine // partition (or topic) full name -> engine
-	single  bool                       // one topic: ids route by partition index
-	dlq     *dlqRouter
+	c      *client
+	opts   ConsumerOptions
+	name   string
+	ch     chan ConsumerMessage
+	set    engineSet // the partitions consumed (partition_discovery.go)
+	single bool      // one topic: ids route by partition index
+	dlq    *dlqRouter
+	disc   *discovery       // partition and topic discovery, nil when there is none
+	schema *consumerSchemas // decodes values by the version each message carries
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -32,8 +31,8 @@ func (c *client) subscribe(opts ConsumerOptions) (Consumer, error) {
 		topics = append([]string{opts.Topic}, topics...)
 	}
 	switch {
-	case len(topics) == 0:
-		return nil, fmt.Errorf("%w: consumer needs a Topic or Topics", ErrInvalidOptions)
+	case len(topics) == 0 && opts.TopicsPattern == "":
+		return nil, fmt.Errorf("%w: consumer needs a Topic, Topics or TopicsPattern", ErrInvalidOptions)
 	case opts.SubscriptionName == "":
 		return nil, fmt.Errorf("%w: consumer needs a SubscriptionName", ErrInvalidOptions)
 	case opts.Type < Exclusive || opts.Type > KeyShared:
@@ -48,16 +47,27 @@ func (c *client) subscribe(opts ConsumerOptions) (Consumer, error) {
 	if c.isClosed() {
 		return nil, ErrClientClosed
 	}
+	if len(topics) == 0 {
+		return c.subscribePattern(opts, schemas)
+	}
 	ctx, cancel := c.opContext()
 	defer cancel()
-	targets, err := c.consumerTargets(ctx, topics)
-	if err != nil {
+	cs := c.newConsumerImpl(opts, len(topics) == 1, schemas)
+	if err := cs.addTopics(ctx, topics); err != nil {
+		cs.closeEngines()
+		return nil, consumerErr("subscribe to "+topics[0], err)
+	}
+	cs.followPartitions()
+	if err := c.register(cs); err != nil {
+		cs.Close()
 		return nil, err
 	}
-	cs := &consumerImpl{
-		c: c, opts: opts, name: opts.Name, ch: opts.MessageChannel,
-		byTopic: map[string]*consumerEngine{}, single: len(topics) == 1, closed: make(chan struct{}),
-	}
+	return cs, nil
+}
+
+// newConsumerImpl returns a consumer with no partitions yet.
+func (c *client) newConsumerImpl(opts ConsumerOptions, single bool, schemas *consumerSchemas) *consumerImpl {
+	cs := &consumerImpl{c: c, opts: opts, name: opts.Name, ch: opts.MessageChannel, single: single, schema: schemas, closed: make(chan struct{})}
 	if cs.name == "" {
 		cs.name = randomName("consumer")
 	}
@@ -67,39 +77,7 @@ func (c *client) subscribe(opts ConsumerOptions) (Consumer, error) {
 	if opts.DLQ != nil {
 		cs.dlq = newDLQRouter(c, *opts.DLQ, opts.SubscriptionName)
 	}
-	wrap := func(m *consumer.Message) ConsumerMessage {
-		return ConsumerMessage{Consumer: cs, Message: newMessage(m, schemas)}
-	}
-	errs := make([]error, len(targets))
-	cs.engines = make([]*consumerEngine, len(targets))
-	var wg sync.WaitGroup
-	for i, t := range targets {
-		o := c.consumerEngineOptions(t, cs.ch, wrap)
-		applyConsumerOptions(&o, opts)
-		o.Schema = schemas.protoSchema()
-		o.Name = cs.name
-		if !cs.single {
-			o.RecentIDs = recentIDs
-		}
-		var e *consumerEngine
-		if cs.dlq != nil {
-			o.Divert = cs.dlq.divert(t, func() *consumerEngine { return e })
-		}
-		e = consumer.New(o)
-		cs.engines[i] = e
-		cs.byTopic[t.name] = e
-		wg.Go(func() { errs[i] = e.Start(ctx) })
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		cs.closeEngines()
-		return nil, consumerErr("subscribe to "+topics[0], err)
-	}
-	if err := c.register(cs); err != nil {
-		cs.closeEngines()
-		return nil, err
-	}
-	return cs, nil
+	return cs
 }
 
 func (cs *consumerImpl) Subscription() string { return cs.opts.SubscriptionName }
@@ -128,7 +106,7 @@ func (cs *consumerImpl) engineOf(msg Message) (*consumerEngine, MessageID, error
 	if err != nil {
 		return nil, nil, err
 	}
-	if e := cs.byTopic[msg.Topic()]; e != nil {
+	if e := cs.set.named(msg.Topic()); e != nil {
 		return e, id, nil
 	}
 	e, err := cs.engineFor(id)
@@ -144,11 +122,12 @@ const recentIDs = 1000
 // delivered it (an id carries no topic, and ids of different topics may
 // coincide: such an id is refused).
 func (cs *consumerImpl) engineFor(id MessageID) (*consumerEngine, error) {
-	if len(cs.engines) == 1 {
-		return cs.engines[0], nil
+	engines := cs.set.all()
+	if len(engines) == 1 {
+		return engines[0], nil
 	}
 	if cs.single {
-		for _, e := range cs.engines {
+		for _, e := range engines {
 			if e.Partition() == id.PartitionIdx() {
 				return e, nil
 			}
@@ -156,7 +135,7 @@ func (cs *consumerImpl) engineFor(id MessageID) (*consumerEngine, error) {
 		return nil, fmt.Errorf("%w: id %v names partition %d, which this consumer does not have", ErrInvalidOptions, id, id.PartitionIdx())
 	}
 	var found []*consumerEngine
-	for _, e := range cs.engines {
+	for _, e := range engines {
 		if e.Knows(id) {
 			found = append(found, e)
 		}
@@ -266,9 +245,10 @@ func (cs *consumerImpl) SeekByTime(t time.Time) error {
 
 // forAll runs f on every engine concurrently.
 func (cs *consumerImpl) forAll(f func(*consumerEngine) error, op string) error {
-	errs := make([]error, len(cs.engines))
+	engines := cs.set.all()
+	errs := make([]error, len(engines))
 	var wg sync.WaitGroup
-	for i, e := range cs.engines {
+	for i, e := range engines {
 		wg.Go(func() { errs[i] = f(e) })
 	}
 	wg.Wait()
@@ -290,6 +270,7 @@ func (cs *consumerImpl) Unsubscribe() error {
 func (cs *consumerImpl) Close() {
 	cs.closeOnce.Do(func() {
 		close(cs.closed)
+		cs.disc.stop()
 		cs.closeEngines()
 		cs.c.unregister(cs)
 	})
@@ -297,10 +278,8 @@ func (cs *consumerImpl) Close() {
 
 func (cs *consumerImpl) closeEngines() {
 	var wg sync.WaitGroup
-	for _, e := range cs.engines {
-		if e != nil {
-			wg.Go(e.Close)
-		}
+	for _, e := range cs.set.all() {
+		wg.Go(e.Close)
 	}
 	wg.Wait()
 	if cs.dlq != nil {

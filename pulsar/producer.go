@@ -61,6 +61,11 @@ type TopicMetadata interface {
 type ProducerOptions struct {
 	// Topic to produce to. Required.
 	Topic string
+	// PartitionsAutoDiscoveryInterval is how often a producer on a
+	// partitioned topic asks for its partition count
+	// (PARTITIONED_METADATA) and starts producing to partitions added
+	// since. Default 1 min, as the official client.
+	PartitionsAutoDiscoveryInterval time.Duration
 	// Name of the producer; the broker assigns one when empty.
 	Name string
 	// Properties are attached to the producer on the broker.

@@ -19,9 +19,12 @@ type partitionedProducer struct {
 	c       *client
 	topic   string
 	opts    ProducerOptions
-	parts   []*producer.Producer
 	router  func(*ProducerMessage, TopicMetadata) int
-	schemas *producerSchemas
+	disc    *discovery       // partition discovery (partition_discovery.go), nil without partitions
+	schemas *producerSchemas // the producer's schema and the versions of its messages' schemas
+
+	mu    sync.RWMutex // guards parts, which discovery grows
+	parts []*producer.Producer
 
 	closeOnce sync.Once
 }
@@ -62,11 +65,7 @@ func (c *client) createProducer(opts ProducerOptions) (Producer, error) {
 			part = int32(i)
 		}
 		wg.Go(func() {
-			eo := c.engineOptions(opts, name, part)
-			if schemas.schema != nil {
-				eo.Schema = schemaProto(schemas.schema.GetSchemaInfo())
-			}
-			p.parts[i], errs[i] = producer.New(ctx, eo)
+			p.parts[i], errs[i] = producer.New(ctx, p.engineOptions(name, part))
 		})
 	}
 	wg.Wait()
@@ -78,11 +77,24 @@ func (c *client) createProducer(opts ProducerOptions) (Producer, error) {
 		}
 		return nil, producerErr("create producer on "+opts.Topic, err)
 	}
+	if partitioned {
+		p.followPartitions()
+	}
 	if err := c.register(p); err != nil {
-		p.closeParts()
+		p.Close()
 		return nil, err
 	}
 	return p, nil
+}
+
+// engineOptions returns the options of the engine of one partition (part
+// -1 for a topic without partitions), with the producer's schema.
+func (p *partitionedProducer) engineOptions(name string, part int32) producer.Options {
+	eo := p.c.engineOptions(p.opts, name, part)
+	if p.schemas.schema != nil {
+		eo.Schema = schemaProto(p.schemas.schema.GetSchemaInfo())
+	}
+	return eo
 }
 
 // topicFull returns the fully qualified form of a topic name, or the name
@@ -143,18 +155,19 @@ func (c *client) engineOptions(o ProducerOptions, topic string, partition int32)
 func (p *partitionedProducer) Topic() string { return p.topic }
 
 // Name returns the producer name; with partitions, that of partition 0.
-func (p *partitionedProducer) Name() string { return p.parts[0].Name() }
+func (p *partitionedProducer) Name() string { return p.partitions()[0].Name() }
 
 // pick routes msg to a partition's engine.
 func (p *partitionedProducer) pick(msg *ProducerMessage) (*producer.Producer, error) {
-	if len(p.parts) == 1 {
-		return p.parts[0], nil
+	parts := p.partitions()
+	if len(parts) == 1 {
+		return parts[0], nil
 	}
-	i := p.router(msg, topicMetadata{n: uint32(len(p.parts))})
-	if i < 0 || i >= len(p.parts) {
-		return nil, fmt.Errorf("%w: MessageRouter returned partition %d of %d", ErrInvalidOptions, i, len(p.parts))
+	i := p.router(msg, topicMetadata{n: uint32(len(parts))})
+	if i < 0 || i >= len(parts) {
+		return nil, fmt.Errorf("%w: MessageRouter returned partition %d of %d", ErrInvalidOptions, i, len(parts))
 	}
-	return p.parts[i], nil
+	return parts[i], nil
 }
 
 func (p *partitionedProducer) Send(ctx context.Context, msg *ProducerMessage) (MessageID, error) {
@@ -216,7 +229,7 @@ func producerErr(op string, err error) error {
 
 func (p *partitionedProducer) LastSequenceID() int64 {
 	last := int64(-1)
-	for _, pp := range p.parts {
+	for _, pp := range p.partitions() {
 		last = max(last, pp.LastSequenceID())
 	}
 	return last
@@ -227,9 +240,10 @@ func (p *partitionedProducer) Flush() error {
 }
 
 func (p *partitionedProducer) FlushWithCtx(ctx context.Context) error {
-	errs := make([]error, len(p.parts))
+	parts := p.partitions()
+	errs := make([]error, len(parts))
 	var wg sync.WaitGroup
-	for i, pp := range p.parts {
+	for i, pp := range parts {
 		wg.Go(func() { errs[i] = pp.Flush(ctx) })
 	}
 	wg.Wait()
@@ -238,7 +252,7 @@ func (p *partitionedProducer) FlushWithCtx(ctx context.Context) error {
 
 func (p *partitionedProducer) Stats() ProducerStats {
 	var s ProducerStats
-	for _, pp := range p.parts {
+	for _, pp := range p.partitions() {
 		addStats(&s, pp.Stats())
 	}
 	return s
@@ -247,6 +261,7 @@ func (p *partitionedProducer) Stats() ProducerStats {
 func (p *partitionedProducer) Close() {
 	p.closeOnce.Do(func() {
 		p.c.unregister(p)
+		p.disc.stop()
 		p.closeParts()
 	})
 }
@@ -264,7 +279,7 @@ func (p *partitionedProducer) closeParts() {
 	ctx, cancel := context.WithTimeout(context.Background(), d+time.Second)
 	defer cancel()
 	var wg sync.WaitGroup
-	for _, pp := range p.parts {
+	for _, pp := range p.partitions() {
 		wg.Go(func() { pp.Close(ctx) })
 	}
 	wg.Wait()

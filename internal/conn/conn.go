@@ -84,6 +84,7 @@ type Conn struct {
 	out  *frameq.Queue[outFrame]
 
 	maxMessageSize int
+	topicWatchers  bool // the broker's supports_topic_watchers
 	requestSeq     atomic.Uint64
 	lastRead       atomic.Int64 // unix nanos of the last frame read
 
@@ -91,6 +92,7 @@ type Conn struct {
 	waiters   map[uint64]chan response
 	producers map[uint64]ProducerHandler
 	consumers map[uint64]ConsumerHandler
+	watchers  map[uint64]TopicListHandler
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -126,6 +128,7 @@ func Dial(ctx context.Context, addr string, opts Options) (*Conn, error) {
 		waiters:   map[uint64]chan response{},
 		producers: map[uint64]ProducerHandler{},
 		consumers: map[uint64]ConsumerHandler{},
+		watchers:  map[uint64]TopicListHandler{},
 		closed:    make(chan struct{}),
 	}
 	if err := c.handshake(ctx); err != nil {
@@ -180,6 +183,7 @@ func (c *Conn) handshake(ctx context.Context) error {
 		if c.maxMessageSize <= 0 {
 			c.maxMessageSize = wire.DefaultMaxMessageSize
 		}
+		c.topicWatchers = f.Cmd.GetConnected().GetFeatureFlags().GetSupportsTopicWatchers()
 		return nil
 	case proto.BaseCommand_ERROR:
 		e := f.Cmd.GetError()
@@ -226,6 +230,8 @@ func (c *Conn) closeWith(err error) {
 		prods, cons := c.producers, c.consumers
 		c.producers = map[uint64]ProducerHandler{}
 		c.consumers = map[uint64]ConsumerHandler{}
+		watchers := c.watchers
+		c.watchers = map[uint64]TopicListHandler{}
 		c.mu.Unlock()
 		for _, w := range waiters {
 			w <- response{err: fmt.Errorf("%w: %w", ErrClosed, err)}
@@ -234,6 +240,9 @@ func (c *Conn) closeWith(err error) {
 			p.ConnectionClosed()
 		}
 		for _, h := range cons {
+			h.ConnectionClosed()
+		}
+		for _, h := range watchers {
 			h.ConnectionClosed()
 		}
 		c.log.Debug("connection closed", "err", err)

@@ -141,6 +141,11 @@ func (c *Conn) route(f *wire.Frame, frameErr error) {
 		if h := c.consumer(m.GetConsumerId()); h != nil {
 			h.ActiveChanged(m.GetIsActive())
 		}
+	case proto.BaseCommand_WATCH_TOPIC_UPDATE:
+		u := cmd.GetWatchTopicUpdate()
+		if h := c.watcher(u.GetWatcherId()); h != nil {
+			h.Update(u)
+		}
 	case proto.BaseCommand_REACHED_END_OF_TOPIC:
 		if h := c.consumer(cmd.GetReachedEndOfTopic().GetConsumerId()); h != nil {
 			h.ReachedEndOfTopic()

@@ -100,6 +100,9 @@ func (e *Engine[T]) subscribeCmd(rid uint64, start messageid.MessageID) *proto.B
 		KeySharedMeta:   e.o.KeySharedMeta,
 		Schema:          e.o.Schema,
 	}
+	if e.o.NoTopicCreation {
+		s.ForceTopicCreation = gproto.Bool(false)
+	}
 	if e.o.Name != "" {
 		s.ConsumerName = gproto.String(e.o.Name)
 	}

@@ -63,6 +63,11 @@ type Options[T any] struct {
 	ReadCompacted bool
 	// Schema is the consumer's schema, sent in SUBSCRIBE; nil for none.
 	Schema *proto.Schema
+	// NoTopicCreation subscribes with force_topic_creation=false: a topic
+	// that was deleted is not created again by a resubscription (the
+	// broker answers TopicNotFound, retried). Pattern consumers set it, as
+	// the official client does. Default false.
+	NoTopicCreation bool
 	// ReceiverQueueSize is the number of messages prefetched. Default 1000.
 	ReceiverQueueSize int
 	// NackDelay is how long a negatively acknowledged message waits before
