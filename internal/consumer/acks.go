@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/conn"
@@ -149,6 +150,14 @@ func (e *Engine[T]) ack(ctx context.Context, id messageid.MessageID, cumulative 
 // ackLocal updates the tracking for an individual ack of id and returns
 // what to send now (possibly nothing).
 func (e *Engine[T]) ackLocal(id messageid.MessageID) ([]*proto.MessageIdData, error) {
+	if strings.HasPrefix(e.o.Topic, "non-persistent://") {
+		// Every message of a non-persistent topic has the id 0:0, so the
+		// tracking by position cannot tell them apart (a chunk id waiting
+		// for "its" message took the next chunked message for it and
+		// dropped it; a batch index was checked against another batch),
+		// and the broker ignores acks there: nothing to update or send.
+		return nil, nil
+	}
 	if c, ok := id.(messageid.ChunkMessageID); ok {
 		key := posOf(c.FirstChunkID())
 		t := e.tracked[key]
