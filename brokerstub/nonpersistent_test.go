@@ -147,8 +147,9 @@ func TestNonPersistentSharedRoundRobinByPriority(t *testing.T) {
 	b := RunT(t)
 	c := dialKS(t, b)
 	p := c.producer(npTopic, 1)
-	mustNPSubscribe(c, "s", 10, "a", proto.CommandSubscribe_Shared, 2)
-	mustNPSubscribe(c, "s", 11, "b", proto.CommandSubscribe_Shared, 2)
+	level1 := func(m *proto.CommandSubscribe) { m.PriorityLevel = gproto.Int32(1) }
+	require.Nil(t, npSubscribe(c, npTopic, "s", 10, "a", proto.CommandSubscribe_Shared, 2, level1))
+	require.Nil(t, npSubscribe(c, npTopic, "s", 11, "b", proto.CommandSubscribe_Shared, 2, level1))
 	for _, m := range []string{"m1", "m2", "m3", "m4", "m5"} {
 		p.send("", m)
 	}
@@ -156,13 +157,9 @@ func TestNonPersistentSharedRoundRobinByPriority(t *testing.T) {
 	assert.Equal(t, []string{"m1", "m3"}, payloads(a))
 	assert.Equal(t, []string{"m2", "m4"}, payloads(bb))
 
-	// A consumer of a higher priority level (lower number) takes everything
-	// while it has permits; the others get only what it cannot take.
-	if e := npSubscribe(c, npTopic, "s", 12, "hi", proto.CommandSubscribe_Shared, 2, func(m *proto.CommandSubscribe) {
-		m.PriorityLevel = gproto.Int32(-1)
-	}); e != nil {
-		t.Fatal(e)
-	}
+	// A consumer of a higher priority level (0, the highest) takes
+	// everything while it has permits; the others get only what it cannot.
+	mustNPSubscribe(c, "s", 12, "hi", proto.CommandSubscribe_Shared, 2)
 	c.flow(10, 1)
 	for _, m := range []string{"m6", "m7", "m8", "m9"} {
 		p.send("", m)
