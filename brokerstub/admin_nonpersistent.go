@@ -19,7 +19,8 @@ const npTopicPath = "/admin/v2/non-persistent/{tenant}/{ns}/{topic}"
 func (a *adminServer) registerNonPersistent() {
 	a.add(get, "/admin/v2/non-persistent/{tenant}/{ns}", npListTopics)
 	a.add(get, npTopicPath+"/partitioned-stats", inNonPersistent(npPartitionedStats))
-	a.add(get, npTopicPath+"/lastMessageId", inNonPersistent(npLastMessageIDAdmin))
+	a.add(get, npTopicPath+"/lastMessageId", inNonPersistent(npRefuse("GetLastMessageId on a non-persistent topic is not allowed")))
+	a.add(post, npTopicPath+"/terminate", inNonPersistent(npRefuse("Operation not allowed on non-persistent topic")))
 }
 
 // inNonPersistent serves a path whose domain segment is literal.
@@ -154,15 +155,18 @@ func cloneStat(v any) any {
 	return v
 }
 
-// npLastMessageIDAdmin refuses a non-persistent topic's last message id as
-// Pulsar's admin API does (405), after checking that the topic exists.
-func npLastMessageIDAdmin(rq *adminReq) (any, error) {
-	name, err := rq.topic()
-	if err != nil {
-		return nil, err
+// npRefuse refuses an operation that needs a persistent topic as Pulsar's
+// admin API does (405 with its reason), after checking that the topic
+// exists (404).
+func npRefuse(reason string) adminHandler {
+	return func(rq *adminReq) (any, error) {
+		name, err := rq.topic()
+		if err != nil {
+			return nil, err
+		}
+		if _, err := rq.loaded(name); err != nil {
+			return nil, err
+		}
+		return nil, restErr(http.StatusMethodNotAllowed, "%s", reason)
 	}
-	if _, err := rq.loaded(name); err != nil {
-		return nil, err
-	}
-	return nil, restErr(http.StatusMethodNotAllowed, "GetLastMessageId on a non-persistent topic is not allowed")
 }

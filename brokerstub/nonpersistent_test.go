@@ -349,6 +349,7 @@ func TestAdminNonPersistentTopics(t *testing.T) {
 		{"GET", "/admin/v2/persistent/public/default", "", 200, `[]`},
 		{"GET", base + "/t1/lastMessageId", "", 405, ""},
 		{"GET", base + "/nope/lastMessageId", "", 404, ""},
+		{"POST", base + "/t1/terminate", "", 405, ""},
 		{"PUT", base + "/p/partitions", "2", 204, ""},
 		{"GET", base + "/partitioned", "", 200, `["non-persistent://public/default/p"]`},
 		{"GET", base + "/p/partitions", "", 200, `{"partitions":2,"deleted":false}`},
