@@ -21,6 +21,18 @@ func (a *adminServer) registerNonPersistent() {
 	a.add(get, npTopicPath+"/partitioned-stats", inNonPersistent(npPartitionedStats))
 	a.add(get, npTopicPath+"/lastMessageId", inNonPersistent(npRefuse("GetLastMessageId on a non-persistent topic is not allowed")))
 	a.add(post, npTopicPath+"/terminate", inNonPersistent(npRefuse("Operation not allowed on non-persistent topic")))
+	a.add(post, npTopicPath+"/subscription/{sub}/skip/{n}", inNonPersistent(npRefuse("Skip messages on a non-persistent topic is not allowed")))
+	a.add(put, npTopicPath+"/subscription/{sub}", inNonPersistent(npCreateSubscription))
+}
+
+// npCreateSubscription refuses to create a subscription of a
+// non-persistent topic, which exists only with a consumer, as Pulsar does
+// (400, before looking at the topic; the missing space is Pulsar's).
+func npCreateSubscription(rq *adminReq) (any, error) {
+	if _, err := rq.topic(); err != nil {
+		return nil, err
+	}
+	return nil, restErr(http.StatusBadRequest, "Create subscription on non-persistent topiccan only be done through client")
 }
 
 // inNonPersistent serves a path whose domain segment is literal.
