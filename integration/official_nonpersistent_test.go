@@ -249,3 +249,45 @@ func TestAdminNonPersistent(t *testing.T) {
 	assert.NotContains(t, partitioned, parted.String())
 	assert.NotContains(t, plain, single.String())
 }
+
+// TestOfficialNonPersistentPartitioned: the official client on a
+// partitioned non-persistent topic: every partition delivers, each message
+// id is 0:0 with its partition's index, and the partitions a client used
+// are the topics the namespace lists.
+func TestOfficialNonPersistentPartitioned(t *testing.T) {
+	b := startStub(t)
+	client := officialClient(t, b.URL())
+	topic := newNPTopic(t)
+	require.NoError(t, b.CreatePartitionedTopic(topic, 3))
+	consumer, err := client.Subscribe(official.ConsumerOptions{Topic: topic, SubscriptionName: "s", Type: official.Shared})
+	require.NoError(t, err)
+	defer consumer.Close()
+	for i := range 3 {
+		waitPermits(t, b, fmt.Sprintf("%s-partition-%d", topic, i), "s")
+	}
+	producer, err := client.CreateProducer(official.ProducerOptions{Topic: topic, DisableBatching: true,
+		MessageRouter: func(m *official.ProducerMessage, _ official.TopicMetadata) int { return int(m.Payload[0]-'a') % 3 }})
+	require.NoError(t, err)
+	defer producer.Close()
+	for i := range 9 {
+		_, err := producer.Send(ctxT(t), &official.ProducerMessage{Payload: []byte{byte('a' + i%3), byte('0' + i)}})
+		require.NoError(t, err)
+	}
+	perPartition := map[int32]int{}
+	for _, m := range receiveN(t, consumer, 9) {
+		id := m.ID()
+		assert.Equal(t, [2]int64{0, 0}, [2]int64{id.LedgerID(), id.EntryID()})
+		assert.Equal(t, int32(m.Payload()[0]-'a'), id.PartitionIdx())
+		perPartition[id.PartitionIdx()]++
+		require.NoError(t, consumer.Ack(m))
+	}
+	assert.Equal(t, map[int32]int{0: 3, 1: 3, 2: 3}, perPartition)
+	resp, err := http.Get(b.WebServiceURL() + "/admin/v2/non-persistent/" + strings.TrimPrefix(topic, "non-persistent://") + "/partitioned-stats")
+	require.NoError(t, err)
+	var st map[string]any
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&st))
+	resp.Body.Close()
+	assert.EqualValues(t, 9, st["msgInCounter"])
+	assert.EqualValues(t, 9, st["msgOutCounter"])
+	assert.Len(t, st["partitions"], 3)
+}
