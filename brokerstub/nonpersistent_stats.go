@@ -55,25 +55,30 @@ var ksModeNames = map[proto.KeySharedMode]string{
 // addNonPersistentStats turns the TopicStats of a non-persistent topic
 // into Pulsar's NonPersistentTopicStats: msgDropRate on the topic, each
 // publisher and each subscription, and a Key_Shared subscription's
-// keySharedMode. The topic's own msgDropRate is 0, as Pulsar 4.x never sets
-// it on a topic's stats (partitioned stats sum it); a publisher's counts
-// what Pulsar drops when a connection has more than
-// maxConcurrentNonPersistentMessagePerConnection (1000) sends in flight,
-// which cannot happen here (a connection hands its sends to the topic one
-// at a time and waits when the topic's queue is full), so it is 0 too.
-// Topic goroutine; a no-op on a persistent topic.
+// keySharedMode, without what Pulsar leaves unset there. The topic's own
+// msgDropRate is 0: Pulsar 4.x never sets it on a topic's stats
+// (partitioned stats sum it). A publisher's counts what Pulsar drops when a
+// connection has more than maxConcurrentNonPersistentMessagePerConnection
+// (1000) sends in flight, which cannot happen here (a connection hands its
+// sends to the topic one at a time and waits when the topic's queue is
+// full), so it is 0 too. Topic goroutine; a no-op on a persistent topic.
 func (t *topic) addNonPersistentStats(st map[string]any) {
 	if t.np == nil {
 		return
 	}
 	now := t.b.opts.Clock.Now()
 	st["msgDropRate"] = 0.0
+	// Pulsar sets neither on a non-persistent topic (no managed ledger, no
+	// deduplication); its JSON leaves out what is null.
+	st["topicCreationTimeStamp"] = int64(0)
+	delete(st, "deduplicationStatus")
 	for _, p := range st["publishers"].([]map[string]any) {
 		p["msgDropRate"] = 0.0
 	}
 	for name, sv := range st["subscriptions"].(map[string]any) {
 		ss := sv.(map[string]any)
 		ss["msgDropRate"] = 0.0
+		delete(ss, "activeConsumerName") // not in a NonPersistentSubscription's stats
 		s := t.subs[name]
 		if s == nil {
 			continue
