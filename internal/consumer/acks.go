@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/conn"
@@ -150,12 +149,10 @@ func (e *Engine[T]) ack(ctx context.Context, id messageid.MessageID, cumulative 
 // ackLocal updates the tracking for an individual ack of id and returns
 // what to send now (possibly nothing).
 func (e *Engine[T]) ackLocal(id messageid.MessageID) ([]*proto.MessageIdData, error) {
-	if strings.HasPrefix(e.o.Topic, "non-persistent://") {
-		// Every message of a non-persistent topic has the id 0:0, so the
-		// tracking by position cannot tell them apart (a chunk id waiting
-		// for "its" message took the next chunked message for it and
-		// dropped it; a batch index was checked against another batch),
-		// and the broker ignores acks there: nothing to update or send.
+	if e.nonPersistent() {
+		// Nothing to update or send: a chunk id waiting for "its" message
+		// took the next chunked message for it and dropped it, and a batch
+		// index was checked against another batch.
 		return nil, nil
 	}
 	if c, ok := id.(messageid.ChunkMessageID); ok {

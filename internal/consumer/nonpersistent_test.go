@@ -3,8 +3,10 @@ package consumer
 import (
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/pulsargo/sdk/internal/compress"
+	"github.com/pulsargo/sdk/messageid"
 )
 
 // TestNonPersistentChunkedMessageAfterAcks: on a non-persistent topic the
@@ -77,4 +79,70 @@ func TestNonPersistentBatchIndexAcks(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestNonPersistentSeekToMessageID: a seek to a message's id on a
+// non-persistent topic (where every id is 0:0) left a filter that took
+// every later message, also 0:0, for one before the seek point and
+// dropped it.
+func TestNonPersistentSeekToMessageID(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		v := newEnv(t)
+		topic := "non-persistent://public/default/engine-np-seek"
+		p := v.producer(topic)
+		e, out := v.engine(topic, "s", nil)
+		synctest.Wait()
+		if _, err := p.Send(ctxT(t), []byte("first"), ""); err != nil {
+			t.Fatal(err)
+		}
+		m := recv(t, out)
+		if err := e.Seek(ctxT(t), m.ID); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait() // subscribed again, with permits
+		if _, err := p.Send(ctxT(t), []byte("after"), ""); err != nil {
+			t.Fatal(err)
+		}
+		if got := recv(t, out); string(got.Payload) != "after" {
+			t.Fatalf("got %q", got.Payload)
+		}
+	})
+}
+
+// TestNonPersistentReader: a reader of a non-persistent topic, started at
+// the latest or the earliest message, gets what is published, also after
+// the broker unloads the topic and it subscribes again (its filter took
+// every 0:0 message for one before its start, or for one it had handed out).
+func TestNonPersistentReader(t *testing.T) {
+	for _, start := range []messageid.ID{messageid.Latest(), messageid.Earliest()} {
+		synctest.Test(t, func(t *testing.T) {
+			v := newEnv(t)
+			topic := "non-persistent://public/default/engine-np-reader"
+			p := v.producer(topic)
+			_, out := v.engine(topic, "r", func(o *Options[*Message]) {
+				o.NonDurable, o.Reader, o.StartID = true, true, start
+			})
+			synctest.Wait()
+			for _, payload := range []string{"one", "two"} {
+				if _, err := p.Send(ctxT(t), []byte(payload), ""); err != nil {
+					t.Fatal(err)
+				}
+				if got := recv(t, out); string(got.Payload) != payload {
+					t.Fatalf("start %v: got %q, want %q", start, got.Payload, payload)
+				}
+			}
+			if err := v.b.Unload(topic); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(time.Second) // in the bubble: the engine's reconnect backoff passes
+			synctest.Wait()
+			p = v.producer(topic) // the raw test producer does not reconnect
+			if _, err := p.Send(ctxT(t), []byte("three"), ""); err != nil {
+				t.Fatal(err)
+			}
+			if got := recv(t, out); string(got.Payload) != "three" {
+				t.Fatalf("start %v, after the unload: got %q", start, got.Payload)
+			}
+		})
+	}
 }
