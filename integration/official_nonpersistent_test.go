@@ -112,6 +112,9 @@ func TestOfficialNonPersistentTopic(t *testing.T) {
 	assert.EqualValues(t, 11, st["msgInCounter"])
 	assert.EqualValues(t, 10, st["msgOutCounter"])
 
+	// Closed first, so that they do not reconnect and make the topic anew.
+	consumer.Close()
+	producer.Close()
 	require.NoError(t, b.Restart())
 	resp, err := http.Get(b.WebServiceURL() + path)
 	require.NoError(t, err)
