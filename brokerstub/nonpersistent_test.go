@@ -421,3 +421,16 @@ func TestAdminNonPersistentPartitionedStatsAddsLoadedPartitions(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(body), &st))
 	assert.Empty(t, st["partitions"])
 }
+
+func TestRateReportsTheLastCompleteWindow(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	r := &rate{start: t0}
+	r.record(t0.Add(time.Second), 6)
+	assert.Zero(t, r.value(t0.Add(59*time.Second)), "the first window is not complete")
+	assert.InDelta(t, 0.1, r.value(t0.Add(statsWindow)), 1e-12)
+	assert.InDelta(t, 0.1, r.value(t0.Add(statsWindow+59*time.Second)), 1e-12, "stays until the next window ends")
+	r.record(t0.Add(2*statsWindow+time.Second), 3)
+	assert.Zero(t, r.value(t0.Add(4*statsWindow)), "the last complete window had nothing")
+	r.record(t0.Add(4*statsWindow), 12)
+	assert.InDelta(t, 0.2, r.value(t0.Add(5*statsWindow)), 1e-12)
+}
