@@ -49,14 +49,18 @@ func (t *topic) publishNonPersistent(c *conn, p *producer, seq, highest uint64, 
 // pushNonPersistent hands one message to the consumer the subscription's
 // type picks, or drops it (counting its messages) when that consumer has
 // no permits. A subscription without consumers has no dispatcher in
-// Pulsar: the message is released without being counted.
+// Pulsar, and a Key_Shared hash no consumer's range covers (STICKY) has no
+// consumer: the message is released without being counted.
 func (s *subscription) pushNonPersistent(in *entryInfo, meta, payload []byte) {
 	if len(s.consumers) == 0 {
 		return
 	}
+	cs, selected := s.npTarget(in)
+	if !selected {
+		return
+	}
 	n := int64(in.numMessages)
-	cs := s.npTarget(in)
-	if cs == nil {
+	if cs == nil || cs.permits <= 0 {
 		s.t.np.dropRate(s).record(s.t.b.opts.Clock.Now(), n)
 		return
 	}
@@ -65,46 +69,41 @@ func (s *subscription) pushNonPersistent(in *entryInfo, meta, payload []byte) {
 	s.writeEntry(cs, npMessageID, nil, meta, payload)
 }
 
-// npTarget is the consumer that gets a message now, or nil when it must be
-// dropped: the active consumer (Exclusive, Failover) or the consumer its
-// key hash selects (Key_Shared), if it has permits; for Shared the next
-// consumer with permits of the highest priority level (the lowest
-// priorityLevel), round robin. Chunks get no special treatment, as in
-// Pulsar's non-persistent dispatchers: on Shared the chunks of a message
-// can go to different consumers.
-func (s *subscription) npTarget(in *entryInfo) *consumer {
-	withPermits := func(cs *consumer) *consumer {
-		if cs != nil && cs.permits > 0 {
-			return cs
-		}
-		return nil
-	}
+// npTarget is the consumer a message goes to if it has permits: the active
+// consumer (Exclusive, Failover; nil when there is none), the consumer its
+// key hash selects (Key_Shared; selected is false when no range covers
+// the hash), or for Shared the next consumer with permits of the highest
+// priority level (the lowest priorityLevel), round robin, nil when none
+// has permits. Chunks get no special treatment, as in Pulsar's
+// non-persistent dispatchers: on Shared the chunks of a message can go to
+// different consumers.
+func (s *subscription) npTarget(in *entryInfo) (cs *consumer, selected bool) {
 	switch s.typ {
 	case proto.CommandSubscribe_Exclusive, proto.CommandSubscribe_Failover:
-		return withPermits(s.active)
+		return s.active, true
 	case proto.CommandSubscribe_Key_Shared:
 		if s.ks == nil {
-			return nil
+			return nil, false
 		}
 		id, ok := s.ks.Selector().Select(s.ks.Hash(in.murmur))
 		if !ok {
-			return nil
+			return nil, false
 		}
-		return withPermits(s.ksByID[id])
+		return s.ksByID[id], true
 	}
 	var best *consumer
 	bestAt := 0
 	for i := range s.consumers {
 		at := (s.next + i) % len(s.consumers)
-		cs := s.consumers[at]
-		if cs.permits > 0 && (best == nil || cs.priority < best.priority) {
-			best, bestAt = cs, at
+		c := s.consumers[at]
+		if c.permits > 0 && (best == nil || c.priority < best.priority) {
+			best, bestAt = c, at
 		}
 	}
 	if best != nil {
 		s.next = (bestAt + 1) % len(s.consumers)
 	}
-	return best
+	return best, true
 }
 
 // dropRate returns the drop rate of s's dispatcher, forgetting those of

@@ -2,6 +2,7 @@ package brokerstub
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	gproto "google.golang.org/protobuf/proto"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/keyshared"
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
@@ -433,4 +435,33 @@ func TestRateReportsTheLastCompleteWindow(t *testing.T) {
 	assert.Zero(t, r.value(t0.Add(4*statsWindow)), "the last complete window had nothing")
 	r.record(t0.Add(4*statsWindow), 12)
 	assert.InDelta(t, 0.2, r.value(t0.Add(5*statsWindow)), 1e-12)
+}
+
+func TestNonPersistentKeySharedHashNobodyCoversIsNotADrop(t *testing.T) {
+	clk := NewFakeClock(time.Unix(1_700_000_000, 0))
+	b := RunT(t, Options{Clock: clk})
+	c := dialKS(t, b)
+	p := c.producer(npTopic, 1)
+	half := &proto.KeySharedMeta{KeySharedMode: proto.KeySharedMode_STICKY.Enum(),
+		HashRanges: []*proto.IntRange{{Start: gproto.Int32(0), End: gproto.Int32(keyshared.RangeSize/2 - 1)}}}
+	require.Nil(t, c.subscribe(npTopic, "s", 10, "c", half, 1))
+	c.barrier(10)
+	whole := keyshared.Range{Start: 0, End: keyshared.RangeSize - 1}
+	var in, out string
+	for i := 0; in == "" || out == ""; i++ {
+		k := fmt.Sprint("key-", i)
+		if keyshared.StickyKeyHash([]byte(k), whole) < keyshared.RangeSize/2 {
+			in = k
+		} else {
+			out = k
+		}
+	}
+	p.send(out, "nobody's") // no consumer: released, not dropped
+	p.send(in, "taken")
+	p.send(in, "dropped") // its consumer has no permits left
+	assert.Equal(t, []string{"taken"}, payloads(c.sync(10)))
+	clk.Advance(statsWindow)
+	ss := subStats(t, npStats(t, b, "np"), "s")
+	assert.InDelta(t, 1.0/60, ss["msgDropRate"], 1e-9)
+	assert.Equal(t, "STICKY", ss["keySharedMode"])
 }
