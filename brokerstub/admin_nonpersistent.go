@@ -18,6 +18,7 @@ const npTopicPath = "/admin/v2/non-persistent/{tenant}/{ns}/{topic}"
 // {domain} segment.
 func (a *adminServer) registerNonPersistent() {
 	a.add(get, "/admin/v2/non-persistent/{tenant}/{ns}", npListTopics)
+	a.add(get, npTopicPath+"/stats", inNonPersistent(npTopicStats))
 	a.add(get, npTopicPath+"/partitioned-stats", inNonPersistent(npPartitionedStats))
 	a.add(get, npTopicPath+"/lastMessageId", inNonPersistent(npRefuse("GetLastMessageId on a non-persistent topic is not allowed")))
 	a.add(post, npTopicPath+"/terminate", inNonPersistent(npRefuse("Operation not allowed on non-persistent topic")))
@@ -62,6 +63,22 @@ func npListTopics(rq *adminReq) (any, error) {
 	}
 	rq.b.mu.Unlock()
 	return sortedNames(out), nil
+}
+
+// npTopicStats is topicStats for a topic that is loaded: a partition
+// nobody used has no stats (404), and asking does not make it a topic.
+func npTopicStats(rq *adminReq) (any, error) {
+	name, err := rq.topic()
+	if err != nil {
+		return nil, err
+	}
+	rq.b.mu.Lock()
+	_, loaded := rq.b.topics[name.Full]
+	rq.b.mu.Unlock()
+	if !loaded && rq.b.partitionCountOf(name) == 0 {
+		return nil, topicNotFound(name)
+	}
+	return topicStats(rq)
 }
 
 // npPartitionedStats is Pulsar's NonPersistentPartitionedTopicStats: the

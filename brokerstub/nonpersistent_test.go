@@ -413,6 +413,8 @@ func TestAdminNonPersistentPartitionedStatsAddsLoadedPartitions(t *testing.T) {
 	p0 := parts["non-persistent://public/default/pt-partition-0"].(map[string]any)
 	assert.InDelta(t, 2.0/60, subStats(t, p0, "s")["msgDropRate"], 1e-9, "a partition's own stats are not changed by the sum")
 
+	code, _ = adminDo(t, b, "GET", "/admin/v2/non-persistent/public/default/pt-partition-2/stats", "")
+	assert.Equal(t, http.StatusNotFound, code, "a partition nobody used has no stats")
 	code, body = adminDo(t, b, "GET", "/admin/v2/namespaces/public/default/topics?mode=NON_PERSISTENT", "")
 	require.Equal(t, http.StatusOK, code)
 	assert.JSONEq(t, `["non-persistent://public/default/pt-partition-0","non-persistent://public/default/pt-partition-1"]`, body,
