@@ -57,6 +57,7 @@ func (a *adminServer) register() {
 	a.add(put, nsPath+"/{policy}", namespacePolicy(post))
 	a.add(del, nsPath+"/{policy}", namespacePolicy(del))
 
+	a.registerNonPersistent() // admin_nonpersistent.go: before the {domain} routes
 	a.add(get, "/admin/v2/{domain}/{tenant}/{ns}", listTopics)
 	a.add(get, "/admin/v2/{domain}/{tenant}/{ns}/partitioned", listPartitionedTopics)
 	a.add(put, topicPath, putTopic)

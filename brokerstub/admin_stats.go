@@ -241,6 +241,7 @@ func (t *topic) stats(o statsOptions) map[string]any {
 			st["lastPublishTimestamp"] = int64(e.BrokerTimestamp)
 		}
 	}
+	t.addNonPersistentStats(st) // nonpersistent_stats.go
 	return st
 }
 

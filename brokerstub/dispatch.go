@@ -18,8 +18,8 @@ func (t *topic) dispatchAll() {
 // other types stop at the first entry that no consumer can take now, so
 // that per-consumer order is kept.
 func (s *subscription) dispatch() {
-	if len(s.consumers) == 0 {
-		return
+	if len(s.consumers) == 0 || s.t.np != nil {
+		return // a non-persistent topic pushes as it publishes (nonpersistent.go)
 	}
 	s.releaseDue()
 	if s.ks != nil {
@@ -145,19 +145,25 @@ func (s *subscription) deliver(cs *consumer, e ledger.Entry, in *entryInfo, hash
 	s.countOut(cs, count, len(e.Payload))
 	cs.pending[e.Pos] = pendingEntry{batch: in.numMessages, hash: hash}
 
-	id, l, en := cs.id, uint64(e.Pos.Ledger), uint64(e.Pos.Entry)
+	s.writeEntry(cs, e.Pos, ackSet, e.Meta, e.Payload)
+}
+
+// writeEntry sends cs a MESSAGE for the entry at pos with its redelivery
+// count and the consumer's epoch.
+func (s *subscription) writeEntry(cs *consumer, pos ledger.Position, ackSet []int64, meta, payload []byte) {
+	id, l, en := cs.id, uint64(pos.Ledger), uint64(pos.Entry)
 	part := int32(s.t.name.Partition)
 	msg := &proto.CommandMessage{
 		ConsumerId: &id,
 		MessageId:  &proto.MessageIdData{LedgerId: &l, EntryId: &en, Partition: &part},
 		AckSet:     ackSet,
 	}
-	if n := s.redeliveries[e.Pos]; n > 0 {
+	if n := s.redeliveries[pos]; n > 0 {
 		msg.RedeliveryCount = &n
 	}
 	if cs.epoch > 0 {
 		ep := cs.epoch
 		msg.ConsumerEpoch = &ep
 	}
-	cs.c.writeMessage(&proto.BaseCommand{Type: proto.BaseCommand_MESSAGE.Enum(), Message: msg}, e.Meta, e.Payload)
+	cs.c.writeMessage(&proto.BaseCommand{Type: proto.BaseCommand_MESSAGE.Enum(), Message: msg}, meta, payload)
 }

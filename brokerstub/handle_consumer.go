@@ -73,6 +73,10 @@ func (c *conn) handleSubscribe(m *proto.CommandSubscribe) {
 // needed, and answers the client. It reports whether cs was attached.
 func (t *topic) subscribe(cs *consumer, m *proto.CommandSubscribe) bool {
 	rid := m.GetRequestId()
+	if t.np != nil && m.GetReadCompacted() {
+		cs.c.sendError(rid, proto.ServerError_NotAllowedError, "readCompacted only valid on persistent topics")
+		return false
+	}
 	s := t.subs[m.GetSubscription()]
 	if s == nil {
 		start := t.startPosition(m)

@@ -114,6 +114,9 @@ func (b *Broker) topicNames() []string {
 	}
 	b.mu.Unlock()
 	for base, n := range b.partitionedTopics() {
+		if tn, err := parseTopic(base); err == nil && tn.Domain == nonPersistentDomain {
+			continue // a non-persistent partition is a topic only while loaded, as in Pulsar
+		}
 		for i := 0; i < n; i++ {
 			seen[partitionName(base, i)] = true
 		}

@@ -68,7 +68,12 @@ func (c *conn) handleProducer(m *proto.CommandProducer) {
 			adm = admission{code: code, msg: reason}
 			return
 		}
-		if adm = t.createInitialSubscription(m); adm.msg == "" {
+		if t.np == nil {
+			// A non-persistent topic keeps no subscription without a
+			// consumer: Pulsar ignores initial_subscription_name there.
+			adm = t.createInitialSubscription(m)
+		}
+		if adm.msg == "" {
 			adm = t.admit(p, rid, m)
 		}
 		if adm.msg == "" {
@@ -141,6 +146,10 @@ func (c *conn) handleSend(m *proto.CommandSend, f *wire.Frame) bool {
 	seq, highest := m.GetSequenceId(), m.GetHighestSequenceId()
 	t := p.t
 	ok := t.do(func() {
+		if t.np != nil {
+			t.publishNonPersistent(c, p, seq, highest, rawMeta, payload, num)
+			return
+		}
 		if t.adm.terminated {
 			c.write(sendError(p.id, seq, proto.ServerError_TopicTerminatedError, "Topic was already terminated"))
 			return

@@ -20,6 +20,10 @@ func (c *conn) handleSeek(m *proto.CommandSeek) {
 		return
 	}
 	t := cs.sub.t
+	if t.np != nil {
+		c.npSeek(rid)
+		return
+	}
 	err := t.call(func() {
 		s := cs.sub
 		var pos ledger.Position
@@ -78,6 +82,10 @@ func (c *conn) handleGetLastMessageID(m *proto.CommandGetLastMessageId) {
 		return
 	}
 	t := cs.sub.t
+	if t.np != nil {
+		c.npLastMessageID(rid)
+		return
+	}
 	err := t.call(func() {
 		resp := &proto.CommandGetLastMessageIdResponse{RequestId: &rid, LastMessageId: t.lastMessageID()}
 		if t.name.Domain == "persistent" {

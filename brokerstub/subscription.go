@@ -111,7 +111,7 @@ func (t *topic) restoreSubscriptions() error {
 
 func (t *topic) newSubscription(name string, durable bool, typ proto.CommandSubscribe_SubType, cur *cursor.Cursor) *subscription {
 	return &subscription{
-		t: t, name: name, durable: durable, typ: typ, cur: cur,
+		t: t, name: name, durable: durable && t.np == nil, typ: typ, cur: cur, // non-persistent: never saved
 		readPos:      cur.MarkDelete(),
 		redeliveries: map[ledger.Position]uint32{},
 		chunkOwner:   map[string]*consumer{},

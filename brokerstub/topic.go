@@ -8,6 +8,7 @@ import (
 
 	"github.com/pulsargo/sdk/brokerstub/internal/keyshared"
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
+	"github.com/pulsargo/sdk/brokerstub/internal/store"
 	pb "github.com/pulsargo/sdk/internal/proto"
 )
 
@@ -36,6 +37,9 @@ type topic struct {
 	graceful  bool
 	adm       topicAdmin // admin API counters and flags (admin_stats.go)
 	dedup     *dedup     // nil when deduplication is off (dedup.go)
+	// np is the state of a non-persistent topic (nonpersistent.go), nil for
+	// a persistent one.
+	np *npState
 }
 
 // entryInfo is what dispatch needs from an entry's metadata, parsed once.
@@ -62,7 +66,14 @@ func (b *Broker) openTopic(name topicName) (*topic, error) {
 		subs:      map[string]*subscription{},
 		infos:     map[ledger.Position]*entryInfo{},
 	}
-	led, err := ledger.Open(b.st, name.Full, ledger.Options{
+	st := b.st
+	if name.Domain == nonPersistentDomain {
+		// Nothing of a non-persistent topic is stored: its ledger, always
+		// empty, lives in a store of its own that goes away with it.
+		st = store.NewMemory()
+		t.np = newNPState()
+	}
+	led, err := ledger.Open(st, name.Full, ledger.Options{
 		RolloverEntries: b.opts.LedgerRolloverEntries,
 		Now:             b.opts.Clock.Now,
 	})
@@ -72,8 +83,10 @@ func (b *Broker) openTopic(name topicName) (*topic, error) {
 	t.led = led
 	t.adm.terminated = b.pol().Terminated(name.Full)
 	t.adm.openedAt = b.opts.Clock.Now()
-	if err := t.restoreSubscriptions(); err != nil {
-		return nil, err
+	if t.np == nil {
+		if err := t.restoreSubscriptions(); err != nil {
+			return nil, err
+		}
 	}
 	t.checkDedup()
 	b.topicsWG.Add(1)
@@ -189,6 +202,13 @@ func (t *topic) info(e ledger.Entry) *entryInfo {
 	if in, ok := t.infos[e.Pos]; ok {
 		return in
 	}
+	in := parseEntryInfo(e)
+	t.infos[e.Pos] = in
+	return in
+}
+
+// parseEntryInfo parses what dispatch needs from an entry's metadata.
+func parseEntryInfo(e ledger.Entry) *entryInfo {
 	in := &entryInfo{numMessages: e.NumMessages}
 	var md pb.MessageMetadata
 	if err := (proto.UnmarshalOptions{AllowPartial: true}).Unmarshal(e.Meta, &md); err == nil {
@@ -205,6 +225,5 @@ func (t *topic) info(e ledger.Entry) *entryInfo {
 	if in.numMessages < 1 {
 		in.numMessages = 1
 	}
-	t.infos[e.Pos] = in
 	return in
 }

@@ -149,6 +149,12 @@ func (e *Engine[T]) ack(ctx context.Context, id messageid.MessageID, cumulative 
 // ackLocal updates the tracking for an individual ack of id and returns
 // what to send now (possibly nothing).
 func (e *Engine[T]) ackLocal(id messageid.MessageID) ([]*proto.MessageIdData, error) {
+	if e.nonPersistent() {
+		// Nothing to update or send: a chunk id waiting for "its" message
+		// took the next chunked message for it and dropped it, and a batch
+		// index was checked against another batch.
+		return nil, nil
+	}
 	if c, ok := id.(messageid.ChunkMessageID); ok {
 		key := posOf(c.FirstChunkID())
 		t := e.tracked[key]

@@ -80,7 +80,7 @@ func (e *Engine[T]) onDiscarded(d chunk.Discarded, md *proto.MessageMetadata) {
 		last := ids[len(ids)-1]
 		age := e.o.Clock.Now().UnixMilli() - int64(md.GetPublishTime())
 		switch {
-		case e.filter.before(last, md.GetPublishTime()):
+		case e.precedes(last, md.GetPublishTime()):
 			// A straggler of a message that starts before the seek point.
 			e.ackNow(ids)
 		case e.dropped.has(d.UUID):
@@ -193,7 +193,7 @@ func (e *Engine[T]) onBatch(entry messageid.ID, cm *proto.CommandMessage, md *pr
 			continue
 		}
 		id := messageid.New(entry.LedgerID(), entry.EntryID(), int32(i), e.o.Partition, int32(n))
-		if !e.filter.pass(id, md.GetPublishTime()) {
+		if !e.passes(id, md.GetPublishTime()) {
 			setBit(t.acked, i)
 			continue
 		}
@@ -217,7 +217,7 @@ func (e *Engine[T]) onBatch(entry messageid.ID, cm *proto.CommandMessage, md *pr
 // accept filters and queues a message that is not part of a batch; ids are
 // its entries (every chunk of a chunked message).
 func (e *Engine[T]) accept(m *Message, ids []messageid.ID) {
-	if !e.filter.pass(m.ID, m.Meta.GetPublishTime()) {
+	if !e.passes(m.ID, m.Meta.GetPublishTime()) {
 		e.ackNow(ids) // before the start or seek point
 		e.grant(1)
 		return
