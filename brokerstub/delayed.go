@@ -1,6 +1,7 @@
 package brokerstub
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -34,15 +35,69 @@ type delayedState struct {
 
 func (s *subscription) nowMillis() int64 { return s.t.b.opts.Clock.Now().UnixMilli() }
 
+// delayedDeliveryPolicy is Pulsar's DelayedDeliveryPolicies JSON, the
+// delayedDelivery policy of a namespace (delayed_delivery_policies) or a
+// topic. tickTime is in milliseconds; maxDeliveryDelayInMillis is stored
+// and returned, not enforced (see the README).
+type delayedDeliveryPolicy struct {
+	Active   bool    `json:"active"`
+	TickTime float64 `json:"tickTime"`
+}
+
+// delayedDelivery returns whether delayed delivery is on for a topic and
+// its tick: the topic's delayedDelivery policy, else its namespace's, else
+// Options.DisableDelayedDelivery and Options.DelayedDeliveryTickTime. A
+// policy without a tick time (or 0) keeps the broker's.
+func (b *Broker) delayedDelivery(name topicName) (bool, time.Duration) {
+	active, tick := !b.opts.DisableDelayedDelivery, b.opts.DelayedDeliveryTickTime
+	if raw, ok := b.appliedPolicy(name, "delayedDelivery"); ok {
+		var p delayedDeliveryPolicy
+		if json.Unmarshal(raw, &p) == nil {
+			active = p.Active
+			if p.TickTime >= 1 {
+				tick = time.Duration(p.TickTime) * time.Millisecond
+			}
+		}
+	}
+	return active, tick
+}
+
+// checkDelayedDelivery validates a delayedDelivery policy body; it returns
+// the reason it is refused, or "".
+func checkDelayedDelivery(v json.RawMessage) string {
+	var p struct {
+		Active   *bool    `json:"active"`
+		TickTime *float64 `json:"tickTime"`
+		MaxDelay *int64   `json:"maxDeliveryDelayInMillis"`
+	}
+	if json.Unmarshal(v, &p) != nil {
+		return "Invalid delayed delivery policy"
+	}
+	if p.TickTime != nil && *p.TickTime < 0 {
+		return "Invalid delayed delivery policy: tickTime must be >= 0"
+	}
+	if p.MaxDelay != nil && *p.MaxDelay < 0 {
+		return "Invalid delayed delivery policy: maxDeliveryDelayInMillis must be >= 0"
+	}
+	return ""
+}
+
 // delayApplies reports whether the subscription holds delayed entries:
-// delayed delivery is enabled and the subscription is Shared or Key_Shared
-// (Exclusive and Failover deliver at once, as Pulsar's single-active
-// dispatchers do).
+// delayed delivery is on for the topic and the subscription is Shared or
+// Key_Shared (Exclusive and Failover deliver at once, as Pulsar's
+// single-active dispatchers do).
 func (s *subscription) delayApplies() bool {
-	if s.t.b.opts.DisableDelayedDelivery {
+	if s.typ != proto.CommandSubscribe_Shared && s.typ != proto.CommandSubscribe_Key_Shared {
 		return false
 	}
-	return s.typ == proto.CommandSubscribe_Shared || s.typ == proto.CommandSubscribe_Key_Shared
+	active, _ := s.t.b.delayedDelivery(s.t.name)
+	return active
+}
+
+// delayTick is the tick of the topic's delayed delivery.
+func (s *subscription) delayTick() time.Duration {
+	_, tick := s.t.b.delayedDelivery(s.t.name)
+	return tick
 }
 
 // holdDelayed is asked for every entry read for the first time: it reports
@@ -52,8 +107,7 @@ func (s *subscription) holdDelayed(p ledger.Position, in *entryInfo) bool {
 		return false
 	}
 	if s.delayed == nil {
-		o := s.t.b.opts
-		s.delayed = &delayedState{tr: delayed.New(o.DelayedDeliveryTickTime.Milliseconds(), o.DelayedDeliveryStrict)}
+		s.delayed = &delayedState{tr: delayed.New(s.delayTick().Milliseconds(), s.t.b.opts.DelayedDeliveryStrict)}
 	}
 	if !s.delayed.tr.Add(p, in.deliverAt, s.nowMillis()) {
 		return false
@@ -63,7 +117,8 @@ func (s *subscription) holdDelayed(p ledger.Position, in *entryInfo) bool {
 }
 
 // releaseDue moves the held entries whose time has come — all of them when
-// the subscription no longer delays (its type changed) — to the replay
+// the subscription no longer delays (its type changed, or a policy switched
+// delayed delivery off) — to the replay
 // queue, with their sticky key hash on Key_Shared, and re-arms the timer.
 func (s *subscription) releaseDue() {
 	d := s.delayed
@@ -108,7 +163,7 @@ func (s *subscription) armDelayed() {
 	d.cancel()
 	now := s.nowMillis()
 	wait := next - now
-	if rem := d.lastTick + s.t.b.opts.DelayedDeliveryTickTime.Milliseconds() - now; rem > wait {
+	if rem := d.lastTick + s.delayTick().Milliseconds() - now; rem > wait {
 		wait = rem
 	}
 	wait = max(wait, 0)

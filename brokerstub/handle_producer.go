@@ -159,6 +159,7 @@ func (c *conn) handleSend(m *proto.CommandSend, f *wire.Frame) bool {
 		t.dedup.record(md, p.name, seq, highest)
 		c.write(t.receipt(p.id, seq, highest, pos))
 		t.dispatchAll()
+		t.afterAppend(pos) // retention.go
 	})
 	if !ok {
 		c.write(sendError(p.id, seq, proto.ServerError_ServiceNotReady, "topic is being unloaded"))

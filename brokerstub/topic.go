@@ -34,8 +34,9 @@ type topic struct {
 	infos     map[ledger.Position]*entryInfo
 	stopFlush func() bool
 	graceful  bool
-	adm       topicAdmin // admin API counters and flags (admin_stats.go)
-	dedup     *dedup     // nil when deduplication is off (dedup.go)
+	adm       topicAdmin   // admin API counters and flags (admin_stats.go)
+	dedup     *dedup       // nil when deduplication is off (dedup.go)
+	timers    policyTimers // message expiry (ttl.go) and retention (retention.go) checks
 }
 
 // entryInfo is what dispatch needs from an entry's metadata, parsed once.
@@ -80,6 +81,8 @@ func (b *Broker) openTopic(name topicName) (*topic, error) {
 	go t.run()
 	t.armFlush()
 	t.armQuotaCheck()
+	t.armExpiryCheck()
+	t.armRetentionCheck()
 	return t, nil
 }
 
@@ -104,6 +107,7 @@ func (t *topic) shutdown() {
 		t.stopFlush()
 	}
 	t.adm.stopTimers()
+	t.timers.stop()
 	if t.graceful {
 		t.flushCursors(true)
 	}
