@@ -87,7 +87,10 @@ func isSecurityKey(k string) bool {
 // backlogQuotaDefaultLimitBytes,
 // backlogQuotaDefaultLimitGB, backlogQuotaDefaultLimitSecond,
 // backlogQuotaDefaultRetentionPolicy, backlogQuotaCheckIntervalInSeconds,
-// backlogQuotaCheckEnabled (see Options.BacklogQuota).
+// backlogQuotaCheckEnabled (see Options.BacklogQuota),
+// ttlDurationDefaultInSeconds, messageExpiryCheckIntervalInMinutes,
+// defaultRetentionTimeInMinutes, defaultRetentionSizeInMB and
+// retentionCheckIntervalInSeconds.
 // A bad value of an honoured key is an error.
 func ParseConfig(r io.Reader) (Config, error) {
 	kv := map[string]string{}
@@ -158,6 +161,13 @@ func ParseConfig(r io.Reader) (Config, error) {
 	default:
 		p.fail("allowAutoTopicCreationType", typ, "want non-partitioned or partitioned")
 	}
+	o.MessageTTL = time.Duration(p.int("ttlDurationDefaultInSeconds", 0, 0)) * time.Second
+	o.MessageExpiryCheckInterval = time.Duration(p.int("messageExpiryCheckIntervalInMinutes", 0, 1)) * time.Minute
+	o.Retention = retentionPolicy{
+		TimeInMinutes: p.int("defaultRetentionTimeInMinutes", 0, -1),
+		SizeInMB:      p.int("defaultRetentionSizeInMB", 0, -1),
+	}.retention()
+	o.RetentionCheckInterval = time.Duration(p.int("retentionCheckIntervalInSeconds", 0, 1)) * time.Second
 	o.BacklogQuota.LimitBytes = p.int("backlogQuotaDefaultLimitBytes", -1, -1)
 	if gb, ok := kv["backlogQuotaDefaultLimitGB"]; ok {
 		p.used("backlogQuotaDefaultLimitGB")

@@ -74,6 +74,9 @@ func (b *Broker) policiesChanged(namespace string, only *topicName) {
 func (t *topic) applyPolicies() {
 	t.checkDedup()
 	for _, s := range t.subs {
+		if s.delayed != nil {
+			s.delayed.tr.SetTick(s.delayTick().Milliseconds(), t.b.opts.DelayedDeliveryStrict)
+		}
 		s.releaseDue()
 		s.dispatch()
 	}
