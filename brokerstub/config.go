@@ -82,6 +82,7 @@ func isSecurityKey(k string) bool {
 // allowAutoTopicCreation, allowAutoTopicCreationType, defaultNumPartitions,
 // keepAliveIntervalSeconds, delayedDeliveryEnabled,
 // delayedDeliveryTickTimeMillis, isDelayedDeliveryDeliverAtTimeStrict,
+// delayedDeliveryMaxDelayInMillis,
 // schemaCompatibilityStrategy, isAllowAutoUpdateSchemaEnabled,
 // schemaValidationEnforced, brokerDeduplicationEnabled,
 // backlogQuotaDefaultLimitBytes,
@@ -147,6 +148,7 @@ func ParseConfig(r io.Reader) (Config, error) {
 	o.DisableDelayedDelivery = !p.bool("delayedDeliveryEnabled", true)
 	o.DelayedDeliveryTickTime = time.Duration(p.int("delayedDeliveryTickTimeMillis", 0, 1)) * time.Millisecond
 	o.DelayedDeliveryStrict = p.bool("isDelayedDeliveryDeliverAtTimeStrict", false)
+	o.DelayedDeliveryMaxDelay = time.Duration(p.int("delayedDeliveryMaxDelayInMillis", 0, 0)) * time.Millisecond
 	o.SchemaCompatibilityStrategy = p.str("schemaCompatibilityStrategy", "")
 	o.DisableSchemaAutoUpdate = !p.bool("isAllowAutoUpdateSchemaEnabled", true)
 	o.SchemaValidationEnforced = p.bool("schemaValidationEnforced", false)

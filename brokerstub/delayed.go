@@ -37,29 +37,51 @@ func (s *subscription) nowMillis() int64 { return s.t.b.opts.Clock.Now().UnixMil
 
 // delayedDeliveryPolicy is Pulsar's DelayedDeliveryPolicies JSON, the
 // delayedDelivery policy of a namespace (delayed_delivery_policies) or a
-// topic. tickTime is in milliseconds; maxDeliveryDelayInMillis is stored
-// and returned, not enforced (see the README).
+// topic; times in milliseconds.
 type delayedDeliveryPolicy struct {
 	Active   bool    `json:"active"`
 	TickTime float64 `json:"tickTime"`
+	MaxDelay int64   `json:"maxDeliveryDelayInMillis"`
 }
 
-// delayedDelivery returns whether delayed delivery is on for a topic and
-// its tick: the topic's delayedDelivery policy, else its namespace's, else
-// Options.DisableDelayedDelivery and Options.DelayedDeliveryTickTime. A
-// policy without a tick time (or 0) keeps the broker's.
-func (b *Broker) delayedDelivery(name topicName) (bool, time.Duration) {
-	active, tick := !b.opts.DisableDelayedDelivery, b.opts.DelayedDeliveryTickTime
+// delaySettings are a topic's delayed delivery settings in effect.
+type delaySettings struct {
+	active   bool
+	tick     time.Duration
+	maxDelay time.Duration // 0: no limit
+}
+
+// delayedDelivery returns a topic's delayed delivery settings: its
+// delayedDelivery policy, else its namespace's, else the broker's
+// (Options.DisableDelayedDelivery, DelayedDeliveryTickTime and
+// DelayedDeliveryMaxDelay). A policy's tick time of 0 keeps the broker's.
+func (b *Broker) delayedDelivery(name topicName) delaySettings {
+	d := delaySettings{active: !b.opts.DisableDelayedDelivery, tick: b.opts.DelayedDeliveryTickTime, maxDelay: b.opts.DelayedDeliveryMaxDelay}
 	if raw, ok := b.appliedPolicy(name, "delayedDelivery"); ok {
 		var p delayedDeliveryPolicy
 		if json.Unmarshal(raw, &p) == nil {
-			active = p.Active
+			d.active = p.Active
 			if p.TickTime >= 1 {
-				tick = time.Duration(p.TickTime) * time.Millisecond
+				d.tick = time.Duration(p.TickTime) * time.Millisecond
 			}
+			d.maxDelay = time.Duration(max(p.MaxDelay, 0)) * time.Millisecond
 		}
 	}
-	return active, tick
+	return d
+}
+
+// exceedsMaxDelay returns why a message is refused — its deliver_at_time is
+// further after its publish time than the topic's maximum delivery delay,
+// as Pulsar's isExceedMaximumDeliveryDelay — or "". Topic goroutine.
+func (t *topic) exceedsMaxDelay(md *proto.MessageMetadata) string {
+	if md.DeliverAtTime == nil {
+		return ""
+	}
+	d := t.b.delayedDelivery(t.name)
+	if !d.active || d.maxDelay <= 0 || md.GetDeliverAtTime()-int64(md.GetPublishTime()) <= d.maxDelay.Milliseconds() {
+		return ""
+	}
+	return fmt.Sprintf("Exceeds max allowed delivery delay of %d milliseconds", d.maxDelay.Milliseconds())
 }
 
 // checkDelayedDelivery validates a delayedDelivery policy body; it returns
@@ -90,15 +112,11 @@ func (s *subscription) delayApplies() bool {
 	if s.typ != proto.CommandSubscribe_Shared && s.typ != proto.CommandSubscribe_Key_Shared {
 		return false
 	}
-	active, _ := s.t.b.delayedDelivery(s.t.name)
-	return active
+	return s.t.b.delayedDelivery(s.t.name).active
 }
 
 // delayTick is the tick of the topic's delayed delivery.
-func (s *subscription) delayTick() time.Duration {
-	_, tick := s.t.b.delayedDelivery(s.t.name)
-	return tick
-}
+func (s *subscription) delayTick() time.Duration { return s.t.b.delayedDelivery(s.t.name).tick }
 
 // holdDelayed is asked for every entry read for the first time: it reports
 // whether the entry is held for later delivery, and arms the timer.

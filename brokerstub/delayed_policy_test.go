@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	gproto "google.golang.org/protobuf/proto"
 
 	"github.com/pulsargo/sdk/internal/proto"
 )
@@ -64,4 +65,46 @@ func TestDelayedTopicPolicy(t *testing.T) {
 	assert.Empty(t, c.sync(1), "the topic's policy holds it")
 	setPolicy(t, b, "/admin/v2/persistent/public/default/delay-topicpol/delayedDelivery", "")
 	assert.Equal(t, []string{"held"}, payloads(c.sync(1)), "back to the namespace's: off")
+}
+
+// TestDelayedMaxDeliveryDelay: a message delayed further after its publish
+// time than the policy's maxDeliveryDelayInMillis is refused with
+// NotAllowedError (Pulsar's isExceedMaximumDeliveryDelay); one within it is
+// stored. The broker's own limit (delayedDeliveryMaxDelayInMillis) applies
+// without a policy.
+func TestDelayedMaxDeliveryDelay(t *testing.T) {
+	b := RunT(t, Options{Clock: NewFakeClock(delayT0), DelayedDeliveryMaxDelay: time.Hour})
+	topic := "persistent://public/default/delay-max"
+	c := dialKS(t, b)
+	p := c.producer(topic, 1)
+	send := func(delay time.Duration) proto.BaseCommand_Type {
+		seq := p.seq
+		p.seq++
+		publish := delayT0.UnixMilli()
+		md := &proto.MessageMetadata{ProducerName: &p.name, SequenceId: &seq, PublishTime: gproto.Uint64(uint64(publish)),
+			DeliverAtTime: gproto.Int64(publish + delay.Milliseconds())}
+		c.sendPayload(&proto.BaseCommand{Type: proto.BaseCommand_SEND.Enum(), Send: &proto.CommandSend{
+			ProducerId: &p.id, SequenceId: &seq, NumMessages: gproto.Int32(1)}}, md, []byte("m"))
+		for {
+			f, err := c.next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch f.Cmd.GetType() {
+			case proto.BaseCommand_SEND_RECEIPT:
+				return f.Cmd.GetType()
+			case proto.BaseCommand_SEND_ERROR:
+				assert.Equal(t, proto.ServerError_NotAllowedError, f.Cmd.GetSendError().GetError())
+				assert.Contains(t, f.Cmd.GetSendError().GetMessage(), "Exceeds max allowed delivery delay")
+				return f.Cmd.GetType()
+			}
+		}
+	}
+	assert.Equal(t, proto.BaseCommand_SEND_RECEIPT, send(time.Hour), "at the broker's limit")
+	assert.Equal(t, proto.BaseCommand_SEND_ERROR, send(time.Hour+time.Millisecond), "past the broker's limit")
+	setPolicy(t, b, "/admin/v2/persistent/public/default/delay-max/delayedDelivery", `{"active":true,"tickTime":1000,"maxDeliveryDelayInMillis":1000}`)
+	assert.Equal(t, proto.BaseCommand_SEND_RECEIPT, send(time.Second))
+	assert.Equal(t, proto.BaseCommand_SEND_ERROR, send(2*time.Second), "past the topic's limit")
+	setPolicy(t, b, "/admin/v2/persistent/public/default/delay-max/delayedDelivery", `{"active":false}`)
+	assert.Equal(t, proto.BaseCommand_SEND_RECEIPT, send(48*time.Hour), "no limit while delayed delivery is off")
 }

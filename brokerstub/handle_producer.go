@@ -145,6 +145,10 @@ func (c *conn) handleSend(m *proto.CommandSend, f *wire.Frame) bool {
 			c.write(sendError(p.id, seq, proto.ServerError_TopicTerminatedError, "Topic was already terminated"))
 			return
 		}
+		if msg := t.exceedsMaxDelay(md); msg != "" { // delayed.go
+			c.write(sendError(p.id, seq, proto.ServerError_NotAllowedError, msg))
+			return
+		}
 		if t.dedup.isDuplicate(md, p.name, seq) {
 			c.write(t.dupReceipt(p.id, seq, highest))
 			return

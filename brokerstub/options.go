@@ -139,6 +139,11 @@ type Options struct {
 	// delivery timer and, unless DelayedDeliveryStrict, how much earlier
 	// than its time a message may be delivered. Default 1 s.
 	DelayedDeliveryTickTime time.Duration
+	// DelayedDeliveryMaxDelay is Pulsar's delayedDeliveryMaxDelayInMillis:
+	// a message whose deliver_at_time is more than this after its publish
+	// time is refused with NotAllowedError. Namespace and topic
+	// delayedDelivery policies override it. Default 0: no limit.
+	DelayedDeliveryMaxDelay time.Duration
 	// DelayedDeliveryStrict is Pulsar's isDelayedDeliveryDeliverAtTimeStrict:
 	// a delayed message is never delivered before its time (it may be up to
 	// a tick late). Default false, as Pulsar: up to a tick early.

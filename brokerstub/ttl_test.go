@@ -136,13 +136,15 @@ func TestTTLAdminExpireSharesThePath(t *testing.T) {
 // Options.
 func TestTTLConfigKeys(t *testing.T) {
 	cfg, err := ParseConfig(strings.NewReader("ttlDurationDefaultInSeconds=30\nmessageExpiryCheckIntervalInMinutes=2\n" +
-		"defaultRetentionTimeInMinutes=-1\ndefaultRetentionSizeInMB=10\nretentionCheckIntervalInSeconds=7\n"))
+		"defaultRetentionTimeInMinutes=-1\ndefaultRetentionSizeInMB=10\nretentionCheckIntervalInSeconds=7\n" +
+		"delayedDeliveryMaxDelayInMillis=2500\n"))
 	require.NoError(t, err)
 	o := cfg.Options
 	assert.Equal(t, 30*time.Second, o.MessageTTL)
 	assert.Equal(t, 2*time.Minute, o.MessageExpiryCheckInterval)
 	assert.Equal(t, Retention{Time: -1, Size: 10 << 20}, o.Retention)
 	assert.Equal(t, 7*time.Second, o.RetentionCheckInterval)
+	assert.Equal(t, 2500*time.Millisecond, o.DelayedDeliveryMaxDelay)
 	assert.Empty(t, cfg.Ignored)
 	cfg, err = ParseConfig(strings.NewReader(""))
 	require.NoError(t, err)
