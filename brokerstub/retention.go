@@ -106,8 +106,11 @@ func (b *Broker) retention(name topicName) Retention {
 	return b.opts.Retention
 }
 
-// slowestDurable returns the mark-delete position of the slowest durable
-// subscription, and false when there is none. Topic goroutine.
+// slowestDurable returns the persisted mark-delete position of the slowest
+// durable subscription, and false when there is none. Persisted, as
+// Pulsar's cursor container learns a mark-delete position once it is
+// persisted: what a cursor restores after a Crash is never deleted (acks
+// that the rate limit holds back trim at the next flush). Topic goroutine.
 func (t *topic) slowestDurable() (ledger.Position, bool) {
 	var slowest ledger.Position
 	found := false
@@ -115,7 +118,7 @@ func (t *topic) slowestDurable() (ledger.Position, bool) {
 		if !s.durable {
 			continue
 		}
-		if md := s.cur.MarkDelete(); !found || md.Less(slowest) {
+		if md := s.cur.PersistedMarkDelete(); !found || md.Less(slowest) {
 			slowest, found = md, true
 		}
 	}

@@ -62,7 +62,8 @@ func (p *ksProducer) sendN(n int) []Position {
 // acknowledged are deleted at once; a new subscription from the earliest
 // message, a reader and the internal stats see only what is left.
 func TestRetentionDefaultDeletesConsumedLedgers(t *testing.T) {
-	b := RunT(t, Options{LedgerRolloverEntries: 2, Clock: NewFakeClock(ttlT0)})
+	clk := NewFakeClock(ttlT0)
+	b := RunT(t, Options{LedgerRolloverEntries: 2, Clock: clk})
 	topic := "persistent://public/default/ret-default"
 	c := dialKS(t, b)
 	c.subscribeTyped(topic, "s", proto.CommandSubscribe_Shared, 1, 100)
@@ -74,6 +75,7 @@ func TestRetentionDefaultDeletesConsumedLedgers(t *testing.T) {
 	assert.Equal(t, 3, n, "ledger 1 is consumed and gone; ledger 2 is not consumed yet")
 	assert.Equal(t, []int64{ps[2].Ledger, ps[4].Ledger}, ledgers)
 
+	clk.Advance(time.Second) // past the mark-delete rate limit (1/s)
 	c.ack(1, ps[3])
 	c.barrier(1)
 	n, ledgers = internalStatsOf(t, b, "ret-default")
@@ -227,4 +229,38 @@ func TestRetentionAfterTTL(t *testing.T) {
 	c.barrier(1)
 	n, _ := internalStatsOf(t, b, "ret-ttl")
 	assert.Equal(t, 1, n, "expired by TTL, then trimmed")
+}
+
+// TestRetentionNeverDeletesWhatACrashRestores: ledgers are deleted by the
+// subscriptions' persisted mark-delete positions, as Pulsar's cursor
+// container learns them, so an acknowledgment that the rate limit has not
+// persisted yet deletes nothing, and after a Crash the messages it covered
+// are still there to be redelivered. The periodic flush persists it, and
+// the ledgers go then.
+func TestRetentionNeverDeletesWhatACrashRestores(t *testing.T) {
+	for _, crash := range []bool{true, false} {
+		clk := NewFakeClock(ttlT0)
+		b := RunT(t, Options{LedgerRolloverEntries: 2, Clock: clk})
+		topic := "persistent://public/default/ret-crash"
+		c := dialKS(t, b)
+		c.subscribeTyped(topic, "s", proto.CommandSubscribe_Shared, 1, 100)
+		ps := c.producer(topic, 1).sendN(5)
+		require.Len(t, c.sync(1), 5)
+		c.ack(1, ps[0]) // persisted at once
+		c.ack(1, ps[1], ps[2], ps[3])
+		c.barrier(1)
+		n, _ := internalStatsOf(t, b, "ret-crash")
+		require.Equal(t, 5, n, "the second ack is held back by the rate limit: nothing consumed is persisted beyond ledger 1's first entry")
+		if !crash {
+			clk.Advance(75 * time.Second) // the periodic flush persists it
+			c.barrier(1)
+			n, _ = internalStatsOf(t, b, "ret-crash")
+			assert.Equal(t, 1, n, "deleted once persisted")
+			continue
+		}
+		require.NoError(t, b.Crash())
+		c = dialKS(t, b)
+		c.subscribeTyped(topic, "s", proto.CommandSubscribe_Shared, 1, 100)
+		assert.Equal(t, []string{"m1", "m2", "m3", "m4"}, payloads(c.sync(1)), "redelivered from the persisted position")
+	}
 }
