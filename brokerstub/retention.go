@@ -134,6 +134,9 @@ func (t *topic) trimLedgers() {
 		return
 	}
 	slowest, durable := t.slowestDurable()
+	if !t.led.OldestConsumed(slowest, durable) {
+		return // the common case, without reading the policies
+	}
 	gone := t.led.Trimmable(slowest, durable, t.b.retention(t.name), t.b.opts.Clock.Now())
 	if len(gone) == 0 {
 		return

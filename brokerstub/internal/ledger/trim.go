@@ -39,14 +39,10 @@ func (l *Ledger) Trimmable(slowest Position, durable bool, r Retention, now time
 	total, removed := l.Size(), int64(0)
 	nowMs := now.UnixMilli()
 	for i := range l.segs {
-		s := &l.segs[i]
-		if s.id == l.cur && l.curLen < l.opts.RolloverEntries && !l.roll {
-			break // still written to
+		if !l.consumed(i, slowest, durable) {
+			break
 		}
-		if durable && (s.id > slowest.Ledger || s.id == slowest.Ledger && slowest.Entry < int64(len(s.entries))-1) {
-			break // not consumed
-		}
-		info := s.info()
+		info := l.segs[i].info()
 		removed += info.Size
 		expired := r.Time >= 0 && nowMs-info.Timestamp > r.Time.Milliseconds()
 		overQuota := r.Size >= 0 && total-removed >= r.Size
@@ -56,6 +52,23 @@ func (l *Ledger) Trimmable(slowest Position, durable bool, r Retention, now time
 		out = append(out, info)
 	}
 	return out
+}
+
+// consumed reports whether segment i is closed (or full) and wholly
+// consumed by the cursors Trimmable describes.
+func (l *Ledger) consumed(i int, slowest Position, durable bool) bool {
+	s := &l.segs[i]
+	if s.id == l.cur && l.curLen < l.opts.RolloverEntries && !l.roll {
+		return false // still written to
+	}
+	return !durable || s.id < slowest.Ledger || s.id == slowest.Ledger && slowest.Entry >= int64(len(s.entries))-1
+}
+
+// OldestConsumed reports whether the oldest ledger is closed and consumed
+// (see Trimmable), in O(1): when it is not, Trimmable returns nothing
+// whatever the retention.
+func (l *Ledger) OldestConsumed(slowest Position, durable bool) bool {
+	return len(l.segs) > 0 && l.consumed(0, slowest, durable)
 }
 
 // errNoTrimmer is returned when the store cannot remove entries.
