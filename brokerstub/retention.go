@@ -173,6 +173,12 @@ type policyTimers struct {
 	stopExpiry, stopRetention func() bool
 }
 
+// armPolicyChecks starts both checks. Topic goroutine.
+func (t *topic) armPolicyChecks() {
+	t.armExpiryCheck()
+	t.armRetentionCheck()
+}
+
 func (p *policyTimers) stop() {
 	for _, f := range []func() bool{p.stopExpiry, p.stopRetention} {
 		if f != nil {

@@ -81,8 +81,7 @@ func (b *Broker) openTopic(name topicName) (*topic, error) {
 	go t.run()
 	t.armFlush()
 	t.armQuotaCheck()
-	t.armExpiryCheck()
-	t.armRetentionCheck()
+	t.do(t.armPolicyChecks) // on the topic goroutine, which owns the timers
 	return t, nil
 }
 
