@@ -166,8 +166,8 @@ func ParseConfig(r io.Reader) (Config, error) {
 	o.MessageTTL = time.Duration(p.int("ttlDurationDefaultInSeconds", 0, 0)) * time.Second
 	o.MessageExpiryCheckInterval = time.Duration(p.int("messageExpiryCheckIntervalInMinutes", 0, 1)) * time.Minute
 	o.Retention = retentionPolicy{
-		TimeInMinutes: p.int("defaultRetentionTimeInMinutes", 0, -1),
-		SizeInMB:      p.int("defaultRetentionSizeInMB", 0, -1),
+		TimeInMinutes: flexInt(p.int("defaultRetentionTimeInMinutes", 0, -1)),
+		SizeInMB:      flexInt(p.int("defaultRetentionSizeInMB", 0, -1)),
 	}.retention()
 	o.RetentionCheckInterval = time.Duration(p.int("retentionCheckIntervalInSeconds", 0, 1)) * time.Second
 	o.BacklogQuota.LimitBytes = p.int("backlogQuotaDefaultLimitBytes", -1, -1)

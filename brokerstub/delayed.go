@@ -3,6 +3,7 @@ package brokerstub
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/delayed"
@@ -61,10 +62,10 @@ func (b *Broker) delayedDelivery(name topicName) delaySettings {
 		var p delayedDeliveryPolicy
 		if json.Unmarshal(raw, &p) == nil {
 			d.active = p.Active
-			if p.TickTime >= 1 {
+			if p.TickTime >= 1 && p.TickTime <= float64(math.MaxInt64/int64(time.Millisecond)) {
 				d.tick = time.Duration(p.TickTime) * time.Millisecond
 			}
-			d.maxDelay = time.Duration(max(p.MaxDelay, 0)) * time.Millisecond
+			d.maxDelay = time.Duration(min(max(p.MaxDelay, 0), math.MaxInt64/int64(time.Millisecond))) * time.Millisecond
 		}
 	}
 	return d

@@ -2,6 +2,7 @@ package brokerstub
 
 import (
 	"encoding/json"
+	"math"
 	"time"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
@@ -30,19 +31,21 @@ type Retention = ledger.Retention
 // retentionPolicy is Pulsar's RetentionPolicies JSON, as the admin API
 // stores it.
 type retentionPolicy struct {
-	TimeInMinutes int64 `json:"retentionTimeInMinutes"`
-	SizeInMB      int64 `json:"retentionSizeInMB"`
+	TimeInMinutes flexInt `json:"retentionTimeInMinutes"`
+	SizeInMB      flexInt `json:"retentionSizeInMB"`
 }
 
 const megaByte = 1024 * 1024
 
+// retention converts the policy; limits too large to count in
+// nanoseconds or bytes are no limit.
 func (p retentionPolicy) retention() Retention {
 	r := Retention{Time: -1, Size: -1}
-	if p.TimeInMinutes >= 0 {
-		r.Time = time.Duration(p.TimeInMinutes) * time.Minute
+	if tm := int64(p.TimeInMinutes); tm >= 0 && tm <= math.MaxInt64/int64(time.Minute) {
+		r.Time = time.Duration(tm) * time.Minute
 	}
-	if p.SizeInMB >= 0 {
-		r.Size = p.SizeInMB * megaByte
+	if sz := int64(p.SizeInMB); sz >= 0 && sz <= math.MaxInt64/megaByte {
+		r.Size = sz * megaByte
 	}
 	return r
 }
@@ -50,20 +53,11 @@ func (p retentionPolicy) retention() Retention {
 // checkRetention validates a retention policy body as Pulsar's
 // validateRetentionPolicies; it returns the reason it is refused, or "".
 func checkRetention(v json.RawMessage) string {
-	var p struct {
-		TimeInMinutes *flexInt `json:"retentionTimeInMinutes"`
-		SizeInMB      *flexInt `json:"retentionSizeInMB"`
-	}
+	var p retentionPolicy
 	if err := json.Unmarshal(v, &p); err != nil {
 		return "Invalid retention policy: " + err.Error()
 	}
-	var tm, sz int64
-	if p.TimeInMinutes != nil {
-		tm = int64(*p.TimeInMinutes)
-	}
-	if p.SizeInMB != nil {
-		sz = int64(*p.SizeInMB)
-	}
+	tm, sz := int64(p.TimeInMinutes), int64(p.SizeInMB)
 	switch {
 	case sz < -1:
 		return "Invalid retention policy: size limit must be >= -1"

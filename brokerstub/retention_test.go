@@ -264,3 +264,17 @@ func TestRetentionNeverDeletesWhatACrashRestores(t *testing.T) {
 		assert.Equal(t, []string{"m1", "m2", "m3", "m4"}, payloads(c.sync(1)), "redelivered from the persisted position")
 	}
 }
+
+// TestRetentionPolicyLimits: limits too large to count are no limit, never
+// a wrapped-around small one.
+func TestRetentionPolicyLimits(t *testing.T) {
+	assert.Equal(t, Retention{Time: -1, Size: -1}, retentionPolicy{TimeInMinutes: 1 << 62, SizeInMB: 1 << 50}.retention())
+	assert.Equal(t, Retention{Time: time.Hour, Size: 5 << 20}, retentionPolicy{TimeInMinutes: 60, SizeInMB: 5}.retention())
+	assert.Equal(t, "", checkRetention([]byte(`{"retentionTimeInMinutes":"60","retentionSizeInMB":"-1"}`)), "numbers as strings, as Jackson takes them")
+	b := RunT(t)
+	setPolicy(t, b, "/admin/v2/namespaces/public/default/retention", `{"retentionTimeInMinutes":"60","retentionSizeInMB":"-1"}`)
+	name, err := parseTopic("persistent://public/default/limits")
+	require.NoError(t, err)
+	assert.Equal(t, Retention{Time: time.Hour, Size: -1}, b.retention(name), "a policy stored with strings applies")
+	assert.NotEqual(t, "", checkMessageTTL([]byte(`4294967296`)), "more than an int")
+}

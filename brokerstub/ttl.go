@@ -2,6 +2,7 @@ package brokerstub
 
 import (
 	"encoding/json"
+	"math"
 	"time"
 )
 
@@ -32,13 +33,11 @@ func (b *Broker) messageTTL(name topicName) int64 {
 // now - TTL are acknowledged, up to the newest of them. A TTL of 0 or less
 // expires nothing, as Pulsar's MessageImpl.isEntryExpired. Topic goroutine.
 func (s *subscription) expireMessages(ttlSeconds int64) {
-	if ttlSeconds <= 0 {
-		return
+	now := s.t.b.opts.Clock.Now().UnixMilli()
+	if ttlSeconds <= 0 || ttlSeconds >= now/1000 {
+		return // no TTL, or none older than it
 	}
-	cutoff := s.t.b.opts.Clock.Now().UnixMilli() - ttlSeconds*1000
-	if cutoff <= 0 {
-		return
-	}
+	cutoff := now - ttlSeconds*1000
 	after := s.t.led.FindByPublishTime(uint64(cutoff))
 	if newest, ok := s.t.led.Prev(after); ok && s.cur.MarkDelete().Less(newest) {
 		s.ackThrough(newest)
@@ -74,7 +73,7 @@ func (t *topic) armExpiryCheck() {
 // the reason it is refused, or "".
 func checkMessageTTL(v json.RawMessage) string {
 	var n int64
-	if json.Unmarshal(v, &n) != nil || n < 0 {
+	if json.Unmarshal(v, &n) != nil || n < 0 || n > math.MaxInt32 { // Pulsar's is an int
 		return "Invalid value for message TTL, message TTL must >= 0"
 	}
 	return ""
