@@ -31,7 +31,9 @@ type BacklogQuota struct {
 
 // namespacePolicyFields maps the admin API's namespace policy resources to
 // the field of Pulsar's Policies document that holds them. They are stored
-// and returned; see the README for which ones brokerstub enforces.
+// and returned; brokerstub enforces messageTTL (ttl.go), retention
+// (retention.go), delayedDelivery (delayed.go), deduplication (dedup.go)
+// and the backlog quotas (admin_quota.go); the README lists the others.
 var namespacePolicyFields = map[string]string{
 	"messageTTL":                          "message_ttl_in_seconds",
 	"retention":                           "retention_policies",
@@ -261,10 +263,11 @@ func namespacePolicy(method string) adminHandler {
 			}
 			return v, nil
 		case http.MethodDelete:
-			if field == "deduplicationEnabled" {
-				rq.b.setNamespaceDeduplication(ns, nil)
+			if err := rq.b.pol().SetNamespacePolicy(ns, field, nil); err != nil {
+				return nil, err
 			}
-			return nil, rq.b.pol().SetNamespacePolicy(ns, field, nil)
+			rq.b.policiesChanged(ns, nil)
+			return nil, nil
 		}
 		if !rq.hasBody() {
 			return nil, restErr(http.StatusBadRequest, "Missing request body")
@@ -278,15 +281,13 @@ func namespacePolicy(method string) adminHandler {
 				return nil, restErr(http.StatusBadRequest, "%s", reason)
 			}
 		}
-		if field == "deduplicationEnabled" {
-			// Enforced: the topics of the namespace follow it (dedup.go).
-			var on bool
-			if err := json.Unmarshal(v, &on); err != nil {
-				return nil, restErr(http.StatusBadRequest, "deduplication: want true or false")
-			}
-			rq.b.setNamespaceDeduplication(ns, &on)
+		if err := rq.b.pol().SetNamespacePolicy(ns, field, v); err != nil {
+			return nil, err
 		}
-		return nil, rq.b.pol().SetNamespacePolicy(ns, field, v)
+		// Deduplication and delayed delivery act on the loaded topics at
+		// once; TTL and retention at their next check (dedup.go).
+		rq.b.policiesChanged(ns, nil)
+		return nil, nil
 	}
 }
 
@@ -440,10 +441,13 @@ var namespacePolicyChecks = map[string]func(json.RawMessage) string{
 		}
 		return ""
 	},
-	"messageTTL": func(v json.RawMessage) string {
-		var n int64
-		if json.Unmarshal(v, &n) != nil || n < 0 {
-			return "Invalid value for message TTL, message TTL must >= 0"
+	"messageTTL":      checkMessageTTL,      // ttl.go
+	"retention":       checkRetention,       // retention.go
+	"delayedDelivery": checkDelayedDelivery, // delayed.go
+	"deduplication": func(v json.RawMessage) string {
+		var on bool
+		if json.Unmarshal(v, &on) != nil {
+			return "deduplication: want true or false"
 		}
 		return ""
 	},

@@ -3,6 +3,7 @@ package brokerstub
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 )
 
 const (
@@ -287,7 +288,11 @@ func topicPolicy(method string) adminHandler {
 			}
 			return nil, nil
 		case del:
-			return nil, rq.b.pol().SetTopicPolicy(name.Full, field, nil)
+			err := rq.b.pol().SetTopicPolicy(name.Full, field, nil)
+			if err == nil {
+				rq.b.policiesChanged(name.Namespace, &name) // dedup.go
+			}
+			return nil, err
 		}
 		var v json.RawMessage
 		switch qv := rq.q.Get(rq.p["policy"]); {
@@ -305,7 +310,18 @@ func topicPolicy(method string) adminHandler {
 		default:
 			return nil, restErr(http.StatusBadRequest, "Missing request body")
 		}
-		return nil, rq.b.pol().SetTopicPolicy(name.Full, field, v)
+		// The enforced policies are validated and applied as the
+		// namespace's are (admin_namespaces.go, dedup.go).
+		if check := namespacePolicyChecks[strings.TrimSuffix(field, "Enabled")]; check != nil {
+			if reason := check(v); reason != "" {
+				return nil, restErr(http.StatusBadRequest, "%s", reason)
+			}
+		}
+		if err := rq.b.pol().SetTopicPolicy(name.Full, field, v); err != nil {
+			return nil, err
+		}
+		rq.b.policiesChanged(name.Namespace, &name)
+		return nil, nil
 	}
 }
 

@@ -270,23 +270,13 @@ func skipAll(rq *adminReq) (any, error) {
 	})
 }
 
-// expireBefore acknowledges the entries published more than seconds ago
-// (by the broker's clock).
-func (s *subscription) expireBefore(seconds int64) {
-	cutoff := s.t.b.opts.Clock.Now().UnixMilli() - seconds*1000
-	pos := s.t.led.FindByPublishTime(uint64(max(cutoff, 0)))
-	if prev, ok := s.t.led.Prev(pos); ok {
-		s.ackThrough(prev)
-	}
-}
-
 func expireMessages(rq *adminReq) (any, error) {
 	secs, err := parseInt64(rq.p["seconds"], "expire time")
 	if err != nil {
 		return nil, err
 	}
 	return nil, rq.onSubscription(func(s *subscription) error {
-		s.expireBefore(secs)
+		s.expireMessages(secs) // ttl.go
 		return nil
 	})
 }
@@ -302,7 +292,7 @@ func expireAllSubscriptions(rq *adminReq) (any, error) {
 	}
 	return nil, rq.forEachPartition(name, false, func(t *topic) error {
 		for _, s := range t.subs {
-			s.expireBefore(secs)
+			s.expireMessages(secs) // ttl.go
 		}
 		return nil
 	})

@@ -32,7 +32,6 @@ type Broker struct {
 	schemas     *schema.Registry // handle_schema.go
 	connSeq     atomic.Uint64
 	watch       topicWatchers // topic-list watchers (handle_topiclist.go)
-	dedupPol    dedupPolicies // per-namespace deduplication switches (dedup.go)
 
 	mu       sync.Mutex
 	st       store.Store

@@ -82,12 +82,16 @@ func isSecurityKey(k string) bool {
 // allowAutoTopicCreation, allowAutoTopicCreationType, defaultNumPartitions,
 // keepAliveIntervalSeconds, delayedDeliveryEnabled,
 // delayedDeliveryTickTimeMillis, isDelayedDeliveryDeliverAtTimeStrict,
+// delayedDeliveryMaxDelayInMillis,
 // schemaCompatibilityStrategy, isAllowAutoUpdateSchemaEnabled,
 // schemaValidationEnforced, brokerDeduplicationEnabled,
 // backlogQuotaDefaultLimitBytes,
 // backlogQuotaDefaultLimitGB, backlogQuotaDefaultLimitSecond,
 // backlogQuotaDefaultRetentionPolicy, backlogQuotaCheckIntervalInSeconds,
-// backlogQuotaCheckEnabled (see Options.BacklogQuota).
+// backlogQuotaCheckEnabled (see Options.BacklogQuota),
+// ttlDurationDefaultInSeconds, messageExpiryCheckIntervalInMinutes,
+// defaultRetentionTimeInMinutes, defaultRetentionSizeInMB and
+// retentionCheckIntervalInSeconds.
 // A bad value of an honoured key is an error.
 func ParseConfig(r io.Reader) (Config, error) {
 	kv := map[string]string{}
@@ -144,6 +148,7 @@ func ParseConfig(r io.Reader) (Config, error) {
 	o.DisableDelayedDelivery = !p.bool("delayedDeliveryEnabled", true)
 	o.DelayedDeliveryTickTime = time.Duration(p.int("delayedDeliveryTickTimeMillis", 0, 1)) * time.Millisecond
 	o.DelayedDeliveryStrict = p.bool("isDelayedDeliveryDeliverAtTimeStrict", false)
+	o.DelayedDeliveryMaxDelay = time.Duration(p.int("delayedDeliveryMaxDelayInMillis", 0, 0)) * time.Millisecond
 	o.SchemaCompatibilityStrategy = p.str("schemaCompatibilityStrategy", "")
 	o.DisableSchemaAutoUpdate = !p.bool("isAllowAutoUpdateSchemaEnabled", true)
 	o.SchemaValidationEnforced = p.bool("schemaValidationEnforced", false)
@@ -158,6 +163,13 @@ func ParseConfig(r io.Reader) (Config, error) {
 	default:
 		p.fail("allowAutoTopicCreationType", typ, "want non-partitioned or partitioned")
 	}
+	o.MessageTTL = time.Duration(p.int("ttlDurationDefaultInSeconds", 0, 0)) * time.Second
+	o.MessageExpiryCheckInterval = time.Duration(p.int("messageExpiryCheckIntervalInMinutes", 0, 1)) * time.Minute
+	o.Retention = retentionPolicy{
+		TimeInMinutes: flexInt(p.int("defaultRetentionTimeInMinutes", 0, -1)),
+		SizeInMB:      flexInt(p.int("defaultRetentionSizeInMB", 0, -1)),
+	}.retention()
+	o.RetentionCheckInterval = time.Duration(p.int("retentionCheckIntervalInSeconds", 0, 1)) * time.Second
 	o.BacklogQuota.LimitBytes = p.int("backlogQuotaDefaultLimitBytes", -1, -1)
 	if gb, ok := kv["backlogQuotaDefaultLimitGB"]; ok {
 		p.used("backlogQuotaDefaultLimitGB")

@@ -1,7 +1,7 @@
 package brokerstub
 
 import (
-	"sync"
+	"encoding/json"
 
 	gproto "google.golang.org/protobuf/proto"
 
@@ -30,56 +30,55 @@ type dedup struct {
 	highest map[string]int64 // producer name -> highest sequence id stored
 }
 
-// dedupPolicies are the per-namespace switches, which override
-// Options.BrokerDeduplicationEnabled. Its own mutex, because topics are
-// opened under b.mu.
-type dedupPolicies struct {
-	mu sync.Mutex
-	ns map[string]bool
-}
-
 // dedupEnabledFor reports whether deduplication is on for the topic:
-// persistent topics only, the namespace's policy if set, else the broker's
-// option.
+// persistent topics only; the topic's deduplicationEnabled policy (on the
+// topic or its partitioned topic), else its namespace's, else
+// Options.BrokerDeduplicationEnabled — as Pulsar 4.x resolves it. The
+// policies are read from the admin state, so they hold after Restart,
+// Crash and in a new process over the same DataDir.
 func (b *Broker) dedupEnabledFor(name topicName) bool {
 	if name.Domain != "persistent" {
 		return false
 	}
-	b.dedupPol.mu.Lock()
-	on, set := b.dedupPol.ns[name.Namespace]
-	b.dedupPol.mu.Unlock()
-	if set {
-		return on
+	if raw, ok := b.appliedPolicy(name, "deduplicationEnabled"); ok {
+		var on bool
+		if json.Unmarshal(raw, &on) == nil {
+			return on
+		}
 	}
 	return b.opts.BrokerDeduplicationEnabled
 }
 
-// setNamespaceDeduplication sets the namespace's deduplication policy
-// (Pulsar's namespace policy deduplicationEnabled; nil removes it, so the
-// broker's option applies) and applies it to the namespace's loaded topics
-// at once. It is the hook for the admin API; policies set here last for the
-// life of the Broker value, across Restart and Crash.
-func (b *Broker) setNamespaceDeduplication(namespace string, enabled *bool) {
-	b.dedupPol.mu.Lock()
-	if enabled == nil {
-		delete(b.dedupPol.ns, namespace)
-	} else {
-		if b.dedupPol.ns == nil {
-			b.dedupPol.ns = map[string]bool{}
-		}
-		b.dedupPol.ns[namespace] = *enabled
-	}
-	b.dedupPol.mu.Unlock()
+// policiesChanged applies the policies of a namespace (only nil) or of one
+// topic and its partitions (only) to the loaded topics at once, as Pulsar's
+// onPoliciesUpdate does under live producers and consumers: deduplication
+// switches on or off (MessageDeduplication.checkStatus) and, with delayed
+// delivery switched off, held messages go at once. TTL and retention apply
+// at the topics' next check.
+func (b *Broker) policiesChanged(namespace string, only *topicName) {
 	b.mu.Lock()
 	var ts []*topic
 	for _, t := range b.topics {
-		if t.name.Namespace == namespace {
+		if only == nil && t.name.Namespace == namespace || only != nil && t.name.Base == only.Base {
 			ts = append(ts, t)
 		}
 	}
 	b.mu.Unlock()
 	for _, t := range ts {
-		_ = t.call(t.checkDedup)
+		_ = t.call(t.applyPolicies)
+	}
+}
+
+// applyPolicies re-reads the policies a loaded topic enforces at once.
+// Topic goroutine.
+func (t *topic) applyPolicies() {
+	t.checkDedup()
+	for _, s := range t.subs {
+		if s.delayed != nil {
+			s.delayed.tr.SetTick(s.delayTick().Milliseconds(), t.b.opts.DelayedDeliveryStrict)
+		}
+		s.releaseDue()
+		s.dispatch()
 	}
 }
 

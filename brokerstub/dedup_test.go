@@ -2,6 +2,7 @@ package brokerstub
 
 import (
 	"math"
+	"net/http"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -124,20 +125,77 @@ func TestDedupBatchesAndChunks(t *testing.T) {
 	assert.Equal(t, 4, storedEntries(t, b))
 }
 
+// setPolicy sets (body != "") or removes a policy over the admin API and
+// fails the test unless it was accepted.
+func setPolicy(t *testing.T, b *Broker, path, body string) {
+	t.Helper()
+	method := http.MethodPost
+	if body == "" {
+		method = http.MethodDelete
+	}
+	code, out := adminDo(t, b, method, path, body)
+	require.Equal(t, http.StatusNoContent, code, "%s %s: %s", method, path, out)
+}
+
 func TestDedupNamespacePolicy(t *testing.T) {
 	b := RunT(t)
 	c := dialRaw(t, b)
 	c.connect()
 	namedProducer(t, c, 1, "p")
 	sendSeq(t, c, 1, "p", 0, 0, nil)
-	on, off := true, false
-	b.setNamespaceDeduplication("public/default", &on)
-	assert.True(t, isDupReceipt(sendSeq(t, c, 1, "p", 0, 0, nil)), "switched on for the loaded topic")
-	b.setNamespaceDeduplication("other/ns", &off)
+	const ns = "/admin/v2/namespaces/public/default/deduplication"
+	setPolicy(t, b, ns, "true")
+	assert.True(t, isDupReceipt(sendSeq(t, c, 1, "p", 0, 0, nil)), "switched on for the loaded topic, under the live producer")
+	code, _ := adminDo(t, b, http.MethodPut, "/admin/v2/tenants/other", `{"allowedClusters":["standalone"]}`)
+	require.Equal(t, http.StatusNoContent, code)
+	code, _ = adminDo(t, b, http.MethodPut, "/admin/v2/namespaces/other/ns", "")
+	require.Equal(t, http.StatusNoContent, code)
+	setPolicy(t, b, "/admin/v2/namespaces/other/ns/deduplication", "false")
 	assert.True(t, isDupReceipt(sendSeq(t, c, 1, "p", 0, 0, nil)), "another namespace's policy does not apply")
-	b.setNamespaceDeduplication("public/default", &off)
+	setPolicy(t, b, ns, "false")
 	assert.False(t, isDupReceipt(sendSeq(t, c, 1, "p", 0, 0, nil)))
-	b.setNamespaceDeduplication("public/default", nil)
+	setPolicy(t, b, ns, "")
 	assert.False(t, isDupReceipt(sendSeq(t, c, 1, "p", 0, 0, nil)), "back to the broker's option")
 	assert.Equal(t, 3, storedEntries(t, b))
+	code, _ = adminDo(t, b, http.MethodPost, ns, `"yes"`)
+	assert.Equal(t, http.StatusBadRequest, code)
+}
+
+// TestDedupNamespacePolicyAfterRestart: the namespace policy is part of the
+// admin state kept in the data dir, so a broker started again over it — a
+// new process — deduplicates as before (it used to forget the policy).
+func TestDedupNamespacePolicyAfterRestart(t *testing.T) {
+	dir := t.TempDir()
+	b, err := Start(Options{DataDir: dir})
+	require.NoError(t, err)
+	setPolicy(t, b, "/admin/v2/namespaces/public/default/deduplication", "true")
+	c := dialRaw(t, b)
+	c.connect()
+	namedProducer(t, c, 1, "p")
+	sendSeq(t, c, 1, "p", 0, 0, nil)
+	require.NoError(t, b.Close())
+
+	b = RunT(t, Options{DataDir: dir})
+	c = dialRaw(t, b)
+	c.connect()
+	assert.Equal(t, int64(0), namedProducer(t, c, 1, "p"), "last_sequence_id from the stored entries")
+	assert.True(t, isDupReceipt(sendSeq(t, c, 1, "p", 0, 0, nil)), "the resend is a duplicate in the new process")
+	assert.Equal(t, 1, storedEntries(t, b))
+}
+
+// TestDedupTopicPolicy: a topic-level deduplicationEnabled policy overrides
+// the namespace's and the broker's, as in Pulsar 4.x.
+func TestDedupTopicPolicy(t *testing.T) {
+	b := RunT(t, Options{BrokerDeduplicationEnabled: true})
+	c := dialRaw(t, b)
+	c.connect()
+	namedProducer(t, c, 1, "p")
+	sendSeq(t, c, 1, "p", 0, 0, nil)
+	const topic = "/admin/v2/persistent/public/default/dedup/deduplicationEnabled"
+	setPolicy(t, b, topic, "false")
+	assert.False(t, isDupReceipt(sendSeq(t, c, 1, "p", 0, 0, nil)), "the topic's policy switched it off")
+	setPolicy(t, b, "/admin/v2/namespaces/public/default/deduplication", "true")
+	assert.False(t, isDupReceipt(sendSeq(t, c, 1, "p", 0, 0, nil)), "the topic's policy wins over the namespace's")
+	setPolicy(t, b, topic, "")
+	assert.True(t, isDupReceipt(sendSeq(t, c, 1, "p", 0, 0, nil)))
 }

@@ -1,7 +1,9 @@
 package brokerstub
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/delayed"
@@ -34,16 +36,88 @@ type delayedState struct {
 
 func (s *subscription) nowMillis() int64 { return s.t.b.opts.Clock.Now().UnixMilli() }
 
+// delayedDeliveryPolicy is Pulsar's DelayedDeliveryPolicies JSON, the
+// delayedDelivery policy of a namespace (delayed_delivery_policies) or a
+// topic; times in milliseconds.
+type delayedDeliveryPolicy struct {
+	Active   bool    `json:"active"`
+	TickTime float64 `json:"tickTime"`
+	MaxDelay int64   `json:"maxDeliveryDelayInMillis"`
+}
+
+// delaySettings are a topic's delayed delivery settings in effect.
+type delaySettings struct {
+	active   bool
+	tick     time.Duration
+	maxDelay time.Duration // 0: no limit
+}
+
+// delayedDelivery returns a topic's delayed delivery settings: its
+// delayedDelivery policy, else its namespace's, else the broker's
+// (Options.DisableDelayedDelivery, DelayedDeliveryTickTime and
+// DelayedDeliveryMaxDelay). A policy's tick time of 0 keeps the broker's.
+func (b *Broker) delayedDelivery(name topicName) delaySettings {
+	d := delaySettings{active: !b.opts.DisableDelayedDelivery, tick: b.opts.DelayedDeliveryTickTime, maxDelay: b.opts.DelayedDeliveryMaxDelay}
+	if raw, ok := b.appliedPolicy(name, "delayedDelivery"); ok {
+		var p delayedDeliveryPolicy
+		if json.Unmarshal(raw, &p) == nil {
+			d.active = p.Active
+			if p.TickTime >= 1 && p.TickTime <= float64(math.MaxInt64/int64(time.Millisecond)) {
+				d.tick = time.Duration(p.TickTime) * time.Millisecond
+			}
+			d.maxDelay = time.Duration(min(max(p.MaxDelay, 0), math.MaxInt64/int64(time.Millisecond))) * time.Millisecond
+		}
+	}
+	return d
+}
+
+// exceedsMaxDelay returns why a message is refused — its deliver_at_time is
+// further after its publish time than the topic's maximum delivery delay,
+// as Pulsar's isExceedMaximumDeliveryDelay — or "". Topic goroutine.
+func (t *topic) exceedsMaxDelay(md *proto.MessageMetadata) string {
+	if md.DeliverAtTime == nil {
+		return ""
+	}
+	d := t.b.delayedDelivery(t.name)
+	if !d.active || d.maxDelay <= 0 || md.GetDeliverAtTime()-int64(md.GetPublishTime()) <= d.maxDelay.Milliseconds() {
+		return ""
+	}
+	return fmt.Sprintf("Exceeds max allowed delivery delay of %d milliseconds", d.maxDelay.Milliseconds())
+}
+
+// checkDelayedDelivery validates a delayedDelivery policy body; it returns
+// the reason it is refused, or "".
+func checkDelayedDelivery(v json.RawMessage) string {
+	var p struct {
+		Active   *bool    `json:"active"`
+		TickTime *float64 `json:"tickTime"`
+		MaxDelay *int64   `json:"maxDeliveryDelayInMillis"`
+	}
+	if json.Unmarshal(v, &p) != nil {
+		return "Invalid delayed delivery policy"
+	}
+	if p.TickTime != nil && *p.TickTime < 0 {
+		return "Invalid delayed delivery policy: tickTime must be >= 0"
+	}
+	if p.MaxDelay != nil && *p.MaxDelay < 0 {
+		return "Invalid delayed delivery policy: maxDeliveryDelayInMillis must be >= 0"
+	}
+	return ""
+}
+
 // delayApplies reports whether the subscription holds delayed entries:
-// delayed delivery is enabled and the subscription is Shared or Key_Shared
-// (Exclusive and Failover deliver at once, as Pulsar's single-active
-// dispatchers do).
+// delayed delivery is on for the topic and the subscription is Shared or
+// Key_Shared (Exclusive and Failover deliver at once, as Pulsar's
+// single-active dispatchers do).
 func (s *subscription) delayApplies() bool {
-	if s.t.b.opts.DisableDelayedDelivery {
+	if s.typ != proto.CommandSubscribe_Shared && s.typ != proto.CommandSubscribe_Key_Shared {
 		return false
 	}
-	return s.typ == proto.CommandSubscribe_Shared || s.typ == proto.CommandSubscribe_Key_Shared
+	return s.t.b.delayedDelivery(s.t.name).active
 }
+
+// delayTick is the tick of the topic's delayed delivery.
+func (s *subscription) delayTick() time.Duration { return s.t.b.delayedDelivery(s.t.name).tick }
 
 // holdDelayed is asked for every entry read for the first time: it reports
 // whether the entry is held for later delivery, and arms the timer.
@@ -52,8 +126,7 @@ func (s *subscription) holdDelayed(p ledger.Position, in *entryInfo) bool {
 		return false
 	}
 	if s.delayed == nil {
-		o := s.t.b.opts
-		s.delayed = &delayedState{tr: delayed.New(o.DelayedDeliveryTickTime.Milliseconds(), o.DelayedDeliveryStrict)}
+		s.delayed = &delayedState{tr: delayed.New(s.delayTick().Milliseconds(), s.t.b.opts.DelayedDeliveryStrict)}
 	}
 	if !s.delayed.tr.Add(p, in.deliverAt, s.nowMillis()) {
 		return false
@@ -63,7 +136,8 @@ func (s *subscription) holdDelayed(p ledger.Position, in *entryInfo) bool {
 }
 
 // releaseDue moves the held entries whose time has come — all of them when
-// the subscription no longer delays (its type changed) — to the replay
+// the subscription no longer delays (its type changed, or a policy switched
+// delayed delivery off) — to the replay
 // queue, with their sticky key hash on Key_Shared, and re-arms the timer.
 func (s *subscription) releaseDue() {
 	d := s.delayed
@@ -108,7 +182,7 @@ func (s *subscription) armDelayed() {
 	d.cancel()
 	now := s.nowMillis()
 	wait := next - now
-	if rem := d.lastTick + s.t.b.opts.DelayedDeliveryTickTime.Milliseconds() - now; rem > wait {
+	if rem := d.lastTick + s.delayTick().Milliseconds() - now; rem > wait {
 		wait = rem
 	}
 	wait = max(wait, 0)

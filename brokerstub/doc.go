@@ -23,7 +23,8 @@
 // delayed delivery (deliver_at_time) on Shared and Key_Shared subscriptions,
 // on the broker's clock (delayed.go); producer access modes — Exclusive,
 // ExclusiveWithFencing, WaitForExclusive — with topic epochs (access.go);
-// and the initial subscription a producer asks for (initialsub.go).
+// the initial subscription a producer asks for (initialsub.go); and message
+// TTL and retention by Pulsar's rules (ttl.go, retention.go).
 // Commands it does not implement (transactions) are answered with a Pulsar
 // error.
 //

@@ -273,6 +273,7 @@ func (s *subscription) persist(force bool) {
 	if ok {
 		s.save(state)
 	}
+	s.t.trimLedgers() // the mark-delete position may have moved (retention.go)
 }
 
 func (s *subscription) save(state []byte) {

@@ -154,6 +154,10 @@ func (c *conn) handleSend(m *proto.CommandSend, f *wire.Frame) bool {
 			c.write(sendError(p.id, seq, proto.ServerError_TopicTerminatedError, "Topic was already terminated"))
 			return
 		}
+		if msg := t.exceedsMaxDelay(md); msg != "" { // delayed.go
+			c.write(sendError(p.id, seq, proto.ServerError_NotAllowedError, msg))
+			return
+		}
 		if t.dedup.isDuplicate(md, p.name, seq) {
 			c.write(t.dupReceipt(p.id, seq, highest))
 			return
@@ -168,6 +172,7 @@ func (c *conn) handleSend(m *proto.CommandSend, f *wire.Frame) bool {
 		t.dedup.record(md, p.name, seq, highest)
 		c.write(t.receipt(p.id, seq, highest, pos))
 		t.dispatchAll()
+		t.afterAppend(pos) // retention.go
 	})
 	if !ok {
 		c.write(sendError(p.id, seq, proto.ServerError_ServiceNotReady, "topic is being unloaded"))

@@ -71,6 +71,26 @@ type Options struct {
 	// PRODUCER_SUCCESS carries that highest id as last_sequence_id. A
 	// namespace policy overrides it. Default false, as Pulsar's.
 	BrokerDeduplicationEnabled bool
+	// MessageTTL is the broker's default message TTL (Pulsar's
+	// ttlDurationDefaultInSeconds, whole seconds): backlog published longer
+	// ago is expired at the next check. Namespace and topic messageTTL
+	// policies override it. Default 0: no TTL.
+	MessageTTL time.Duration
+	// MessageExpiryCheckInterval is how often topics expire backlog older
+	// than their TTL (Pulsar's messageExpiryCheckIntervalInMinutes).
+	// Default 5 min.
+	MessageExpiryCheckInterval time.Duration
+	// Retention is the default retention of consumed data (Pulsar's
+	// defaultRetentionTimeInMinutes and defaultRetentionSizeInMB); namespace
+	// and topic retention policies override it. Default: the zero value,
+	// which keeps nothing that every durable subscription has consumed, as
+	// Pulsar's default (see Retention).
+	Retention Retention
+	// RetentionCheckInterval is how often topics delete the ledgers their
+	// retention no longer keeps (Pulsar's retentionCheckIntervalInSeconds);
+	// they also do when a subscription moves on and when a ledger fills.
+	// Default 120 s.
+	RetentionCheckInterval time.Duration
 	// KeyShared configures Key_Shared dispatch: selector and look-ahead
 	// limits. Default: Pulsar 4.x's (see KeySharedOptions).
 	KeyShared KeySharedOptions
@@ -119,6 +139,11 @@ type Options struct {
 	// delivery timer and, unless DelayedDeliveryStrict, how much earlier
 	// than its time a message may be delivered. Default 1 s.
 	DelayedDeliveryTickTime time.Duration
+	// DelayedDeliveryMaxDelay is Pulsar's delayedDeliveryMaxDelayInMillis:
+	// a message whose deliver_at_time is more than this after its publish
+	// time is refused with NotAllowedError. Namespace and topic
+	// delayedDelivery policies override it. Default 0: no limit.
+	DelayedDeliveryMaxDelay time.Duration
 	// DelayedDeliveryStrict is Pulsar's isDelayedDeliveryDeliverAtTimeStrict:
 	// a delayed message is never delivered before its time (it may be up to
 	// a tick late). Default false, as Pulsar: up to a tick early.
@@ -150,6 +175,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.CursorFlushInterval <= 0 {
 		o.CursorFlushInterval = 60 * time.Second
+	}
+	if o.MessageExpiryCheckInterval <= 0 {
+		o.MessageExpiryCheckInterval = 5 * time.Minute
+	}
+	if o.RetentionCheckInterval <= 0 {
+		o.RetentionCheckInterval = 120 * time.Second
 	}
 	if o.DelayedDeliveryTickTime <= 0 {
 		o.DelayedDeliveryTickTime = time.Second

@@ -35,8 +35,9 @@ type topic struct {
 	infos     map[ledger.Position]*entryInfo
 	stopFlush func() bool
 	graceful  bool
-	adm       topicAdmin // admin API counters and flags (admin_stats.go)
-	dedup     *dedup     // nil when deduplication is off (dedup.go)
+	adm       topicAdmin   // admin API counters and flags (admin_stats.go)
+	dedup     *dedup       // nil when deduplication is off (dedup.go)
+	timers    policyTimers // message expiry (ttl.go) and retention (retention.go) checks
 	// np is the state of a non-persistent topic (nonpersistent.go), nil for
 	// a persistent one.
 	np *npState
@@ -93,6 +94,7 @@ func (b *Broker) openTopic(name topicName) (*topic, error) {
 	go t.run()
 	t.armFlush()
 	t.armQuotaCheck()
+	t.do(t.armPolicyChecks) // on the topic goroutine, which owns the timers
 	return t, nil
 }
 
@@ -117,6 +119,7 @@ func (t *topic) shutdown() {
 		t.stopFlush()
 	}
 	t.adm.stopTimers()
+	t.timers.stop()
 	if t.graceful {
 		t.flushCursors(true)
 	}

@@ -34,7 +34,9 @@ func payloads(msgs []official.Message) []string {
 }
 
 func TestOfficialSeekByID(t *testing.T) {
-	b := startStub(t, brokerstub.Options{LedgerRolloverEntries: 3})
+	// Small ledgers, to seek across their boundaries; retention keeps the
+	// consumed ones, which Pulsar's default retention would delete.
+	b := startStub(t, brokerstub.Options{LedgerRolloverEntries: 3, Retention: brokerstub.Retention{Time: -1, Size: -1}})
 	client := officialClient(t, b.URL())
 	topic := newTopic(t)
 	cons, err := client.Subscribe(official.ConsumerOptions{Topic: topic, SubscriptionName: "s"})
@@ -122,7 +124,9 @@ func TestOfficialSeekByTime(t *testing.T) {
 }
 
 func TestOfficialReaders(t *testing.T) {
-	b := startStub(t, brokerstub.Options{LedgerRolloverEntries: 4})
+	// Small ledgers and no subscription: without retention Pulsar would
+	// delete every full ledger, so keep them to read across boundaries.
+	b := startStub(t, brokerstub.Options{LedgerRolloverEntries: 4, Retention: brokerstub.Retention{Time: -1, Size: -1}})
 	client := officialClient(t, b.URL())
 	topic := newTopic(t)
 	prod, err := client.CreateProducer(official.ProducerOptions{Topic: topic, DisableBatching: true})

@@ -23,7 +23,8 @@ type Cursor struct {
 	dirty      bool // state differs from (or may differ from) persisted
 	persistNow bool // a change asked for an immediate persist and the limiter granted it
 
-	persisted       []byte // last persisted state (see Flush)
+	persisted       []byte   // last persisted state (see Flush)
+	persistedMD     Position // its mark-delete position
 	lastFlush       time.Time
 	flushes         int64
 	truncated       bool // persisted was cut by MaxRanges or MaxBatchIndexes

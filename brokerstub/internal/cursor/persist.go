@@ -9,6 +9,7 @@ import (
 func (c *Cursor) persist() {
 	b, tr, nr, nb := encodeState(c.md, &c.ranges, c.bitmaps.entries, c.opts.MaxRanges, c.opts.MaxBatchIndexes)
 	c.persisted = b
+	c.persistedMD = c.md
 	c.truncated = tr
 	c.persistedRanges = nr
 	c.persistedBatch = nb
@@ -62,6 +63,10 @@ func (c *Cursor) MaybeFlush() (state []byte, ok bool) {
 // must not be modified.
 func (c *Cursor) PersistedBytes() []byte { return c.persisted }
 
+// PersistedMarkDelete returns the mark-delete position of the last
+// persisted state: where a restart after a crash resumes. It costs O(1).
+func (c *Cursor) PersistedMarkDelete() Position { return c.persistedMD }
+
 // Persisted returns the last persisted state as a plain snapshot (after
 // truncation by the caps), for tests and inspection.
 func (c *Cursor) Persisted() State {
@@ -112,6 +117,7 @@ func Restore(state []byte, layout Layout, opts Options) (*Cursor, error) {
 		c.bitmaps.entries = append(c.bitmaps.entries, e)
 	}
 	c.persisted = slices.Clone(state)
+	c.persistedMD = d.md
 	c.truncated = d.truncated
 	c.persistedRanges = len(d.ranges)
 	c.persistedBatch = len(d.bitmaps)

@@ -124,3 +124,12 @@ func (t *Tracker) Clear() {
 	t.items = t.items[:0]
 	clear(t.member)
 }
+
+// SetTick changes the tick (a policy changed it), as Pulsar's
+// resetTickTime; Due uses the new cutoff from now on.
+func (t *Tracker) SetTick(tickMillis int64, strict bool) {
+	t.tick = 0
+	if !strict && tickMillis > 0 {
+		t.tick = tickMillis
+	}
+}

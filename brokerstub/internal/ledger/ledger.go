@@ -27,9 +27,11 @@ type Ledger struct {
 }
 
 // segment is one ledger with at least one entry; entries[i].Pos.Entry == i.
+// size is the bytes of metadata and payload its entries hold.
 type segment struct {
 	id      int64
 	entries []Entry
+	size    int64
 }
 
 // Open loads the entry log of topic from st, replaying every stored entry,
@@ -80,11 +82,13 @@ func (l *Ledger) replay(se store.StoredEntry) error {
 // add appends e in memory; e.Pos is either the next entry of the last
 // segment or entry 0 of a later ledger.
 func (l *Ledger) add(e Entry) {
-	if k := len(l.segs); k > 0 && l.segs[k-1].id == e.Pos.Ledger {
-		l.segs[k-1].entries = append(l.segs[k-1].entries, e)
-	} else {
-		l.segs = append(l.segs, segment{id: e.Pos.Ledger, entries: []Entry{e}})
+	k := len(l.segs)
+	if k == 0 || l.segs[k-1].id != e.Pos.Ledger {
+		l.segs = append(l.segs, segment{id: e.Pos.Ledger})
+		k++
 	}
+	l.segs[k-1].entries = append(l.segs[k-1].entries, e)
+	l.segs[k-1].size += int64(len(e.Meta) + len(e.Payload))
 	l.n++
 }
 

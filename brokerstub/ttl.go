@@ -1,0 +1,80 @@
+package brokerstub
+
+import (
+	"encoding/json"
+	"math"
+	"time"
+)
+
+// Message TTL, as Pulsar's PersistentMessageExpiryMonitor: every
+// MessageExpiryCheckInterval (Pulsar's messageExpiryCheckIntervalInMinutes)
+// each subscription of a topic whose TTL is set — topic policy, else
+// namespace policy, else Options.MessageTTL (ttlDurationDefaultInSeconds)
+// — has its backlog expired: the mark-delete position moves past the newest
+// entry published more than the TTL ago (by the broker's clock), as if a
+// consumer had acknowledged everything up to it. Pulsar decides by the
+// entry's timestamp, the publish time unless brokers add entry metadata
+// (the stub does not). The admin API's expire-messages endpoints run the
+// same code.
+
+// messageTTL is the TTL in effect for a topic, in seconds; 0 is none.
+func (b *Broker) messageTTL(name topicName) int64 {
+	if raw, ok := b.appliedPolicy(name, "messageTTL"); ok {
+		var secs int64
+		if json.Unmarshal(raw, &secs) == nil {
+			return secs
+		}
+	}
+	return int64(b.opts.MessageTTL / time.Second)
+}
+
+// expireMessages expires the subscription's backlog older than ttlSeconds
+// (PersistentSubscription.expireMessages): the entries published before
+// now - TTL are acknowledged, up to the newest of them. A TTL of 0 or less
+// expires nothing, as Pulsar's MessageImpl.isEntryExpired. Topic goroutine.
+func (s *subscription) expireMessages(ttlSeconds int64) {
+	now := s.t.b.opts.Clock.Now().UnixMilli()
+	if ttlSeconds <= 0 || ttlSeconds >= now/1000 {
+		return // no TTL, or none older than it
+	}
+	cutoff := now - ttlSeconds*1000
+	after := s.t.led.FindByPublishTime(uint64(cutoff))
+	if newest, ok := s.t.led.Prev(after); ok && s.cur.MarkDelete().Less(newest) {
+		s.ackThrough(newest)
+	}
+}
+
+// checkMessageExpiry expires the backlog of every subscription by the
+// topic's TTL (PersistentTopic.checkMessageExpiry). Topic goroutine.
+func (t *topic) checkMessageExpiry() {
+	if t.name.Domain != "persistent" {
+		return
+	}
+	ttl := t.b.messageTTL(t.name)
+	if ttl <= 0 {
+		return
+	}
+	for _, s := range t.subs {
+		s.expireMessages(ttl)
+	}
+}
+
+// armExpiryCheck schedules the next periodic message expiry.
+func (t *topic) armExpiryCheck() {
+	t.timers.stopExpiry = t.b.opts.Clock.AfterFunc(t.b.opts.MessageExpiryCheckInterval, func() {
+		t.do(func() {
+			t.checkMessageExpiry()
+			t.armExpiryCheck()
+		})
+	})
+}
+
+// checkMessageTTL validates a messageTTL body as Pulsar does; it returns
+// the reason it is refused, or "".
+func checkMessageTTL(v json.RawMessage) string {
+	var n int64
+	if json.Unmarshal(v, &n) != nil || n < 0 || n > math.MaxInt32 { // Pulsar's is an int
+		return "Invalid value for message TTL, message TTL must >= 0"
+	}
+	return ""
+}
