@@ -74,3 +74,34 @@ func TestAdminStatusCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestAdminPeekCreatesMissingSubscription: peeking a subscription nobody
+// created answers the topic's first messages, and leaves a durable
+// subscription at the earliest message, as Pulsar does since
+// apache/pulsar#8182 (the official admin client's
+// TestPeekMessagesWithProperties peeks so).
+func TestAdminPeekCreatesMissingSubscription(t *testing.T) {
+	b := RunT(t)
+	c := dialKS(t, b)
+	p := c.producer("persistent://public/default/peek", 1)
+	p.send("k", "first")
+	p.send("k", "second")
+	const sub = "/admin/v2/persistent/public/default/peek/subscription/never-made"
+	for n, want := range []string{"first", "second"} {
+		code, body := adminDo(t, b, "GET", sub+"/position/"+string(rune('1'+n)), "")
+		if code != 200 || body != want {
+			t.Fatalf("peek %d: %d %q, want 200 %q", n+1, code, body, want)
+		}
+	}
+	if code, body := adminDo(t, b, "GET", sub+"/position/3", ""); code != 404 {
+		t.Fatalf("peek past the backlog: %d %s, want 404", code, body)
+	}
+	code, body := adminDo(t, b, "GET", "/admin/v2/persistent/public/default/peek/subscriptions", "")
+	if code != 200 || body != `["never-made"]` {
+		t.Fatalf("subscriptions after the peek: %d %s", code, body)
+	}
+	code, body = adminDo(t, b, "GET", "/admin/v2/persistent/public/default/peek/stats", "")
+	if code != 200 || !strings.Contains(body, `"never-made":{`) || !strings.Contains(body, `"msgBacklog":2`) {
+		t.Fatalf("stats after the peek: %d %s", code, body)
+	}
+}
