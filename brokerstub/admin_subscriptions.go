@@ -44,7 +44,8 @@ func (t *topic) idPosition(d resetCursorData) ledger.Position {
 // partitioned topic (or of the topic itself), loading or, when create is
 // set, creating them. It returns the first error.
 func (rq *adminReq) forEachPartition(name topicName, create bool, f func(t *topic) error) error {
-	for _, p := range rq.b.partitionsOf(name) {
+	parts := rq.b.partitionsOf(name)
+	for _, p := range parts {
 		var t *topic
 		var err error
 		if create {
@@ -53,7 +54,7 @@ func (rq *adminReq) forEachPartition(name topicName, create bool, f func(t *topi
 			t, err = rq.b.getTopic(p, false)
 		}
 		if isNotFound(err) {
-			if len(rq.b.partitionsOf(name)) > 1 {
+			if len(parts) > 1 {
 				continue // a partition nobody used yet
 			}
 			return topicNotFound(name)

@@ -105,3 +105,25 @@ func TestAdminPeekCreatesMissingSubscription(t *testing.T) {
 		t.Fatalf("stats after the peek: %d %s", code, body)
 	}
 }
+
+// TestAdminPartitionCountBounded: a partition count above maxPartitions is
+// refused with 406 at create and grow, so that what a request claims never
+// sizes the broker's allocations (every operation on a partitioned topic
+// lists its partitions; FuzzAdmin stalled on a topic of 2^31 partitions).
+func TestAdminPartitionCountBounded(t *testing.T) {
+	b := RunT(t)
+	const p = "/admin/v2/persistent/public/default/wide/partitions"
+	if code, body := adminDo(t, b, "PUT", p, "2147483647"); code != 406 || !strings.Contains(body, "less than or equal to 1000") {
+		t.Fatalf("create with 2^31-1 partitions: %d %s, want 406", code, body)
+	}
+	if code, body := adminDo(t, b, "PUT", p, `{"partitions":1000}`); code != 204 {
+		t.Fatalf("create with 1000 partitions: %d %s", code, body)
+	}
+	if code, body := adminDo(t, b, "POST", p, "1001"); code != 406 {
+		t.Fatalf("grow to 1001 partitions: %d %s, want 406", code, body)
+	}
+	if code, body := adminDo(t, b, "GET", "/admin/v2/persistent/public/default/wide/partitioned-stats", ""); code != 200 ||
+		!strings.Contains(body, `"partitions":1000`) {
+		t.Fatalf("partitioned stats: %d %.200s", code, body)
+	}
+}
