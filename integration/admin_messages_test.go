@@ -51,7 +51,7 @@ func TestAdminMessages(t *testing.T) {
 				}
 			})
 	}
-	if err := bp.Flush(); err != nil {
+	if err := bp.FlushWithCtx(ctxT(t)); err != nil {
 		t.Fatal(err)
 	}
 	bp.Close()
