@@ -133,8 +133,12 @@ func (rq *adminReq) schemaBody() (schema.Schema, error) {
 	return schema.Schema{Type: typ, Data: []byte(p.Schema), Props: p.Properties}, nil
 }
 
-// schemaTypeByName finds the type of Pulsar's SchemaType name ("AVRO").
+// schemaTypeByName finds the type of Pulsar's SchemaType name ("AVRO");
+// BYTES, a client-side name, is stored as NONE, as Pulsar's registry does.
 func schemaTypeByName(n string) (schema.Type, bool) {
+	if n == "BYTES" {
+		return schema.None, true
+	}
 	for t := schema.None; t <= schema.AutoConsume; t++ {
 		if t.String() == n {
 			return t, true
