@@ -109,7 +109,8 @@ type postSchemaPayload struct {
 
 // schemaBody reads a PostSchemaPayload: the schema is the UTF-8 bytes of
 // its "schema" string, its type Pulsar's SchemaType name. A body that is
-// not one, or names no known type, is a 400. KEY_VALUE, whose string form
+// not one, or names no known type, is a 400; BYTES, the default that needs
+// no upload, is refused with 406 as Pulsar 4.x refuses it. KEY_VALUE, whose string form
 // Pulsar converts to its binary encoding first, is refused (422): the stub
 // does not implement that conversion.
 func (rq *adminReq) schemaBody() (schema.Schema, error) {
@@ -123,6 +124,9 @@ func (rq *adminReq) schemaBody() (schema.Schema, error) {
 	if p.Type == nil {
 		return schema.Schema{}, restErr(http.StatusBadRequest, "Missing schema type")
 	}
+	if *p.Type == "BYTES" {
+		return schema.Schema{}, restErr(http.StatusNotAcceptable, "Do not upload a BYTES schema, because it's the default schema type")
+	}
 	typ, ok := schemaTypeByName(*p.Type)
 	if !ok {
 		return schema.Schema{}, restErr(http.StatusBadRequest, "Invalid schema type %q", *p.Type)
@@ -133,12 +137,8 @@ func (rq *adminReq) schemaBody() (schema.Schema, error) {
 	return schema.Schema{Type: typ, Data: []byte(p.Schema), Props: p.Properties}, nil
 }
 
-// schemaTypeByName finds the type of Pulsar's SchemaType name ("AVRO");
-// BYTES, a client-side name, is stored as NONE, as Pulsar's registry does.
+// schemaTypeByName finds the type of Pulsar's SchemaType name ("AVRO").
 func schemaTypeByName(n string) (schema.Type, bool) {
-	if n == "BYTES" {
-		return schema.None, true
-	}
 	for t := schema.None; t <= schema.AutoConsume; t++ {
 		if t.String() == n {
 			return t, true

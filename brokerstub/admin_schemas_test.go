@@ -66,9 +66,7 @@ func TestAdminSchemaResource(t *testing.T) {
 		{"POST", schemasPath + "/schema", schemaPayload("STRING", ""), 202, `{"version":{"version":2}}`},
 		{"GET", schemasPath + "/schemas", "", 200, `"version":2,"type":"STRING"`},
 		{"DELETE", schemasPath + "/schema?force=true", "", 200, `{"version":-1}`},
-		{"POST", schemasPath + "/schema", schemaPayload("BYTES", ""), 202, `{"version":{"version":0}}`},
-		{"GET", schemasPath + "/schema", "", 200, `"type":"NONE"`},
-		{"DELETE", schemasPath + "/schema?force=true", "", 200, `{"version":-1}`},
+		{"POST", schemasPath + "/schema", schemaPayload("BYTES", ""), 406, `"reason"`},
 		{"POST", schemasPath + "/schema", schemaPayload("STRING", ""), 202, `{"version":{"version":0}}`},
 	}
 	for _, s := range steps {
