@@ -1,6 +1,7 @@
 package brokerstub
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -57,8 +58,63 @@ func schemaResponse(v schema.Version) schemaResponseJSON {
 	if props == nil {
 		props = map[string]string{}
 	}
+	data := string(v.Schema.Data)
+	if v.Schema.Type == schema.KeyValue {
+		data = keyValueString(v.Schema)
+	}
 	return schemaResponseJSON{Version: v.Version, Type: v.Schema.Type.String(), Timestamp: v.Timestamp,
-		Data: string(v.Schema.Data), Properties: props}
+		Data: data, Properties: props}
+}
+
+// keyValueString writes a KEY_VALUE schema's data in Pulsar's string form
+// (convertKeyValueSchemaInfoDataToString): {"key": K, "value": V}, where a
+// part of a structured type (AVRO, JSON, PROTOBUF, PROTOBUF_NATIVE) is its
+// JSON definition and any other part "".
+func keyValueString(s schema.Schema) string {
+	k, v, err := schema.SplitKeyValue(s)
+	if len(s.Data) == 0 {
+		k, v, err = schema.Schema{}, schema.Schema{}, nil // two BYTES
+	}
+	if err != nil {
+		return string(s.Data)
+	}
+	part := func(p schema.Schema) json.RawMessage {
+		switch p.Type {
+		case schema.Avro, schema.JSON, schema.Protobuf, schema.ProtobufNative:
+			if json.Valid(p.Data) {
+				return p.Data
+			}
+			b, _ := json.Marshal(string(p.Data))
+			return b
+		}
+		return json.RawMessage(`""`)
+	}
+	b, err := json.Marshal(map[string]json.RawMessage{"key": part(k), "value": part(v)})
+	if err != nil {
+		return string(s.Data)
+	}
+	return string(b)
+}
+
+// keyValueData reads Pulsar's string form of a KEY_VALUE schema, {"key": K,
+// "value": V}, into its binary encoding
+// (convertKeyValueDataStringToSchemaInfoSchema): each part is the compact
+// JSON text of K or V, or empty for "". The parts' types travel in the
+// payload's properties (key.schema.type, value.schema.type).
+func keyValueData(s string) ([]byte, error) {
+	var parts map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(s), &parts); err != nil || parts["key"] == nil || parts["value"] == nil {
+		return nil, restErr(http.StatusUnprocessableEntity, `KEY_VALUE schema is not {"key": ..., "value": ...}`)
+	}
+	part := func(raw json.RawMessage) []byte {
+		var b bytes.Buffer
+		_ = json.Compact(&b, raw) // valid: it was decoded
+		if b.String() == `""` {
+			return []byte{}
+		}
+		return b.Bytes()
+	}
+	return schema.KeyValueData(part(parts["key"]), part(parts["value"])), nil
 }
 
 // getAllSchemas answers every version since the latest deletion, oldest
@@ -110,9 +166,8 @@ type postSchemaPayload struct {
 // schemaBody reads a PostSchemaPayload: the schema is the UTF-8 bytes of
 // its "schema" string, its type Pulsar's SchemaType name. A body that is
 // not one, or names no known type, is a 400; BYTES, the default that needs
-// no upload, is refused with 406 as Pulsar 4.x refuses it. KEY_VALUE, whose string form
-// Pulsar converts to its binary encoding first, is refused (422): the stub
-// does not implement that conversion.
+// no upload, is refused with 406 as Pulsar 4.x refuses it. A KEY_VALUE
+// schema comes in its string form (keyValueData).
 func (rq *adminReq) schemaBody() (schema.Schema, error) {
 	var p postSchemaPayload
 	if !rq.hasBody() {
@@ -131,10 +186,14 @@ func (rq *adminReq) schemaBody() (schema.Schema, error) {
 	if !ok {
 		return schema.Schema{}, restErr(http.StatusBadRequest, "Invalid schema type %q", *p.Type)
 	}
+	data := []byte(p.Schema)
 	if typ == schema.KeyValue {
-		return schema.Schema{}, restErr(http.StatusUnprocessableEntity, "KEY_VALUE schemas cannot be uploaded through brokerstub's admin API")
+		var err error
+		if data, err = keyValueData(p.Schema); err != nil {
+			return schema.Schema{}, err
+		}
 	}
-	return schema.Schema{Type: typ, Data: []byte(p.Schema), Props: p.Properties}, nil
+	return schema.Schema{Type: typ, Data: data, Props: p.Properties}, nil
 }
 
 // schemaTypeByName finds the type of Pulsar's SchemaType name ("AVRO").
