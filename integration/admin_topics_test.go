@@ -125,6 +125,11 @@ func TestAdminTopicStats(t *testing.T) {
 			sub.Consumers[0].Metadata["app"] != "reader" || sub.Consumers[0].UnAckedMessages != 3 {
 			return errorf("subscription = backlog %d unacked %d consumers %+v", sub.MsgBacklog, sub.UnAckedMessages, sub.Consumers)
 		}
+		// The flow permits the consumer gave (its receiver queue, 1000 by
+		// default) less the 5 dispatched: it asks for more only at half.
+		if cs := sub.Consumers[0]; cs.ClientVersion == "" || cs.AvailablePermits != 995 {
+			return errorf("consumer clientVersion %q, availablePermits %d", cs.ClientVersion, cs.AvailablePermits)
+		}
 		return nil
 	})
 	is, err := e.admin.Topics().GetInternalStats(tn)
