@@ -44,7 +44,7 @@ var adminEndpoints = []struct{ endpoint, tests string }{
 	{"DELETE .../partitions (412 with clients, force closes them)", "TestAdminPartitionedTopicOverBinary TestAdminCreateFormsAndForceDelete"},
 	{"GET .../partitions (metadata)", "TestAdminPartitionedTopicOverBinary"},
 	{"GET .../partitions?checkAllowAutoCreation=true (HTTP; and the official client's HTTP lookup)", "TestAdminTopicListsAndAutoCreation TestAdminHTTPLookup"},
-	{"GET .../stats (names, clientVersion, metadata, counters, backlog, unacked)", "TestAdminTopicStats"},
+	{"GET .../stats (names, clientVersion, metadata, counters, backlog, unacked, permits)", "TestAdminTopicStats"},
 	{"GET .../partitioned-stats (and per partition)", "TestAdminPartitionedTopicOverBinary TestAdminGrowPartitionsSeenByClients"},
 	{"GET .../internalStats", "TestAdminTopicStats"},
 	{"PUT .../unload (reaches the clients)", "TestAdminUnloadAndTerminate"},
