@@ -107,7 +107,11 @@ func getEntry(rq *adminReq) (any, error) {
 }
 
 // peekMessage serves GET …/subscription/{sub}/position/{n}: the nth (from
-// 1) entry of the subscription's backlog.
+// 1) entry of the subscription's backlog. A subscription that does not
+// exist is created at the earliest message first, as Pulsar does (since
+// 2.6.2, apache/pulsar#8182, when auto subscription creation is allowed,
+// which brokerstub always allows), so peeking a topic's messages works
+// before anyone subscribed.
 func peekMessage(rq *adminReq) (any, error) {
 	name, err := rq.topic()
 	if err != nil {
@@ -121,13 +125,12 @@ func peekMessage(rq *adminReq) (any, error) {
 		return nil, restErr(http.StatusPreconditionFailed, "Invalid message position %d", n)
 	}
 	var e ledger.Entry
-	var found, ok bool
+	var ok bool
 	err = rq.onTopic(name, func(t *topic) {
 		s := t.subs[rq.p["sub"]]
 		if s == nil {
-			return
+			s = t.addDurableSubscription(rq.p["sub"], beforeFirst)
 		}
-		found = true
 		p := s.cur.MarkDelete()
 		for i := int64(0); i < n; i++ {
 			if p, ok = s.cur.NextUnacked(p); !ok {
@@ -139,8 +142,6 @@ func peekMessage(rq *adminReq) (any, error) {
 	switch {
 	case err != nil:
 		return nil, err
-	case !found:
-		return nil, subNotFound()
 	case !ok:
 		return nil, msgNotFound()
 	}

@@ -96,9 +96,14 @@ func (a *adminServer) register() {
 	a.add(del, topicPath+"/{policy}", topicPolicy(del))
 
 	a.add(get, "/lookup/v2/topic/{domain}/{tenant}/{ns}/{topic}", lookupTopic)
-	a.add(get, "/admin/v2/schemas/{tenant}/{ns}/{topic}/schema", persistentDomain(getSchema))
-	a.add(del, "/admin/v2/schemas/{tenant}/{ns}/{topic}/schema", persistentDomain(deleteSchema))
-	a.add(get, "/admin/v2/schemas/{tenant}/{ns}/{topic}/schema/{version}", persistentDomain(getSchema))
+	const schemaPath = "/admin/v2/schemas/{tenant}/{ns}/{topic}"
+	a.add(get, schemaPath+"/schema", persistentDomain(getSchema))
+	a.add(post, schemaPath+"/schema", persistentDomain(postSchema))
+	a.add(del, schemaPath+"/schema", persistentDomain(deleteSchema))
+	a.add(get, schemaPath+"/schema/{version}", persistentDomain(getSchema))
+	a.add(get, schemaPath+"/schemas", persistentDomain(getAllSchemas))
+	a.add(post, schemaPath+"/compatibility", persistentDomain(testSchemaCompatibility))
+	a.add(post, schemaPath+"/version", persistentDomain(getSchemaVersion))
 	a.add(get, "/metrics", getMetrics)
 	a.add(get, "/status.html", func(*adminReq) (any, error) { return rawReply{contentType: "text/plain", body: []byte("OK")}, nil })
 }

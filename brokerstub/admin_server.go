@@ -46,11 +46,13 @@ func restErr(code int, format string, args ...any) *restError {
 	return &restError{code: code, reason: fmt.Sprintf(format, args...)}
 }
 
-// rawReply is a non-JSON answer (a message payload, text).
+// rawReply is an answer written as it is (a message payload, text, or
+// JSON with a status other than 200).
 type rawReply struct {
 	contentType string
 	header      http.Header
 	body        []byte
+	status      int // 0: 200
 }
 
 // adminReq is one admin request with its path parameters and body.
@@ -272,6 +274,9 @@ func (a *adminServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			w.Header()[k] = vs
 		}
 		w.Header().Set("Content-Type", v.contentType)
+		if v.status != 0 {
+			w.WriteHeader(v.status)
+		}
 		_, _ = w.Write(v.body)
 	default:
 		b, err := json.Marshal(v)

@@ -44,7 +44,8 @@ func (t *topic) idPosition(d resetCursorData) ledger.Position {
 // partitioned topic (or of the topic itself), loading or, when create is
 // set, creating them. It returns the first error.
 func (rq *adminReq) forEachPartition(name topicName, create bool, f func(t *topic) error) error {
-	for _, p := range rq.b.partitionsOf(name) {
+	parts := rq.b.partitionsOf(name)
+	for _, p := range parts {
 		var t *topic
 		var err error
 		if create {
@@ -53,7 +54,7 @@ func (rq *adminReq) forEachPartition(name topicName, create bool, f func(t *topi
 			t, err = rq.b.getTopic(p, false)
 		}
 		if isNotFound(err) {
-			if len(rq.b.partitionsOf(name)) > 1 {
+			if len(parts) > 1 {
 				continue // a partition nobody used yet
 			}
 			return topicNotFound(name)
@@ -136,10 +137,7 @@ func createSubscription(rq *adminReq) (any, error) {
 			exists = true
 			return nil
 		}
-		s := t.newSubscription(sub, true, proto.CommandSubscribe_Exclusive, cursor.New(beforeFirst, t.led, t.cursorOptions()))
-		t.subs[sub] = s
-		s.reset(t.idPosition(d), nil)
-		s.persist(true)
+		t.addDurableSubscription(sub, t.idPosition(d))
 		return nil
 	})
 	if err != nil {
@@ -149,6 +147,20 @@ func createSubscription(rq *adminReq) (any, error) {
 		return nil, restErr(http.StatusConflict, "Subscription already exists for topic")
 	}
 	return nil, nil
+}
+
+// addDurableSubscription creates, on t's goroutine, a durable subscription
+// without consumers whose next message is the entry at next (beforeFirst:
+// the earliest), and persists it; what the admin API's subscription
+// create, and a peek on a missing subscription, make.
+func (t *topic) addDurableSubscription(name string, next ledger.Position) *subscription {
+	s := t.newSubscription(name, true, proto.CommandSubscribe_Exclusive, cursor.New(beforeFirst, t.led, t.cursorOptions()))
+	t.subs[name] = s
+	if next != beforeFirst {
+		s.reset(next, nil)
+	}
+	s.persist(true)
+	return s
 }
 
 func deleteSubscription(rq *adminReq) (any, error) {

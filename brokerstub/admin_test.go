@@ -74,3 +74,56 @@ func TestAdminStatusCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestAdminPeekCreatesMissingSubscription: peeking a subscription nobody
+// created answers the topic's first messages, and leaves a durable
+// subscription at the earliest message, as Pulsar does since
+// apache/pulsar#8182 (the official admin client's
+// TestPeekMessagesWithProperties peeks so).
+func TestAdminPeekCreatesMissingSubscription(t *testing.T) {
+	b := RunT(t)
+	c := dialKS(t, b)
+	p := c.producer("persistent://public/default/peek", 1)
+	p.send("k", "first")
+	p.send("k", "second")
+	const sub = "/admin/v2/persistent/public/default/peek/subscription/never-made"
+	for n, want := range []string{"first", "second"} {
+		code, body := adminDo(t, b, "GET", sub+"/position/"+string(rune('1'+n)), "")
+		if code != 200 || body != want {
+			t.Fatalf("peek %d: %d %q, want 200 %q", n+1, code, body, want)
+		}
+	}
+	if code, body := adminDo(t, b, "GET", sub+"/position/3", ""); code != 404 {
+		t.Fatalf("peek past the backlog: %d %s, want 404", code, body)
+	}
+	code, body := adminDo(t, b, "GET", "/admin/v2/persistent/public/default/peek/subscriptions", "")
+	if code != 200 || body != `["never-made"]` {
+		t.Fatalf("subscriptions after the peek: %d %s", code, body)
+	}
+	code, body = adminDo(t, b, "GET", "/admin/v2/persistent/public/default/peek/stats", "")
+	if code != 200 || !strings.Contains(body, `"never-made":{`) || !strings.Contains(body, `"msgBacklog":2`) {
+		t.Fatalf("stats after the peek: %d %s", code, body)
+	}
+}
+
+// TestAdminPartitionCountBounded: a partition count above maxPartitions is
+// refused with 406 at create and grow, so that what a request claims never
+// sizes the broker's allocations (every operation on a partitioned topic
+// lists its partitions; FuzzAdmin stalled on a topic of 2^31 partitions).
+func TestAdminPartitionCountBounded(t *testing.T) {
+	b := RunT(t)
+	const p = "/admin/v2/persistent/public/default/wide/partitions"
+	if code, body := adminDo(t, b, "PUT", p, "2147483647"); code != 406 || !strings.Contains(body, "less than or equal to 1000") {
+		t.Fatalf("create with 2^31-1 partitions: %d %s, want 406", code, body)
+	}
+	if code, body := adminDo(t, b, "PUT", p, `{"partitions":1000}`); code != 204 {
+		t.Fatalf("create with 1000 partitions: %d %s", code, body)
+	}
+	if code, body := adminDo(t, b, "POST", p, "1001"); code != 406 {
+		t.Fatalf("grow to 1001 partitions: %d %s, want 406", code, body)
+	}
+	if code, body := adminDo(t, b, "GET", "/admin/v2/persistent/public/default/wide/partitioned-stats", ""); code != 200 ||
+		!strings.Contains(body, `"partitions":1000`) {
+		t.Fatalf("partitioned stats: %d %.200s", code, body)
+	}
+}

@@ -82,6 +82,24 @@ func (b *Broker) autoCreatePartitions(name topicName) (int, error) {
 	return n, nil
 }
 
+// maxPartitions bounds the partitions of a topic created or grown over the
+// admin API: operations on a partitioned topic touch every partition, so
+// the count a request claims must not size what the broker allocates.
+// Pulsar's maxNumPartitionsPerPartitionedTopic (0, unlimited, by default)
+// is refused with the same 406 and reason.
+const maxPartitions = 1000
+
+// checkPartitionCount refuses a partition count out of (0, maxPartitions].
+func checkPartitionCount(n int) error {
+	switch {
+	case n <= 0:
+		return restErr(http.StatusNotAcceptable, "Number of partitions should be more than 0")
+	case n > maxPartitions:
+		return restErr(http.StatusNotAcceptable, "Number of partitions should be less than or equal to %d", maxPartitions)
+	}
+	return nil
+}
+
 func putPartitions(rq *adminReq) (any, error) {
 	name, err := rq.topic()
 	if err != nil {
@@ -91,8 +109,8 @@ func putPartitions(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if n <= 0 {
-		return nil, restErr(http.StatusNotAcceptable, "Number of partitions should be more than 0")
+	if err := checkPartitionCount(n); err != nil {
+		return nil, err
 	}
 	if name.Partition >= 0 {
 		return nil, restErr(http.StatusPreconditionFailed, "Partitioned Topic Name should not contain '-partition-'")
@@ -118,8 +136,8 @@ func postPartitions(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if n <= 0 {
-		return nil, restErr(http.StatusNotAcceptable, "Number of partitions should be more than 0")
+	if err := checkPartitionCount(n); err != nil {
+		return nil, err
 	}
 	cur := rq.b.partitionCountOf(name)
 	switch {

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"net/http"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -124,6 +125,11 @@ func TestAdminTopicStats(t *testing.T) {
 			sub.Consumers[0].Metadata["app"] != "reader" || sub.Consumers[0].UnAckedMessages != 3 {
 			return errorf("subscription = backlog %d unacked %d consumers %+v", sub.MsgBacklog, sub.UnAckedMessages, sub.Consumers)
 		}
+		// The flow permits the consumer gave (its receiver queue, 1000 by
+		// default) less the 5 dispatched: it asks for more only at half.
+		if cs := sub.Consumers[0]; cs.ClientVersion == "" || cs.AvailablePermits != 995 {
+			return errorf("consumer clientVersion %q, availablePermits %d", cs.ClientVersion, cs.AvailablePermits)
+		}
 		return nil
 	})
 	is, err := e.admin.Topics().GetInternalStats(tn)
@@ -240,6 +246,84 @@ func TestAdminUnloadAndTerminate(t *testing.T) {
 		eventually(t, "CLOSE_PRODUCER and REACHED_END_OF_TOPIC", func() error {
 			if closes.Load() == 0 || ends.Load() == 0 {
 				return errorf("close producer %d, end of topic %d", closes.Load(), ends.Load())
+			}
+			return nil
+		})
+	}
+}
+
+// httpDo sends one request with a JSON body and returns the status.
+func httpDo(t *testing.T, method, url, body string) int {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestAdminCreateFormsAndForceDelete: a partitioned topic created with a
+// bare number as the body (what the Java admin client sends; the Go one
+// sends {"partitions": N, "properties": ...}, whose properties are kept) is
+// served as partitioned; deleting a partitioned topic with a producer and a
+// consumer attached needs force, and force closes them over the binary
+// protocol.
+func TestAdminCreateFormsAndForceDelete(t *testing.T) {
+	e := newAdminEnv(t)
+	bare, withProps := newTopic(t), newTopic(t)
+	if code := httpDo(t, http.MethodPut, e.web+"/admin/v2/"+restPath(bare)+"/partitions", "2"); code != http.StatusNoContent {
+		t.Fatalf("create with a bare number: HTTP %d", code)
+	}
+	c := officialClient(t, e.url)
+	if parts, err := c.TopicPartitions(bare); err != nil || len(parts) != 2 {
+		t.Fatalf("partitions of %s over the binary protocol = %v, %v; want 2", bare, parts, err)
+	}
+	tn := topicName(t, withProps)
+	if err := e.admin.Topics().CreateWithProperties(tn, 3, map[string]string{"team": "it"}); err != nil {
+		t.Fatal(err)
+	}
+	if props, err := e.admin.Topics().GetProperties(tn); err != nil || props["team"] != "it" {
+		t.Errorf("properties = %v, %v", props, err)
+	}
+
+	var closed atomic.Int32
+	if e.stub != nil {
+		e.stub.Intercept(func(ev brokerstub.Event) brokerstub.Action {
+			if ev.Dir == brokerstub.Outbound && (ev.Type == "CLOSE_PRODUCER" || ev.Type == "CLOSE_CONSUMER") {
+				closed.Add(1)
+			}
+			return brokerstub.Action{}
+		})
+	}
+	cons, err := c.Subscribe(official.ConsumerOptions{Topic: withProps, SubscriptionName: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cons.Close()
+	p, err := c.CreateProducer(producerOpts(withProps))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	sendN(t, p, "m", 3)
+	wantStatus(t, e.admin.Topics().Delete(tn, false, false), http.StatusPreconditionFailed, "delete with clients, no force")
+	if e.stub != nil && closed.Load() != 0 {
+		t.Fatalf("a refused delete closed %d clients", closed.Load())
+	}
+	if err := e.admin.Topics().Delete(tn, true, false); err != nil {
+		t.Fatal(err)
+	}
+	if e.stub != nil {
+		// 3 producer partitions and 3 consumer partitions.
+		eventually(t, "force delete closes the clients", func() error {
+			if n := closed.Load(); n < 6 {
+				return errorf("%d CLOSE_PRODUCER/CLOSE_CONSUMER, want 6", n)
 			}
 			return nil
 		})

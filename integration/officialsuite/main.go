@@ -34,6 +34,12 @@
 //
 //	cd integration && go run ./officialsuite -client pulsargo -needs all
 //
+// With -pkg pulsaradmin the suite is the official admin client's package
+// tests instead (pulsaradmin/pkg/admin: every test, -needs unused), its
+// known failures in known-failures-pulsaradmin.txt:
+//
+//	cd integration && go run ./officialsuite -pkg pulsaradmin
+//
 // Flags: -addr (where the stub listens; default a free loopback port),
 // -needs (census needs values, comma-separated; default proto-only;
 // "all" for every test), -work DIR (keep the build and logs there; default a
@@ -67,6 +73,7 @@ const (
 // config is a run's selection and settings.
 type config struct {
 	Client  string // clientOfficial or clientPulsargo
+	Pkg     string // pkgPulsar (default) or pkgPulsaradmin
 	Needs   []string
 	Run     *regexp.Regexp
 	Timeout time.Duration
@@ -85,13 +92,21 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	addr := fs.String("addr", "", "host:port for the stub (default: a free loopback port; the tests are rewritten to it)")
 	client := fs.String("client", or(getenv("OFFICIAL_SUITE_CLIENT"), clientOfficial),
 		"the client the tests run with: official, or pulsargo (the official tests compiled against pulsargo's pulsar package; env OFFICIAL_SUITE_CLIENT)")
+	pkg := fs.String("pkg", pkgPulsar,
+		"the official package whose tests run: pulsar (selected by the census and -needs) or pulsaradmin (every test of pulsaradmin/pkg/admin; -needs is not used)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
 	if *client != clientOfficial && *client != clientPulsargo {
 		return config{}, fmt.Errorf("-client %q: want official or pulsargo", *client)
 	}
-	c := config{Client: *client, Needs: strings.Split(*needs, ","), Race: *race, Work: *work, Addr: *addr, Timeout: 90 * time.Second}
+	if _, ok := pkgDirs[*pkg]; !ok {
+		return config{}, fmt.Errorf("-pkg %q: want pulsar or pulsaradmin", *pkg)
+	}
+	if *pkg == pkgPulsaradmin && *client != clientOfficial {
+		return config{}, fmt.Errorf("-pkg pulsaradmin runs only with -client official (its tests are the official admin client's)")
+	}
+	c := config{Client: *client, Pkg: *pkg, Needs: strings.Split(*needs, ","), Race: *race, Work: *work, Addr: *addr, Timeout: 90 * time.Second}
 	if *run != "" {
 		re, err := regexp.Compile(*run)
 		if err != nil {
@@ -124,15 +139,25 @@ var errBuildTimeout = errors.New("building the official tests took too long")
 // output and progress go to log. When ctx ends, the build stops with
 // errBuildTimeout, and no further test starts.
 func suite(ctx context.Context, c config, log io.Writer) (summary, []Result, error) {
-	rows, err := parseCensus(censusTSV)
-	if err != nil {
-		return summary{}, nil, err
+	if c.Client == "" {
+		c.Client = clientOfficial
 	}
-	tests := selectTests(rows, c.Needs, c.Run)
-	if len(tests) == 0 {
-		return summary{}, nil, fmt.Errorf("no census test selected (needs %v, run %v)", c.Needs, c.Run)
+	if c.Pkg == "" {
+		c.Pkg = pkgPulsar
+	}
+	var tests []censusRow
+	if c.Pkg == pkgPulsar {
+		rows, err := parseCensus(censusTSV)
+		if err != nil {
+			return summary{}, nil, err
+		}
+		tests = selectTests(rows, c.Needs, c.Run)
+		if len(tests) == 0 {
+			return summary{}, nil, fmt.Errorf("no census test selected (needs %v, run %v)", c.Needs, c.Run)
+		}
 	}
 	addr, httpAddr := c.Addr, ""
+	var err error
 	if addr == "" {
 		if addr, err = freeAddr(); err != nil {
 			return summary{}, nil, err
@@ -154,13 +179,14 @@ func suite(ctx context.Context, c config, log io.Writer) (summary, []Result, err
 		}
 		httpAddr = net.JoinHostPort(host, httpPort)
 	}
-	fmt.Fprintf(log, "officialsuite: %d tests (needs %s), stub on %s, work dir %s\n",
-		len(tests), strings.Join(c.Needs, ","), addr, c.Work)
-	start := time.Now()
-	if c.Client == "" {
-		c.Client = clientOfficial
+	if c.Pkg == pkgPulsar {
+		fmt.Fprintf(log, "officialsuite: %d tests (needs %s), stub on %s, work dir %s\n",
+			len(tests), strings.Join(c.Needs, ","), addr, c.Work)
+	} else {
+		fmt.Fprintf(log, "officialsuite: the tests of %s, stub on %s, work dir %s\n", pkgDirs[c.Pkg], addr, c.Work)
 	}
-	p, err := prepare(ctx, c.Work, addr, httpAddr, c.Race, c.Client, log)
+	start := time.Now()
+	p, err := prepare(ctx, c.Work, addr, httpAddr, c.Race, c.Client, c.Pkg, log)
 	if err != nil {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("%w (%v): %v", errBuildTimeout, time.Since(start).Round(time.Second), err)
@@ -168,13 +194,22 @@ func suite(ctx context.Context, c config, log io.Writer) (summary, []Result, err
 		return summary{}, nil, err
 	}
 	fmt.Fprintf(log, "officialsuite: built in %v\n", time.Since(start).Round(time.Second))
+	if c.Pkg == pkgPulsaradmin {
+		if tests, err = packageTests(p.PkgDir, p.Built, c.Run); err != nil {
+			return summary{}, nil, err
+		}
+		if len(tests) == 0 {
+			return summary{}, nil, fmt.Errorf("no test of %s selected (run %v)", pkgDirs[c.Pkg], c.Run)
+		}
+		fmt.Fprintf(log, "officialsuite: %d tests of %s\n", len(tests), pkgDirs[c.Pkg])
+	}
 	results, err := runAll(ctx, p, tests, c.Timeout, func(r Result) {
 		fmt.Fprintf(log, "%-4s %-55s %6.1fs %s\n", r.Status, r.Test, r.Duration.Seconds(), r.Reason)
 	})
 	if err != nil {
 		return summary{}, nil, err
 	}
-	return summarize(results, knownFailures(c.Client)), results, nil
+	return summarize(results, knownFailures(c.Client, c.Pkg)), results, nil
 }
 
 func main() {

@@ -114,15 +114,20 @@ func copyTree(from, to string, skip func(rel string) bool) error {
 }
 
 // retargetPort rewrites the hard-coded broker ports in the official tests
-// (localhost:6650 and 127.0.0.1:6650, and the web service's :8080, also the
-// admin client's default URL) to port and httpPort.
+// of every package in pkgDirs (localhost:6650 and 127.0.0.1:6650, and the
+// web service's :8080, also the admin client's default URL) to port and
+// httpPort.
 func retargetPort(src, port, httpPort string) error {
 	if port == officialPort && httpPort == officialHTTPPort {
 		return nil
 	}
-	files, err := filepath.Glob(filepath.Join(src, "pulsar", "*_test.go"))
-	if err != nil {
-		return err
+	var files []string
+	for _, dir := range pkgDirs {
+		fs, err := filepath.Glob(filepath.Join(src, filepath.FromSlash(dir), "*_test.go"))
+		if err != nil {
+			return err
+		}
+		files = append(files, fs...)
 	}
 	// The admin client's default web service URL, which tests that build
 	// it from an empty config use.
@@ -163,7 +168,8 @@ func freeAddr() (string, error) {
 type prepared struct {
 	Work     string          // scratch directory
 	Src      string          // the module the tests are built in: the official client's writable source, or the pulsargo copy
-	TestBin  string          // its pulsar package's test binary (-race)
+	PkgDir   string          // the directory of the package under test in Src (the test binary runs there)
+	TestBin  string          // that package's test binary (-race)
 	Built    map[string]bool // the tests in TestBin
 	Stub     string          // cmd/brokerstub
 	Conf     string          // the official standalone.conf, paths pointed at Src's copy
@@ -173,9 +179,9 @@ type prepared struct {
 
 // prepare fetches and builds everything into work. The stub is built from
 // the github.com/pulsargo/sdk this module replaces (the checkout it is in).
-func prepare(ctx context.Context, work, addr, httpAddr string, race bool, client string, log io.Writer) (*prepared, error) {
+func prepare(ctx context.Context, work, addr, httpAddr string, race bool, client, pkg string, log io.Writer) (*prepared, error) {
 	p := &prepared{Work: work, Addr: addr, HTTPAddr: httpAddr,
-		TestBin: filepath.Join(work, "pulsar.test"), Stub: filepath.Join(work, "brokerstub")}
+		TestBin: filepath.Join(work, pkg+".test"), Stub: filepath.Join(work, "brokerstub")}
 	var err error
 	if p.Src, err = fetchOfficial(work); err != nil {
 		return nil, err
@@ -209,14 +215,15 @@ func prepare(ctx context.Context, work, addr, httpAddr string, race bool, client
 		return nil, err
 	}
 	if client == clientOfficial {
-		err = goCmd(ctx, log, p.Src, append(args, "./pulsar")...)
+		err = goCmd(ctx, log, p.Src, append(args, "./"+pkgDirs[pkg])...)
 	} else {
 		err = preparePulsargo(ctx, p, p.Src, port, httpPort, race, log)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if p.Built, err = builtTests(p.TestBin, filepath.Join(p.Src, "pulsar")); err != nil {
+	p.PkgDir = filepath.Join(p.Src, filepath.FromSlash(pkgDirs[pkg]))
+	if p.Built, err = builtTests(p.TestBin, p.PkgDir); err != nil {
 		return nil, err
 	}
 	return p, nil

@@ -22,11 +22,14 @@ var (
 	knownFailuresPulsargoTxt string
 )
 
-// knownFailures parses the known failures of client: a test's name maps to
-// whether it is flaky.
-func knownFailures(client string) map[string]bool {
+// knownFailures parses the known failures of client on pkg (pkgPulsar
+// when empty): a test's name maps to whether it is flaky.
+func knownFailures(client, pkg string) map[string]bool {
 	txt := knownFailuresTxt
-	if client == clientPulsargo {
+	switch {
+	case pkg == pkgPulsaradmin:
+		txt = knownFailuresPulsaradminTxt
+	case client == clientPulsargo:
 		txt = knownFailuresPulsargoTxt
 	}
 	known := map[string]bool{}
@@ -67,7 +70,7 @@ type summary struct {
 	NowPassing []string // known failures that passed
 }
 
-// summarize counts results; known is knownFailures(client).
+// summarize counts results; known is knownFailures(client, pkg).
 func summarize(results []Result, known map[string]bool) summary {
 	s := summary{ByFeature: map[string]*counts{}, ByNeeds: map[string]*counts{}}
 	for _, r := range results {

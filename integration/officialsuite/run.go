@@ -132,7 +132,7 @@ func runOne(p *prepared, r censusRow, timeout time.Duration) (res Result) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, p.TestBin, "-test.run", "^"+r.Test+"$", "-test.v",
 		"-test.count", "1", "-test.timeout", timeout.String())
-	cmd.Dir = filepath.Join(p.Src, "pulsar") // it reads ../integration-tests/...
+	cmd.Dir = p.PkgDir // the pulsar package's tests read ../integration-tests/...
 	start := time.Now()
 	out, runErr := cmd.CombinedOutput()
 	res.Duration = time.Since(start)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -26,7 +27,7 @@ func TestCensus(t *testing.T) {
 	for _, r := range proto {
 		inProto[r.Test] = true
 	}
-	for name := range knownFailures(clientOfficial) {
+	for name := range knownFailures(clientOfficial, pkgPulsar) {
 		if !inProto[name] {
 			t.Errorf("known-failures.txt lists %s, which is not a proto-only census test", name)
 		}
@@ -58,7 +59,7 @@ func TestSummarize(t *testing.T) {
 	if len(s.NowPassing) != 1 || s.NowPassing[0] != "TestFixed" {
 		t.Errorf("now passing %v, want only TestFixed (TestFlaky is flaky)", s.NowPassing)
 	}
-	if flaky, ok := knownFailures(clientOfficial)["TestConsumerBatchCumulativeAck"]; !ok || !flaky {
+	if flaky, ok := knownFailures(clientOfficial, pkgPulsar)["TestConsumerBatchCumulativeAck"]; !ok || !flaky {
 		t.Errorf("known-failures.txt: TestConsumerBatchCumulativeAck should be listed as flaky")
 	}
 }
@@ -92,6 +93,65 @@ func TestClassify(t *testing.T) {
 				t.Errorf("classify = %s, %q; want %s, containing %q", got, reason, c.want, c.reason)
 			}
 		})
+	}
+}
+
+func TestPackageTests(t *testing.T) {
+	dir := t.TempDir()
+	src := `package admin
+
+import "testing"
+
+func TestB(t *testing.T)       {}
+func TestA(t *testing.T)       {}
+func TestHelperNot(x int)      {}
+func Testlower(t *testing.T)   {}
+func TestBench(b *testing.B)   {}
+func (s *suite) TestM(t *testing.T) {}
+`
+	if err := os.WriteFile(filepath.Join(dir, "x_test.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a_test.go"), []byte("package admin\nimport \"testing\"\nfunc TestZ(t *testing.T) {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := packageTests(dir, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rows {
+		got = append(got, r.File+":"+r.Test+":"+r.Needs)
+	}
+	want := "a_test.go:TestZ:admin-api x_test.go:TestA:admin-api x_test.go:TestB:admin-api"
+	if strings.Join(got, " ") != want {
+		t.Errorf("packageTests = %v, want %s", got, want)
+	}
+	rows, err = packageTests(dir, map[string]bool{"TestA": true, "TestB": true}, regexp.MustCompile(`B$`))
+	if err != nil || len(rows) != 1 || rows[0].Test != "TestB" || rows[0].Feature() != "x" {
+		t.Errorf("packageTests(built, run) = %+v, %v", rows, err)
+	}
+}
+
+func TestParseConfigPkg(t *testing.T) {
+	env := func(string) string { return "" }
+	c, err := parseConfig([]string{"-pkg", "pulsaradmin"}, env)
+	if err != nil || c.Pkg != pkgPulsaradmin || c.Client != clientOfficial {
+		t.Errorf("-pkg pulsaradmin: %+v, %v", c, err)
+	}
+	if c, err := parseConfig(nil, env); err != nil || c.Pkg != pkgPulsar {
+		t.Errorf("default -pkg: %+v, %v", c, err)
+	}
+	if _, err := parseConfig([]string{"-pkg", "pulsaradmin", "-client", "pulsargo"}, env); err == nil {
+		t.Error("-pkg pulsaradmin -client pulsargo was accepted")
+	}
+	if _, err := parseConfig([]string{"-pkg", "nope"}, env); err == nil {
+		t.Error("-pkg nope was accepted")
+	}
+	for name := range knownFailures(clientOfficial, pkgPulsaradmin) {
+		if !strings.HasPrefix(name, "Test") {
+			t.Errorf("known-failures-pulsaradmin.txt lists %q", name)
+		}
 	}
 }
 
@@ -142,6 +202,25 @@ func TestPulsargoSuiteSlice(t *testing.T) {
 		t.Skip("TestOfficialSuite runs the whole selection")
 	}
 	runSuite(t, config{Client: clientPulsargo, Needs: []string{"all"}, Run: regexp.MustCompile(pulsargoSlice),
+		Timeout: 60 * time.Second, Race: true}, false)
+}
+
+// pulsaradminSlice is the slice of the official admin client's own tests
+// (-pkg pulsaradmin) CI runs every time: the schema resource, a peek of a
+// subscription nobody made, and topic creation with its stats.
+const pulsaradminSlice = `^(TestSchemas_CreateSchemaBySchemaInfo|TestSchemas_GetAllSchemas|TestPeekMessagesWithProperties|` +
+	`TestCreateTopic|TestPartitionState)$`
+
+// TestPulsaradminSuiteSlice runs the pulsaradminSlice of the official
+// pulsaradmin/pkg/admin tests against cmd/brokerstub; each must pass.
+func TestPulsaradminSuiteSlice(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the official admin client's tests")
+	}
+	if os.Getenv("PULSARGO_OFFICIAL_SUITE") == "1" {
+		t.Skip("TestOfficialSuite runs the whole selection")
+	}
+	runSuite(t, config{Pkg: pkgPulsaradmin, Run: regexp.MustCompile(pulsaradminSlice),
 		Timeout: 60 * time.Second, Race: true}, false)
 }
 

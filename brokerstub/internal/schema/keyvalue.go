@@ -42,6 +42,21 @@ func splitKeyValue(s Schema) (key, value Schema, err error) {
 	return
 }
 
+// SplitKeyValue returns the key and value schemas of a KEY_VALUE schema
+// (see splitKeyValue for the encoding); the admin API turns them into
+// Pulsar's {"key": ..., "value": ...} string form.
+func SplitKeyValue(s Schema) (key, value Schema, err error) { return splitKeyValue(s) }
+
+// KeyValueData encodes a KEY_VALUE schema's data from its parts' data, the
+// encoding SplitKeyValue reads (the part types travel in the properties).
+func KeyValueData(key, value []byte) []byte {
+	out := make([]byte, 0, 8+len(key)+len(value))
+	out = binary.BigEndian.AppendUint32(out, uint32(len(key)))
+	out = append(out, key...)
+	out = binary.BigEndian.AppendUint32(out, uint32(len(value)))
+	return append(out, value...)
+}
+
 func typeByName(n string) (Type, error) {
 	if n == "" || n == "BYTES" {
 		return None, nil

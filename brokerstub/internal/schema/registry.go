@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -196,7 +197,14 @@ func (r *Registry) All(id string) ([]Version, error) {
 // schema already registered since the latest deletion returns its version;
 // a new one is registered, when auto update is allowed, if it is compatible
 // with the latest version (or with all, for a transitive strategy).
-func (r *Registry) AddSchema(id string, s Schema) (int64, error) {
+func (r *Registry) AddSchema(id string, s Schema) (int64, error) { return r.add(id, s, true) }
+
+// Register is what the admin API's schema upload goes through (Pulsar's
+// putSchemaIfAbsent called by POST .../schema): AddSchema without the
+// auto-update policy, which only governs producers.
+func (r *Registry) Register(id string, s Schema) (int64, error) { return r.add(id, s, false) }
+
+func (r *Registry) add(id string, s Schema, producer bool) (int64, error) {
 	if err := Validate(s); err != nil {
 		return 0, err
 	}
@@ -213,7 +221,7 @@ func (r *Registry) AddSchema(id string, s Schema) (int64, error) {
 		}
 	}
 	pol := r.effectiveLocked(id)
-	if pol.AutoUpdate != nil && !*pol.AutoUpdate {
+	if producer && pol.AutoUpdate != nil && !*pol.AutoUpdate {
 		return 0, fmt.Errorf("%w: Schema not found and schema auto updating is disabled", ErrIncompatible)
 	}
 	if first < len(vs) {
@@ -353,4 +361,23 @@ func (r *Registry) IsCompatible(id string, s Schema) error {
 		from = vs[first:]
 	}
 	return checkCompatible(schemas(from), s, strategy)
+}
+
+// FindVersion returns the version of id, since the latest deletion, whose
+// type and data are s's (Pulsar's findSchemaVersion compares SchemaHash,
+// the hash of both), or -1 when there is none, as the admin API's POST
+// .../version answers.
+func (r *Registry) FindVersion(id string, s Schema) (int64, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	vs, err := r.load(id)
+	if err != nil {
+		return -1, err
+	}
+	for i := live(vs); i < len(vs); i++ {
+		if vs[i].Type == s.Type && bytes.Equal(vs[i].Data, s.Data) {
+			return int64(i), nil
+		}
+	}
+	return -1, nil
 }
