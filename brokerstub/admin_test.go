@@ -127,3 +127,31 @@ func TestAdminPartitionCountBounded(t *testing.T) {
 		t.Fatalf("partitioned stats: %d %.200s", code, body)
 	}
 }
+
+// TestAdminGrowPartitionsCreatesSubscriptions: growing a partitioned topic
+// creates its durable subscriptions on the new partitions, as Pulsar does,
+// so that what is published there before a consumer attaches is kept for
+// it.
+func TestAdminGrowPartitionsCreatesSubscriptions(t *testing.T) {
+	b := RunT(t)
+	const base = "/admin/v2/persistent/public/default/grown"
+	steps := []struct {
+		method, path, body string
+		code               int
+	}{
+		{"PUT", base + "/partitions", "2", 204},
+		{"PUT", base + "/subscription/s1", `{"entryId":-1,"ledgerId":-1}`, 204},
+		{"POST", base + "/partitions", "4", 204},
+	}
+	for _, s := range steps {
+		if code, body := adminDo(t, b, s.method, s.path, s.body); code != s.code {
+			t.Fatalf("%s %s: %d %s, want %d", s.method, s.path, code, body, s.code)
+		}
+	}
+	for _, p := range []string{"-partition-2", "-partition-3"} {
+		code, body := adminDo(t, b, "GET", base+p+"/subscriptions", "")
+		if code != 200 || !strings.Contains(body, `"s1"`) {
+			t.Fatalf("subscriptions of new partition %s: %d %s, want s1", p, code, body)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -148,7 +149,63 @@ func postPartitions(rq *adminReq) (any, error) {
 	case n == cur:
 		return nil, nil
 	}
-	return nil, rq.listChanged(rq.b.st.SetPartitions(name.Full, n))
+	subs, err := rq.durableSubscriptions(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := rq.listChanged(rq.b.st.SetPartitions(name.Full, n)); err != nil {
+		return nil, err
+	}
+	return nil, rq.addSubscriptions(name, cur, subs)
+}
+
+// durableSubscriptions returns the names of the durable subscriptions of
+// any partition of name.
+func (rq *adminReq) durableSubscriptions(name topicName) ([]string, error) {
+	seen := map[string]bool{}
+	err := rq.forEachPartition(name, false, func(t *topic) error {
+		for n, s := range t.subs {
+			if s.durable {
+				seen[n] = true
+			}
+		}
+		return nil
+	})
+	if isNotFound(err) {
+		return nil, nil // no partition was used yet
+	}
+	out := make([]string, 0, len(seen))
+	for n := range seen {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out, err
+}
+
+// addSubscriptions creates subs on the partitions of name from index from
+// on, at their earliest message, as Pulsar creates a partitioned topic's
+// subscriptions on the partitions it grows by: a consumer at Latest then
+// misses nothing published to a new partition before it attached.
+func (rq *adminReq) addSubscriptions(name topicName, from int, subs []string) error {
+	if len(subs) == 0 {
+		return nil
+	}
+	for _, p := range rq.b.partitionsOf(name)[from:] {
+		t, err := rq.b.topicForUse(p)
+		if err != nil {
+			return err
+		}
+		if err := t.call(func() {
+			for _, sub := range subs {
+				if t.subs[sub] == nil {
+					t.addDurableSubscription(sub, beforeFirst)
+				}
+			}
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func deletePartitions(rq *adminReq) (any, error) {
