@@ -20,39 +20,64 @@ type consumerImpl struct {
 	engines []*consumerEngine
 	byTopic map[string]*consumerEngine // partition (or topic) full name -> engine
 	single  bool                       // one topic: ids route by partition index
-	dlq     *dlqRouter
+	letters *letterRouter              // dead-letter and retry letter topics, nil without DLQ
+	cb      *callbacks                 // listener and interceptor calls, nil without them
+	relayWG sync.WaitGroup             // the interceptors' relay (consumer_events.go)
+
+	nackBackoff NackBackoffPolicy // nil: NackRedeliveryDelay
+	self        Consumer          // what the application holds: cs, or its zeroQueueConsumer
 
 	closeOnce sync.Once
 	closed    chan struct{}
 }
 
 func (c *client) subscribe(opts ConsumerOptions) (Consumer, error) {
-	topics := opts.Topics
-	if opts.Topic != "" {
-		topics = append([]string{opts.Topic}, topics...)
-	}
 	switch {
-	case len(topics) == 0:
+	case opts.Topic == "" && len(opts.Topics) == 0:
 		return nil, fmt.Errorf("%w: consumer needs a Topic or Topics", ErrInvalidOptions)
 	case opts.SubscriptionName == "":
 		return nil, fmt.Errorf("%w: consumer needs a SubscriptionName", ErrInvalidOptions)
 	case opts.Type < Exclusive || opts.Type > KeyShared:
 		return nil, fmt.Errorf("%w: unknown subscription type %d", ErrInvalidOptions, opts.Type)
-	case opts.DLQ != nil && opts.DLQ.MaxDeliveries == 0:
-		return nil, fmt.Errorf("%w: DLQ needs MaxDeliveries > 0", ErrInvalidOptions)
+	case opts.RetryEnable && opts.EnableZeroQueueConsumer:
+		return nil, fmt.Errorf("%w: ZeroQueueConsumer is not supported with RetryEnable", ErrInvalidOptions)
 	}
 	if c.isClosed() {
 		return nil, ErrClientClosed
 	}
 	ctx, cancel := c.opContext()
 	defer cancel()
+	source := opts.Topic // the dead-letter producer's name starts with it
+	if opts.RetryEnable {
+		if source == "" && len(opts.Topics) == 1 {
+			source = opts.Topics[0]
+		}
+		if err := c.retryDefaults(ctx, &opts); err != nil {
+			return nil, err
+		}
+	}
+	if opts.DLQ != nil && opts.DLQ.MaxDeliveries == 0 {
+		return nil, fmt.Errorf("%w: DLQ needs MaxDeliveries > 0", ErrInvalidOptions)
+	}
+	topics := opts.Topics
+	if opts.Topic != "" {
+		topics = append([]string{opts.Topic}, topics...)
+	}
 	targets, err := c.consumerTargets(ctx, topics)
 	if err != nil {
+		return nil, err
+	}
+	if err := zeroQueueTargets(opts, topics, targets); err != nil {
 		return nil, err
 	}
 	cs := &consumerImpl{
 		c: c, opts: opts, name: opts.Name, ch: opts.MessageChannel,
 		byTopic: map[string]*consumerEngine{}, single: len(topics) == 1, closed: make(chan struct{}),
+		nackBackoff: nackPolicy(opts),
+	}
+	cs.self = cs
+	if opts.EnableZeroQueueConsumer {
+		cs.self = &zeroQueueConsumer{consumerImpl: cs}
 	}
 	if cs.name == "" {
 		cs.name = randomName("consumer")
@@ -61,24 +86,35 @@ func (c *client) subscribe(opts ConsumerOptions) (Consumer, error) {
 		cs.ch = make(chan ConsumerMessage)
 	}
 	if opts.DLQ != nil {
-		cs.dlq = newDLQRouter(c, *opts.DLQ, opts.SubscriptionName)
+		cs.letters = newLetterRouter(c, *opts.DLQ, opts.SubscriptionName, cs.name, source)
+	}
+	if opts.EventListener != nil || len(opts.Interceptors) > 0 {
+		cs.cb = newCallbacks()
+	}
+	out := cs.ch
+	if len(opts.Interceptors) > 0 {
+		in := make(chan ConsumerMessage)
+		out = in
+		cs.relayWG.Add(1)
+		go cs.relay(in)
 	}
 	wrap := func(m *consumer.Message) ConsumerMessage {
-		return ConsumerMessage{Consumer: cs, Message: newMessage(m)}
+		return ConsumerMessage{Consumer: cs.self, Message: newMessage(m)}
 	}
 	errs := make([]error, len(targets))
 	cs.engines = make([]*consumerEngine, len(targets))
 	var wg sync.WaitGroup
 	for i, t := range targets {
-		o := c.consumerEngineOptions(t, cs.ch, wrap)
+		o := c.consumerEngineOptions(t, out, wrap)
 		applyConsumerOptions(&o, opts)
 		o.Name = cs.name
 		if !cs.single {
 			o.RecentIDs = recentIDs
 		}
+		cs.hookEngine(&o, t)
 		var e *consumerEngine
-		if cs.dlq != nil {
-			o.Divert = cs.dlq.divert(t, func() *consumerEngine { return e })
+		if cs.letters != nil {
+			o.Divert = cs.letters.divert(t, func() *consumerEngine { return e })
 		}
 		e = consumer.New(o)
 		cs.engines[i] = e
@@ -94,7 +130,7 @@ func (c *client) subscribe(opts ConsumerOptions) (Consumer, error) {
 		cs.closeEngines()
 		return nil, err
 	}
-	return cs, nil
+	return cs.self, nil
 }
 
 func (cs *consumerImpl) Subscription() string { return cs.opts.SubscriptionName }
@@ -172,7 +208,7 @@ func (cs *consumerImpl) Ack(msg Message) error {
 	if err != nil {
 		return err
 	}
-	return consumerErr("ack", e.Ack(context.Background(), id))
+	return cs.acked(id, consumerErr("ack", e.Ack(context.Background(), id)))
 }
 
 // AckID acknowledges by id; a chunk id (also deserialized, or returned by
@@ -187,7 +223,7 @@ func (cs *consumerImpl) AckID(id MessageID) error {
 	if err != nil {
 		return err
 	}
-	return consumerErr("ack", e.Ack(context.Background(), id))
+	return cs.acked(id, consumerErr("ack", e.Ack(context.Background(), id)))
 }
 
 // AckCumulative acknowledges every message of msg's partition up to msg.
@@ -196,7 +232,7 @@ func (cs *consumerImpl) AckCumulative(msg Message) error {
 	if err != nil {
 		return err
 	}
-	return consumerErr("ack cumulative", e.AckCumulative(context.Background(), id))
+	return cs.acked(id, consumerErr("ack cumulative", e.AckCumulative(context.Background(), id)))
 }
 
 // AckIDCumulative acknowledges every message of id's partition up to id.
@@ -209,25 +245,16 @@ func (cs *consumerImpl) AckIDCumulative(id MessageID) error {
 	if err != nil {
 		return err
 	}
-	return consumerErr("ack cumulative", e.AckCumulative(context.Background(), id))
+	return cs.acked(id, consumerErr("ack cumulative", e.AckCumulative(context.Background(), id)))
 }
 
-// Nack asks for msg's redelivery after NackRedeliveryDelay.
-func (cs *consumerImpl) Nack(msg Message) {
-	if e, id, err := cs.engineOf(msg); err == nil {
-		e.Nack(id)
+// acked tells the interceptors of an accepted acknowledgment; it returns
+// err.
+func (cs *consumerImpl) acked(id MessageID, err error) error {
+	if err == nil {
+		cs.opts.Interceptors.OnAcknowledge(cs.self, id)
 	}
-}
-
-// NackID is Nack by id.
-func (cs *consumerImpl) NackID(id MessageID) {
-	id, err := ownID(id)
-	if err != nil {
-		return
-	}
-	if e, err := cs.engineFor(id); err == nil {
-		e.Nack(id)
-	}
+	return err
 }
 
 // Seek resets the subscription: Earliest and Latest on every partition, an
@@ -284,13 +311,18 @@ func (cs *consumerImpl) Unsubscribe() error {
 // Close sends pending acknowledgments and closes the consumer.
 func (cs *consumerImpl) Close() {
 	cs.closeOnce.Do(func() {
-		close(cs.closed)
 		cs.closeEngines()
 		cs.c.unregister(cs)
 	})
 }
 
+// closeEngines closes the letter router first (what it moved is
+// acknowledged while the engines are open), then the engines, then the
+// goroutines that call the application.
 func (cs *consumerImpl) closeEngines() {
+	if cs.letters != nil {
+		cs.letters.close()
+	}
 	var wg sync.WaitGroup
 	for _, e := range cs.engines {
 		if e != nil {
@@ -298,7 +330,13 @@ func (cs *consumerImpl) closeEngines() {
 		}
 	}
 	wg.Wait()
-	if cs.dlq != nil {
-		cs.dlq.close()
+	select {
+	case <-cs.closed:
+	default:
+		close(cs.closed)
+	}
+	cs.relayWG.Wait()
+	if cs.cb != nil {
+		cs.cb.close()
 	}
 }

@@ -110,6 +110,14 @@ type ProducerOptions struct {
 	// is set; default and maximum the broker's max message size minus the
 	// message's metadata.
 	ChunkMaxMessageSize uint
+	// Interceptors are called before each message is sent and when the
+	// broker acknowledged it. Default none.
+	Interceptors ProducerInterceptors
+
+	// initialSubscriptionName asks the broker to create this durable
+	// subscription with the topic (dead-letter producers), as the official
+	// client's unexported option.
+	initialSubscriptionName string
 }
 
 // Producer publishes messages to a topic. It is safe for concurrent use.

@@ -123,6 +123,7 @@ func (c *client) engineOptions(o ProducerOptions, topic string, partition int32)
 		BatchMaxDelay:           o.BatchingMaxPublishDelay,
 		EnableChunking:          o.EnableChunking,
 		ChunkMaxSize:            int(min(o.ChunkMaxMessageSize, 1<<30)),
+		InitialSubscription:     o.initialSubscriptionName,
 		Logger:                  c.log,
 	}
 	if c.mem.limit > 0 {
@@ -156,10 +157,12 @@ func (p *partitionedProducer) Send(ctx context.Context, msg *ProducerMessage) (M
 	if err != nil {
 		return nil, err
 	}
+	p.opts.Interceptors.BeforeSend(p, msg)
 	id, err := pp.Send(ctx, msg)
 	if err != nil {
 		return nil, producerErr("send to "+pp.Topic(), err)
 	}
+	p.opts.Interceptors.OnSendAcknowledgement(p, msg, id)
 	return id, nil
 }
 
@@ -177,11 +180,13 @@ func (p *partitionedProducer) SendAsync(ctx context.Context, msg *ProducerMessag
 		return
 	}
 	topic := pp.Topic()
+	p.opts.Interceptors.BeforeSend(p, msg)
 	pp.SendAsync(ctx, msg, func(id messageid.MessageID, err error) {
 		if err != nil {
 			callback(nil, msg, producerErr("send to "+topic, err))
 			return
 		}
+		p.opts.Interceptors.OnSendAcknowledgement(p, msg, id)
 		callback(id, msg, nil)
 	})
 }

@@ -107,6 +107,10 @@ type Options struct {
 	// ChunkMaxSize caps the payload of a chunk (with EnableChunking);
 	// default and maximum: the broker's max message size less metadata.
 	ChunkMaxSize int
+	// InitialSubscription, when set, asks the broker to create this
+	// durable subscription on the topic with the producer (dead-letter
+	// producers: PRODUCER's initial_subscription_name). Default none.
+	InitialSubscription string
 	// Clock is the time source. Default: the real clock.
 	Clock Clock
 	// Logger receives the producer's logs. Default: discarded.
