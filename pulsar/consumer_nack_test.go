@@ -23,7 +23,9 @@ func TestDefaultNackBackoffPolicyNext(t *testing.T) {
 // linearBackoff waits count+1 times its unit.
 type linearBackoff time.Duration
 
-func (l linearBackoff) Next(count uint32) time.Duration { return time.Duration(count+1) * time.Duration(l) }
+func (l linearBackoff) Next(count uint32) time.Duration {
+	return time.Duration(count+1) * time.Duration(l)
+}
 
 // TestNackBackoffPolicyDelays: with a NackBackoffPolicy each Nack(msg)
 // waits the policy's delay for the message's redelivery count (measured on
