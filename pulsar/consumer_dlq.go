@@ -25,8 +25,9 @@ type letterRouter struct {
 	c        *client
 	policy   DLQPolicy
 	sub      string
-	consumer string // the consumer's name, for the dead-letter producer's
-	source   string // the topic as the application named it, for the same
+	consumer string          // the consumer's name, for the dead-letter producer's
+	source   string          // the topic as the application named it, for the same
+	acked    func(MessageID) // told of each message acknowledged once moved
 	log      *slog.Logger
 	q        *frameq.Queue[letter]
 	done     chan struct{}
@@ -45,8 +46,8 @@ type letter struct {
 	retry *RetryMessage     // the retry letter to send, nil for the dead-letter topic
 }
 
-func newLetterRouter(c *client, policy DLQPolicy, sub, consumerName, source string) *letterRouter {
-	r := &letterRouter{c: c, policy: policy, sub: sub, consumer: consumerName, source: source,
+func newLetterRouter(c *client, policy DLQPolicy, sub, consumerName, source string, acked func(MessageID)) *letterRouter {
+	r := &letterRouter{c: c, policy: policy, sub: sub, consumer: consumerName, source: source, acked: acked,
 		log: c.log.With("dlq", policy.DeadLetterTopic, "rlq", policy.RetryLetterTopic),
 		q:   frameq.New[letter](), done: make(chan struct{}), producers: map[string]Producer{}}
 	r.wg.Go(r.run)
@@ -114,7 +115,9 @@ func (r *letterRouter) move(l letter) {
 		}
 		if err := l.e.Ack(context.Background(), l.m.ID); err != nil {
 			r.log.Warn("ack of a message moved to "+topic, "id", l.m.ID, "err", err)
+			return
 		}
+		r.acked(l.m.ID)
 	})
 }
 

@@ -86,7 +86,8 @@ func (c *client) subscribe(opts ConsumerOptions) (Consumer, error) {
 		cs.ch = make(chan ConsumerMessage)
 	}
 	if opts.DLQ != nil {
-		cs.letters = newLetterRouter(c, *opts.DLQ, opts.SubscriptionName, cs.name, source)
+		cs.letters = newLetterRouter(c, *opts.DLQ, opts.SubscriptionName, cs.name, source,
+			func(id MessageID) { _ = cs.acked(id, nil) })
 	}
 	if opts.EventListener != nil || len(opts.Interceptors) > 0 {
 		cs.cb = newCallbacks()

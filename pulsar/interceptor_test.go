@@ -187,3 +187,27 @@ func TestConsumerInterceptorMayCallConsumer(t *testing.T) {
 func sameEntry(a, b MessageID) bool {
 	return a.LedgerID() == b.LedgerID() && a.EntryID() == b.EntryID()
 }
+
+// TestConsumerInterceptorSeesLetterAcks: a message acknowledged because
+// ReconsumeLater moved it to the retry letter topic reaches OnAcknowledge,
+// as the official client's AckID of it does.
+func TestConsumerInterceptorSeesLetterAcks(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		v := newCSEnv(t)
+		topic := csTopic()
+		p := testProducer(t, v.c, ProducerOptions{Topic: topic})
+		if _, err := p.Send(csCtx(t), &ProducerMessage{Payload: []byte("x"), Properties: map[string]string{"n": "1"}}); err != nil {
+			t.Fatal(err)
+		}
+		rec := &recordingConsumerInterceptor{}
+		c := v.subscribe(ConsumerOptions{Topic: topic, Type: Shared, RetryEnable: true, Interceptors: ConsumerInterceptors{rec}})
+		m := csRecv(t, c)
+		c.ReconsumeLater(m, time.Second)
+		csRecv(t, c)
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		if len(rec.acked) != 1 || rec.acked[0] != m.ID() {
+			t.Fatalf("OnAcknowledge got %v, want [%v]", rec.acked, m.ID())
+		}
+	})
+}
