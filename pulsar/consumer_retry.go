@@ -2,9 +2,12 @@ package pulsar
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/pulsargo/sdk/internal/topicname"
@@ -128,22 +131,21 @@ func (cs *consumerImpl) ReconsumeLaterWithCustomProperties(msg Message, customPr
 		props = map[string]string{}
 	}
 	maps.Copy(props, customProperties)
-	times := 1
+	times := int64(1)
 	if s, ok := props[SysPropertyReconsumeTimes]; ok {
-		times, _ = strconv.Atoi(s)
-		times++
+		times = reconsumeTimes(s) + 1
 	} else {
 		props[SysPropertyRealTopic] = msg.Topic()
 		props[SysPropertyOriginMessageID] = id.String()
 		props[PropertyOriginMessageID] = id.String()
 	}
-	props[SysPropertyReconsumeTimes] = strconv.Itoa(times)
+	props[SysPropertyReconsumeTimes] = strconv.FormatInt(times, 10)
 	props[SysPropertyDelayTime] = strconv.FormatInt(delay.Milliseconds(), 10)
 	l := letter{m: m.m, e: e, props: props}
 	if n, err := topicname.Parse(msg.Topic()); err == nil {
 		l.base = n.Base
 	}
-	if uint32(times) <= cs.opts.DLQ.MaxDeliveries {
+	if times <= int64(cs.opts.DLQ.MaxDeliveries) {
 		l.retry = &RetryMessage{producerMsg: ProducerMessage{
 			Payload: msg.Payload(), Key: msg.Key(), OrderingKey: msg.OrderingKey(), Properties: props,
 			DeliverAfter: delay, EventTime: msg.EventTime(),
@@ -152,4 +154,19 @@ func (cs *consumerImpl) ReconsumeLaterWithCustomProperties(msg Message, customPr
 	if !cs.letters.q.Push(l) {
 		cs.c.log.Warn("ReconsumeLater on a closed consumer", "id", id)
 	}
+}
+
+// reconsumeTimes reads a RECONSUMETIMES property: garbage counts as 0, as
+// in the official client, and a count out of range as the most there can
+// be (so that the message goes to the dead-letter topic rather than round
+// the retry topic for ever).
+func reconsumeTimes(s string) int64 {
+	n, err := strconv.ParseInt(s, 10, 64)
+	switch {
+	case errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(s, "-"), err == nil && n >= math.MaxUint32-1:
+		return math.MaxUint32 - 1
+	case err != nil || n < 0:
+		return 0
+	}
+	return n
 }

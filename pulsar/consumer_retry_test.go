@@ -2,6 +2,7 @@ package pulsar
 
 import (
 	"errors"
+	"math"
 	"regexp"
 	"strconv"
 	"testing"
@@ -174,6 +175,34 @@ func TestRetryEnableRefusals(t *testing.T) {
 		}
 		if _, err := v.c.Subscribe(ConsumerOptions{Topic: topic + "-x", SubscriptionName: "s", DLQ: &DLQPolicy{}}); !errors.Is(err, ErrInvalidOptions) {
 			t.Fatalf("DLQ without MaxDeliveries: %v", err)
+		}
+	})
+}
+
+// TestReconsumeTimesBadInput: a RECONSUMETIMES property that is not a
+// count starts over (as the official client reads it), one beyond range
+// sends the message to the dead-letter topic instead of retrying it for
+// ever.
+func TestReconsumeTimesBadInput(t *testing.T) {
+	for in, want := range map[string]int64{"2": 2, "abc": 0, "-7": 0, "": 0,
+		"99999999999999999999": math.MaxUint32 - 1, "-99999999999999999999": 0, "4294967295": math.MaxUint32 - 1} {
+		if got := reconsumeTimes(in); got != want {
+			t.Errorf("reconsumeTimes(%q) = %d, want %d", in, got, want)
+		}
+	}
+	synctest.Test(t, func(t *testing.T) {
+		v := newCSEnv(t)
+		topic := csTopic()
+		p := testProducer(t, v.c, ProducerOptions{Topic: topic})
+		if _, err := p.Send(csCtx(t), &ProducerMessage{Payload: []byte("x"),
+			Properties: map[string]string{SysPropertyReconsumeTimes: "99999999999999999999"}}); err != nil {
+			t.Fatal(err)
+		}
+		c := v.subscribe(ConsumerOptions{Topic: topic, SubscriptionName: "sub", Type: Shared, RetryEnable: true})
+		c.ReconsumeLater(csRecv(t, c), time.Second)
+		dead := csRecv(t, v.subscribe(ConsumerOptions{Topic: topic + "-sub-DLQ", SubscriptionName: "d"}))
+		if got := dead.Properties()[SysPropertyReconsumeTimes]; got != strconv.FormatInt(math.MaxUint32, 10) {
+			t.Fatalf("dead letter RECONSUMETIMES %q", got)
 		}
 	})
 }
