@@ -82,12 +82,33 @@ const (
 	ChunkAck = api.ChunkAck
 )
 
-// DLQPolicy moves messages redelivered too often to a dead-letter topic.
+// DLQPolicy moves messages redelivered too often to a dead-letter topic
+// and, with ConsumerOptions.RetryEnable, names the retry letter topic.
 type DLQPolicy struct {
-	// MaxDeliveries is the number of deliveries before a message is moved.
+	// MaxDeliveries is the number of deliveries before a message is moved
+	// (with RetryEnable: the number of ReconsumeLater calls before it goes
+	// to the dead-letter topic instead). Required (> 0); with RetryEnable
+	// and no DLQPolicy it is MaxReconsumeTimes.
 	MaxDeliveries uint32
-	// DeadLetterTopic is the target; default "<topic>-<subscription>-DLQ".
+	// DeadLetterTopic is the target; default "<topic>-<subscription>-DLQ"
+	// (the topic without partition suffix).
 	DeadLetterTopic string
+	// DeadLetterTopicProducerName names the dead-letter producer; default
+	// "<topic>-<subscription>-<consumer name>-<5 random letters>-DLQ", as
+	// the official client.
+	DeadLetterTopicProducerName string
+	// ProducerOptions configure the dead-letter and retry letter producers
+	// (Topic and Name are set by the consumer; CompressionType
+	// NoCompression means LZ4, as the official client; chunking is always
+	// on, so a message of any size can be moved).
+	ProducerOptions ProducerOptions
+	// RetryLetterTopic is where ReconsumeLater sends messages; default
+	// "<topic>-<subscription>-RETRY" (RetryTopicSuffix).
+	RetryLetterTopic string
+	// InitialSubscriptionName, when set, is created on the dead-letter
+	// topic together with its producer, so that nothing moved there is lost
+	// before a consumer subscribes. Default none.
+	InitialSubscriptionName string
 }
 
 // AckGroupingOptions control how acknowledgments are grouped before they
@@ -181,6 +202,34 @@ type ConsumerOptions struct {
 	// IncompleteChunkPolicy decides the fate of evicted or expired chunked
 	// messages. Default ChunkNack.
 	IncompleteChunkPolicy ChunkPolicy
+	// RetryEnable subscribes to the retry letter topic too and enables
+	// ReconsumeLater; DLQ then defaults to MaxReconsumeTimes deliveries and
+	// the "<topic>-<subscription>-RETRY" and "-DLQ" topics. Default false.
+	RetryEnable bool
+	// Interceptors see every message before it reaches the application,
+	// every acknowledgment and every redelivery request of a nack. Default
+	// none.
+	Interceptors ConsumerInterceptors
+	// EventListener is told when this consumer becomes the active one of a
+	// Failover subscription, or stops being it. Default none.
+	EventListener ConsumerEventListener
+	// NackBackoffPolicy, when set, gives the delay of each Nack(msg) from
+	// the message's redelivery count, instead of NackRedeliveryDelay (NackID
+	// still uses NackRedeliveryDelay: an id carries no count). Default nil.
+	NackBackoffPolicy NackBackoffPolicy
+	// EnableDefaultNackBackoffPolicy uses the official client's default
+	// NackBackoffPolicy (1 s doubling per redelivery, at most 10 min) when
+	// NackBackoffPolicy is nil. Default false.
+	EnableDefaultNackBackoffPolicy bool
+	// EnableZeroQueueConsumer prefetches nothing: each Receive asks the
+	// broker for one message. It needs one topic without partitions (or one
+	// partition), no RetryEnable, and Receive (Chan panics, as in the
+	// official client). Default false.
+	EnableZeroQueueConsumer bool
+	// EnableAutoScaledReceiverQueueSize starts the receiver queue at one
+	// message and doubles it, up to ReceiverQueueSize, while the
+	// application consumes faster than it refills. Default false.
+	EnableAutoScaledReceiverQueueSize bool
 	// StartMessageIDInclusive makes a Seek to a plain or batch-index id
 	// deliver the message it names next; by default (false) Seek resumes
 	// after it, as the official Go client's. A Seek to a chunk id delivers
@@ -224,7 +273,8 @@ type Consumer interface {
 	AckCumulative(msg Message) error
 	// AckIDCumulative acknowledges every message up to id.
 	AckIDCumulative(id MessageID) error
-	// Nack asks for redelivery after NackRedeliveryDelay.
+	// Nack asks for redelivery after NackRedeliveryDelay (or the
+	// NackBackoffPolicy's delay for the message's redelivery count).
 	Nack(Message)
 	// NackID is Nack by id.
 	NackID(MessageID)
@@ -263,6 +313,14 @@ type Consumer interface {
 	// SeekByTime resets the subscription to the first message published at
 	// or after t.
 	SeekByTime(t time.Time) error
+	// ReconsumeLater sends msg to the retry letter topic, to be delivered
+	// again after delay, and acknowledges it; after DLQPolicy.MaxDeliveries
+	// reconsumes it goes to the dead-letter topic. It needs RetryEnable
+	// (without it, it does nothing but log, as the official client).
+	ReconsumeLater(msg Message, delay time.Duration)
+	// ReconsumeLaterWithCustomProperties is ReconsumeLater that adds
+	// customProperties to the message's properties.
+	ReconsumeLaterWithCustomProperties(msg Message, customProperties map[string]string, delay time.Duration)
 	// Close closes the consumer.
 	Close()
 }

@@ -74,6 +74,8 @@ func applyConsumerOptions(o *consumer.Options[ConsumerMessage], opts ConsumerOpt
 	o.SubscriptionProperties = opts.SubscriptionProperties
 	o.ReadCompacted = opts.ReadCompacted
 	o.ReceiverQueueSize = opts.ReceiverQueueSize
+	o.ZeroQueue = opts.EnableZeroQueueConsumer
+	o.AutoScaleQueue = opts.EnableAutoScaledReceiverQueueSize
 	o.NackDelay = opts.NackRedeliveryDelay
 	o.AckTimeout = opts.AckTimeout
 	o.AckWithResponse = opts.AckWithResponse

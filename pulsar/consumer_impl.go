@@ -15,30 +15,38 @@ type consumerImpl struct {
 	opts   ConsumerOptions
 	name   string
 	ch     chan ConsumerMessage
-	set    engineSet // the partitions consumed (partition_discovery.go)
-	single bool      // one topic: ids route by partition index
-	dlq    *dlqRouter
+	set    engineSet        // the partitions consumed (partition_discovery.go)
+	single bool             // one topic: ids route by partition index
 	disc   *discovery       // partition and topic discovery, nil when there is none
 	schema *consumerSchemas // decodes values by the version each message carries
+
+	out     chan ConsumerMessage // where engines deliver: ch, or the interceptors' relay
+	letters *letterRouter        // dead-letter and retry letter topics, nil without DLQ
+	cb      *callbacks           // listener and interceptor calls, nil without them
+	relayWG sync.WaitGroup       // the interceptors' relay (consumer_events.go)
+
+	nackBackoff NackBackoffPolicy // nil: NackRedeliveryDelay
+	self        Consumer          // what the application holds: cs, or its zeroQueueConsumer
 
 	closeOnce sync.Once
 	closed    chan struct{}
 }
 
 func (c *client) subscribe(opts ConsumerOptions) (Consumer, error) {
-	topics := opts.Topics
-	if opts.Topic != "" {
-		topics = append([]string{opts.Topic}, topics...)
-	}
+	pattern := opts.Topic == "" && len(opts.Topics) == 0
 	switch {
-	case len(topics) == 0 && opts.TopicsPattern == "":
+	case pattern && opts.TopicsPattern == "":
 		return nil, fmt.Errorf("%w: consumer needs a Topic, Topics or TopicsPattern", ErrInvalidOptions)
 	case opts.SubscriptionName == "":
 		return nil, fmt.Errorf("%w: consumer needs a SubscriptionName", ErrInvalidOptions)
 	case opts.Type < Exclusive || opts.Type > KeyShared:
 		return nil, fmt.Errorf("%w: unknown subscription type %d", ErrInvalidOptions, opts.Type)
-	case opts.DLQ != nil && opts.DLQ.MaxDeliveries == 0:
-		return nil, fmt.Errorf("%w: DLQ needs MaxDeliveries > 0", ErrInvalidOptions)
+	case opts.RetryEnable && opts.EnableZeroQueueConsumer:
+		return nil, fmt.Errorf("%w: ZeroQueueConsumer is not supported with RetryEnable", ErrInvalidOptions)
+	case opts.RetryEnable && pattern:
+		return nil, fmt.Errorf("%w: RetryEnable is not supported with TopicsPattern yet", ErrInvalidOptions)
+	case opts.EnableZeroQueueConsumer && pattern:
+		return nil, fmt.Errorf("%w: ZeroQueueConsumer is not supported with TopicsPattern", ErrInvalidOptions)
 	}
 	schemas, err := newConsumerSchemas(c, opts.Schema)
 	if err != nil {
@@ -47,27 +55,53 @@ func (c *client) subscribe(opts ConsumerOptions) (Consumer, error) {
 	if c.isClosed() {
 		return nil, ErrClientClosed
 	}
-	if len(topics) == 0 {
-		return c.subscribePattern(opts, schemas)
-	}
 	ctx, cancel := c.opContext()
 	defer cancel()
-	cs := c.newConsumerImpl(opts, len(topics) == 1, schemas)
+	source := opts.Topic // the dead-letter producer's name starts with it
+	if opts.RetryEnable {
+		if source == "" && len(opts.Topics) == 1 {
+			source = opts.Topics[0]
+		}
+		if err := c.retryDefaults(ctx, &opts); err != nil {
+			return nil, err
+		}
+	}
+	if opts.DLQ != nil && opts.DLQ.MaxDeliveries == 0 {
+		return nil, fmt.Errorf("%w: DLQ needs MaxDeliveries > 0", ErrInvalidOptions)
+	}
+	if pattern {
+		return c.subscribePattern(opts, schemas)
+	}
+	topics := opts.Topics
+	if opts.Topic != "" {
+		topics = append([]string{opts.Topic}, topics...)
+	}
+	cs := c.newConsumerImpl(opts, len(topics) == 1, schemas, source)
 	if err := cs.addTopics(ctx, topics); err != nil {
 		cs.closeEngines()
 		return nil, consumerErr("subscribe to "+topics[0], err)
 	}
-	cs.followPartitions()
+	if !opts.EnableZeroQueueConsumer {
+		cs.followPartitions()
+	}
 	if err := c.register(cs); err != nil {
 		cs.Close()
 		return nil, err
 	}
-	return cs, nil
+	return cs.self, nil
 }
 
 // newConsumerImpl returns a consumer with no partitions yet.
-func (c *client) newConsumerImpl(opts ConsumerOptions, single bool, schemas *consumerSchemas) *consumerImpl {
-	cs := &consumerImpl{c: c, opts: opts, name: opts.Name, ch: opts.MessageChannel, single: single, schema: schemas, closed: make(chan struct{})}
+// source is the topic the dead-letter producer's name starts with.
+func (c *client) newConsumerImpl(opts ConsumerOptions, single bool, schemas *consumerSchemas, source string) *consumerImpl {
+	cs := &consumerImpl{
+		c: c, opts: opts, name: opts.Name, ch: opts.MessageChannel, single: single, schema: schemas,
+		nackBackoff: nackPolicy(opts), closed: make(chan struct{}),
+	}
+	cs.self = cs
+	if opts.EnableZeroQueueConsumer {
+		cs.self = &zeroQueueConsumer{consumerImpl: cs}
+	}
 	if cs.name == "" {
 		cs.name = randomName("consumer")
 	}
@@ -75,7 +109,18 @@ func (c *client) newConsumerImpl(opts ConsumerOptions, single bool, schemas *con
 		cs.ch = make(chan ConsumerMessage)
 	}
 	if opts.DLQ != nil {
-		cs.dlq = newDLQRouter(c, *opts.DLQ, opts.SubscriptionName)
+		cs.letters = newLetterRouter(c, *opts.DLQ, opts.SubscriptionName, cs.name, source,
+			func(id MessageID) { _ = cs.acked(id, nil) })
+	}
+	if opts.EventListener != nil || len(opts.Interceptors) > 0 {
+		cs.cb = newCallbacks()
+	}
+	cs.out = cs.ch
+	if len(opts.Interceptors) > 0 {
+		in := make(chan ConsumerMessage)
+		cs.out = in
+		cs.relayWG.Add(1)
+		go cs.relay(in)
 	}
 	return cs
 }
@@ -156,7 +201,7 @@ func (cs *consumerImpl) Ack(msg Message) error {
 	if err != nil {
 		return err
 	}
-	return consumerErr("ack", e.Ack(context.Background(), id))
+	return cs.acked(id, consumerErr("ack", e.Ack(context.Background(), id)))
 }
 
 // AckID acknowledges by id; a chunk id (also deserialized, or returned by
@@ -171,7 +216,7 @@ func (cs *consumerImpl) AckID(id MessageID) error {
 	if err != nil {
 		return err
 	}
-	return consumerErr("ack", e.Ack(context.Background(), id))
+	return cs.acked(id, consumerErr("ack", e.Ack(context.Background(), id)))
 }
 
 // AckCumulative acknowledges every message of msg's partition up to msg.
@@ -180,7 +225,7 @@ func (cs *consumerImpl) AckCumulative(msg Message) error {
 	if err != nil {
 		return err
 	}
-	return consumerErr("ack cumulative", e.AckCumulative(context.Background(), id))
+	return cs.acked(id, consumerErr("ack cumulative", e.AckCumulative(context.Background(), id)))
 }
 
 // AckIDCumulative acknowledges every message of id's partition up to id.
@@ -193,25 +238,16 @@ func (cs *consumerImpl) AckIDCumulative(id MessageID) error {
 	if err != nil {
 		return err
 	}
-	return consumerErr("ack cumulative", e.AckCumulative(context.Background(), id))
+	return cs.acked(id, consumerErr("ack cumulative", e.AckCumulative(context.Background(), id)))
 }
 
-// Nack asks for msg's redelivery after NackRedeliveryDelay.
-func (cs *consumerImpl) Nack(msg Message) {
-	if e, id, err := cs.engineOf(msg); err == nil {
-		e.Nack(id)
+// acked tells the interceptors of an accepted acknowledgment; it returns
+// err.
+func (cs *consumerImpl) acked(id MessageID, err error) error {
+	if err == nil {
+		cs.opts.Interceptors.OnAcknowledge(cs.self, id)
 	}
-}
-
-// NackID is Nack by id.
-func (cs *consumerImpl) NackID(id MessageID) {
-	id, err := ownID(id)
-	if err != nil {
-		return
-	}
-	if e, err := cs.engineFor(id); err == nil {
-		e.Nack(id)
-	}
+	return err
 }
 
 // Seek resets the subscription: Earliest and Latest on every partition, an
@@ -269,20 +305,31 @@ func (cs *consumerImpl) Unsubscribe() error {
 // Close sends pending acknowledgments and closes the consumer.
 func (cs *consumerImpl) Close() {
 	cs.closeOnce.Do(func() {
-		close(cs.closed)
 		cs.disc.stop()
 		cs.closeEngines()
 		cs.c.unregister(cs)
 	})
 }
 
+// closeEngines closes the letter router first (what it moved is
+// acknowledged while the engines are open), then the engines, then the
+// goroutines that call the application.
 func (cs *consumerImpl) closeEngines() {
+	if cs.letters != nil {
+		cs.letters.close()
+	}
 	var wg sync.WaitGroup
 	for _, e := range cs.set.all() {
 		wg.Go(e.Close)
 	}
 	wg.Wait()
-	if cs.dlq != nil {
-		cs.dlq.close()
+	select {
+	case <-cs.closed:
+	default:
+		close(cs.closed)
+	}
+	cs.relayWG.Wait()
+	if cs.cb != nil {
+		cs.cb.close()
 	}
 }

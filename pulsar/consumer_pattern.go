@@ -69,7 +69,7 @@ func (c *client) subscribePattern(opts ConsumerOptions, schemas *consumerSchemas
 	}
 	ctx, cancel := c.opContext()
 	defer cancel()
-	pc := &patternConsumer{cs: c.newConsumerImpl(opts, false, schemas), pat: pat}
+	pc := &patternConsumer{cs: c.newConsumerImpl(opts, false, schemas, ""), pat: pat}
 	if err := pc.list(ctx); err != nil {
 		return nil, consumerErr("subscribe to "+opts.TopicsPattern, err)
 	}

@@ -131,6 +131,9 @@ func (cs *consumerImpl) addTopics(ctx context.Context, topics []string) error {
 		resolved = append(resolved, st)
 		targets = append(targets, st.targets...)
 	}
+	if err := zeroQueueTargets(cs.opts, topics, targets); err != nil {
+		return err
+	}
 	es, err := cs.startEngines(ctx, targets)
 	if err != nil {
 		return err
@@ -164,7 +167,7 @@ func (cs *consumerImpl) startEngines(ctx context.Context, targets []partitionTar
 	errs := make([]error, len(targets))
 	var wg sync.WaitGroup
 	for i, t := range targets {
-		o := cs.c.consumerEngineOptions(t, cs.ch, cs.wrap)
+		o := cs.c.consumerEngineOptions(t, cs.out, cs.wrap)
 		applyConsumerOptions(&o, cs.opts)
 		o.Name = cs.name
 		o.Schema = cs.schema.protoSchema()
@@ -175,8 +178,9 @@ func (cs *consumerImpl) startEngines(ctx context.Context, targets []partitionTar
 			o.RecentIDs = recentIDs
 		}
 		var e *consumerEngine
-		if cs.dlq != nil {
-			o.Divert = cs.dlq.divert(t, func() *consumerEngine { return e })
+		cs.hookEngine(&o, t)
+		if cs.letters != nil {
+			o.Divert = cs.letters.divert(t, func() *consumerEngine { return e })
 		}
 		e = consumer.New(o)
 		es[i] = e
@@ -195,7 +199,7 @@ func (cs *consumerImpl) startEngines(ctx context.Context, targets []partitionTar
 
 // wrap makes an engine's message this consumer's.
 func (cs *consumerImpl) wrap(m *consumer.Message) ConsumerMessage {
-	return ConsumerMessage{Consumer: cs, Message: newMessage(m, cs.schema)}
+	return ConsumerMessage{Consumer: cs.self, Message: newMessage(m, cs.schema)}
 }
 
 // growPartitions asks for the partition count of every partitioned topic

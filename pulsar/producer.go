@@ -123,6 +123,14 @@ type ProducerOptions struct {
 	// not the producer's Schema; otherwise such messages register their
 	// schema (GET_OR_CREATE_SCHEMA) and carry its version. Default false.
 	DisableMultiSchema bool
+	// Interceptors are called before each message is sent and when the
+	// broker acknowledged it. Default none.
+	Interceptors ProducerInterceptors
+
+	// initialSubscriptionName asks the broker to create this durable
+	// subscription with the topic (dead-letter producers), as the official
+	// client's unexported option.
+	initialSubscriptionName string
 }
 
 // Producer publishes messages to a topic. It is safe for concurrent use.

@@ -144,6 +144,7 @@ func (c *client) engineOptions(o ProducerOptions, topic string, partition int32)
 		BatchMaxDelay:           o.BatchingMaxPublishDelay,
 		EnableChunking:          o.EnableChunking,
 		ChunkMaxSize:            int(min(o.ChunkMaxMessageSize, 1<<30)),
+		InitialSubscription:     o.initialSubscriptionName,
 		Logger:                  c.log,
 	}
 	if c.mem.limit > 0 {
@@ -178,6 +179,7 @@ func (p *partitionedProducer) Send(ctx context.Context, msg *ProducerMessage) (M
 	if err != nil {
 		return nil, err
 	}
+	p.opts.Interceptors.BeforeSend(p, msg)
 	m, version, err := p.schemas.prepare(ctx, pp, msg)
 	if err != nil {
 		return nil, err
@@ -186,6 +188,7 @@ func (p *partitionedProducer) Send(ctx context.Context, msg *ProducerMessage) (M
 	if err != nil {
 		return nil, producerErr("send to "+pp.Topic(), err)
 	}
+	p.opts.Interceptors.OnSendAcknowledgement(p, msg, id)
 	return id, nil
 }
 
@@ -202,6 +205,7 @@ func (p *partitionedProducer) SendAsync(ctx context.Context, msg *ProducerMessag
 		callback(nil, msg, err)
 		return
 	}
+	p.opts.Interceptors.BeforeSend(p, msg)
 	m, version, err := p.schemas.prepare(ctx, pp, msg)
 	if err != nil {
 		callback(nil, msg, err)
@@ -213,6 +217,7 @@ func (p *partitionedProducer) SendAsync(ctx context.Context, msg *ProducerMessag
 			callback(nil, msg, producerErr("send to "+topic, err))
 			return
 		}
+		p.opts.Interceptors.OnSendAcknowledgement(p, msg, id)
 		callback(id, msg, nil)
 	})
 }

@@ -141,7 +141,9 @@ func (e *Engine[T]) subscribed(gen uint64, cn *conn.Conn) {
 	e.bo.Reset()
 	e.flushAcks()
 	e.permits = 0
-	e.sendFlow(e.o.ReceiverQueueSize)
+	e.window.credit = 0
+	e.sendFlow(e.window.size)
+	e.zeroFlow()
 	for _, w := range e.waiters {
 		close(w)
 	}

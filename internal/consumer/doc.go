@@ -17,6 +17,16 @@
 // methods run closures on it; nothing blocks the connection, and no state
 // is shared under locks.
 //
+// # Flow control
+//
+// The broker is given ReceiverQueueSize permits at subscribe and the
+// consumed ones back once half the queue is free. With AutoScaleQueue the
+// queue starts at one message and doubles (up to ReceiverQueueSize) when a
+// message is handed out after every permit was in use; with ZeroQueue the
+// broker gets one permit per waiting Receive (Engine.Want), and another
+// when what it sent brought no message (a chunk of an incomplete message,
+// one filtered out or diverted).
+//
 // # Chunked messages
 //
 // A chunked message is delivered once all its chunks arrived, as one

@@ -64,6 +64,7 @@ type Engine[T any] struct {
 	asm        *chunk.Assembler
 	firstChunk map[string]messageid.ID // uuid -> chunk 0 of incomplete messages
 	permits    int                     // consumed, not yet granted back
+	window     window                  // the receiver queue's size now (queue.go)
 	bo         *backoff.Backoff
 	acks       ackGroup
 	tracked    map[position]*tracked
@@ -107,6 +108,7 @@ func New[T any](opts Options[T]) *Engine[T] {
 		deferred:   deferredAcks{m: map[position]position{}},
 	}
 	e.acks.reset()
+	e.window = newWindow(o)
 	e.recent.max = o.RecentIDs
 	if o.StartID != nil {
 		e.filter.set(o.StartID, o.StartInclusive)
@@ -199,7 +201,9 @@ func (e *Engine[T]) handle(ev event) {
 	}
 	switch ev.kind {
 	case evMessage:
+		e.window.credit = max(0, e.window.credit-1)
 		e.onMessage(ev)
+		e.window.received(len(e.queue), e.permits)
 		mid := ev.msg.GetMessageId()
 		e.sawEntry(position{int64(mid.GetLedgerId()), int64(mid.GetEntryId())})
 	case evClosed, evConnClosed:
@@ -207,6 +211,9 @@ func (e *Engine[T]) handle(ev event) {
 		e.disconnected()
 	case evActive:
 		e.log.Debug("active consumer changed", "active", ev.active)
+		if e.o.ActiveChanged != nil {
+			e.o.ActiveChanged(ev.active)
+		}
 	case evEndOfTopic:
 		e.endOfTopic = true
 	}
@@ -222,7 +229,7 @@ func (e *Engine[T]) handedOut() {
 	e.lastOut = m.ID
 	e.recent.add(m.ID)
 	e.startAckTimeout(m.ID)
-	e.grant(1)
+	e.grant(1 + e.window.handedOut())
 }
 
 // clearQueue drops the messages not handed out yet.
@@ -231,16 +238,6 @@ func (e *Engine[T]) clearQueue() {
 	e.queue = e.queue[:0]
 	var zero T
 	e.head, e.headSet = zero, false
-}
-
-// grant returns n permits; FLOW is sent once half the queue is free.
-func (e *Engine[T]) grant(n int) {
-	e.permits += n
-	if e.state != stateReady || e.cn == nil || e.permits < max(1, e.o.ReceiverQueueSize/2) {
-		return
-	}
-	e.sendFlow(e.permits)
-	e.permits = 0
 }
 
 // Close closes the consumer on the broker (pending acknowledgments are

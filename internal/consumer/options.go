@@ -130,6 +130,22 @@ type Options[T any] struct {
 	Out chan<- T
 	// Wrap converts a message for Out. Required.
 	Wrap func(*Message) T
+	// ZeroQueue gives the broker one permit per waiting Receive (see
+	// Engine.Want) instead of ReceiverQueueSize: nothing is prefetched.
+	// Default false.
+	ZeroQueue bool
+	// AutoScaleQueue starts the receiver queue at one message and doubles
+	// it, up to ReceiverQueueSize, while the application consumes faster
+	// than the queue refills. Default false.
+	AutoScaleQueue bool
+	// ActiveChanged, when set, is told when the broker makes this consumer
+	// the active one of a Failover subscription, or no longer. It runs on
+	// the engine's goroutine and must not block.
+	ActiveChanged func(active bool)
+	// NackSent, when set, is told the entries of each redelivery request
+	// sent for negatively acknowledged messages. It runs on the engine's
+	// goroutine and must not block.
+	NackSent func(ids []messageid.ID)
 	// Divert, when set, is offered every message before it is queued; when
 	// it returns true it has taken the message (for a dead-letter topic)
 	// and is responsible for acknowledging it. It runs on the engine's

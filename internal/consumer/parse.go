@@ -180,7 +180,7 @@ func (e *Engine[T]) onBatch(entry messageid.ID, cm *proto.CommandMessage, md *pr
 	msgs, err := wire.DecodeBatch(body, n)
 	if err != nil {
 		e.corrupt([]messageid.ID{entry}, proto.CommandAck_BatchDeSerializeError, err)
-		e.grant(min(max(charged, 1), e.o.ReceiverQueueSize))
+		e.grant(min(max(charged, 1), max(e.window.size, 1)))
 		return
 	}
 	t := &tracked{key: posOf(entry), last: posOf(entry), batch: n}

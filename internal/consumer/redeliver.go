@@ -79,9 +79,18 @@ func (e *Engine[T]) entriesOf(id messageid.MessageID) []messageid.ID {
 	return []messageid.ID{first.Entry()}
 }
 
+// NackAfter is Nack with its own delay (a nack backoff policy's) instead
+// of NackDelay.
+func (e *Engine[T]) NackAfter(id messageid.MessageID, delay time.Duration) {
+	e.do(func() { e.redeliverAfter(e.entriesOf(id), delay) })
+}
+
 // redeliverLater schedules a redelivery request after NackDelay.
-func (e *Engine[T]) redeliverLater(ids []messageid.ID) {
-	at := e.o.Clock.Now().Add(e.o.NackDelay)
+func (e *Engine[T]) redeliverLater(ids []messageid.ID) { e.redeliverAfter(ids, e.o.NackDelay) }
+
+// redeliverAfter schedules a redelivery request after delay.
+func (e *Engine[T]) redeliverAfter(ids []messageid.ID, delay time.Duration) {
+	at := e.o.Clock.Now().Add(max(delay, 0))
 	e.nacks = append(e.nacks, nackItem{at: at, ids: ids})
 	e.arm(&e.nackAlarm, at, e.nackDue)
 }
@@ -104,6 +113,9 @@ func (e *Engine[T]) nackDue() {
 	}
 	e.nacks = keep
 	e.redeliver(due)
+	if len(due) > 0 && e.cn != nil && e.o.NackSent != nil {
+		e.o.NackSent(due)
+	}
 	if !next.IsZero() {
 		e.arm(&e.nackAlarm, next, e.nackDue)
 	}

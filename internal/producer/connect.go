@@ -101,6 +101,9 @@ func (p *Producer) connectOnce(ctx context.Context) error {
 	if name != "" {
 		cmd.ProducerName = gproto.String(name)
 	}
+	if p.opts.InitialSubscription != "" {
+		cmd.InitialSubscriptionName = gproto.String(p.opts.InitialSubscription)
+	}
 	resp, err := c.Request(octx, rid, &proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: cmd})
 	if err != nil {
 		c.UnregisterProducer(p.opts.ProducerID)

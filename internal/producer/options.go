@@ -109,6 +109,10 @@ type Options struct {
 	ChunkMaxSize int
 	// Schema is the producer's schema, sent in PRODUCER; nil for none.
 	Schema *proto.Schema
+	// InitialSubscription, when set, asks the broker to create this
+	// durable subscription on the topic with the producer (dead-letter
+	// producers: PRODUCER's initial_subscription_name). Default none.
+	InitialSubscription string
 	// Clock is the time source. Default: the real clock.
 	Clock Clock
 	// Logger receives the producer's logs. Default: discarded.
