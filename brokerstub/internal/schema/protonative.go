@@ -141,7 +141,7 @@ func rootMessage(fd protoreflect.FileDescriptor, name string) (protoreflect.Mess
 		md = md.Messages().ByName(protoreflect.Name(p))
 	}
 	if md == nil {
-		return nil, fmt.Errorf("protobuf root message descriptor is null , please recheck rootMessageTypeName or rootFileDescriptorName conf. ")
+		return nil, fmt.Errorf("protobuf root message %q not found in file %s: please recheck rootMessageTypeName or rootFileDescriptorName", name, fd.Path())
 	}
 	return md, nil
 }
@@ -159,6 +159,7 @@ func checkProtoNative(from []Schema, to []byte) error {
 			return fmt.Errorf("%w: %v", ErrIncompatible, err)
 		}
 		if p.FullName() != t.FullName() {
+			//lint:ignore ST1005 Pulsar's words, as its clients see them
 			return fmt.Errorf("%w: Protobuf root message isn't allow change!", ErrIncompatible)
 		}
 	}
