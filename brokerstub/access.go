@@ -3,8 +3,9 @@ package brokerstub
 import (
 	"fmt"
 	"slices"
-	"sync"
+	"strconv"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/store"
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
@@ -40,27 +41,44 @@ type waiter struct {
 	cmd *proto.CommandProducer // its PRODUCER, for the stats once admitted
 }
 
-// topicEpochs keeps topic epochs across Restart and Crash, as Pulsar keeps
-// them in the managed ledger's properties.
-type topicEpochs struct {
-	mu sync.Mutex
-	m  map[string]uint64
-}
+// epochKeyPrefix starts the store key of a topic's epoch (followed by the
+// topic's full name): it is kept in the broker's store, as Pulsar keeps it
+// in the managed ledger's properties, so that it holds across Restart,
+// Crash and, with a data dir, the process.
+const epochKeyPrefix = "topic-epoch/"
 
-func (e *topicEpochs) get(topic string) (uint64, bool) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	v, ok := e.m[topic]
-	return v, ok
-}
-
-func (e *topicEpochs) set(topic string, v uint64) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.m == nil {
-		e.m = map[string]uint64{}
+// epoch returns the topic's epoch and whether it has one (none before its
+// first exclusive producer). A store that cannot be read is logged and
+// treated as no epoch.
+func (t *topic) epoch() (uint64, bool) {
+	kv, ok := t.b.st.(store.MetaStore)
+	if !ok {
+		return 0, false
 	}
-	e.m[topic] = v
+	raw, found, err := kv.GetMeta(epochKeyPrefix + t.name.Full)
+	if err != nil || !found {
+		if err != nil {
+			t.b.log.Error("read topic epoch", "topic", t.name.Full, "err", err)
+		}
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(raw), 10, 64)
+	if err != nil {
+		t.b.log.Error("stored topic epoch", "topic", t.name.Full, "value", string(raw), "err", err)
+		return 0, false
+	}
+	return v, true
+}
+
+// setEpoch persists the topic's epoch; a store failure is logged.
+func (t *topic) setEpoch(v uint64) {
+	kv, ok := t.b.st.(store.MetaStore)
+	if !ok {
+		return
+	}
+	if err := kv.PutMeta(epochKeyPrefix+t.name.Full, strconv.AppendUint(nil, v, 10)); err != nil {
+		t.b.log.Error("persist topic epoch", "topic", t.name.Full, "err", err)
+	}
 }
 
 // admission is the topic's answer to a PRODUCER.
@@ -86,7 +104,7 @@ func (t *topic) admit(p *producer, rid uint64, m *proto.CommandProducer) admissi
 		// Named now, so that a queued producer's first answer has its name.
 		p.name = fmt.Sprintf("brokerstub-%d-%d", p.c.id, p.id)
 	}
-	cur, hasCur := t.b.epochs.get(t.name.Full)
+	cur, hasCur := t.epoch()
 	req := m.TopicEpoch
 	moved := func() (admission, bool) {
 		if req != nil && hasCur && *req < cur {
@@ -144,7 +162,7 @@ func (t *topic) nameTaken(p *producer) admission {
 }
 
 func (t *topic) epochPtr() *uint64 {
-	if e, ok := t.b.epochs.get(t.name.Full); ok {
+	if e, ok := t.epoch(); ok {
 		return &e
 	}
 	return nil
@@ -158,10 +176,10 @@ func (t *topic) takeExclusive(p *producer, req *uint64) *uint64 {
 	var next uint64
 	if req != nil {
 		next = *req
-	} else if cur, ok := t.b.epochs.get(t.name.Full); ok {
+	} else if cur, ok := t.epoch(); ok {
 		next = cur + 1
 	}
-	t.b.epochs.set(t.name.Full, next)
+	t.setEpoch(next)
 	return &next
 }
 
@@ -204,7 +222,7 @@ func (t *topic) admitWaiting() {
 	for a.exclusive == nil && len(t.producers) == 0 && len(a.waiting) > 0 {
 		w := a.waiting[0]
 		a.waiting = a.waiting[1:]
-		cur, hasCur := t.b.epochs.get(t.name.Full)
+		cur, hasCur := t.epoch()
 		if w.req != nil && hasCur && *w.req < cur {
 			w.p.c.sendError(w.rid, proto.ServerError_ProducerFenced, fmt.Sprintf(
 				"Topic epoch has already moved. Current epoch: %d, Producer epoch: %d", cur, *w.req))

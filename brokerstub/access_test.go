@@ -235,3 +235,28 @@ func waitQueue(t *testing.T, b *Broker, topic string, n int) {
 		return got == n
 	}, 10*time.Second, time.Millisecond, "%d producers queued on %s", n, topic)
 }
+
+// TestAccessEpochSurvivesProcess: with a data dir the topic epoch is kept
+// in the store (Pulsar keeps it in the managed ledger's properties), so a
+// new broker process on the same directory moves it on from where it was
+// and fences a producer that brings an older one.
+func TestAccessEpochSurvivesProcess(t *testing.T) {
+	dir := t.TempDir()
+	topic := "persistent://public/default/access-epoch-dir"
+	b, err := Start(Options{DataDir: dir})
+	require.NoError(t, err)
+	c := dialKS(t, b)
+	assert.Equal(t, uint64(0), c.mustProduce(topic, 1, proto.ProducerAccessMode_Exclusive).GetTopicEpoch())
+	c.closeProducer(1)
+	assert.Equal(t, uint64(1), c.mustProduce(topic, 2, proto.ProducerAccessMode_Exclusive).GetTopicEpoch())
+	require.NoError(t, b.Close())
+
+	b = RunT(t, Options{DataDir: dir})
+	c = dialKS(t, b)
+	e := c.refused(topic, 3, proto.ProducerAccessMode_Exclusive, gproto.Uint64(0))
+	assert.Equal(t, proto.ServerError_ProducerFenced, e.GetError())
+	assert.Equal(t, "Topic epoch has already moved. Current epoch: 1, Producer epoch: 0", e.GetMessage())
+	assert.Equal(t, uint64(2), c.mustProduce(topic, 4, proto.ProducerAccessMode_Exclusive).GetTopicEpoch())
+	sh := "persistent://public/default/access-epoch-other"
+	assert.Nil(t, c.mustProduce(sh, 5, proto.ProducerAccessMode_Shared).TopicEpoch, "another topic has no epoch")
+}

@@ -28,7 +28,6 @@ type Broker struct {
 	log  *slog.Logger
 
 	interceptor atomic.Pointer[Interceptor]
-	epochs      topicEpochs      // topic epochs of exclusive producers (access.go)
 	schemas     *schema.Registry // handle_schema.go
 	connSeq     atomic.Uint64
 	watch       topicWatchers // topic-list watchers (handle_topiclist.go)

@@ -85,6 +85,8 @@ func isSecurityKey(k string) bool {
 // delayedDeliveryMaxDelayInMillis,
 // schemaCompatibilityStrategy, isAllowAutoUpdateSchemaEnabled,
 // schemaValidationEnforced, brokerDeduplicationEnabled,
+// activeConsumerFailoverDelayTimeMillis,
+// activeConsumerFailoverConsistentHashing,
 // backlogQuotaDefaultLimitBytes,
 // backlogQuotaDefaultLimitGB, backlogQuotaDefaultLimitSecond,
 // backlogQuotaDefaultRetentionPolicy, backlogQuotaCheckIntervalInSeconds,
@@ -153,6 +155,12 @@ func ParseConfig(r io.Reader) (Config, error) {
 	o.DisableSchemaAutoUpdate = !p.bool("isAllowAutoUpdateSchemaEnabled", true)
 	o.SchemaValidationEnforced = p.bool("schemaValidationEnforced", false)
 	o.BrokerDeduplicationEnabled = p.bool("brokerDeduplicationEnabled", false)
+	if ms := p.int("activeConsumerFailoverDelayTimeMillis", 1000, -1<<31); ms > 0 {
+		o.ActiveConsumerFailoverDelay = time.Duration(ms) * time.Millisecond
+	} else {
+		o.ActiveConsumerFailoverDelay = -1
+	}
+	o.ActiveConsumerFailoverConsistentHashing = p.bool("activeConsumerFailoverConsistentHashing", false)
 	o.DisableAutoTopicCreation = !p.bool("allowAutoTopicCreation", true)
 	typ := p.str("allowAutoTopicCreationType", "non-partitioned")
 	parts := p.int("defaultNumPartitions", 1, 1)

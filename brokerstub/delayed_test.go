@@ -123,6 +123,9 @@ func TestDelayedNotOnExclusiveFailoverOrWhenDisabled(t *testing.T) {
 			topic := "persistent://public/default/delay-" + tc.name
 			c := dialKS(t, b)
 			c.subscribeTyped(topic, "s", tc.typ, 1, 100)
+			if tc.typ == proto.CommandSubscribe_Failover {
+				clk.Advance(time.Second) // the active consumer's failover delay (failover.go)
+			}
 			p := c.producer(topic, 1)
 			p.sendAt("k", "a", delayT0.Add(time.Hour))
 			p.sendAt("k", "b", time.Time{})

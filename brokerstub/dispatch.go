@@ -22,6 +22,9 @@ func (s *subscription) dispatch() {
 		return // a non-persistent topic pushes as it publishes (nonpersistent.go)
 	}
 	s.releaseDue()
+	if s.isSingleActive() && s.rewindPending() {
+		return // the new active consumer's turn comes after the delay (failover.go)
+	}
 	if s.ks != nil {
 		s.ks.Dispatch(ksSource{s})
 		return

@@ -22,9 +22,12 @@
 // sequence id when Options.BrokerDeduplicationEnabled is set (dedup.go);
 // delayed delivery (deliver_at_time) on Shared and Key_Shared subscriptions,
 // on the broker's clock (delayed.go); producer access modes — Exclusive,
-// ExclusiveWithFencing, WaitForExclusive — with topic epochs (access.go);
-// the initial subscription a producer asks for (initialsub.go); and message
-// TTL and retention by Pulsar's rules (ttl.go, retention.go).
+// ExclusiveWithFencing, WaitForExclusive — with topic epochs kept in the
+// store (access.go); the initial subscription a producer asks for
+// (initialsub.go); Pulsar's choice of a Failover subscription's active
+// consumer, told to the consumers and served after
+// Options.ActiveConsumerFailoverDelay (failover.go); and message TTL and
+// retention by Pulsar's rules (ttl.go, retention.go).
 // Commands it does not implement (transactions) are answered with a Pulsar
 // error.
 //

@@ -97,9 +97,6 @@ func (t *topic) subscribe(cs *consumer, m *proto.CommandSubscribe) bool {
 		return false
 	}
 	cs.c.sendSuccess(rid)
-	if s.typ == proto.CommandSubscribe_Failover {
-		s.notifyActive()
-	}
 	s.dispatch()
 	return true
 }

@@ -333,7 +333,10 @@ func TestSchemaDeleteAndPersistence(t *testing.T) {
 		if got := c.getSchema(schemaTopic, nil); got.GetErrorCode() != proto.ServerError_TopicNotFound {
 			t.Fatalf("after delete: %v", got)
 		}
-		if got := c.getSchema(schemaTopic, ver(0)); got.ErrorCode != nil {
+		// As Pulsar 4.x: a version from before the deletion is gone too, so a
+		// consumer cannot decode a message of the deleted schema (the
+		// official TestProducerWithSchemaAndConsumerSchemaNotFound).
+		if got := c.getSchema(schemaTopic, ver(0)); got.GetErrorCode() != proto.ServerError_TopicNotFound {
 			t.Fatalf("old version after delete: %v", got)
 		}
 		// Anything may follow a deletion; it is numbered after the marker.
@@ -350,5 +353,29 @@ func TestSchemaDeleteAndPersistence(t *testing.T) {
 		if ok, perr := c.producer(schemaTopic, 3, pbSchema(proto.Schema_String, "")); perr != nil || !bytes.Equal(ok.GetSchemaVersion(), ver(0)) {
 			t.Fatalf("after force delete: %v %v", ok, perr)
 		}
+	}
+}
+
+// TestSchemaConsumerAfterDelete: on a topic in use whose schema was deleted
+// a consumer with a schema has nothing to be checked against and is
+// refused with IncompatibleSchema (Pulsar's addSchemaIfIdleOrCheckCompatible
+// and checkConsumerCompatibility); without a schema it may subscribe.
+func TestSchemaConsumerAfterDelete(t *testing.T) {
+	b := RunT(t)
+	c := dialSchema(t, b)
+	if _, perr := c.producer(schemaTopic, 1, pbSchema(proto.Schema_Avro, avroV1)); perr != nil {
+		t.Fatal(perr)
+	}
+	if err := c.subscribe(schemaTopic, "before", 1, pbSchema(proto.Schema_Avro, avroV1)); err != nil {
+		t.Fatalf("before delete: %v", err)
+	}
+	if _, err := b.deleteSchema(schemaTopic, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.subscribe(schemaTopic, "after", 2, pbSchema(proto.Schema_Avro, avroV1)); err.GetError() != proto.ServerError_IncompatibleSchema {
+		t.Fatalf("consumer with a schema after delete: %v", err)
+	}
+	if err := c.subscribe(schemaTopic, "plain", 3, nil); err != nil {
+		t.Fatalf("consumer without a schema after delete: %v", err)
 	}
 }

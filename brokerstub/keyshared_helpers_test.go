@@ -23,6 +23,9 @@ type ksClient struct {
 	b     *Broker
 	rid   uint64
 	inbox []ksMsg
+	// changes holds the ACTIVE_CONSUMER_CHANGE commands read, in order
+	// (failover_test.go).
+	changes []activeChange
 }
 
 // ksMsg is one delivered entry.
@@ -62,6 +65,9 @@ func (c *ksClient) readUntil(want proto.BaseCommand_Type) *proto.BaseCommand {
 			}
 			c.inbox = append(c.inbox, ksMsg{Consumer: m.GetConsumerId(), Key: key, Payload: string(f.Payload), AckSet: m.GetAckSet(),
 				Pos: Position{Ledger: int64(m.GetMessageId().GetLedgerId()), Entry: int64(m.GetMessageId().GetEntryId())}})
+		case proto.BaseCommand_ACTIVE_CONSUMER_CHANGE:
+			ch := f.Cmd.GetActiveConsumerChange()
+			c.changes = append(c.changes, activeChange{ch.GetConsumerId(), ch.GetIsActive()})
 		case proto.BaseCommand_PING:
 			c.send(&proto.BaseCommand{Type: proto.BaseCommand_PONG.Enum(), Pong: &proto.CommandPong{}})
 		case proto.BaseCommand_ERROR:

@@ -148,6 +148,19 @@ type Options struct {
 	// a delayed message is never delivered before its time (it may be up to
 	// a tick late). Default false, as Pulsar: up to a tick early.
 	DelayedDeliveryStrict bool
+	// ActiveConsumerFailoverDelay is how long a Failover subscription whose
+	// active consumer changed waits before it redelivers what is
+	// unacknowledged to the new one and tells the consumers who is active
+	// (Pulsar's activeConsumerFailoverDelayTimeMillis); nothing is
+	// dispatched meanwhile. Default 1 s, as Pulsar's; a negative value
+	// switches the delay off.
+	ActiveConsumerFailoverDelay time.Duration
+	// ActiveConsumerFailoverConsistentHashing makes partitions of a
+	// partitioned topic choose their active Failover consumer by the hash
+	// ring that non-partitioned topics use, instead of the partition index
+	// modulo the number of consumers (Pulsar's
+	// activeConsumerFailoverConsistentHashing). Default false, as Pulsar's.
+	ActiveConsumerFailoverConsistentHashing bool
 	// Clock is the broker's time source. Default: the real clock.
 	Clock Clock
 	// Logger receives the broker's logs. Default: discarded.
@@ -181,6 +194,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.RetentionCheckInterval <= 0 {
 		o.RetentionCheckInterval = 120 * time.Second
+	}
+	if o.ActiveConsumerFailoverDelay == 0 {
+		o.ActiveConsumerFailoverDelay = time.Second
 	}
 	if o.DelayedDeliveryTickTime <= 0 {
 		o.DelayedDeliveryTickTime = time.Second

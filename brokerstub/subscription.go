@@ -2,7 +2,6 @@ package brokerstub
 
 import (
 	"slices"
-	"sort"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/cursor"
 	"github.com/pulsargo/sdk/brokerstub/internal/keyshared"
@@ -35,8 +34,14 @@ type subscription struct {
 	// nil until the first one.
 	delayed *delayedState
 
-	consumers  []*consumer
-	active     *consumer            // Exclusive and Failover
+	consumers []*consumer
+	active    *consumer // Exclusive and Failover
+	// rewindStop cancels the pending delayed rewind of a Failover
+	// subscription whose active consumer changed (failover.go); nil when
+	// none. rewindGen is bumped on every arm and cancel, so that a stale
+	// timer does nothing.
+	rewindStop func() bool
+	rewindGen  uint64
 	chunkOwner map[string]*consumer // Shared: chunk uuid -> consumer of chunk 0
 	next       int                  // Shared: round-robin cursor
 
@@ -161,9 +166,16 @@ func (s *subscription) addConsumer(cs *consumer) (proto.ServerError, string, boo
 	} else {
 		s.ks = nil
 	}
+	if s.typ != cs.typ {
+		s.cancelRewind()
+	}
 	s.typ = cs.typ
 	s.consumers = append(s.consumers, cs)
-	s.pickActive()
+	if s.pickActive() {
+		s.activeChanged()
+	} else if s.active != nil && s.typ == proto.CommandSubscribe_Failover {
+		s.notifyActive(cs)
+	}
 	return 0, "", true
 }
 
@@ -187,8 +199,8 @@ func (s *subscription) removeConsumer(cs *consumer) {
 		delete(s.t.subs, s.name)
 		return
 	}
-	if s.pickActive() && s.typ == proto.CommandSubscribe_Failover {
-		s.notifyActive()
+	if s.pickActive() && len(s.consumers) > 0 {
+		s.activeChanged()
 	}
 	s.dispatch()
 }
@@ -229,51 +241,6 @@ func (s *subscription) release(cs *consumer, p ledger.Position) bool {
 		s.ks.Released(cs.ksID, pe.hash)
 	}
 	return true
-}
-
-// pickActive chooses the active consumer of an Exclusive or Failover
-// subscription as Pulsar does: consumers ordered by priority level, then by
-// name; the partition index (or 0) modulo their number picks one. When it
-// changes, the old one's pending messages go back for redelivery; it
-// reports whether the active consumer changed (callers then notifyActive).
-func (s *subscription) pickActive() bool {
-	if s.typ != proto.CommandSubscribe_Failover && s.typ != proto.CommandSubscribe_Exclusive {
-		s.active = nil
-		return false
-	}
-	var next *consumer
-	if len(s.consumers) > 0 {
-		sorted := slices.Clone(s.consumers)
-		sort.SliceStable(sorted, func(i, j int) bool {
-			if sorted[i].priority != sorted[j].priority {
-				return sorted[i].priority < sorted[j].priority
-			}
-			return sorted[i].name < sorted[j].name
-		})
-		idx := 0
-		if p := s.t.name.Partition; p > 0 {
-			idx = p % len(sorted)
-		}
-		next = sorted[idx]
-	}
-	if next == s.active {
-		return false
-	}
-	if s.active != nil && !s.active.closed {
-		s.requeue(s.active, nil)
-	}
-	s.active = next
-	return true
-}
-
-// notifyActive tells every consumer of a Failover subscription whether it is
-// the active one.
-func (s *subscription) notifyActive() {
-	for _, cs := range s.consumers {
-		id, active := cs.id, cs == s.active
-		cs.c.write(&proto.BaseCommand{Type: proto.BaseCommand_ACTIVE_CONSUMER_CHANGE.Enum(),
-			ActiveConsumerChange: &proto.CommandActiveConsumerChange{ConsumerId: &id, IsActive: &active}})
-	}
 }
 
 // reset moves the subscription to pos (the next entry to deliver), with an

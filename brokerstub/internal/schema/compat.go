@@ -59,23 +59,6 @@ func oldJSONID(data []byte) string {
 	return v.ID
 }
 
-type protoNative struct {
-	FileDescriptorSet      []byte `json:"fileDescriptorSet"`
-	RootMessageTypeName    string `json:"rootMessageTypeName"`
-	RootFileDescriptorName string `json:"rootFileDescriptorName"`
-}
-
-func parseProtoNative(data []byte) (protoNative, error) {
-	var p protoNative
-	if err := json.Unmarshal(data, &p); err != nil {
-		return p, fmt.Errorf("%w: PROTOBUF_NATIVE schema is not a descriptor document: %v", ErrInvalid, err)
-	}
-	if len(p.FileDescriptorSet) == 0 || p.RootMessageTypeName == "" || p.RootFileDescriptorName == "" {
-		return p, fmt.Errorf("%w: PROTOBUF_NATIVE schema lacks fileDescriptorSet, rootMessageTypeName or rootFileDescriptorName", ErrInvalid)
-	}
-	return p, nil
-}
-
 // sameSchema reports whether two schemas are the same one for the
 // registry, as Pulsar's getSchemaVersionBySchemaData decides: the same type
 // and, for AVRO, JSON and PROTOBUF, equal parsed Avro schemas (Avro's
@@ -184,25 +167,6 @@ func checkJSON(from []Schema, to []byte, strategy Strategy) error {
 			if oldJSONID(f.Data) != oldJSONID(to) {
 				return fmt.Errorf("%w: Incompatible Schema from %s + to %s", ErrIncompatible, f.Data, to)
 			}
-		}
-	}
-	return nil
-}
-
-// checkProtoNative is Pulsar's ProtobufNativeSchemaCompatibilityCheck as far
-// as the descriptor document goes: the root message type may not change.
-func checkProtoNative(from []Schema, to []byte) error {
-	t, err := parseProtoNative(to)
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrIncompatible, err)
-	}
-	for _, f := range from {
-		p, err := parseProtoNative(f.Data)
-		if err != nil {
-			return fmt.Errorf("%w: %v", ErrIncompatible, err)
-		}
-		if p.RootMessageTypeName != t.RootMessageTypeName {
-			return fmt.Errorf("%w: Protobuf root message isn't allow change", ErrIncompatible)
 		}
 	}
 	return nil

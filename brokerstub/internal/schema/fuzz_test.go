@@ -16,6 +16,10 @@ func FuzzSchemaData(f *testing.F) {
 		f.Add([]byte(s), int32(Avro))
 		f.Add([]byte(s), int32(JSON))
 	}
+	for _, root := range []string{"pkg.Person", "pkg.Person.Inner", "Person", "pkg.."} {
+		f.Add(nativeSchema(f, root, "person.proto", personFile("pkg", i32), addressFile("pkg")).Data, int32(ProtobufNative))
+	}
+	f.Add(nativeSchema(f, "pkg.Person", "person.proto", personFile("pkg", i32)).Data, int32(ProtobufNative))
 	f.Fuzz(func(t *testing.T, data []byte, typ int32) {
 		s := Schema{Type: Type(typ), Data: data}
 		if err := Validate(s); err != nil {

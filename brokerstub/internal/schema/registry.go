@@ -161,7 +161,10 @@ func (r *Registry) HasSchema(id string) (bool, error) {
 }
 
 // Get returns version v of id, or the latest when v < 0. A missing id or
-// version, and a deleted schema, are ErrNotFound.
+// version, and a deleted schema, are ErrNotFound; so is a version from
+// before the latest deletion, as Pulsar's getSchema(id, version) looks only
+// among the versions trimDeletedSchemaAndGetList returns (a consumer that
+// meets a message of a deleted schema cannot decode it).
 func (r *Registry) Get(id string, v int64) (Version, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -172,7 +175,7 @@ func (r *Registry) Get(id string, v int64) (Version, error) {
 	if v < 0 {
 		v = int64(len(vs)) - 1
 	}
-	if v < 0 || v >= int64(len(vs)) || vs[v].Deleted {
+	if v < int64(live(vs)) || v >= int64(len(vs)) || vs[v].Deleted {
 		return Version{}, fmt.Errorf("%w: %s version %d", ErrNotFound, id, v)
 	}
 	sv := vs[v]

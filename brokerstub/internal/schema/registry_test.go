@@ -261,6 +261,9 @@ func TestSchemaDelete(t *testing.T) {
 	if _, err := r.Get("p/ns/t", -1); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("latest after delete = %v, want ErrNotFound", err)
 	}
+	if _, err := r.Get("p/ns/t", 0); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("version 0 after delete = %v, want ErrNotFound", err)
+	}
 	if v, _ := r.Delete("p/ns/t", false); v != -1 {
 		t.Fatalf("second delete wrote marker %d", v)
 	}
@@ -268,6 +271,12 @@ func TestSchemaDelete(t *testing.T) {
 	// nothing, and numbered after the marker.
 	if v := mustAdd(t, r, "p/ns/t", avro(userNameLong)); v != 2 {
 		t.Fatalf("after delete = %d, want 2", v)
+	}
+	if got, err := r.Get("p/ns/t", 2); err != nil || got.Version != 2 {
+		t.Fatalf("version 2 = %+v, %v", got, err)
+	}
+	if _, err := r.Get("p/ns/t", 0); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("version 0, from before the delete = %v, want ErrNotFound", err)
 	}
 	all, _ := r.All("p/ns/t")
 	if len(all) != 3 || !all[1].Deleted {
