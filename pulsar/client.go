@@ -92,8 +92,13 @@ type closer interface{ Close() }
 
 // NewClient returns a Client for the service URL. It does not connect
 // until the first producer, consumer or reader needs it.
+// On error the Client is nil (an untyped nil, so client == nil holds).
 func NewClient(opts ClientOptions) (Client, error) {
-	return newClient(opts)
+	c, err := newClient(opts)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 func newClient(opts ClientOptions) (*client, error) {

@@ -110,13 +110,13 @@ func Dial(ctx context.Context, addr string, opts Options) (*Conn, error) {
 	defer cancel()
 	nc, err := opts.Dial(ctx, "tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("dial %s: %w", addr, err)
+		return nil, fmt.Errorf("%w: dial %s: %w", ErrConnect, addr, err)
 	}
 	if opts.TLS != nil {
 		tc := tls.Client(nc, opts.TLS)
 		if err := tc.HandshakeContext(ctx); err != nil {
 			_ = nc.Close()
-			return nil, fmt.Errorf("tls %s: %w", addr, err)
+			return nil, fmt.Errorf("%w: tls %s: %w", ErrConnect, addr, err)
 		}
 		nc = tc
 	}
