@@ -56,13 +56,14 @@ func randomName(prefix string) string {
 // consumerEngineOptions are the engine options common to consumers and
 // readers.
 func (c *client) consumerEngineOptions(t partitionTarget, out chan ConsumerMessage, wrap func(*consumer.Message) ConsumerMessage) consumer.Options[ConsumerMessage] {
+	id := c.nextID()
 	return consumer.Options[ConsumerMessage]{
 		Topic:            t.name,
 		Partition:        t.partition,
 		OperationTimeout: c.opts.OperationTimeout,
 		Logger:           c.log,
-		Connect:          func(ctx context.Context) (*conn.Conn, error) { return c.connFor(ctx, t.name) },
-		ConsumerID:       c.nextID(),
+		Connect:          func(ctx context.Context) (*conn.Conn, error) { return c.connFor(ctx, t.name, id) },
+		ConsumerID:       id,
 		Out:              out,
 		Wrap:             wrap,
 	}

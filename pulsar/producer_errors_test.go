@@ -17,7 +17,7 @@ import (
 func TestEngineErrorsAreSentinels(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := brokerstub.RunT(t, brokerstub.Options{NoListener: true})
-		c, err := NewClient(ClientOptions{URL: b.URL(), Dialer: b.Dial, Logger: csLogger(),
+		c, err := NewClient(ClientOptions{URL: b.URL(), Dialer: b.Dial, Logger: clientLogger(),
 			OperationTimeout: 2 * time.Second, MemoryLimitBytes: 1 << 20})
 		if err != nil {
 			t.Fatal(err)

@@ -102,10 +102,11 @@ func withBatchDefaults(o ProducerOptions) ProducerOptions {
 
 // engineOptions are the options of the engine of one partition.
 func (c *client) engineOptions(o ProducerOptions, topic string, partition int32) producer.Options {
+	id := c.nextID()
 	eo := producer.Options{
-		Topic: topic, Partition: partition, ProducerID: c.nextID(), Name: o.Name, Properties: o.Properties,
+		Topic: topic, Partition: partition, ProducerID: id, Name: o.Name, Properties: o.Properties,
 		Connect: func(ctx context.Context) (producer.Conn, error) {
-			cn, err := c.connFor(ctx, topic)
+			cn, err := c.connFor(ctx, topic, id)
 			if err != nil {
 				return nil, err
 			}
