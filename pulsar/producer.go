@@ -50,6 +50,22 @@ const (
 	Murmur3_32Hash
 )
 
+// ProducerAccessMode is the access to the topic a producer asks for.
+type ProducerAccessMode int
+
+// Access modes, as the official client numbers them (and the wire).
+const (
+	// ProducerAccessModeShared lets several producers publish (default).
+	ProducerAccessModeShared ProducerAccessMode = iota
+	// ProducerAccessModeExclusive requires exclusive access: creation fails
+	// with ProducerBusy if another producer is attached, and a producer that
+	// loses its access is fenced (ErrProducerFenced).
+	ProducerAccessModeExclusive
+	// ProducerAccessModeWaitForExclusive waits, with no timeout, until the
+	// producer gets exclusive access; creation returns then.
+	ProducerAccessModeWaitForExclusive
+)
+
 // TopicMetadata describes a topic to a MessageRouter.
 type TopicMetadata interface {
 	// NumPartitions returns the number of partitions.
@@ -110,6 +126,9 @@ type ProducerOptions struct {
 	// is set; default and maximum the broker's max message size minus the
 	// message's metadata.
 	ChunkMaxMessageSize uint
+	// ProducerAccessMode is the access the producer asks for. Default
+	// ProducerAccessModeShared.
+	ProducerAccessMode
 }
 
 // Producer publishes messages to a topic. It is safe for concurrent use.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pulsargo/sdk/internal/compress"
 	"github.com/pulsargo/sdk/internal/producer"
+	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/internal/topicname"
 	"github.com/pulsargo/sdk/messageid"
 )
@@ -31,6 +32,9 @@ func (c *client) createProducer(opts ProducerOptions) (Producer, error) {
 	}
 	if opts.CompressionType < NoCompression || opts.CompressionType > SNAPPY {
 		return nil, fmt.Errorf("%w: unknown compression type %d", ErrInvalidOptions, opts.CompressionType)
+	}
+	if opts.ProducerAccessMode < ProducerAccessModeShared || opts.ProducerAccessMode > ProducerAccessModeWaitForExclusive {
+		return nil, fmt.Errorf("%w: unknown producer access mode %d", ErrInvalidOptions, opts.ProducerAccessMode)
 	}
 	if c.isClosed() {
 		return nil, ErrClientClosed
@@ -124,6 +128,7 @@ func (c *client) engineOptions(o ProducerOptions, topic string, partition int32)
 		BatchMaxDelay:           o.BatchingMaxPublishDelay,
 		EnableChunking:          o.EnableChunking,
 		ChunkMaxSize:            int(min(o.ChunkMaxMessageSize, 1<<30)),
+		AccessMode:              proto.ProducerAccessMode(o.ProducerAccessMode),
 		Logger:                  c.log,
 	}
 	if c.mem.limit > 0 {

@@ -96,12 +96,22 @@ func (p *Producer) connectOnce(ctx context.Context) error {
 	cmd := &proto.CommandProducer{
 		Topic: gproto.String(p.opts.Topic), ProducerId: gproto.Uint64(p.opts.ProducerID), RequestId: gproto.Uint64(rid),
 		Epoch: gproto.Uint64(epoch), UserProvidedProducerName: gproto.Bool(p.userName),
-		Metadata: keyValues(p.opts.Properties),
+		Metadata: keyValues(p.opts.Properties), ProducerAccessMode: p.opts.AccessMode.Enum(),
 	}
 	if name != "" {
 		cmd.ProducerName = gproto.String(name)
 	}
-	resp, err := c.Request(octx, rid, &proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: cmd})
+	rctx := octx
+	if p.opts.AccessMode == proto.ProducerAccessMode_WaitForExclusive {
+		// Queued behind the exclusive producer, the request has no timeout
+		// (conn.Request ends its own once the broker says "not ready"); it
+		// ends when the producer closes or the connection does.
+		wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		defer cancel()
+		defer context.AfterFunc(p.life, cancel)()
+		rctx = wctx
+	}
+	resp, err := c.Request(rctx, rid, &proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: cmd})
 	if err != nil {
 		c.UnregisterProducer(p.opts.ProducerID)
 		return fmt.Errorf("create producer on %s: %w", p.opts.Topic, err)

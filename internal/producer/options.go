@@ -107,6 +107,11 @@ type Options struct {
 	// ChunkMaxSize caps the payload of a chunk (with EnableChunking);
 	// default and maximum: the broker's max message size less metadata.
 	ChunkMaxSize int
+	// AccessMode is the access to the topic the producer asks for: Shared
+	// (default), Exclusive (fails if another producer is attached) or
+	// WaitForExclusive (creation waits, without a timeout, until it gets
+	// exclusive access).
+	AccessMode proto.ProducerAccessMode
 	// Clock is the time source. Default: the real clock.
 	Clock Clock
 	// Logger receives the producer's logs. Default: discarded.
