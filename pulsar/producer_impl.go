@@ -49,8 +49,7 @@ func (c *client) createProducer(opts ProducerOptions) (Producer, error) {
 	if opts.MessageRouter != nil {
 		p.router = opts.MessageRouter
 	} else {
-		r := newDefaultRouter(withBatchDefaults(opts))
-		p.router = func(m *ProducerMessage, md TopicMetadata) int { return r.route(m, md.NumPartitions()) }
+		p.router = defaultRouterFor(withBatchDefaults(opts))
 	}
 	partitioned := len(names) > 1 || names[0] != topicFull(opts.Topic)
 	errs := make([]error, len(names))
