@@ -43,8 +43,10 @@ func (t topicMetadata) NumPartitions() uint32 { return t.n }
 // the others go round robin. With batching on (disableBatching false) the
 // router stays on one partition until maxBatchingMessages messages,
 // maxBatchingSize bytes or maxBatchingDelay have gone to it (the clock is
-// read every maxBatchingMessages/10 messages), so that batches fill. It is
-// safe for concurrent use; it starts at a random partition.
+// read every maxBatchingMessages/10 messages), so that batches fill; the
+// message that moves it on is the first of the next partition's batch, so
+// that its batches match the producer's. It is safe for concurrent use; it
+// starts at a random partition.
 func NewDefaultRouter(hashFunc func(string) uint32, maxBatchingMessages uint, maxBatchingSize uint,
 	maxBatchingDelay time.Duration, disableBatching bool) func(*ProducerMessage, uint32) int {
 	var (
@@ -82,8 +84,12 @@ func NewDefaultRouter(hashFunc func(string) uint32, maxBatchingMessages uint, ma
 			return int(cur % numPartitions)
 		}
 		if cursor.CompareAndSwap(cur, cur+1) {
-			count.Store(0)
-			size.Store(0)
+			// This message is the first of the next partition's batch (the
+			// official router counts from the one after, so its batches
+			// after the first hold one message more than the producer's,
+			// which then waits for the batching delay).
+			count.Store(1)
+			size.Store(uint32(len(msg.Payload)))
 			if now == 0 {
 				now = time.Now().UnixNano()
 			}
