@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/pulsargo/sdk/internal/api"
+	"github.com/pulsargo/sdk/pulsar/backoff"
 )
 
 // SubscriptionType is how a subscription distributes messages.
@@ -162,6 +163,14 @@ type ConsumerOptions struct {
 	// IncompleteChunkPolicy decides the fate of evicted or expired chunked
 	// messages. Default ChunkNack.
 	IncompleteChunkPolicy ChunkPolicy
+	// MaxReconnectToBroker bounds the attempts to resubscribe after each
+	// disconnection of a partition; after that many failures it stops
+	// trying. Default nil: no bound.
+	MaxReconnectToBroker *uint
+	// BackOffPolicyFunc, when set, makes the policy that spaces each
+	// partition's resubscription attempts. Default: 100 ms doubling up to
+	// 60 s, with jitter.
+	BackOffPolicyFunc func() backoff.Policy
 	// StartMessageIDInclusive makes a Seek to a plain or batch-index id
 	// deliver the message it names next; by default (false) Seek resumes
 	// after it, as the official Go client's. A Seek to a chunk id delivers

@@ -88,6 +88,7 @@ func applyConsumerOptions(o *consumer.Options[ConsumerMessage], opts ConsumerOpt
 	o.AckWithResponse = opts.AckWithResponse
 	o.BatchIndexAck = opts.EnableBatchIndexAcknowledgment
 	o.StartInclusive = opts.StartMessageIDInclusive
+	o.Backoff, o.MaxReconnect = opts.BackOffPolicyFunc, opts.MaxReconnectToBroker
 	if g := opts.AckGroupingOptions; g != nil {
 		o.AckGroupTime, o.AckGroupSize = g.MaxTime, int(g.MaxSize)
 		if g.MaxTime == 0 && g.MaxSize <= 1 {

@@ -3,6 +3,8 @@ package pulsar
 import (
 	"context"
 	"time"
+
+	"github.com/pulsargo/sdk/pulsar/backoff"
 )
 
 // CompressionType selects the codec producers apply to payloads.
@@ -129,6 +131,14 @@ type ProducerOptions struct {
 	// ProducerAccessMode is the access the producer asks for. Default
 	// ProducerAccessModeShared.
 	ProducerAccessMode
+	// MaxReconnectToBroker bounds the attempts to reconnect a partition
+	// that lost its broker; after that many failures it stops trying and
+	// its messages time out. Default nil: no bound.
+	MaxReconnectToBroker *uint
+	// BackOffPolicyFunc, when set, makes the policy that spaces each
+	// partition's reconnection attempts. Default: 100 ms doubling up to
+	// 30 s, with jitter.
+	BackOffPolicyFunc func() backoff.Policy
 }
 
 // Producer publishes messages to a topic. It is safe for concurrent use.

@@ -128,6 +128,8 @@ func (c *client) engineOptions(o ProducerOptions, topic string, partition int32)
 		EnableChunking:          o.EnableChunking,
 		ChunkMaxSize:            int(min(o.ChunkMaxMessageSize, 1<<30)),
 		AccessMode:              proto.ProducerAccessMode(o.ProducerAccessMode),
+		Backoff:                 o.BackOffPolicyFunc,
+		MaxReconnect:            o.MaxReconnectToBroker,
 		Logger:                  c.log,
 	}
 	if c.mem.limit > 0 {

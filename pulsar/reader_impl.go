@@ -64,6 +64,7 @@ func (c *client) createReader(opts ReaderOptions) (Reader, error) {
 		o.StartID, o.StartInclusive = start, opts.StartMessageIDInclusive
 		o.ReadCompacted = opts.ReadCompacted
 		o.ReceiverQueueSize = opts.ReceiverQueueSize
+		o.Backoff = opts.BackoffPolicyFunc
 		o.Chunks = chunk.Options{MaxPendingMessages: opts.MaxPendingChunkedMessage, ExpireAfter: opts.ExpireTimeOfIncompleteChunk}
 		o.IncompleteChunkPolicy = chunkPolicy(opts.IncompleteChunkPolicy, false)
 		e := consumer.New(o)

@@ -64,7 +64,8 @@ type Engine[T any] struct {
 	asm        *chunk.Assembler
 	firstChunk map[string]messageid.ID // uuid -> chunk 0 of incomplete messages
 	permits    int                     // consumed, not yet granted back
-	bo         *backoff.Backoff
+	bo         backoff.Policy
+	tries      uint // failed subscribe attempts since the last disconnection
 	acks       ackGroup
 	tracked    map[position]*tracked
 	deferred   deferredAcks
@@ -102,7 +103,7 @@ func New[T any](opts Options[T]) *Engine[T] {
 		ctx:      ctx, cancel: cancel,
 		asm:        chunk.NewAssembler(o.Chunks),
 		firstChunk: map[string]messageid.ID{},
-		bo:         backoff.New(o.BackoffInitial, o.BackoffMax),
+		bo:         newBackoff(o),
 		tracked:    map[position]*tracked{},
 		deferred:   deferredAcks{m: map[position]position{}},
 	}

@@ -1,6 +1,7 @@
 package producer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -41,11 +42,18 @@ func (p *Producer) connectLoop() {
 // connectRetrying attaches the producer, retrying with backoff until it
 // succeeds or ctx ends. On creation (first) a non-retriable broker error
 // is returned at once; afterwards it fails the pending messages and the
-// producer keeps trying.
+// producer keeps trying, at most MaxReconnect times when that is set.
 func (p *Producer) connectRetrying(ctx context.Context, first bool) error {
-	bo := backoff.New(backoff.DefaultInitial, 30*time.Second)
+	var bo backoff.Policy = backoff.New(backoff.DefaultInitial, 30*time.Second)
+	if p.opts.Backoff != nil {
+		bo = p.opts.Backoff()
+	}
 	var last error
-	for {
+	for tries := uint(0); ; tries++ {
+		if max := p.opts.MaxReconnect; !first && max != nil && tries >= *max {
+			p.log.Warn("producer gave up re-attaching", "attempts", tries, "err", last)
+			return fmt.Errorf("producer %s: gave up after %d attempts: %w", p.opts.Topic, tries, cmp.Or(last, error(conn.ErrClosed)))
+		}
 		err := p.connectOnce(ctx)
 		if err == nil {
 			return nil
