@@ -192,8 +192,15 @@ type Consumer interface {
 	Subscription() string
 	// Name returns the consumer name.
 	Name() string
-	// Unsubscribe deletes the subscription.
+	// Unsubscribe deletes the subscription; the broker refuses it
+	// (ConsumerBusy) while other consumers are attached to it.
 	Unsubscribe() error
+	// UnsubscribeForce deletes the subscription even while other consumers
+	// are attached: the broker disconnects them.
+	UnsubscribeForce() error
+	// GetLastMessageIDs returns the id of the last message of every topic
+	// (partition) the consumer reads, with the topic's name.
+	GetLastMessageIDs() ([]TopicMessageID, error)
 	// Receive returns the next message.
 	Receive(ctx context.Context) (Message, error)
 	// Chan returns the channel messages arrive on.
@@ -210,6 +217,10 @@ type Consumer interface {
 	// topics an id carries no topic: it must name a message this consumer
 	// delivered (on one topic only), else ErrInvalidOptions.
 	AckID(MessageID) error
+	// AckIDList acknowledges ids as AckID does, and returns an AckError
+	// with the ids that failed (ids that name no partition or topic of this
+	// consumer are skipped, as by the official client).
+	AckIDList(ids []MessageID) error
 	// AckCumulative acknowledges every message up to msg.
 	AckCumulative(msg Message) error
 	// AckIDCumulative acknowledges every message up to id.

@@ -43,6 +43,16 @@ type Message interface {
 	GetReplicatedFrom() string
 	// SchemaVersion returns the schema version it was produced with.
 	SchemaVersion() []byte
+	// Index returns the message's index in the topic from the broker entry
+	// metadata (a broker with AppendIndexMetadataInterceptor and
+	// exposingBrokerEntryMetadataToClientEnabled), nil when the broker
+	// sends none. In a batch, each message has its own: the entry's index
+	// is that of its last message.
+	Index() *uint64
+	// BrokerPublishTime returns when the broker stored the message, from
+	// the broker entry metadata (appendBrokerTimestampMetadataInterceptor),
+	// nil when the broker sends none.
+	BrokerPublishTime() *time.Time
 }
 
 // message is the Message implementation: a view of the engine's message
@@ -69,6 +79,29 @@ func (m *message) RedeliveryCount() uint32       { return m.m.RedeliveryCount }
 func (m *message) IsReplicated() bool            { return m.m.Meta.GetReplicatedFrom() != "" }
 func (m *message) GetReplicatedFrom() string     { return m.m.Meta.GetReplicatedFrom() }
 func (m *message) SchemaVersion() []byte         { return m.m.Meta.GetSchemaVersion() }
+
+func (m *message) Index() *uint64 {
+	bm := m.m.BrokerMeta
+	if bm == nil || bm.Index == nil {
+		return nil
+	}
+	idx := bm.GetIndex()
+	if m.m.Single != nil {
+		// The official client's arithmetic: the entry's index less the
+		// messages after this one in the batch.
+		idx = idx - uint64(m.m.Meta.GetNumMessagesInBatch()) + uint64(m.m.ID.BatchIdx()) + 1
+	}
+	return &idx
+}
+
+func (m *message) BrokerPublishTime() *time.Time {
+	bm := m.m.BrokerMeta
+	if bm == nil || bm.BrokerTimestamp == nil {
+		return nil
+	}
+	t := time.UnixMilli(int64(bm.GetBrokerTimestamp()))
+	return &t
+}
 
 // millis converts a time to Pulsar's milliseconds: 0 (none) for the zero
 // time, time.Unix(0, 0) and earlier times.

@@ -11,6 +11,7 @@ import (
 	"github.com/pulsargo/sdk/internal/backoff"
 	"github.com/pulsargo/sdk/internal/conn"
 	"github.com/pulsargo/sdk/internal/frameq"
+	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/messageid"
 )
 
@@ -65,7 +66,8 @@ type Engine[T any] struct {
 	firstChunk map[string]messageid.ID // uuid -> chunk 0 of incomplete messages
 	permits    int                     // consumed, not yet granted back
 	bo         backoff.Policy
-	tries      uint // failed subscribe attempts since the last disconnection
+	tries      uint                       // failed subscribe attempts since the last disconnection
+	brokerMeta *proto.BrokerEntryMetadata // of the entry being parsed
 	acks       ackGroup
 	tracked    map[position]*tracked
 	deferred   deferredAcks
