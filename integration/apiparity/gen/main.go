@@ -142,13 +142,26 @@ func Generate(moduleDir string, entries []Entry) ([]byte, error) {
 	b.WriteString("// package (and its log and backoff subpackages) that pulsargo has, with\n")
 	b.WriteString("// the official types; this copy and its twin differ only in the import\n")
 	b.WriteString("// paths, and both must build.\n")
-	b.WriteString("package main\n\nimport (\n")
+	b.WriteString("package main\n\n")
+	b.WriteString("//lint:file-ignore SA1019 the program uses every official name, the deprecated ones too\n\n")
+	b.WriteString("import (\n")
 	var ps []string
 	for p := range imports {
 		ps = append(ps, p)
 	}
-	sort.Strings(ps)
+	thirdParty := func(p string) bool { first, _, _ := strings.Cut(p, "/"); return strings.Contains(first, ".") }
+	sort.Slice(ps, func(i, j int) bool {
+		if a, b := thirdParty(ps[i]), thirdParty(ps[j]); a != b {
+			return b
+		}
+		return ps[i] < ps[j]
+	})
+	std := true
 	for _, p := range ps {
+		if std && thirdParty(p) {
+			std = false
+			b.WriteString("\n")
+		}
 		fmt.Fprintf(&b, "\t%q\n", p)
 	}
 	b.WriteString(")\n\n")

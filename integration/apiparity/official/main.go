@@ -6,14 +6,17 @@
 // paths, and both must build.
 package main
 
+//lint:file-ignore SA1019 the program uses every official name, the deprecated ones too
+
 import (
 	"context"
 	"crypto/tls"
+	"log/slog"
+	"time"
+
 	"github.com/apache/pulsar-client-go/pulsar"
 	"github.com/apache/pulsar-client-go/pulsar/backoff"
 	"github.com/apache/pulsar-client-go/pulsar/log"
-	"log/slog"
-	"time"
 )
 
 // pulsar.AckError

@@ -6,14 +6,17 @@
 // paths, and both must build.
 package main
 
+//lint:file-ignore SA1019 the program uses every official name, the deprecated ones too
+
 import (
 	"context"
 	"crypto/tls"
+	"log/slog"
+	"time"
+
 	"github.com/pulsargo/sdk/pulsar"
 	"github.com/pulsargo/sdk/pulsar/backoff"
 	"github.com/pulsargo/sdk/pulsar/log"
-	"log/slog"
-	"time"
 )
 
 // pulsar.AckError
