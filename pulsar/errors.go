@@ -89,6 +89,26 @@ var (
 	// TLS handshake); its text is the official client's "connection
 	// error". Result ConnectError.
 	ErrConnectionFailed = api.ErrConnectionFailed
+	// ErrInvalidAck: an acknowledgment the subscription does not allow
+	// (AckCumulative on Shared or Key_Shared); a case of ErrInvalidOptions.
+	// Result InvalidConfiguration.
+	ErrInvalidAck = api.ErrInvalidAck
+)
+
+// The official client's transaction sentinels. This SDK has no
+// transactions yet and never returns them; they exist so that code that
+// checks them compiles.
+var (
+	// ErrTransaction: a transaction failed.
+	ErrTransaction = api.ErrTransaction
+	// ErrClientTransactionsNotEnabled: the client has no transactions.
+	ErrClientTransactionsNotEnabled = api.ErrClientTransactionsNotEnabled
+	// ErrMaxConcurrentOpsReached: too many concurrent transaction
+	// operations. Result MaxConcurrentOperationsReached.
+	ErrMaxConcurrentOpsReached = api.ErrMaxConcurrentOpsReached
+	// ErrTransactionCoordinatorNotEnabled: the broker has no transaction
+	// coordinator. Result TransactionCoordinatorNotEnabled.
+	ErrTransactionCoordinatorNotEnabled = api.ErrTransactionCoordinatorNotEnabled
 )
 
 // ServerError is an error answered by the broker; Code is Pulsar's

@@ -56,6 +56,7 @@ func TestEngineErrorsAreSentinels(t *testing.T) {
 			t.Fatal(err)
 		}
 		is("AckIDCumulative on Shared", cons.AckIDCumulative(NewMessageID(1, 1, -1, -1)), ErrInvalidOptions)
+		is("AckIDCumulative on Shared", cons.AckIDCumulative(NewMessageID(1, 1, -1, -1)), ErrInvalidAck)
 		b.Intercept(func(ev brokerstub.Event) brokerstub.Action { return brokerstub.Action{Drop: ev.Type == "SEEK"} })
 		is("Seek the broker does not answer", cons.Seek(EarliestMessageID()), ErrTimeout)
 		b.Intercept(nil)

@@ -1,6 +1,9 @@
 package api
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Error is an error with a Result, as the official Go client's *Error: its
 // text is "<message>: <result name>". Every sentinel below is one; the
@@ -110,4 +113,26 @@ var (
 	// ErrConnectionFailed: no connection to the broker could be made
 	// (dial, TLS); the official client's text, "connection error".
 	ErrConnectionFailed = NewError(ConnectError, "connection error")
+	// ErrInvalidAck: an acknowledgment the subscription does not allow
+	// (cumulative on Shared or Key_Shared); official name and text. It is a
+	// case of ErrInvalidOptions.
+	ErrInvalidAck = &Error{msg: "invalid ack", result: InvalidConfiguration, also: ErrInvalidOptions}
+)
+
+// The official client's transaction sentinels, with its texts. This SDK has
+// no transactions yet and never returns them; they exist so that code
+// that checks them compiles.
+var (
+	// ErrTransaction: a transaction failed (official).
+	ErrTransaction = errors.New("transaction error")
+	// ErrClientTransactionsNotEnabled: the client was made without
+	// transactions (official).
+	ErrClientTransactionsNotEnabled = errors.New("transactions are not enabled with the client")
+	// ErrMaxConcurrentOpsReached: too many concurrent transaction
+	// operations (official).
+	ErrMaxConcurrentOpsReached = NewError(MaxConcurrentOperationsReached, "Max concurrent operations reached")
+	// ErrTransactionCoordinatorNotEnabled: the broker has no transaction
+	// coordinator (official).
+	ErrTransactionCoordinatorNotEnabled = NewError(TransactionCoordinatorNotEnabled,
+		"The broker doesn't enable the transaction coordinator, or the transaction coordinator has not initialized")
 )

@@ -325,14 +325,23 @@ var _ pulsar.SubscriptionMode = pulsar.Durable
 // pulsar.EarliestMessageID
 var _ func() pulsar.MessageID = pulsar.EarliestMessageID
 
+// pulsar.ErrClientTransactionsNotEnabled
+var _ error = pulsar.ErrClientTransactionsNotEnabled
+
 // pulsar.ErrContextExpired
 var _ error = pulsar.ErrContextExpired
 
 // pulsar.ErrFailAddToBatch
 var _ error = pulsar.ErrFailAddToBatch
 
+// pulsar.ErrInvalidAck
+var _ error = pulsar.ErrInvalidAck
+
 // pulsar.ErrInvalidMessage
 var _ error = pulsar.ErrInvalidMessage
+
+// pulsar.ErrMaxConcurrentOpsReached
+var _ error = pulsar.ErrMaxConcurrentOpsReached
 
 // pulsar.ErrMemoryBufferIsFull
 var _ error = pulsar.ErrMemoryBufferIsFull
@@ -366,6 +375,12 @@ var _ error = pulsar.ErrTopicNotfound
 
 // pulsar.ErrTopicTerminated
 var _ error = pulsar.ErrTopicTerminated
+
+// pulsar.ErrTransaction
+var _ error = pulsar.ErrTransaction
+
+// pulsar.ErrTransactionCoordinatorNotEnabled
+var _ error = pulsar.ErrTransactionCoordinatorNotEnabled
 
 // pulsar.Error
 var _ *pulsar.Error = (*pulsar.Error)(nil)
@@ -889,6 +904,27 @@ var _ pulsar.CompressionType = pulsar.ZLib
 // pulsar.ZSTD
 var _ pulsar.CompressionType = pulsar.ZSTD
 
+// pulsar/backoff.DefaultBackoff
+var _ *backoff.DefaultBackoff = (*backoff.DefaultBackoff)(nil)
+
+// pulsar/backoff.NewDefaultBackoff
+var _ func() backoff.Policy = backoff.NewDefaultBackoff
+
+// pulsar/backoff.NewDefaultBackoffWithInitialBackOff
+var _ func(backoff time.Duration) backoff.Policy = backoff.NewDefaultBackoffWithInitialBackOff
+
+// pulsar/backoff.Policy
+var _ *backoff.Policy = (*backoff.Policy)(nil)
+
+// pulsar/backoff.Policy.IsMaxBackoffReached
+var _ func(backoff.Policy) bool = backoff.Policy.IsMaxBackoffReached
+
+// pulsar/backoff.Policy.Next
+var _ func(backoff.Policy) time.Duration = backoff.Policy.Next
+
+// pulsar/backoff.Policy.Reset
+var _ func(backoff.Policy) = backoff.Policy.Reset
+
 // pulsar/log.DefaultNopLogger
 var _ func() log.Logger = log.DefaultNopLogger
 
@@ -969,26 +1005,5 @@ var _ func(log.Logger, log.Fields) log.Entry = log.Logger.WithFields
 
 // pulsar/log.NewLoggerWithSlog
 var _ func(logger *slog.Logger) log.Logger = log.NewLoggerWithSlog
-
-// pulsar/backoff.DefaultBackoff
-var _ *backoff.DefaultBackoff = (*backoff.DefaultBackoff)(nil)
-
-// pulsar/backoff.NewDefaultBackoff
-var _ func() backoff.Policy = backoff.NewDefaultBackoff
-
-// pulsar/backoff.NewDefaultBackoffWithInitialBackOff
-var _ func(backoff time.Duration) backoff.Policy = backoff.NewDefaultBackoffWithInitialBackOff
-
-// pulsar/backoff.Policy
-var _ *backoff.Policy = (*backoff.Policy)(nil)
-
-// pulsar/backoff.Policy.IsMaxBackoffReached
-var _ func(backoff.Policy) bool = backoff.Policy.IsMaxBackoffReached
-
-// pulsar/backoff.Policy.Next
-var _ func(backoff.Policy) time.Duration = backoff.Policy.Next
-
-// pulsar/backoff.Policy.Reset
-var _ func(backoff.Policy) = backoff.Policy.Reset
 
 func main() {}
