@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/backoff"
 	"github.com/pulsargo/sdk/internal/conn"
 	"github.com/pulsargo/sdk/internal/topicname"
@@ -156,11 +157,12 @@ func NewClient(opts ClientOptions) (Client, error) {
 
 func newClient(opts ClientOptions) (*client, error) {
 	if opts.URL == "" {
-		return nil, fmt.Errorf("%w: URL is required", ErrInvalidOptions)
+		return nil, api.InvalidOption(InvalidConfiguration, "URL is required for client")
 	}
 	addr, err := conn.HostPort(opts.URL)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
+		opts.logger().Error("invalid service URL", "err", err)
+		return nil, api.InvalidOption(InvalidConfiguration, "Invalid service URL")
 	}
 	if opts.ConnectionTimeout <= 0 {
 		opts.ConnectionTimeout = 10 * time.Second
@@ -175,12 +177,12 @@ func newClient(opts ClientOptions) (*client, error) {
 	case idle == 0:
 		opts.ConnectionMaxIdleTime = defaultConnMaxIdleTime
 	case idle > 0 && idle < minConnMaxIdleTime:
-		return nil, fmt.Errorf("%w: ConnectionMaxIdleTime %v is below the minimum %v", ErrInvalidOptions, idle, minConnMaxIdleTime)
+		return nil, api.InvalidOption(InvalidConfiguration, fmt.Sprintf("Connection max idle time should be at least %f seconds", minConnMaxIdleTime.Seconds()))
 	}
 	if opts.MetricsCardinality == 0 {
 		opts.MetricsCardinality = MetricsCardinalityNamespace
 	}
-	slogger := log.Slog(opts.Logger)
+	slogger := opts.logger()
 	copts := conn.Options{
 		OperationTimeout:  opts.OperationTimeout,
 		KeepAlive:         opts.KeepAliveInterval,
@@ -207,6 +209,9 @@ func newClient(opts ClientOptions) (*client, error) {
 		mem: newMemoryLimit(opts.MemoryLimitBytes), closers: map[closer]struct{}{},
 	}, nil
 }
+
+// logger is the client's logger as a *slog.Logger.
+func (o ClientOptions) logger() *slog.Logger { return log.Slog(o.Logger) }
 
 // clientVersion is the version reported in CONNECT: "pulsargo", with the
 // description after a dash, as the official client appends it to its own.

@@ -157,9 +157,9 @@ func TestClientOptionsValidation(t *testing.T) {
 		if c != nil || err == nil {
 			t.Fatalf("NewClient(%+v) = %v, %v; want nil and an error", o, c, err)
 		}
-		var pe *Error
-		if !errors.As(err, &pe) || pe.Result() != InvalidConfiguration || !errors.Is(err, ErrInvalidOptions) {
-			t.Errorf("NewClient(%+v): %v is not InvalidConfiguration", o, err)
+		// A bare *Error, as the official client's: code asserts its type.
+		if pe, ok := err.(*Error); !ok || pe.Result() != InvalidConfiguration || !errors.Is(err, ErrInvalidOptions) {
+			t.Errorf("NewClient(%+v): %v (%T) is not an InvalidConfiguration *Error", o, err, err)
 		}
 	}
 	for _, idle := range []time.Duration{-1, 0, time.Minute} {
@@ -169,4 +169,30 @@ func TestClientOptionsValidation(t *testing.T) {
 		}
 		c.Close()
 	}
+}
+
+// Missing options give the official client's bare *Error and Result, and
+// still match ErrInvalidOptions.
+func TestMissingOptionsAsOfficial(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := brokerstub.RunT(t, brokerstub.Options{NoListener: true})
+		c, err := NewClient(ClientOptions{URL: b.URL(), Dialer: b.Dial, Logger: clientLogger()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		_, errNoSub := c.Subscribe(ConsumerOptions{Topic: "t"})
+		_, errNoTopic := c.Subscribe(ConsumerOptions{SubscriptionName: "s"})
+		_, errProducer := c.CreateProducer(ProducerOptions{})
+		_, errReader := c.CreateReader(ReaderOptions{StartMessageID: EarliestMessageID()})
+		for _, tc := range []struct {
+			err  error
+			want Result
+		}{{errNoSub, SubscriptionNotFound}, {errNoTopic, TopicNotFound}, {errProducer, InvalidTopicName}, {errReader, InvalidConfiguration}} {
+			e, ok := tc.err.(*Error)
+			if !ok || e.Result() != tc.want || !errors.Is(tc.err, ErrInvalidOptions) {
+				t.Errorf("%v (%T): want a bare *Error with Result %d", tc.err, tc.err, tc.want)
+			}
+		}
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/consumer"
 )
 
@@ -33,9 +34,9 @@ func (c *client) subscribe(opts ConsumerOptions) (Consumer, error) {
 	}
 	switch {
 	case len(topics) == 0:
-		return nil, fmt.Errorf("%w: consumer needs a Topic or Topics", ErrInvalidOptions)
+		return nil, api.InvalidOption(TopicNotFound, "topic is required")
 	case opts.SubscriptionName == "":
-		return nil, fmt.Errorf("%w: consumer needs a SubscriptionName", ErrInvalidOptions)
+		return nil, api.InvalidOption(SubscriptionNotFound, "subscription name is required for consumer")
 	case opts.Type < Exclusive || opts.Type > KeyShared:
 		return nil, fmt.Errorf("%w: unknown subscription type %d", ErrInvalidOptions, opts.Type)
 	case opts.DLQ != nil && opts.DLQ.MaxDeliveries == 0:

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/compress"
 	"github.com/pulsargo/sdk/internal/producer"
 	"github.com/pulsargo/sdk/internal/proto"
@@ -28,7 +29,7 @@ type partitionedProducer struct {
 
 func (c *client) createProducer(opts ProducerOptions) (Producer, error) {
 	if opts.Topic == "" {
-		return nil, fmt.Errorf("%w: producer needs a Topic", ErrInvalidOptions)
+		return nil, api.InvalidOption(InvalidTopicName, "Topic name is required for producer")
 	}
 	if opts.CompressionType < NoCompression || opts.CompressionType > SNAPPY {
 		return nil, fmt.Errorf("%w: unknown compression type %d", ErrInvalidOptions, opts.CompressionType)
@@ -157,7 +158,7 @@ func (p *partitionedProducer) pick(msg *ProducerMessage) (*producer.Producer, er
 
 func (p *partitionedProducer) Send(ctx context.Context, msg *ProducerMessage) (MessageID, error) {
 	if msg == nil {
-		return nil, fmt.Errorf("%w: nil message", ErrInvalidOptions)
+		return nil, fmt.Errorf("%w: %w: message is nil", ErrInvalidMessage, ErrInvalidOptions)
 	}
 	pp, err := p.pick(msg)
 	if err != nil {
@@ -175,7 +176,7 @@ func (p *partitionedProducer) SendAsync(ctx context.Context, msg *ProducerMessag
 		callback = func(MessageID, *ProducerMessage, error) {}
 	}
 	if msg == nil {
-		callback(nil, msg, fmt.Errorf("%w: nil message", ErrInvalidOptions))
+		callback(nil, msg, fmt.Errorf("%w: %w: message is nil", ErrInvalidMessage, ErrInvalidOptions))
 		return
 	}
 	pp, err := p.pick(msg)

@@ -32,6 +32,11 @@ func caseOf(broader *Error, result Result, msg string) *Error {
 	return e
 }
 
+// InvalidOption returns the error of an option check, as the official
+// client returns it: a bare *Error (code may assert err.(*Error)) with
+// result and the official text, which is also a case of ErrInvalidOptions.
+func InvalidOption(result Result, msg string) *Error { return caseOf(ErrInvalidOptions, result, msg) }
+
 // Error returns the text: the message and the Result's name.
 func (e *Error) Error() string { return e.msg }
 
