@@ -25,7 +25,7 @@ func (p *Pool) reapIdle() {
 			return
 		case now := <-t.C:
 			for _, c := range p.reap(idleSince, now) {
-				p.opts.Logger.Debug("closing idle connection", "broker", c.addr, "max idle", p.opts.MaxIdle)
+				p.opts.Logger.Debug("closing idle connection", "broker", c.addr, "maxIdle", p.opts.MaxIdle)
 				c.Close()
 			}
 		}
