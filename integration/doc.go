@@ -9,8 +9,10 @@
 // only one that requires the official client, so that users of
 // github.com/pulsargo/sdk never get it (or logrus, prometheus, k8s) in their
 // module graph. The module also holds cmd/pulsarbench, the side-by-side
-// benchmark, and officialsuite, which runs the official client's own test
-// suite against cmd/brokerstub. Run its tests from this directory:
+// benchmark, officialsuite, which runs the official client's own test
+// suite against cmd/brokerstub, and apiparity, a program that uses every
+// name of the official API that pulsargo has, built against both clients
+// (TestAPIParityProgram; TestAPIParityMissingNames counts what is missing). Run its tests from this directory:
 //
 //	cd integration && go test -race ./...
 package integration

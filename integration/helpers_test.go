@@ -16,6 +16,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/pulsargo/sdk/brokerstub"
+	sdklog "github.com/pulsargo/sdk/pulsar/log"
 )
 
 var topicSeq atomic.Int64
@@ -67,6 +68,9 @@ func officialClient(t *testing.T, url string) official.Client {
 
 // quietLogger is the official client's logger: discarded unless
 // PULSARGO_DEBUG is set.
+// sdkLogger is stubLogger as pulsargo's client Logger.
+func sdkLogger() sdklog.Logger { return sdklog.NewLoggerWithSlog(stubLogger()) }
+
 func quietLogger() log.Logger {
 	l := logrus.New()
 	l.SetOutput(io.Discard)

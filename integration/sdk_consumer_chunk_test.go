@@ -17,7 +17,7 @@ import (
 // sdkClient connects this SDK to the stub over TCP.
 func sdkClient(t *testing.T, url string) pulsar.Client {
 	t.Helper()
-	c, err := pulsar.NewClient(pulsar.ClientOptions{URL: url, OperationTimeout: 10 * time.Second, Logger: stubLogger()})
+	c, err := pulsar.NewClient(pulsar.ClientOptions{URL: url, OperationTimeout: 10 * time.Second, Logger: sdkLogger()})
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
 	return c

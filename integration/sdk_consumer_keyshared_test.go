@@ -82,7 +82,7 @@ func TestSDKKeySharedPassesOrderingChecker(t *testing.T) {
 	prod, err := oc.CreateProducer(official.ProducerOptions{Topic: topic, EnableChunking: true, DisableBatching: true})
 	require.NoError(t, err)
 	defer prod.Close()
-	sdk, err := pulsar.NewClient(pulsar.ClientOptions{URL: b.URL(), Logger: stubLogger()})
+	sdk, err := pulsar.NewClient(pulsar.ClientOptions{URL: b.URL(), Logger: sdkLogger()})
 	require.NoError(t, err)
 	defer sdk.Close()
 

@@ -12,10 +12,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/backoff"
 	"github.com/pulsargo/sdk/internal/conn"
 	"github.com/pulsargo/sdk/internal/lookup"
 	"github.com/pulsargo/sdk/internal/topicname"
+	"github.com/pulsargo/sdk/pulsar/log"
 )
 
 // ClientOptions configure a Client. Field names follow the official Go
@@ -58,9 +60,61 @@ type ClientOptions struct {
 	// until the broker acknowledges them. Default 64 MiB; negative means no
 	// limit.
 	MemoryLimitBytes int64
-	// Logger receives the client's logs. Default: discarded.
-	Logger *slog.Logger
+	// Logger receives the client's logs (the official client's log.Logger;
+	// log.NewLoggerWithSlog adapts a *slog.Logger). Default: discarded (the
+	// official client logs to logrus's standard logger).
+	Logger log.Logger
+	// ListenerName is the broker listener to connect through: it is sent in
+	// every LOOKUP (advertised_listener_name) and the broker answers with
+	// that listener's address. Default: none (the broker's default
+	// listener).
+	ListenerName string
+	// MaxConnectionsPerBroker is how many connections the client opens to
+	// each broker; producers and consumers are spread over them round
+	// robin. Default 1.
+	MaxConnectionsPerBroker int
+	// ConnectionMaxIdleTime closes a connection that has had no producer,
+	// consumer or pending request for this long (it is checked every half
+	// of it). Default 180 s; at least 60 s, else NewClient fails with
+	// InvalidConfiguration; negative disables it.
+	ConnectionMaxIdleTime time.Duration
+	// LookupProperties are sent in every LOOKUP (properties), for a broker
+	// that picks the serving broker by them. Default: none.
+	LookupProperties map[string]string
+	// Description is appended to the client version the broker sees:
+	// "pulsargo-<Description>". Default: none.
+	Description string
+	// MetricsCardinality says which labels (tenant, namespace, topic) the
+	// client's metrics carry, for the metrics module; the core has no
+	// metrics library. Default MetricsCardinalityNamespace.
+	MetricsCardinality MetricsCardinality
+	// CustomMetricsLabels are added to every metric of the client, for the
+	// metrics module. Default: none.
+	CustomMetricsLabels map[string]string
 }
+
+// MetricsCardinality is how specific the labels of the client's metrics
+// are, as the official client's option of the same name.
+type MetricsCardinality int
+
+// Metrics cardinalities; the zero value means the default, namespace.
+const (
+	_ MetricsCardinality = iota
+	// MetricsCardinalityNone: no tenant, namespace or topic label.
+	MetricsCardinalityNone
+	// MetricsCardinalityTenant: a tenant label.
+	MetricsCardinalityTenant
+	// MetricsCardinalityNamespace: tenant and namespace labels (default).
+	MetricsCardinalityNamespace
+	// MetricsCardinalityTopic: tenant, namespace and topic labels.
+	MetricsCardinalityTopic
+)
+
+// Connection idle time limits, as the official client's.
+const (
+	defaultConnMaxIdleTime = 180 * time.Second
+	minConnMaxIdleTime     = 60 * time.Second
+)
 
 // Client is a connection to a Pulsar cluster that creates producers,
 // consumers and readers. It is safe for concurrent use.
@@ -97,13 +151,18 @@ type closer interface{ Close() }
 
 // NewClient returns a Client for the service URL. It does not connect
 // until the first producer, consumer or reader needs it.
+// On error the Client is nil (an untyped nil, so client == nil holds).
 func NewClient(opts ClientOptions) (Client, error) {
-	return newClient(opts)
+	c, err := newClient(opts)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 func newClient(opts ClientOptions) (*client, error) {
 	if opts.URL == "" {
-		return nil, fmt.Errorf("%w: URL is required", ErrInvalidOptions)
+		return nil, api.InvalidOption(InvalidConfiguration, "URL is required for client")
 	}
 	if opts.ConnectionTimeout <= 0 {
 		opts.ConnectionTimeout = 10 * time.Second
@@ -114,14 +173,25 @@ func newClient(opts ClientOptions) (*client, error) {
 	if opts.MemoryLimitBytes == 0 {
 		opts.MemoryLimitBytes = 64 << 20
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
+	switch idle := opts.ConnectionMaxIdleTime; {
+	case idle == 0:
+		opts.ConnectionMaxIdleTime = defaultConnMaxIdleTime
+	case idle > 0 && idle < minConnMaxIdleTime:
+		return nil, api.InvalidOption(InvalidConfiguration, fmt.Sprintf("Connection max idle time should be at least %f seconds", minConnMaxIdleTime.Seconds()))
 	}
+	if opts.MetricsCardinality == 0 {
+		opts.MetricsCardinality = MetricsCardinalityNamespace
+	}
+	slogger := opts.logger()
 	copts := conn.Options{
-		OperationTimeout: opts.OperationTimeout,
-		KeepAlive:        opts.KeepAliveInterval,
-		Logger:           opts.Logger,
-		ClientVersion:    "pulsargo",
+		OperationTimeout:  opts.OperationTimeout,
+		KeepAlive:         opts.KeepAliveInterval,
+		Logger:            slogger,
+		ClientVersion:     clientVersion(opts.Description),
+		ListenerName:      opts.ListenerName,
+		LookupProperties:  opts.LookupProperties,
+		MaxConnsPerBroker: opts.MaxConnectionsPerBroker,
+		MaxIdle:           max(opts.ConnectionMaxIdleTime, 0),
 	}
 	if opts.Dialer != nil {
 		copts.Dial = opts.Dialer
@@ -137,14 +207,28 @@ func newClient(opts ClientOptions) (*client, error) {
 	}
 	pool := conn.NewPool(copts)
 	ls, err := lookup.New(opts.URL, lookup.Options{Pool: pool, TLS: copts.TLS, Dial: opts.Dialer,
-		AuthMethod: copts.AuthMethod, AuthData: copts.AuthData, Timeout: opts.OperationTimeout, Logger: opts.Logger})
+		AuthMethod: copts.AuthMethod, AuthData: copts.AuthData, Timeout: opts.OperationTimeout, Logger: slogger})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
+		pool.Close()
+		slogger.Error("invalid service URL", "err", err)
+		return nil, api.InvalidOption(InvalidConfiguration, "Invalid service URL")
 	}
 	return &client{
-		opts: opts, lookup: ls, pool: pool, log: opts.Logger,
+		opts: opts, lookup: ls, pool: pool, log: slogger,
 		mem: newMemoryLimit(opts.MemoryLimitBytes), closers: map[closer]struct{}{},
 	}, nil
+}
+
+// logger is the client's logger as a *slog.Logger.
+func (o ClientOptions) logger() *slog.Logger { return log.Slog(o.Logger) }
+
+// clientVersion is the version reported in CONNECT: "pulsargo", with the
+// description after a dash, as the official client appends it to its own.
+func clientVersion(description string) string {
+	if description == "" {
+		return "pulsargo"
+	}
+	return "pulsargo-" + description
 }
 
 func tlsConfig(opts ClientOptions, host string) (*tls.Config, error) {
@@ -234,17 +318,18 @@ func (c *client) isClosed() bool {
 	return c.closed
 }
 
-// connFor looks the topic up and returns the connection to its broker,
-// retrying what may pass (a connection that just closed, a broker
-// restarting) until ctx ends.
-func (c *client) connFor(ctx context.Context, topic string) (*conn.Conn, error) {
+// connFor looks the topic up and returns the connection to its broker (of
+// the MaxConnectionsPerBroker connections, the one id picks), retrying
+// what may pass (a connection that just closed, a broker restarting) until
+// ctx ends.
+func (c *client) connFor(ctx context.Context, topic string, id uint64) (*conn.Conn, error) {
 	var cn *conn.Conn
 	err := c.retry(ctx, func() error {
 		addr, err := c.lookup.Lookup(ctx, topic)
 		if err != nil {
 			return err
 		}
-		cn, err = c.pool.Get(ctx, addr)
+		cn, err = c.pool.GetSlot(ctx, addr, id)
 		return err
 	})
 	return cn, err

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/pulsargo/sdk/internal/api"
+	"github.com/pulsargo/sdk/pulsar/backoff"
 )
 
 // SubscriptionType is how a subscription distributes messages.
@@ -230,6 +231,14 @@ type ConsumerOptions struct {
 	// message and doubles it, up to ReceiverQueueSize, while the
 	// application consumes faster than it refills. Default false.
 	EnableAutoScaledReceiverQueueSize bool
+	// MaxReconnectToBroker bounds the attempts to resubscribe after each
+	// disconnection of a partition; after that many failures it stops
+	// trying. Default nil: no bound.
+	MaxReconnectToBroker *uint
+	// BackOffPolicyFunc, when set, makes the policy that spaces each
+	// partition's resubscription attempts. Default: 100 ms doubling up to
+	// 60 s, with jitter.
+	BackOffPolicyFunc func() backoff.Policy
 	// StartMessageIDInclusive makes a Seek to a plain or batch-index id
 	// deliver the message it names next; by default (false) Seek resumes
 	// after it, as the official Go client's. A Seek to a chunk id delivers
@@ -251,8 +260,15 @@ type Consumer interface {
 	Subscription() string
 	// Name returns the consumer name.
 	Name() string
-	// Unsubscribe deletes the subscription.
+	// Unsubscribe deletes the subscription; the broker refuses it
+	// (ConsumerBusy) while other consumers are attached to it.
 	Unsubscribe() error
+	// UnsubscribeForce deletes the subscription even while other consumers
+	// are attached: the broker disconnects them.
+	UnsubscribeForce() error
+	// GetLastMessageIDs returns the id of the last message of every topic
+	// (partition) the consumer reads, with the topic's name.
+	GetLastMessageIDs() ([]TopicMessageID, error)
 	// Receive returns the next message.
 	Receive(ctx context.Context) (Message, error)
 	// Chan returns the channel messages arrive on.
@@ -269,6 +285,10 @@ type Consumer interface {
 	// topics an id carries no topic: it must name a message this consumer
 	// delivered (on one topic only), else ErrInvalidOptions.
 	AckID(MessageID) error
+	// AckIDList acknowledges ids as AckID does, and returns an AckError
+	// with the ids that failed (ids that name no partition or topic of this
+	// consumer are skipped, as by the official client).
+	AckIDList(ids []MessageID) error
 	// AckCumulative acknowledges every message up to msg.
 	AckCumulative(msg Message) error
 	// AckIDCumulative acknowledges every message up to id.

@@ -48,13 +48,14 @@ func randomName(prefix string) string {
 // consumerEngineOptions are the engine options common to consumers and
 // readers.
 func (c *client) consumerEngineOptions(t partitionTarget, out chan ConsumerMessage, wrap func(*consumer.Message) ConsumerMessage) consumer.Options[ConsumerMessage] {
+	id := c.nextID()
 	return consumer.Options[ConsumerMessage]{
 		Topic:            t.name,
 		Partition:        t.partition,
 		OperationTimeout: c.opts.OperationTimeout,
 		Logger:           c.log,
-		Connect:          func(ctx context.Context) (*conn.Conn, error) { return c.connFor(ctx, t.name) },
-		ConsumerID:       c.nextID(),
+		Connect:          func(ctx context.Context) (*conn.Conn, error) { return c.connFor(ctx, t.name, id) },
+		ConsumerID:       id,
 		Out:              out,
 		Wrap:             wrap,
 	}
@@ -81,6 +82,7 @@ func applyConsumerOptions(o *consumer.Options[ConsumerMessage], opts ConsumerOpt
 	o.AckWithResponse = opts.AckWithResponse
 	o.BatchIndexAck = opts.EnableBatchIndexAcknowledgment
 	o.StartInclusive = opts.StartMessageIDInclusive
+	o.Backoff, o.MaxReconnect = opts.BackOffPolicyFunc, opts.MaxReconnectToBroker
 	if g := opts.AckGroupingOptions; g != nil {
 		o.AckGroupTime, o.AckGroupSize = g.MaxTime, int(g.MaxSize)
 		if g.MaxTime == 0 && g.MaxSize <= 1 {

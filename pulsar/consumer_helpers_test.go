@@ -12,6 +12,7 @@ import (
 	"github.com/pulsargo/sdk/brokerstub"
 	"github.com/pulsargo/sdk/internal/consumer/consumertest"
 	"github.com/pulsargo/sdk/messageid"
+	"github.com/pulsargo/sdk/pulsar/log"
 )
 
 var csTopicSeq atomic.Int64
@@ -30,6 +31,11 @@ func csLogger() *slog.Logger {
 	return slog.New(slog.DiscardHandler)
 }
 
+// clientLogger is csLogger as the client's log.Logger.
+func clientLogger() log.Logger {
+	return log.NewLoggerWithSlog(csLogger())
+}
+
 func newCSEnv(t *testing.T, opts ...brokerstub.Options) *csEnv {
 	t.Helper()
 	var o brokerstub.Options
@@ -42,7 +48,7 @@ func newCSEnv(t *testing.T, opts ...brokerstub.Options) *csEnv {
 	// In-memory connections only, so that tests run in synctest bubbles.
 	o.NoListener = true
 	b := brokerstub.RunT(t, o)
-	c, err := NewClient(ClientOptions{URL: b.URL(), Dialer: b.Dial, OperationTimeout: 5 * time.Second, Logger: csLogger()})
+	c, err := NewClient(ClientOptions{URL: b.URL(), Dialer: b.Dial, OperationTimeout: 5 * time.Second, Logger: clientLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/pulsargo/sdk/internal/api"
 )
 
 // consumerImpl is the Consumer: one engine per partition of every topic,
@@ -36,9 +38,9 @@ func (c *client) subscribe(opts ConsumerOptions) (Consumer, error) {
 	pattern := opts.Topic == "" && len(opts.Topics) == 0
 	switch {
 	case pattern && opts.TopicsPattern == "":
-		return nil, fmt.Errorf("%w: consumer needs a Topic, Topics or TopicsPattern", ErrInvalidOptions)
+		return nil, api.InvalidOption(TopicNotFound, "topic is required")
 	case opts.SubscriptionName == "":
-		return nil, fmt.Errorf("%w: consumer needs a SubscriptionName", ErrInvalidOptions)
+		return nil, api.InvalidOption(SubscriptionNotFound, "subscription name is required for consumer")
 	case opts.Type < Exclusive || opts.Type > KeyShared:
 		return nil, fmt.Errorf("%w: unknown subscription type %d", ErrInvalidOptions, opts.Type)
 	case opts.RetryEnable && opts.EnableZeroQueueConsumer:

@@ -50,6 +50,16 @@ type Message interface {
 	// reader's Schema. A payload that does not decode, a version the broker
 	// does not have and a message without any schema give a *SchemaError.
 	GetSchemaValue(v any) error
+	// Index returns the message's index in the topic from the broker entry
+	// metadata (a broker with AppendIndexMetadataInterceptor and
+	// exposingBrokerEntryMetadataToClientEnabled), nil when the broker
+	// sends none. In a batch, each message has its own: the entry's index
+	// is that of its last message.
+	Index() *uint64
+	// BrokerPublishTime returns when the broker stored the message, from
+	// the broker entry metadata (appendBrokerTimestampMetadataInterceptor),
+	// nil when the broker sends none.
+	BrokerPublishTime() *time.Time
 }
 
 // message is the Message implementation: a view of the engine's message
@@ -79,6 +89,29 @@ func (m *message) GetReplicatedFrom() string     { return m.m.Meta.GetReplicated
 func (m *message) SchemaVersion() []byte         { return m.m.Meta.GetSchemaVersion() }
 func (m *message) GetSchemaValue(v any) error {
 	return m.schemas.decode(m.m.Topic, m.m.Meta.GetSchemaVersion(), m.m.Payload, v)
+}
+
+func (m *message) Index() *uint64 {
+	bm := m.m.BrokerMeta
+	if bm == nil || bm.Index == nil {
+		return nil
+	}
+	idx := bm.GetIndex()
+	if m.m.Single != nil {
+		// The official client's arithmetic: the entry's index less the
+		// messages after this one in the batch.
+		idx = idx - uint64(m.m.Meta.GetNumMessagesInBatch()) + uint64(m.m.ID.BatchIdx()) + 1
+	}
+	return &idx
+}
+
+func (m *message) BrokerPublishTime() *time.Time {
+	bm := m.m.BrokerMeta
+	if bm == nil || bm.BrokerTimestamp == nil {
+		return nil
+	}
+	t := time.UnixMilli(int64(bm.GetBrokerTimestamp()))
+	return &t
 }
 
 // millis converts a time to Pulsar's milliseconds: 0 (none) for the zero

@@ -3,6 +3,8 @@ package pulsar
 import (
 	"context"
 	"time"
+
+	"github.com/pulsargo/sdk/pulsar/backoff"
 )
 
 // CompressionType selects the codec producers apply to payloads.
@@ -48,6 +50,22 @@ const (
 	JavaStringHash HashingScheme = iota
 	// Murmur3_32Hash is Murmur3 32-bit.
 	Murmur3_32Hash
+)
+
+// ProducerAccessMode is the access to the topic a producer asks for.
+type ProducerAccessMode int
+
+// Access modes, as the official client numbers them (and the wire).
+const (
+	// ProducerAccessModeShared lets several producers publish (default).
+	ProducerAccessModeShared ProducerAccessMode = iota
+	// ProducerAccessModeExclusive requires exclusive access: creation fails
+	// with ProducerBusy if another producer is attached, and a producer that
+	// loses its access is fenced (ErrProducerFenced).
+	ProducerAccessModeExclusive
+	// ProducerAccessModeWaitForExclusive waits, with no timeout, until the
+	// producer gets exclusive access; creation returns then.
+	ProducerAccessModeWaitForExclusive
 )
 
 // TopicMetadata describes a topic to a MessageRouter.
@@ -131,6 +149,17 @@ type ProducerOptions struct {
 	// subscription with the topic (dead-letter producers), as the official
 	// client's unexported option.
 	initialSubscriptionName string
+	// ProducerAccessMode is the access the producer asks for. Default
+	// ProducerAccessModeShared.
+	ProducerAccessMode
+	// MaxReconnectToBroker bounds the attempts to reconnect a partition
+	// that lost its broker; after that many failures it stops trying and
+	// its messages time out. Default nil: no bound.
+	MaxReconnectToBroker *uint
+	// BackOffPolicyFunc, when set, makes the policy that spaces each
+	// partition's reconnection attempts. Default: 100 ms doubling up to
+	// 30 s, with jitter.
+	BackOffPolicyFunc func() backoff.Policy
 }
 
 // Producer publishes messages to a topic. It is safe for concurrent use.

@@ -17,7 +17,7 @@ import (
 func TestEngineErrorsAreSentinels(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := brokerstub.RunT(t, brokerstub.Options{NoListener: true})
-		c, err := NewClient(ClientOptions{URL: b.URL(), Dialer: b.Dial, Logger: csLogger(),
+		c, err := NewClient(ClientOptions{URL: b.URL(), Dialer: b.Dial, Logger: clientLogger(),
 			OperationTimeout: 2 * time.Second, MemoryLimitBytes: 1 << 20})
 		if err != nil {
 			t.Fatal(err)
@@ -56,6 +56,7 @@ func TestEngineErrorsAreSentinels(t *testing.T) {
 			t.Fatal(err)
 		}
 		is("AckIDCumulative on Shared", cons.AckIDCumulative(NewMessageID(1, 1, -1, -1)), ErrInvalidOptions)
+		is("AckIDCumulative on Shared", cons.AckIDCumulative(NewMessageID(1, 1, -1, -1)), ErrInvalidAck)
 		b.Intercept(func(ev brokerstub.Event) brokerstub.Action { return brokerstub.Action{Drop: ev.Type == "SEEK"} })
 		is("Seek the broker does not answer", cons.Seek(EarliestMessageID()), ErrTimeout)
 		b.Intercept(nil)

@@ -3,8 +3,6 @@ package pulsar
 import (
 	"context"
 	"errors"
-	"log/slog"
-	"os"
 	"regexp"
 	"strconv"
 	"sync"
@@ -42,8 +40,8 @@ func testClient(t *testing.T, b *brokerstub.Broker, opts ...ClientOptions) *clie
 	if o.OperationTimeout == 0 {
 		o.OperationTimeout = 5 * time.Second
 	}
-	if os.Getenv("PULSARGO_DEBUG") != "" {
-		o.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	if o.Logger == nil {
+		o.Logger = clientLogger()
 	}
 	c, err := newClient(o)
 	if err != nil {

@@ -7,8 +7,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/compress"
 	"github.com/pulsargo/sdk/internal/producer"
+	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/internal/topicname"
 	"github.com/pulsargo/sdk/messageid"
 )
@@ -31,10 +33,13 @@ type partitionedProducer struct {
 
 func (c *client) createProducer(opts ProducerOptions) (Producer, error) {
 	if opts.Topic == "" {
-		return nil, fmt.Errorf("%w: producer needs a Topic", ErrInvalidOptions)
+		return nil, api.InvalidOption(InvalidTopicName, "Topic name is required for producer")
 	}
 	if opts.CompressionType < NoCompression || opts.CompressionType > SNAPPY {
 		return nil, fmt.Errorf("%w: unknown compression type %d", ErrInvalidOptions, opts.CompressionType)
+	}
+	if opts.ProducerAccessMode < ProducerAccessModeShared || opts.ProducerAccessMode > ProducerAccessModeWaitForExclusive {
+		return nil, fmt.Errorf("%w: unknown producer access mode %d", ErrInvalidOptions, opts.ProducerAccessMode)
 	}
 	schemas, err := newProducerSchemas(opts)
 	if err != nil {
@@ -53,8 +58,7 @@ func (c *client) createProducer(opts ProducerOptions) (Producer, error) {
 	if opts.MessageRouter != nil {
 		p.router = opts.MessageRouter
 	} else {
-		r := newDefaultRouter(withBatchDefaults(opts))
-		p.router = func(m *ProducerMessage, md TopicMetadata) int { return r.route(m, md.NumPartitions()) }
+		p.router = defaultRouterFor(withBatchDefaults(opts))
 	}
 	partitioned := len(names) > 1 || names[0] != topicFull(opts.Topic)
 	errs := make([]error, len(names))
@@ -123,10 +127,11 @@ func withBatchDefaults(o ProducerOptions) ProducerOptions {
 
 // engineOptions are the options of the engine of one partition.
 func (c *client) engineOptions(o ProducerOptions, topic string, partition int32) producer.Options {
+	id := c.nextID()
 	eo := producer.Options{
-		Topic: topic, Partition: partition, ProducerID: c.nextID(), Name: o.Name, Properties: o.Properties,
+		Topic: topic, Partition: partition, ProducerID: id, Name: o.Name, Properties: o.Properties,
 		Connect: func(ctx context.Context) (producer.Conn, error) {
-			cn, err := c.connFor(ctx, topic)
+			cn, err := c.connFor(ctx, topic, id)
 			if err != nil {
 				return nil, err
 			}
@@ -145,6 +150,9 @@ func (c *client) engineOptions(o ProducerOptions, topic string, partition int32)
 		EnableChunking:          o.EnableChunking,
 		ChunkMaxSize:            int(min(o.ChunkMaxMessageSize, 1<<30)),
 		InitialSubscription:     o.initialSubscriptionName,
+		AccessMode:              proto.ProducerAccessMode(o.ProducerAccessMode),
+		Backoff:                 o.BackOffPolicyFunc,
+		MaxReconnect:            o.MaxReconnectToBroker,
 		Logger:                  c.log,
 	}
 	if c.mem.limit > 0 {
@@ -173,7 +181,7 @@ func (p *partitionedProducer) pick(msg *ProducerMessage) (*producer.Producer, er
 
 func (p *partitionedProducer) Send(ctx context.Context, msg *ProducerMessage) (MessageID, error) {
 	if msg == nil {
-		return nil, fmt.Errorf("%w: nil message", ErrInvalidOptions)
+		return nil, fmt.Errorf("%w: %w: message is nil", ErrInvalidMessage, ErrInvalidOptions)
 	}
 	pp, err := p.pick(msg)
 	if err != nil {
@@ -197,7 +205,7 @@ func (p *partitionedProducer) SendAsync(ctx context.Context, msg *ProducerMessag
 		callback = func(MessageID, *ProducerMessage, error) {}
 	}
 	if msg == nil {
-		callback(nil, msg, fmt.Errorf("%w: nil message", ErrInvalidOptions))
+		callback(nil, msg, fmt.Errorf("%w: %w: message is nil", ErrInvalidMessage, ErrInvalidOptions))
 		return
 	}
 	pp, err := p.pick(msg)

@@ -21,7 +21,7 @@ import (
 func synctestClient(t *testing.T) (*brokerstub.Broker, Client) {
 	t.Helper()
 	b := brokerstub.RunT(t, brokerstub.Options{NoListener: true})
-	c, err := NewClient(ClientOptions{URL: b.URL(), Dialer: b.Dial, Logger: csLogger()})
+	c, err := NewClient(ClientOptions{URL: b.URL(), Dialer: b.Dial, Logger: clientLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,8 @@ package pulsar
 import (
 	"context"
 	"time"
+
+	"github.com/pulsargo/sdk/pulsar/backoff"
 )
 
 // ReaderOptions configure a Reader. Field names follow the official Go
@@ -43,6 +45,11 @@ type ReaderOptions struct {
 	MaxPendingChunkedMessage    int
 	ExpireTimeOfIncompleteChunk time.Duration
 	IncompleteChunkPolicy       ChunkPolicy
+	// BackoffPolicyFunc, when set, makes the policy that spaces the
+	// reader's resubscription attempts (the official client spells it so
+	// here, BackOff in the producer's and consumer's options). Default:
+	// 100 ms doubling up to 60 s, with jitter.
+	BackoffPolicyFunc func() backoff.Policy
 }
 
 // Reader reads a topic from a position without a durable subscription.

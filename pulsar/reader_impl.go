@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pulsargo/sdk/chunk"
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/consumer"
 	"github.com/pulsargo/sdk/messageid"
 )
@@ -26,7 +27,7 @@ type readerImpl struct {
 func (c *client) createReader(opts ReaderOptions) (Reader, error) {
 	switch {
 	case opts.Topic == "":
-		return nil, fmt.Errorf("%w: reader needs a Topic", ErrInvalidOptions)
+		return nil, api.InvalidOption(InvalidConfiguration, "Topic is required")
 	case opts.StartMessageID == nil:
 		return nil, fmt.Errorf("%w: reader needs a StartMessageID", ErrInvalidOptions)
 	}
@@ -69,6 +70,7 @@ func (c *client) createReader(opts ReaderOptions) (Reader, error) {
 		o.ReadCompacted = opts.ReadCompacted
 		o.Schema = schemas.protoSchema()
 		o.ReceiverQueueSize = opts.ReceiverQueueSize
+		o.Backoff = opts.BackoffPolicyFunc
 		o.Chunks = chunk.Options{MaxPendingMessages: opts.MaxPendingChunkedMessage, ExpireAfter: opts.ExpireTimeOfIncompleteChunk}
 		o.IncompleteChunkPolicy = chunkPolicy(opts.IncompleteChunkPolicy, false)
 		e := consumer.New(o)

@@ -136,7 +136,7 @@ func (cs *consumerSchemas) fetchFromBroker(topic string, version []byte) (Schema
 }
 
 func (cs *consumerSchemas) getSchema(ctx context.Context, topic string, version []byte) (*proto.CommandGetSchemaResponse, error) {
-	cn, err := cs.c.connFor(ctx, topic)
+	cn, err := cs.c.connFor(ctx, topic, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -91,7 +91,7 @@ func newSchemaEnv(t *testing.T, opts ...brokerstub.Options) *schemaEnv {
 	t.Helper()
 	v := newCSEnv(t, opts...)
 	e := &schemaEnv{csEnv: v, rec: &wireRecorder{}, counts: map[brokerstub.Command]int{}}
-	c, err := NewClient(ClientOptions{URL: v.b.URL(), Dialer: e.rec.dial(v.b.Dial), OperationTimeout: 5 * time.Second, Logger: csLogger()})
+	c, err := NewClient(ClientOptions{URL: v.b.URL(), Dialer: e.rec.dial(v.b.Dial), OperationTimeout: 5 * time.Second, Logger: clientLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}

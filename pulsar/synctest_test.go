@@ -17,7 +17,7 @@ import (
 func TestSynctestBubble(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := brokerstub.RunT(t, brokerstub.Options{NoListener: true})
-		c, err := NewClient(ClientOptions{URL: b.URL(), Dialer: b.Dial, Logger: csLogger()})
+		c, err := NewClient(ClientOptions{URL: b.URL(), Dialer: b.Dial, Logger: clientLogger()})
 		if err != nil {
 			t.Fatal(err)
 		}

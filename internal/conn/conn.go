@@ -49,6 +49,19 @@ type Options struct {
 	// copying chunk payloads. Default: none (NewPool sets one shared by its
 	// connections).
 	Buffers *wire.BufferPool
+	// ListenerName is sent in every LOOKUP (advertised_listener_name) so
+	// the broker answers with that listener's address. Default: none.
+	ListenerName string
+	// LookupProperties are sent in every LOOKUP (properties). Default:
+	// none.
+	LookupProperties map[string]string
+	// MaxConnsPerBroker is how many connections a Pool keeps per broker
+	// address; producers and consumers are spread over them. Default 1.
+	MaxConnsPerBroker int
+	// MaxIdle makes a Pool close a connection that has had no producer,
+	// consumer or pending request for this long (checked every MaxIdle/2,
+	// so it closes after MaxIdle to 1.5 x MaxIdle). Default 0: never.
+	MaxIdle time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -64,6 +77,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ClientVersion == "" {
 		o.ClientVersion = "pulsargo"
+	}
+	if o.MaxConnsPerBroker <= 0 {
+		o.MaxConnsPerBroker = 1
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -112,13 +128,13 @@ func Dial(ctx context.Context, addr string, opts Options) (*Conn, error) {
 	defer cancel()
 	nc, err := opts.Dial(ctx, "tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("dial %s: %w", addr, err)
+		return nil, fmt.Errorf("%w: dial %s: %w", ErrConnect, addr, err)
 	}
 	if opts.TLS != nil {
 		tc := tls.Client(nc, opts.TLS)
 		if err := tc.HandshakeContext(ctx); err != nil {
 			_ = nc.Close()
-			return nil, fmt.Errorf("tls %s: %w", addr, err)
+			return nil, fmt.Errorf("%w: tls %s: %w", ErrConnect, addr, err)
 		}
 		nc = tc
 	}

@@ -4,16 +4,20 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
 var (
 	// ErrClosed is returned for operations on a connection that has closed;
-	// the caller reconnects.
-	ErrClosed = errors.New("pulsar connection closed")
+	// the caller reconnects. (api.ErrConnectionClosed: one definition.)
+	ErrClosed = api.ErrConnectionClosed
 	// ErrTimeout is returned when a request gets no response within the
-	// operation timeout.
-	ErrTimeout = errors.New("pulsar request timed out")
+	// operation timeout. (api.ErrTimeout.)
+	ErrTimeout = api.ErrTimeout
+	// ErrConnect wraps the failures to dial a broker or to set up TLS with
+	// it. (api.ErrConnectionFailed.)
+	ErrConnect = api.ErrConnectionFailed
 	// ErrHandshake is wrapped by failures of the CONNECT handshake.
 	ErrHandshake = errors.New("pulsar handshake failed")
 	// ErrTooManyRedirects is returned by a lookup that keeps redirecting.

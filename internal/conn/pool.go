@@ -16,14 +16,16 @@ import (
 // maxRedirects bounds lookup redirects, as the official clients do.
 const maxRedirects = 20
 
-// Pool keeps one connection per broker address, shared by every producer
-// and consumer of a client.
+// Pool keeps Options.MaxConnsPerBroker connections (default one) per
+// broker address, shared by the producers and consumers of a client, and
+// closes those idle for Options.MaxIdle.
 type Pool struct {
 	opts Options
 
 	mu     sync.Mutex
-	conns  map[string]*dialing
+	conns  map[string]*dialing // by slotKey
 	closed bool
+	stop   chan struct{} // closed by Close: ends the idle reaper
 }
 
 // dialing is a pool slot: the connection, or the dial in progress.
@@ -39,18 +41,29 @@ func NewPool(opts Options) *Pool {
 	if opts.Buffers == nil {
 		opts.Buffers = wire.NewBufferPool()
 	}
-	return &Pool{opts: opts, conns: map[string]*dialing{}}
+	p := &Pool{opts: opts, conns: map[string]*dialing{}, stop: make(chan struct{})}
+	if opts.MaxIdle > 0 {
+		go p.reapIdle()
+	}
+	return p
 }
 
-// Get returns the open connection to addr ("host:port"), dialing it if
-// there is none; concurrent callers share one dial.
-func (p *Pool) Get(ctx context.Context, addr string) (*Conn, error) {
+// Get returns the open connection to addr ("host:port") of slot 0 (the one
+// lookups use), dialing it if there is none; concurrent callers share one
+// dial.
+func (p *Pool) Get(ctx context.Context, addr string) (*Conn, error) { return p.GetSlot(ctx, addr, 0) }
+
+// GetSlot is Get of the connection key picks among the MaxConnsPerBroker
+// connections to addr (key modulo their number): a producer or consumer
+// passes its id, which spreads them round robin.
+func (p *Pool) GetSlot(ctx context.Context, addr string, key uint64) (*Conn, error) {
+	slot := slotKey(addr, key%uint64(p.opts.MaxConnsPerBroker))
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
 		return nil, ErrClosed
 	}
-	d := p.conns[addr]
+	d := p.conns[slot]
 	if d != nil {
 		select {
 		case <-d.done:
@@ -62,7 +75,7 @@ func (p *Pool) Get(ctx context.Context, addr string) (*Conn, error) {
 	}
 	if d == nil {
 		d = &dialing{done: make(chan struct{})}
-		p.conns[addr] = d
+		p.conns[slot] = d
 		go func() {
 			d.conn, d.err = Dial(context.Background(), addr, p.opts)
 			close(d.done)
@@ -80,6 +93,9 @@ func (p *Pool) Get(ctx context.Context, addr string) (*Conn, error) {
 // Close closes every connection; Get fails afterwards.
 func (p *Pool) Close() {
 	p.mu.Lock()
+	if !p.closed {
+		close(p.stop)
+	}
 	p.closed = true
 	conns := p.conns
 	p.conns = nil
@@ -132,8 +148,12 @@ func (p *Pool) Lookup(ctx context.Context, serviceAddr, topic string) (string, e
 			return "", err
 		}
 		rid := c.NewRequestID()
-		resp, err := c.Request(ctx, rid, &proto.BaseCommand{Type: proto.BaseCommand_LOOKUP.Enum(), LookupTopic: &proto.CommandLookupTopic{
-			Topic: &topic, RequestId: &rid, Authoritative: &authoritative}})
+		lookup := &proto.CommandLookupTopic{Topic: &topic, RequestId: &rid, Authoritative: &authoritative,
+			Properties: keyValues(p.opts.LookupProperties)}
+		if p.opts.ListenerName != "" {
+			lookup.AdvertisedListenerName = &p.opts.ListenerName
+		}
+		resp, err := c.Request(ctx, rid, &proto.BaseCommand{Type: proto.BaseCommand_LOOKUP.Enum(), LookupTopic: lookup})
 		if err != nil {
 			return "", fmt.Errorf("lookup %s: %w", topic, err)
 		}

@@ -12,9 +12,10 @@ import (
 )
 
 // ErrCumulativeNotAllowed: cumulative acknowledgment on a Shared or
-// Key_Shared subscription. It wraps api.ErrInvalidOptions.
+// Key_Shared subscription. It wraps api.ErrInvalidAck, a case of
+// api.ErrInvalidOptions.
 var ErrCumulativeNotAllowed = fmt.Errorf("%w: cumulative ack is not allowed on Shared and Key_Shared subscriptions",
-	api.ErrInvalidOptions)
+	api.ErrInvalidAck)
 
 // tracked is a delivered message (or batch entry) not yet acknowledged.
 type tracked struct {

@@ -173,6 +173,18 @@ func (e *Engine[T]) disconnected() {
 	case e.origin != nil && e.filter.minTime == 0:
 		e.filter.set(e.origin, e.originIncl)
 	}
+	e.tries = 0
+	e.reconnect()
+}
+
+// reconnect subscribes again after the next backoff delay, unless
+// MaxReconnect attempts failed since the disconnection.
+func (e *Engine[T]) reconnect() {
+	if max := e.o.MaxReconnect; max != nil && e.tries >= *max {
+		e.log.Warn("consumer gave up reconnecting", "attempts", e.tries)
+		return
+	}
+	e.tries++
 	e.startConnect(e.bo.Next())
 }
 
@@ -191,7 +203,7 @@ func (e *Engine[T]) startConnect(delay time.Duration) {
 				return
 			}
 			e.log.Info("subscribe failed; retrying", "err", err)
-			e.startConnect(e.bo.Next())
+			e.reconnect()
 		})
 	}
 	if delay <= 0 {

@@ -11,6 +11,7 @@ import (
 	"github.com/pulsargo/sdk/internal/backoff"
 	"github.com/pulsargo/sdk/internal/conn"
 	"github.com/pulsargo/sdk/internal/frameq"
+	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/messageid"
 )
 
@@ -65,7 +66,9 @@ type Engine[T any] struct {
 	firstChunk map[string]messageid.ID // uuid -> chunk 0 of incomplete messages
 	permits    int                     // consumed, not yet granted back
 	window     window                  // the receiver queue's size now (queue.go)
-	bo         *backoff.Backoff
+	bo         backoff.Policy
+	tries      uint                       // failed subscribe attempts since the last disconnection
+	brokerMeta *proto.BrokerEntryMetadata // of the entry being parsed
 	acks       ackGroup
 	tracked    map[position]*tracked
 	deferred   deferredAcks
@@ -103,7 +106,7 @@ func New[T any](opts Options[T]) *Engine[T] {
 		ctx:      ctx, cancel: cancel,
 		asm:        chunk.NewAssembler(o.Chunks),
 		firstChunk: map[string]messageid.ID{},
-		bo:         backoff.New(o.BackoffInitial, o.BackoffMax),
+		bo:         newBackoff(o),
 		tracked:    map[position]*tracked{},
 		deferred:   deferredAcks{m: map[position]position{}},
 	}

@@ -22,6 +22,9 @@ type Message struct {
 	Single *proto.SingleMessageMetadata
 	// RedeliveryCount is how often the broker redelivered it.
 	RedeliveryCount uint32
+	// BrokerMeta is the broker entry metadata of the entry (of a chunked
+	// message, of its last chunk), nil when the broker sends none.
+	BrokerMeta *proto.BrokerEntryMetadata
 }
 
 // Key returns the partition key.

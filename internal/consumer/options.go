@@ -117,6 +117,14 @@ type Options[T any] struct {
 	OperationTimeout time.Duration
 	// Backoff bounds reconnect delays. Defaults: backoff's.
 	BackoffInitial, BackoffMax time.Duration
+	// Backoff, when set, makes the reconnect policy instead (the official
+	// client's BackOffPolicyFunc). Default: backoff.New(BackoffInitial,
+	// BackoffMax).
+	Backoff func() backoff.Policy
+	// MaxReconnect, when set, bounds the subscribe attempts after each
+	// disconnection: after that many failures the engine stops trying (the
+	// official client's MaxReconnectToBroker). Default nil: no bound.
+	MaxReconnect *uint
 	// Clock is the time source. Default: the real clock.
 	Clock Clock
 	// Logger receives logs. Default: discarded.
@@ -186,4 +194,12 @@ func (o Options[T]) withDefaults() Options[T] {
 		o.MaxMessageSize = int(chunk.NewAssembler(o.Chunks).Options().MaxMessageSize)
 	}
 	return o
+}
+
+// newBackoff is the reconnect policy of o.
+func newBackoff[T any](o Options[T]) backoff.Policy {
+	if o.Backoff != nil {
+		return o.Backoff()
+	}
+	return backoff.New(o.BackoffInitial, o.BackoffMax)
 }

@@ -30,6 +30,7 @@ func (e *Engine[T]) onMessage(ev event) {
 		return
 	}
 	md := ev.frame.Meta
+	e.brokerMeta = ev.frame.BrokerMeta
 	if isChunk(md) {
 		e.onChunk(entry, cm, md, ev.frame.Payload)
 		// The Assembler copied the chunk: its frame buffer can serve the
@@ -133,7 +134,7 @@ func (e *Engine[T]) onEntry(entry messageid.ID, cmsg *chunk.Message, cm *proto.C
 		return
 	}
 	if !wire.IsBatch(md) {
-		e.accept(&Message{Topic: e.o.Topic, ID: id, Payload: body, Meta: md, RedeliveryCount: cm.GetRedeliveryCount()}, ids)
+		e.accept(&Message{Topic: e.o.Topic, ID: id, Payload: body, Meta: md, RedeliveryCount: cm.GetRedeliveryCount(), BrokerMeta: e.brokerMeta}, ids)
 		return
 	}
 	if cmsg != nil {
@@ -199,7 +200,7 @@ func (e *Engine[T]) onBatch(entry messageid.ID, cm *proto.CommandMessage, md *pr
 		}
 		setBit(t.pending, i)
 		keep = append(keep, &Message{Topic: e.o.Topic, ID: id, Payload: bm.Body, Meta: md, Single: bm.Meta,
-			RedeliveryCount: cm.GetRedeliveryCount()})
+			RedeliveryCount: cm.GetRedeliveryCount(), BrokerMeta: e.brokerMeta})
 	}
 	if extra := charged - len(keep); extra > 0 {
 		e.grant(extra)

@@ -348,12 +348,18 @@ func (e *Engine[T]) StartAtLastMessage(ctx context.Context, inclusive bool) erro
 }
 
 // Unsubscribe deletes the subscription and closes the engine.
-func (e *Engine[T]) Unsubscribe(ctx context.Context) error {
+func (e *Engine[T]) Unsubscribe(ctx context.Context) error { return e.unsubscribe(ctx, false) }
+
+// UnsubscribeForce deletes the subscription even while other consumers are
+// attached to it (the broker disconnects them), and closes the engine.
+func (e *Engine[T]) UnsubscribeForce(ctx context.Context) error { return e.unsubscribe(ctx, true) }
+
+func (e *Engine[T]) unsubscribe(ctx context.Context, force bool) error {
 	_ = e.call(e.flushAcks)
 	_, err := e.request(ctx, func(rid uint64) *proto.BaseCommand {
 		cid := e.o.ConsumerID
 		return &proto.BaseCommand{Type: proto.BaseCommand_UNSUBSCRIBE.Enum(),
-			Unsubscribe: &proto.CommandUnsubscribe{ConsumerId: &cid, RequestId: &rid}}
+			Unsubscribe: &proto.CommandUnsubscribe{ConsumerId: &cid, RequestId: &rid, Force: &force}}
 	})
 	if err != nil {
 		return fmt.Errorf("unsubscribe: %w", err)

@@ -1,6 +1,7 @@
 package producer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -41,11 +42,18 @@ func (p *Producer) connectLoop() {
 // connectRetrying attaches the producer, retrying with backoff until it
 // succeeds or ctx ends. On creation (first) a non-retriable broker error
 // is returned at once; afterwards it fails the pending messages and the
-// producer keeps trying.
+// producer keeps trying, at most MaxReconnect times when that is set.
 func (p *Producer) connectRetrying(ctx context.Context, first bool) error {
-	bo := backoff.New(backoff.DefaultInitial, 30*time.Second)
+	var bo backoff.Policy = backoff.New(backoff.DefaultInitial, 30*time.Second)
+	if p.opts.Backoff != nil {
+		bo = p.opts.Backoff()
+	}
 	var last error
-	for {
+	for tries := uint(0); ; tries++ {
+		if max := p.opts.MaxReconnect; !first && max != nil && tries >= *max {
+			p.log.Warn("producer gave up re-attaching", "attempts", tries, "err", last)
+			return fmt.Errorf("producer %s: gave up after %d attempts: %w", p.opts.Topic, tries, cmp.Or(last, error(conn.ErrClosed)))
+		}
 		err := p.connectOnce(ctx)
 		if err == nil {
 			return nil
@@ -96,7 +104,7 @@ func (p *Producer) connectOnce(ctx context.Context) error {
 	cmd := &proto.CommandProducer{
 		Topic: gproto.String(p.opts.Topic), ProducerId: gproto.Uint64(p.opts.ProducerID), RequestId: gproto.Uint64(rid),
 		Epoch: gproto.Uint64(epoch), UserProvidedProducerName: gproto.Bool(p.userName),
-		Metadata: keyValues(p.opts.Properties), Schema: p.opts.Schema,
+		Metadata: keyValues(p.opts.Properties), Schema: p.opts.Schema, ProducerAccessMode: p.opts.AccessMode.Enum(),
 	}
 	if name != "" {
 		cmd.ProducerName = gproto.String(name)
@@ -104,7 +112,17 @@ func (p *Producer) connectOnce(ctx context.Context) error {
 	if p.opts.InitialSubscription != "" {
 		cmd.InitialSubscriptionName = gproto.String(p.opts.InitialSubscription)
 	}
-	resp, err := c.Request(octx, rid, &proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: cmd})
+	rctx := octx
+	if p.opts.AccessMode == proto.ProducerAccessMode_WaitForExclusive {
+		// Queued behind the exclusive producer, the request has no timeout
+		// (conn.Request ends its own once the broker says "not ready"); it
+		// ends when the producer closes or the connection does.
+		wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		defer cancel()
+		defer context.AfterFunc(p.life, cancel)()
+		rctx = wctx
+	}
+	resp, err := c.Request(rctx, rid, &proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: cmd})
 	if err != nil {
 		c.UnregisterProducer(p.opts.ProducerID)
 		return fmt.Errorf("create producer on %s: %w", p.opts.Topic, err)

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/pulsargo/sdk/internal/backoff"
 	"github.com/pulsargo/sdk/internal/clock"
 	"github.com/pulsargo/sdk/internal/compress"
 	"github.com/pulsargo/sdk/internal/conn"
@@ -113,6 +114,19 @@ type Options struct {
 	// durable subscription on the topic with the producer (dead-letter
 	// producers: PRODUCER's initial_subscription_name). Default none.
 	InitialSubscription string
+	// AccessMode is the access to the topic the producer asks for: Shared
+	// (default), Exclusive (fails if another producer is attached) or
+	// WaitForExclusive (creation waits, without a timeout, until it gets
+	// exclusive access).
+	AccessMode proto.ProducerAccessMode
+	// Backoff, when set, makes the policy that spaces reconnection attempts
+	// (one per attempt series). Default: 100 ms doubling up to 30 s.
+	Backoff func() backoff.Policy
+	// MaxReconnect, when set, bounds the attempts to re-attach after the
+	// producer lost its broker: after that many failures it stops trying
+	// (and its pending messages time out), as the official client's
+	// MaxReconnectToBroker. Default nil: no bound.
+	MaxReconnect *uint
 	// Clock is the time source. Default: the real clock.
 	Clock Clock
 	// Logger receives the producer's logs. Default: discarded.

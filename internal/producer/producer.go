@@ -227,7 +227,8 @@ func (p *Producer) Close(ctx context.Context) {
 }
 
 // waitRoom blocks until a pending-message permit and mem bytes of memory
-// are held, or fails: with the QueueFull error when blocking is off, the
+// are held, or fails: with ErrSendQueueIsFull or ErrMemoryBufferIsFull when
+// blocking is off, the
 // TooLarge error for a message larger than the memory limit, the Timeout
 // error when the send timeout passes first, the Closed error when the
 // producer closes, or ctx's error.
@@ -243,12 +244,12 @@ func (p *Producer) waitRoom(ctx context.Context, mem int64) error {
 		}
 		if p.opts.DisableBlockIfQueueFull {
 			<-p.permits
-			return fmt.Errorf("%w: memory limit reached", api.ErrProducerQueueFull)
+			return api.ErrMemoryBufferIsFull
 		}
 		<-p.permits
 	default:
 		if p.opts.DisableBlockIfQueueFull {
-			return fmt.Errorf("%w: %d messages pending", api.ErrProducerQueueFull, p.opts.MaxPendingMessages)
+			return fmt.Errorf("%w: %d messages pending", api.ErrSendQueueIsFull, p.opts.MaxPendingMessages)
 		}
 	}
 	wctx, cancel := context.WithCancelCause(ctx)
@@ -276,10 +277,12 @@ func (p *Producer) waitRoom(ctx context.Context, mem int64) error {
 	return nil
 }
 
-// waitErr is why a wait on wctx (derived from ctx) ended.
+// waitErr is why a wait on wctx (derived from ctx) ended: the caller's ctx
+// as ErrContextExpired (the official client's error) wrapping ctx's error,
+// or the cause the wait was cancelled with.
 func waitErr(ctx, wctx context.Context) error {
 	if err := ctx.Err(); err != nil {
-		return err
+		return fmt.Errorf("%w: %w", api.ErrContextExpired, err)
 	}
 	return context.Cause(wctx)
 }

@@ -35,6 +35,11 @@ func (p *Producer) SendVersioned(ctx context.Context, m *api.ProducerMessage, sc
 	ch := make(chan result, 1)
 	p.send(ctx, m, schemaVersion, func(id messageid.MessageID, err error) { ch <- result{id, err} }, true)
 	select {
+	case r := <-ch: // failed before it was queued (ctx may have ended too)
+		return r.id, r.err
+	default:
+	}
+	select {
 	case r := <-ch:
 		return r.id, r.err
 	case <-ctx.Done():
@@ -74,7 +79,7 @@ func (p *Producer) sendAsync(ctx context.Context, m *api.ProducerMessage, schema
 		return fmt.Errorf("%w: nil message", api.ErrInvalidOptions)
 	}
 	if err := ctx.Err(); err != nil {
-		return err
+		return fmt.Errorf("%w: %w", api.ErrContextExpired, err)
 	}
 	p.mu.Lock()
 	st := p.state
