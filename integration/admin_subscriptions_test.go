@@ -7,6 +7,7 @@ import (
 
 	official "github.com/apache/pulsar-client-go/pulsar"
 	"github.com/apache/pulsar-client-go/pulsaradmin/pkg/utils"
+	"github.com/pulsargo/sdk/brokerstub"
 )
 
 func payloadsOf(msgs []official.Message) []string {
@@ -135,13 +136,13 @@ func TestAdminSubscriptions(t *testing.T) {
 	if n := backlog(t, e, tn, "to-expire"); n != 6 {
 		t.Errorf("backlog after expiring messages older than 1 h = %d, want 6", n)
 	}
-	// Older than 0 s: everything published before now (the messages were
-	// sent at the start of the test), with no wait for them to age.
+	// A time of 0 s expires nothing, as Pulsar's expiry check (a TTL of 0 is
+	// none); TestAdminExpireAllMessages ages the messages on a fake clock.
 	if err := e.admin.Subscriptions().ExpireAllMessages(tn, 0); err != nil {
 		t.Fatal(err)
 	}
-	if n := backlog(t, e, tn, "to-expire"); n != 0 {
-		t.Errorf("backlog after expiring messages older than 0 s = %d, want 0", n)
+	if n := backlog(t, e, tn, "to-expire"); n != 6 {
+		t.Errorf("backlog after expiring messages older than 0 s = %d, want 6", n)
 	}
 
 	if err := e.admin.Subscriptions().Delete(tn, "from-start"); err != nil {
@@ -149,4 +150,40 @@ func TestAdminSubscriptions(t *testing.T) {
 	}
 	wantStatus(t, e.admin.Subscriptions().Delete(tn, "from-start"), 404, "delete it again")
 	wantStatus(t, e.admin.Subscriptions().SkipMessages(tn, "no-such-sub", 1), 404, "skip on a missing subscription")
+}
+
+// TestAdminExpireAllMessages: expire-all over HTTP moves every
+// subscription past the messages older than the time given, by the
+// broker's clock (a fake one here, advanced past the messages' age).
+func TestAdminExpireAllMessages(t *testing.T) {
+	clk := brokerstub.NewFakeClock(time.Now())
+	e := newAdminEnv(t, brokerstub.Options{Clock: clk})
+	topic := newTopic(t)
+	tn := topicName(t, topic)
+	c := officialClient(t, e.url)
+	p, err := c.CreateProducer(producerOpts(topic))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sendN(t, p, "m", 3)
+	for _, sub := range []string{"s1", "s2"} {
+		if err := e.admin.Subscriptions().Create(tn, sub, utils.Earliest); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.admin.Subscriptions().ExpireAllMessages(tn, 60); err != nil {
+		t.Fatal(err)
+	}
+	if n := backlog(t, e, tn, "s1"); n != 3 {
+		t.Fatalf("backlog after expiring messages older than 60 s, at once = %d, want 3", n)
+	}
+	clk.Advance(2 * time.Minute)
+	if err := e.admin.Subscriptions().ExpireAllMessages(tn, 60); err != nil {
+		t.Fatal(err)
+	}
+	for _, sub := range []string{"s1", "s2"} {
+		if n := backlog(t, e, tn, sub); n != 0 {
+			t.Errorf("backlog of %s 2 min later = %d, want 0", sub, n)
+		}
+	}
 }
