@@ -19,6 +19,12 @@ import (
 	"github.com/pulsargo/sdk/pulsar/log"
 )
 
+// pulsar.AUTO
+var _ pulsar.SchemaType = pulsar.AUTO
+
+// pulsar.AVRO
+var _ pulsar.SchemaType = pulsar.AVRO
+
 // pulsar.AckError
 var _ *pulsar.AckError = (*pulsar.AckError)(nil)
 
@@ -46,6 +52,27 @@ var _ pulsar.Result = pulsar.AuthenticationError
 // pulsar.AuthorizationError
 var _ pulsar.Result = pulsar.AuthorizationError
 
+// pulsar.AutoConsume
+var _ pulsar.SchemaType = pulsar.AutoConsume
+
+// pulsar.AutoPublish
+var _ pulsar.SchemaType = pulsar.AutoPublish
+
+// pulsar.AvroSchema
+var _ *pulsar.AvroSchema = (*pulsar.AvroSchema)(nil)
+
+// pulsar.AvroSchema.Codec
+var _ = pulsar.AvroSchema{}.Codec
+
+// pulsar.AvroSchema.SchemaInfo
+var _ pulsar.SchemaInfo = pulsar.AvroSchema{}.SchemaInfo
+
+// pulsar.BOOLEAN
+var _ pulsar.SchemaType = pulsar.BOOLEAN
+
+// pulsar.BYTES
+var _ pulsar.SchemaType = pulsar.BYTES
+
 // pulsar.BatcherBuilderType
 var _ *pulsar.BatcherBuilderType = (*pulsar.BatcherBuilderType)(nil)
 
@@ -57,6 +84,12 @@ var _ pulsar.Result = pulsar.BrokerMetadataError
 
 // pulsar.BrokerPersistenceError
 var _ pulsar.Result = pulsar.BrokerPersistenceError
+
+// pulsar.BytesSchema
+var _ *pulsar.BytesSchema = (*pulsar.BytesSchema)(nil)
+
+// pulsar.BytesSchema.SchemaInfo
+var _ pulsar.SchemaInfo = pulsar.BytesSchema{}.SchemaInfo
 
 // pulsar.ChecksumError
 var _ pulsar.Result = pulsar.ChecksumError
@@ -187,6 +220,12 @@ var _ func(pulsar.Consumer) string = pulsar.Consumer.Name
 // pulsar.Consumer.Receive
 var _ func(pulsar.Consumer, context.Context) (pulsar.Message, error) = pulsar.Consumer.Receive
 
+// pulsar.Consumer.ReconsumeLater
+var _ func(pulsar.Consumer, pulsar.Message, time.Duration) = pulsar.Consumer.ReconsumeLater
+
+// pulsar.Consumer.ReconsumeLaterWithCustomProperties
+var _ func(pulsar.Consumer, pulsar.Message, map[string]string, time.Duration) = pulsar.Consumer.ReconsumeLaterWithCustomProperties
+
 // pulsar.Consumer.Seek
 var _ func(pulsar.Consumer, pulsar.MessageID) error = pulsar.Consumer.Seek
 
@@ -207,6 +246,30 @@ var _ pulsar.Result = pulsar.ConsumerBusy
 
 // pulsar.ConsumerClosed
 var _ pulsar.Result = pulsar.ConsumerClosed
+
+// pulsar.ConsumerEventListener
+var _ *pulsar.ConsumerEventListener = (*pulsar.ConsumerEventListener)(nil)
+
+// pulsar.ConsumerEventListener.BecameActive
+var _ func(pulsar.ConsumerEventListener, pulsar.Consumer, string, int32) = pulsar.ConsumerEventListener.BecameActive
+
+// pulsar.ConsumerEventListener.BecameInactive
+var _ func(pulsar.ConsumerEventListener, pulsar.Consumer, string, int32) = pulsar.ConsumerEventListener.BecameInactive
+
+// pulsar.ConsumerInterceptor
+var _ *pulsar.ConsumerInterceptor = (*pulsar.ConsumerInterceptor)(nil)
+
+// pulsar.ConsumerInterceptor.BeforeConsume
+var _ func(pulsar.ConsumerInterceptor, pulsar.ConsumerMessage) = pulsar.ConsumerInterceptor.BeforeConsume
+
+// pulsar.ConsumerInterceptor.OnAcknowledge
+var _ func(pulsar.ConsumerInterceptor, pulsar.Consumer, pulsar.MessageID) = pulsar.ConsumerInterceptor.OnAcknowledge
+
+// pulsar.ConsumerInterceptor.OnNegativeAcksSend
+var _ func(pulsar.ConsumerInterceptor, pulsar.Consumer, []pulsar.MessageID) = pulsar.ConsumerInterceptor.OnNegativeAcksSend
+
+// pulsar.ConsumerInterceptors
+var _ *pulsar.ConsumerInterceptors = (*pulsar.ConsumerInterceptors)(nil)
 
 // pulsar.ConsumerMessage
 var _ *pulsar.ConsumerMessage = (*pulsar.ConsumerMessage)(nil)
@@ -235,17 +298,35 @@ var _ bool = pulsar.ConsumerOptions{}.AckWithResponse
 // pulsar.ConsumerOptions.AutoAckIncompleteChunk
 var _ bool = pulsar.ConsumerOptions{}.AutoAckIncompleteChunk
 
+// pulsar.ConsumerOptions.AutoDiscoveryPeriod
+var _ time.Duration = pulsar.ConsumerOptions{}.AutoDiscoveryPeriod
+
 // pulsar.ConsumerOptions.BackOffPolicyFunc
 var _ func() backoff.Policy = pulsar.ConsumerOptions{}.BackOffPolicyFunc
 
 // pulsar.ConsumerOptions.DLQ
 var _ *pulsar.DLQPolicy = pulsar.ConsumerOptions{}.DLQ
 
+// pulsar.ConsumerOptions.EnableAutoScaledReceiverQueueSize
+var _ bool = pulsar.ConsumerOptions{}.EnableAutoScaledReceiverQueueSize
+
 // pulsar.ConsumerOptions.EnableBatchIndexAcknowledgment
 var _ bool = pulsar.ConsumerOptions{}.EnableBatchIndexAcknowledgment
 
+// pulsar.ConsumerOptions.EnableDefaultNackBackoffPolicy
+var _ bool = pulsar.ConsumerOptions{}.EnableDefaultNackBackoffPolicy
+
+// pulsar.ConsumerOptions.EnableZeroQueueConsumer
+var _ bool = pulsar.ConsumerOptions{}.EnableZeroQueueConsumer
+
+// pulsar.ConsumerOptions.EventListener
+var _ pulsar.ConsumerEventListener = pulsar.ConsumerOptions{}.EventListener
+
 // pulsar.ConsumerOptions.ExpireTimeOfIncompleteChunk
 var _ time.Duration = pulsar.ConsumerOptions{}.ExpireTimeOfIncompleteChunk
+
+// pulsar.ConsumerOptions.Interceptors
+var _ pulsar.ConsumerInterceptors = pulsar.ConsumerOptions{}.Interceptors
 
 // pulsar.ConsumerOptions.KeySharedPolicy
 var _ *pulsar.KeySharedPolicy = pulsar.ConsumerOptions{}.KeySharedPolicy
@@ -258,6 +339,9 @@ var _ *uint = pulsar.ConsumerOptions{}.MaxReconnectToBroker
 
 // pulsar.ConsumerOptions.MessageChannel
 var _ chan pulsar.ConsumerMessage = pulsar.ConsumerOptions{}.MessageChannel
+
+// pulsar.ConsumerOptions.NackBackoffPolicy
+var _ pulsar.NackBackoffPolicy = pulsar.ConsumerOptions{}.NackBackoffPolicy
 
 // pulsar.ConsumerOptions.NackRedeliveryDelay
 var _ time.Duration = pulsar.ConsumerOptions{}.NackRedeliveryDelay
@@ -273,6 +357,12 @@ var _ bool = pulsar.ConsumerOptions{}.ReadCompacted
 
 // pulsar.ConsumerOptions.ReceiverQueueSize
 var _ int = pulsar.ConsumerOptions{}.ReceiverQueueSize
+
+// pulsar.ConsumerOptions.RetryEnable
+var _ bool = pulsar.ConsumerOptions{}.RetryEnable
+
+// pulsar.ConsumerOptions.Schema
+var _ pulsar.Schema = pulsar.ConsumerOptions{}.Schema
 
 // pulsar.ConsumerOptions.StartMessageIDInclusive
 var _ bool = pulsar.ConsumerOptions{}.StartMessageIDInclusive
@@ -295,6 +385,9 @@ var _ string = pulsar.ConsumerOptions{}.Topic
 // pulsar.ConsumerOptions.Topics
 var _ []string = pulsar.ConsumerOptions{}.Topics
 
+// pulsar.ConsumerOptions.TopicsPattern
+var _ string = pulsar.ConsumerOptions{}.TopicsPattern
+
 // pulsar.ConsumerOptions.Type
 var _ pulsar.SubscriptionType = pulsar.ConsumerOptions{}.Type
 
@@ -307,8 +400,23 @@ var _ *pulsar.DLQPolicy = (*pulsar.DLQPolicy)(nil)
 // pulsar.DLQPolicy.DeadLetterTopic
 var _ string = pulsar.DLQPolicy{}.DeadLetterTopic
 
+// pulsar.DLQPolicy.DeadLetterTopicProducerName
+var _ string = pulsar.DLQPolicy{}.DeadLetterTopicProducerName
+
+// pulsar.DLQPolicy.InitialSubscriptionName
+var _ string = pulsar.DLQPolicy{}.InitialSubscriptionName
+
 // pulsar.DLQPolicy.MaxDeliveries
 var _ uint32 = pulsar.DLQPolicy{}.MaxDeliveries
+
+// pulsar.DLQPolicy.ProducerOptions
+var _ pulsar.ProducerOptions = pulsar.DLQPolicy{}.ProducerOptions
+
+// pulsar.DLQPolicy.RetryLetterTopic
+var _ string = pulsar.DLQPolicy{}.RetryLetterTopic
+
+// pulsar.DOUBLE
+var _ pulsar.SchemaType = pulsar.DOUBLE
 
 // pulsar.Default
 var _ pulsar.CompressionLevel = pulsar.Default
@@ -318,6 +426,15 @@ var _ pulsar.BatcherBuilderType = pulsar.DefaultBatchBuilder
 
 // pulsar.DeserializeMessageID
 var _ func(data []byte) (pulsar.MessageID, error) = pulsar.DeserializeMessageID
+
+// pulsar.DlqTopicSuffix
+var _ = pulsar.DlqTopicSuffix
+
+// pulsar.DoubleSchema
+var _ *pulsar.DoubleSchema = (*pulsar.DoubleSchema)(nil)
+
+// pulsar.DoubleSchema.SchemaInfo
+var _ pulsar.SchemaInfo = pulsar.DoubleSchema{}.SchemaInfo
 
 // pulsar.Durable
 var _ pulsar.SubscriptionMode = pulsar.Durable
@@ -391,14 +508,59 @@ var _ pulsar.Result = pulsar.ErrorGettingAuthenticationData
 // pulsar.Exclusive
 var _ pulsar.SubscriptionType = pulsar.Exclusive
 
+// pulsar.FLOAT
+var _ pulsar.SchemaType = pulsar.FLOAT
+
 // pulsar.Failover
 var _ pulsar.SubscriptionType = pulsar.Failover
 
 // pulsar.Faster
 var _ pulsar.CompressionLevel = pulsar.Faster
 
+// pulsar.FloatSchema
+var _ *pulsar.FloatSchema = (*pulsar.FloatSchema)(nil)
+
+// pulsar.FloatSchema.SchemaInfo
+var _ pulsar.SchemaInfo = pulsar.FloatSchema{}.SchemaInfo
+
 // pulsar.HashingScheme
 var _ *pulsar.HashingScheme = (*pulsar.HashingScheme)(nil)
+
+// pulsar.INT16
+var _ pulsar.SchemaType = pulsar.INT16
+
+// pulsar.INT32
+var _ pulsar.SchemaType = pulsar.INT32
+
+// pulsar.INT64
+var _ pulsar.SchemaType = pulsar.INT64
+
+// pulsar.INT8
+var _ pulsar.SchemaType = pulsar.INT8
+
+// pulsar.Int16Schema
+var _ *pulsar.Int16Schema = (*pulsar.Int16Schema)(nil)
+
+// pulsar.Int16Schema.SchemaInfo
+var _ pulsar.SchemaInfo = pulsar.Int16Schema{}.SchemaInfo
+
+// pulsar.Int32Schema
+var _ *pulsar.Int32Schema = (*pulsar.Int32Schema)(nil)
+
+// pulsar.Int32Schema.SchemaInfo
+var _ pulsar.SchemaInfo = pulsar.Int32Schema{}.SchemaInfo
+
+// pulsar.Int64Schema
+var _ *pulsar.Int64Schema = (*pulsar.Int64Schema)(nil)
+
+// pulsar.Int64Schema.SchemaInfo
+var _ pulsar.SchemaInfo = pulsar.Int64Schema{}.SchemaInfo
+
+// pulsar.Int8Schema
+var _ *pulsar.Int8Schema = (*pulsar.Int8Schema)(nil)
+
+// pulsar.Int8Schema.SchemaInfo
+var _ pulsar.SchemaInfo = pulsar.Int8Schema{}.SchemaInfo
 
 // pulsar.InvalidBatchBuilderType
 var _ pulsar.Result = pulsar.InvalidBatchBuilderType
@@ -417,6 +579,15 @@ var _ pulsar.Result = pulsar.InvalidTopicName
 
 // pulsar.InvalidURL
 var _ pulsar.Result = pulsar.InvalidURL
+
+// pulsar.JSON
+var _ pulsar.SchemaType = pulsar.JSON
+
+// pulsar.JSONSchema
+var _ *pulsar.JSONSchema = (*pulsar.JSONSchema)(nil)
+
+// pulsar.JSONSchema.SchemaInfo
+var _ pulsar.SchemaInfo = pulsar.JSONSchema{}.SchemaInfo
 
 // pulsar.JavaStringHash
 var _ pulsar.HashingScheme = pulsar.JavaStringHash
@@ -448,6 +619,9 @@ var _ pulsar.KeySharedPolicyMode = pulsar.KeySharedPolicyModeAutoSplit
 // pulsar.KeySharedPolicyModeSticky
 var _ pulsar.KeySharedPolicyMode = pulsar.KeySharedPolicyModeSticky
 
+// pulsar.KeyValue
+var _ pulsar.SchemaType = pulsar.KeyValue
+
 // pulsar.LZ4
 var _ pulsar.CompressionType = pulsar.LZ4
 
@@ -460,6 +634,9 @@ var _ pulsar.Result = pulsar.LookupError
 // pulsar.MaxConcurrentOperationsReached
 var _ pulsar.Result = pulsar.MaxConcurrentOperationsReached
 
+// pulsar.MaxReconsumeTimes
+var _ = pulsar.MaxReconsumeTimes
+
 // pulsar.Message
 var _ *pulsar.Message = (*pulsar.Message)(nil)
 
@@ -471,6 +648,9 @@ var _ func(pulsar.Message) time.Time = pulsar.Message.EventTime
 
 // pulsar.Message.GetReplicatedFrom
 var _ func(pulsar.Message) string = pulsar.Message.GetReplicatedFrom
+
+// pulsar.Message.GetSchemaValue
+var _ func(pulsar.Message, interface{}) error = pulsar.Message.GetSchemaValue
 
 // pulsar.Message.ID
 var _ func(pulsar.Message) pulsar.MessageID = pulsar.Message.ID
@@ -553,6 +733,15 @@ var _ pulsar.MetricsCardinality = pulsar.MetricsCardinalityTopic
 // pulsar.Murmur3_32Hash
 var _ pulsar.HashingScheme = pulsar.Murmur3_32Hash
 
+// pulsar.NONE
+var _ pulsar.SchemaType = pulsar.NONE
+
+// pulsar.NackBackoffPolicy
+var _ *pulsar.NackBackoffPolicy = (*pulsar.NackBackoffPolicy)(nil)
+
+// pulsar.NackBackoffPolicy.Next
+var _ func(pulsar.NackBackoffPolicy, uint32) time.Duration = pulsar.NackBackoffPolicy.Next
+
 // pulsar.NewAuthenticationToken
 var _ func(token string) pulsar.Authentication = pulsar.NewAuthenticationToken
 
@@ -562,17 +751,65 @@ var _ func(tokenFilePath string) pulsar.Authentication = pulsar.NewAuthenticatio
 // pulsar.NewAuthenticationTokenFromSupplier
 var _ func(tokenSupplier func() (string, error)) pulsar.Authentication = pulsar.NewAuthenticationTokenFromSupplier
 
+// pulsar.NewAvroSchema
+var _ func(avroSchemaDef string, properties map[string]string) *pulsar.AvroSchema = pulsar.NewAvroSchema
+
+// pulsar.NewAvroSchemaWithValidation
+var _ func(avroSchemaDef string, properties map[string]string) (*pulsar.AvroSchema, error) = pulsar.NewAvroSchemaWithValidation
+
+// pulsar.NewBytesSchema
+var _ func(properties map[string]string) *pulsar.BytesSchema = pulsar.NewBytesSchema
+
 // pulsar.NewClient
 var _ func(options pulsar.ClientOptions) (pulsar.Client, error) = pulsar.NewClient
 
 // pulsar.NewDefaultRouter
 var _ func(hashFunc func(string) uint32, maxBatchingMessages uint, maxBatchingSize uint, maxBatchingDelay time.Duration, disableBatching bool) func(*pulsar.ProducerMessage, uint32) int = pulsar.NewDefaultRouter
 
+// pulsar.NewDoubleSchema
+var _ func(properties map[string]string) *pulsar.DoubleSchema = pulsar.NewDoubleSchema
+
+// pulsar.NewFloatSchema
+var _ func(properties map[string]string) *pulsar.FloatSchema = pulsar.NewFloatSchema
+
+// pulsar.NewInt16Schema
+var _ func(properties map[string]string) *pulsar.Int16Schema = pulsar.NewInt16Schema
+
+// pulsar.NewInt32Schema
+var _ func(properties map[string]string) *pulsar.Int32Schema = pulsar.NewInt32Schema
+
+// pulsar.NewInt64Schema
+var _ func(properties map[string]string) *pulsar.Int64Schema = pulsar.NewInt64Schema
+
+// pulsar.NewInt8Schema
+var _ func(properties map[string]string) *pulsar.Int8Schema = pulsar.NewInt8Schema
+
+// pulsar.NewJSONSchema
+var _ func(jsonAvroSchemaDef string, properties map[string]string) *pulsar.JSONSchema = pulsar.NewJSONSchema
+
+// pulsar.NewJSONSchemaWithValidation
+var _ func(jsonAvroSchemaDef string, properties map[string]string) (*pulsar.JSONSchema, error) = pulsar.NewJSONSchemaWithValidation
+
 // pulsar.NewMessageID
 var _ func(ledgerID int64, entryID int64, batchIdx int32, partitionIdx int32) pulsar.MessageID = pulsar.NewMessageID
 
+// pulsar.NewProtoNativeSchemaWithMessage
+var _ = pulsar.NewProtoNativeSchemaWithMessage
+
+// pulsar.NewProtoSchema
+var _ func(protoAvroSchemaDef string, properties map[string]string) *pulsar.ProtoSchema = pulsar.NewProtoSchema
+
+// pulsar.NewProtoSchemaWithValidation
+var _ func(protoAvroSchemaDef string, properties map[string]string) (*pulsar.ProtoSchema, error) = pulsar.NewProtoSchemaWithValidation
+
+// pulsar.NewSchema
+var _ func(schemaType pulsar.SchemaType, schemaData []byte, properties map[string]string) (schema pulsar.Schema, err error) = pulsar.NewSchema
+
 // pulsar.NewSinglePartitionRouter
 var _ func() func(*pulsar.ProducerMessage, pulsar.TopicMetadata) int = pulsar.NewSinglePartitionRouter
+
+// pulsar.NewStringSchema
+var _ func(properties map[string]string) *pulsar.StringSchema = pulsar.NewStringSchema
 
 // pulsar.NoCompression
 var _ pulsar.CompressionType = pulsar.NoCompression
@@ -588,6 +825,9 @@ var _ pulsar.Result = pulsar.Ok
 
 // pulsar.OperationNotSupported
 var _ pulsar.Result = pulsar.OperationNotSupported
+
+// pulsar.PROTOBUF
+var _ pulsar.SchemaType = pulsar.PROTOBUF
 
 // pulsar.Producer
 var _ *pulsar.Producer = (*pulsar.Producer)(nil)
@@ -640,6 +880,18 @@ var _ pulsar.Result = pulsar.ProducerClosed
 // pulsar.ProducerFenced
 var _ pulsar.Result = pulsar.ProducerFenced
 
+// pulsar.ProducerInterceptor
+var _ *pulsar.ProducerInterceptor = (*pulsar.ProducerInterceptor)(nil)
+
+// pulsar.ProducerInterceptor.BeforeSend
+var _ func(pulsar.ProducerInterceptor, pulsar.Producer, *pulsar.ProducerMessage) = pulsar.ProducerInterceptor.BeforeSend
+
+// pulsar.ProducerInterceptor.OnSendAcknowledgement
+var _ func(pulsar.ProducerInterceptor, pulsar.Producer, *pulsar.ProducerMessage, pulsar.MessageID) = pulsar.ProducerInterceptor.OnSendAcknowledgement
+
+// pulsar.ProducerInterceptors
+var _ *pulsar.ProducerInterceptors = (*pulsar.ProducerInterceptors)(nil)
+
 // pulsar.ProducerMessage
 var _ *pulsar.ProducerMessage = (*pulsar.ProducerMessage)(nil)
 
@@ -670,8 +922,14 @@ var _ map[string]string = pulsar.ProducerMessage{}.Properties
 // pulsar.ProducerMessage.ReplicationClusters
 var _ []string = pulsar.ProducerMessage{}.ReplicationClusters
 
+// pulsar.ProducerMessage.Schema
+var _ pulsar.Schema = pulsar.ProducerMessage{}.Schema
+
 // pulsar.ProducerMessage.SequenceID
 var _ *int64 = pulsar.ProducerMessage{}.SequenceID
+
+// pulsar.ProducerMessage.Value
+var _ interface{} = pulsar.ProducerMessage{}.Value
 
 // pulsar.ProducerNotInitialized
 var _ pulsar.Result = pulsar.ProducerNotInitialized
@@ -709,11 +967,17 @@ var _ bool = pulsar.ProducerOptions{}.DisableBatching
 // pulsar.ProducerOptions.DisableBlockIfQueueFull
 var _ bool = pulsar.ProducerOptions{}.DisableBlockIfQueueFull
 
+// pulsar.ProducerOptions.DisableMultiSchema
+var _ bool = pulsar.ProducerOptions{}.DisableMultiSchema
+
 // pulsar.ProducerOptions.EnableChunking
 var _ bool = pulsar.ProducerOptions{}.EnableChunking
 
 // pulsar.ProducerOptions.HashingScheme
 var _ pulsar.HashingScheme = pulsar.ProducerOptions{}.HashingScheme
+
+// pulsar.ProducerOptions.Interceptors
+var _ pulsar.ProducerInterceptors = pulsar.ProducerOptions{}.Interceptors
 
 // pulsar.ProducerOptions.MaxPendingMessages
 var _ int = pulsar.ProducerOptions{}.MaxPendingMessages
@@ -727,11 +991,17 @@ var _ func(*pulsar.ProducerMessage, pulsar.TopicMetadata) int = pulsar.ProducerO
 // pulsar.ProducerOptions.Name
 var _ string = pulsar.ProducerOptions{}.Name
 
+// pulsar.ProducerOptions.PartitionsAutoDiscoveryInterval
+var _ time.Duration = pulsar.ProducerOptions{}.PartitionsAutoDiscoveryInterval
+
 // pulsar.ProducerOptions.ProducerAccessMode
 var _ pulsar.ProducerAccessMode = pulsar.ProducerOptions{}.ProducerAccessMode
 
 // pulsar.ProducerOptions.Properties
 var _ map[string]string = pulsar.ProducerOptions{}.Properties
+
+// pulsar.ProducerOptions.Schema
+var _ pulsar.Schema = pulsar.ProducerOptions{}.Schema
 
 // pulsar.ProducerOptions.SendTimeout
 var _ time.Duration = pulsar.ProducerOptions{}.SendTimeout
@@ -744,6 +1014,33 @@ var _ pulsar.Result = pulsar.ProducerQueueIsFull
 
 // pulsar.PropertyOriginMessageID
 var _ = pulsar.PropertyOriginMessageID
+
+// pulsar.ProtoNative
+var _ pulsar.SchemaType = pulsar.ProtoNative
+
+// pulsar.ProtoNativeSchema
+var _ *pulsar.ProtoNativeSchema = (*pulsar.ProtoNativeSchema)(nil)
+
+// pulsar.ProtoNativeSchema.SchemaInfo
+var _ pulsar.SchemaInfo = pulsar.ProtoNativeSchema{}.SchemaInfo
+
+// pulsar.ProtoNativeSchemaData
+var _ *pulsar.ProtoNativeSchemaData = (*pulsar.ProtoNativeSchemaData)(nil)
+
+// pulsar.ProtoNativeSchemaData.FileDescriptorSet
+var _ []byte = pulsar.ProtoNativeSchemaData{}.FileDescriptorSet
+
+// pulsar.ProtoNativeSchemaData.RootFileDescriptorName
+var _ string = pulsar.ProtoNativeSchemaData{}.RootFileDescriptorName
+
+// pulsar.ProtoNativeSchemaData.RootMessageTypeName
+var _ string = pulsar.ProtoNativeSchemaData{}.RootMessageTypeName
+
+// pulsar.ProtoSchema
+var _ *pulsar.ProtoSchema = (*pulsar.ProtoSchema)(nil)
+
+// pulsar.ProtoSchema.SchemaInfo
+var _ pulsar.SchemaInfo = pulsar.ProtoSchema{}.SchemaInfo
 
 // pulsar.ReadError
 var _ pulsar.Result = pulsar.ReadError
@@ -793,6 +1090,9 @@ var _ bool = pulsar.ReaderOptions{}.ReadCompacted
 // pulsar.ReaderOptions.ReceiverQueueSize
 var _ int = pulsar.ReaderOptions{}.ReceiverQueueSize
 
+// pulsar.ReaderOptions.Schema
+var _ pulsar.Schema = pulsar.ReaderOptions{}.Schema
+
 // pulsar.ReaderOptions.StartMessageID
 var _ pulsar.MessageID = pulsar.ReaderOptions{}.StartMessageID
 
@@ -808,11 +1108,53 @@ var _ string = pulsar.ReaderOptions{}.Topic
 // pulsar.Result
 var _ *pulsar.Result = (*pulsar.Result)(nil)
 
+// pulsar.RetryMessage
+var _ *pulsar.RetryMessage = (*pulsar.RetryMessage)(nil)
+
+// pulsar.RetryTopicSuffix
+var _ = pulsar.RetryTopicSuffix
+
 // pulsar.SNAPPY
 var _ pulsar.CompressionType = pulsar.SNAPPY
 
+// pulsar.STRING
+var _ pulsar.SchemaType = pulsar.STRING
+
+// pulsar.Schema
+var _ *pulsar.Schema = (*pulsar.Schema)(nil)
+
+// pulsar.Schema.Decode
+var _ func(pulsar.Schema, []byte, interface{}) error = pulsar.Schema.Decode
+
+// pulsar.Schema.Encode
+var _ func(pulsar.Schema, interface{}) ([]byte, error) = pulsar.Schema.Encode
+
+// pulsar.Schema.GetSchemaInfo
+var _ func(pulsar.Schema) *pulsar.SchemaInfo = pulsar.Schema.GetSchemaInfo
+
+// pulsar.Schema.Validate
+var _ func(pulsar.Schema, []byte) error = pulsar.Schema.Validate
+
 // pulsar.SchemaFailure
 var _ pulsar.Result = pulsar.SchemaFailure
+
+// pulsar.SchemaInfo
+var _ *pulsar.SchemaInfo = (*pulsar.SchemaInfo)(nil)
+
+// pulsar.SchemaInfo.Name
+var _ string = pulsar.SchemaInfo{}.Name
+
+// pulsar.SchemaInfo.Properties
+var _ map[string]string = pulsar.SchemaInfo{}.Properties
+
+// pulsar.SchemaInfo.Schema
+var _ string = pulsar.SchemaInfo{}.Schema
+
+// pulsar.SchemaInfo.Type
+var _ pulsar.SchemaType = pulsar.SchemaInfo{}.Type
+
+// pulsar.SchemaType
+var _ *pulsar.SchemaType = (*pulsar.SchemaType)(nil)
 
 // pulsar.SeekFailed
 var _ pulsar.Result = pulsar.SeekFailed
@@ -822,6 +1164,12 @@ var _ pulsar.Result = pulsar.ServiceUnitNotReady
 
 // pulsar.Shared
 var _ pulsar.SubscriptionType = pulsar.Shared
+
+// pulsar.StringSchema
+var _ *pulsar.StringSchema = (*pulsar.StringSchema)(nil)
+
+// pulsar.StringSchema.SchemaInfo
+var _ pulsar.SchemaInfo = pulsar.StringSchema{}.SchemaInfo
 
 // pulsar.SubscriptionInitialPosition
 var _ *pulsar.SubscriptionInitialPosition = (*pulsar.SubscriptionInitialPosition)(nil)
@@ -840,6 +1188,21 @@ var _ pulsar.SubscriptionInitialPosition = pulsar.SubscriptionPositionLatest
 
 // pulsar.SubscriptionType
 var _ *pulsar.SubscriptionType = (*pulsar.SubscriptionType)(nil)
+
+// pulsar.SysPropertyDelayTime
+var _ = pulsar.SysPropertyDelayTime
+
+// pulsar.SysPropertyOriginMessageID
+var _ = pulsar.SysPropertyOriginMessageID
+
+// pulsar.SysPropertyRealTopic
+var _ = pulsar.SysPropertyRealTopic
+
+// pulsar.SysPropertyReconsumeTimes
+var _ = pulsar.SysPropertyReconsumeTimes
+
+// pulsar.SysPropertyRetryTopic
+var _ = pulsar.SysPropertyRetryTopic
 
 // pulsar.TimeoutError
 var _ pulsar.Result = pulsar.TimeoutError
