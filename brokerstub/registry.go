@@ -139,7 +139,13 @@ func (b *Broker) Unload(topicName string) error {
 	}
 	b.mu.Unlock()
 	for _, t := range ts {
-		_ = t.call(t.closeClients)
+		// Cursors are made durable before the clients are told to go: a
+		// client that reconnects at once loads the topic again from the
+		// store, and must not be sent what it acknowledged.
+		_ = t.call(func() {
+			t.flushCursors(true)
+			t.closeClients()
+		})
 		t.stop(true)
 	}
 	return nil
