@@ -137,7 +137,7 @@ func TestTableViewOfficialProducerToSDK(t *testing.T) {
 			send("b", tc.values[1])
 			send("a", tc.values[2])
 			send("b", nil)
-			require.NoError(t, p.Flush())
+			require.NoError(t, p.FlushWithCtx(ctxT(t)))
 
 			so.Topic, so.SchemaValueType = topic, tc.sdkType
 			tv, err := sdk.CreateTableView(so)
@@ -149,10 +149,10 @@ func TestTableViewOfficialProducerToSDK(t *testing.T) {
 			require.NoError(t, tv.ForEachAndListen(listener))
 			assert.Equal(t, tvCall{"a", tc.sdkStored(tc.values[2])}, nextCall(t, calls))
 			send("c", tc.values[3])
-			require.NoError(t, p.Flush())
+			require.NoError(t, p.FlushWithCtx(ctxT(t)))
 			assert.Equal(t, tvCall{"c", tc.sdkStored(tc.values[3])}, nextCall(t, calls))
 			send("c", nil)
-			require.NoError(t, p.Flush())
+			require.NoError(t, p.FlushWithCtx(ctxT(t)))
 			got := nextCall(t, calls)
 			assert.Equal(t, "c", got.key)
 			assert.False(t, tv.ContainsKey("c"), "a tombstone removes the key")
