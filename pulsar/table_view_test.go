@@ -1,6 +1,7 @@
 package pulsar
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -241,5 +242,63 @@ func TestTableViewFollowsPartitions(t *testing.T) {
 		assert.Equal(t, "v2", *tv.Get("2").(*string))
 		v.c.Close()
 		assert.True(t, tv.(*tableView).isClosed(), "closing the client closed the view")
+	})
+}
+
+// ForEachAndListen registered while updates arrive sees every value once:
+// the snapshot's, then each later one, none missed or repeated.
+func TestTableViewListenWhileUpdating(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		v := newCSEnv(t)
+		topic := csTopic()
+		p, err := v.c.CreateProducer(ProducerOptions{Topic: topic, Schema: NewInt64Schema(nil), BatchingMaxMessages: 7})
+		require.NoError(t, err)
+		defer p.Close()
+		tv, err := v.c.CreateTableView(TableViewOptions{Topic: topic, Schema: NewInt64Schema(nil), SchemaValueType: reflect.TypeOf(int64(0))})
+		require.NoError(t, err)
+		defer tv.Close()
+		const last = 300
+		half, registered := make(chan struct{}), make(chan struct{})
+		go func() {
+			for i := int64(1); i <= last; i++ {
+				p.SendAsync(context.Background(), &ProducerMessage{Key: "k", Value: i}, func(MessageID, *ProducerMessage, error) {})
+				switch {
+				case i == last/2:
+					close(half) // 1..150 in flight while the listener registers
+				case i == 2*last/3:
+					<-registered // so that the listener has updates to see
+				}
+			}
+			_ = p.Flush()
+		}()
+		<-half
+		var got []int64
+		lastSeen := make(chan struct{})
+		require.NoError(t, tv.ForEachAndListen(func(_ string, val any) error {
+			got = append(got, val.(int64))
+			if val.(int64) == last {
+				close(lastSeen)
+			}
+			return nil
+		}))
+		close(registered)
+		<-lastSeen
+		require.NotEmpty(t, got)
+		assert.LessOrEqual(t, got[0], int64(2*last/3), "registered before value 200 was sent")
+		for i := range got {
+			require.Equal(t, got[0]+int64(i), got[i], "value %d of %v", i, got)
+		}
+	})
+}
+
+// A view of a non-persistent topic is refused as the official client's is:
+// its compacted reader is not allowed there.
+func TestTableViewNonPersistentRefused(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		v := newCSEnv(t)
+		_, err := v.c.CreateTableView(TableViewOptions{Topic: "non-persistent://public/default/tv-np"})
+		var se *ServerError
+		require.ErrorAs(t, err, &se)
+		assert.Equal(t, "NotAllowedError", se.Code)
 	})
 }
