@@ -125,6 +125,8 @@ type Client interface {
 	Subscribe(ConsumerOptions) (Consumer, error)
 	// CreateReader creates a reader.
 	CreateReader(ReaderOptions) (Reader, error)
+	// CreateTableView creates a view of the latest value per key of a topic.
+	CreateTableView(TableViewOptions) (TableView, error)
 	// TopicPartitions returns the partition names of a topic (the topic
 	// itself for a topic without partitions).
 	TopicPartitions(topic string) ([]string, error)
