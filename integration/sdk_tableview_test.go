@@ -114,7 +114,7 @@ func tvTopic(t *testing.T, tc tvCase, b interface{ CreatePartitionedTopic(string
 func TestTableViewOfficialProducerToSDK(t *testing.T) {
 	b := startStub(t)
 	oc := officialClient(t, b.URL())
-	sdk, err := pulsar.NewClient(pulsar.ClientOptions{URL: b.URL(), OperationTimeout: 10 * time.Second, Logger: stubLogger()})
+	sdk, err := pulsar.NewClient(pulsar.ClientOptions{URL: b.URL(), OperationTimeout: 10 * time.Second, Logger: sdkLogger()})
 	require.NoError(t, err)
 	t.Cleanup(sdk.Close)
 	for _, tc := range tvCases() {
@@ -169,7 +169,7 @@ func TestTableViewOfficialProducerToSDK(t *testing.T) {
 func TestTableViewSDKProducerToOfficial(t *testing.T) {
 	b := startStub(t)
 	oc := officialClient(t, b.URL())
-	sdk, err := pulsar.NewClient(pulsar.ClientOptions{URL: b.URL(), OperationTimeout: 10 * time.Second, Logger: stubLogger()})
+	sdk, err := pulsar.NewClient(pulsar.ClientOptions{URL: b.URL(), OperationTimeout: 10 * time.Second, Logger: sdkLogger()})
 	require.NoError(t, err)
 	t.Cleanup(sdk.Close)
 	for _, tc := range tvCases() {

@@ -1,7 +1,7 @@
 package pulsar
 
 import (
-	"log/slog"
+	"github.com/pulsargo/sdk/pulsar/log"
 	"reflect"
 	"time"
 )
@@ -27,8 +27,9 @@ type TableViewOptions struct {
 	// Required with a Schema; without one it must be nil or []byte.
 	SchemaValueType reflect.Type
 	// Logger receives the view's logs (values skipped, listeners that
-	// failed). Default: the client's Logger.
-	Logger *slog.Logger
+	// failed); pulsar/log's Logger, as the official option (wrap a slog
+	// logger with log.NewLoggerWithSlog). Default: the client's Logger.
+	Logger log.Logger
 }
 
 // TableView is a map of the latest value of each key of a topic, read from

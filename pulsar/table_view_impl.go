@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+
+	"github.com/pulsargo/sdk/pulsar/log"
 )
 
 // tableView is the TableView. A goroutine per partition reads it and
@@ -78,12 +80,13 @@ func (c *client) createTableView(opts TableViewOptions) (TableView, error) {
 		opts.SchemaValueType = bytesType
 	}
 	opts.AutoUpdatePartitionsInterval = period(opts.AutoUpdatePartitionsInterval)
-	if opts.Logger == nil {
-		opts.Logger = c.log
+	logger := c.log
+	if opts.Logger != nil {
+		logger = log.Slog(opts.Logger)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	tv := &tableView{
-		c: c, opts: opts, log: opts.Logger.With("topic", opts.Topic),
+		c: c, opts: opts, log: logger.With("topic", opts.Topic),
 		zero: reflect.Zero(opts.SchemaValueType).Interface(),
 		data: map[string]any{}, updates: make(chan tvUpdate, 64),
 		ctx: ctx, cancel: cancel, done: make(chan struct{}), ran: make(chan struct{}),

@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pulsargo/sdk/pulsar/log"
 )
 
 // A table view holds the latest value of each key, read from the earliest
@@ -134,7 +136,7 @@ func TestTableViewSkipsValueThatDoesNotDecode(t *testing.T) {
 
 		rec := &logRecorder{}
 		tv, err := v.c.CreateTableView(TableViewOptions{Topic: topic, Schema: NewInt64Schema(nil),
-			SchemaValueType: reflect.TypeOf(int64(0)), Logger: slog.New(rec)})
+			SchemaValueType: reflect.TypeOf(int64(0)), Logger: log.NewLoggerWithSlog(slog.New(rec))})
 		require.NoError(t, err)
 		defer tv.Close()
 		assert.Equal(t, map[string]any{"k": int64(7)}, tv.Entries())
@@ -161,7 +163,7 @@ func TestTableViewListeners(t *testing.T) {
 		defer p.Close()
 		sendKeyed(t, p, "x", &ProducerMessage{Payload: []byte("1")})
 		rec := &logRecorder{}
-		tv, err := v.c.CreateTableView(TableViewOptions{Topic: topic, Logger: slog.New(rec)})
+		tv, err := v.c.CreateTableView(TableViewOptions{Topic: topic, Logger: log.NewLoggerWithSlog(slog.New(rec))})
 		require.NoError(t, err)
 		defer tv.Close()
 
