@@ -167,7 +167,9 @@ func Declare(pkg *types.Package, name string, untyped bool) (Decl, error) {
 		found, _, _ := types.LookupFieldOrMethod(o.Type(), true, pkg, member)
 		switch f := found.(type) {
 		case *types.Var:
-			expr, t = local+"."+typ+"{}."+member, f.Type()
+			// The field's address, so that a field holding a lock is not
+			// copied (go vet's copylocks).
+			expr, t = "&new("+local+"."+typ+")."+member, types.NewPointer(f.Type())
 			if _, isStruct := o.Type().Underlying().(*types.Struct); !isStruct {
 				return Decl{}, fmt.Errorf("%s: a field of a non-struct", name)
 			}

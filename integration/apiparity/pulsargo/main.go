@@ -32,10 +32,10 @@ var _ *pulsar.AckError = (*pulsar.AckError)(nil)
 var _ *pulsar.AckGroupingOptions = (*pulsar.AckGroupingOptions)(nil)
 
 // pulsar.AckGroupingOptions.MaxSize
-var _ uint32 = pulsar.AckGroupingOptions{}.MaxSize
+var _ *uint32 = &new(pulsar.AckGroupingOptions).MaxSize
 
 // pulsar.AckGroupingOptions.MaxTime
-var _ time.Duration = pulsar.AckGroupingOptions{}.MaxTime
+var _ *time.Duration = &new(pulsar.AckGroupingOptions).MaxTime
 
 // pulsar.AddToBatchFailed
 var _ pulsar.Result = pulsar.AddToBatchFailed
@@ -62,10 +62,10 @@ var _ pulsar.SchemaType = pulsar.AutoPublish
 var _ *pulsar.AvroSchema = (*pulsar.AvroSchema)(nil)
 
 // pulsar.AvroSchema.Codec
-var _ = pulsar.AvroSchema{}.Codec
+var _ = &new(pulsar.AvroSchema).Codec
 
 // pulsar.AvroSchema.SchemaInfo
-var _ pulsar.SchemaInfo = pulsar.AvroSchema{}.SchemaInfo
+var _ *pulsar.SchemaInfo = &new(pulsar.AvroSchema).SchemaInfo
 
 // pulsar.BOOLEAN
 var _ pulsar.SchemaType = pulsar.BOOLEAN
@@ -89,7 +89,7 @@ var _ pulsar.Result = pulsar.BrokerPersistenceError
 var _ *pulsar.BytesSchema = (*pulsar.BytesSchema)(nil)
 
 // pulsar.BytesSchema.SchemaInfo
-var _ pulsar.SchemaInfo = pulsar.BytesSchema{}.SchemaInfo
+var _ *pulsar.SchemaInfo = &new(pulsar.BytesSchema).SchemaInfo
 
 // pulsar.ChecksumError
 var _ pulsar.Result = pulsar.ChecksumError
@@ -119,58 +119,58 @@ var _ pulsar.Result = pulsar.ClientMemoryBufferIsFull
 var _ *pulsar.ClientOptions = (*pulsar.ClientOptions)(nil)
 
 // pulsar.ClientOptions.Authentication
-var _ pulsar.Authentication = pulsar.ClientOptions{}.Authentication
+var _ *pulsar.Authentication = &new(pulsar.ClientOptions).Authentication
 
 // pulsar.ClientOptions.ConnectionMaxIdleTime
-var _ time.Duration = pulsar.ClientOptions{}.ConnectionMaxIdleTime
+var _ *time.Duration = &new(pulsar.ClientOptions).ConnectionMaxIdleTime
 
 // pulsar.ClientOptions.ConnectionTimeout
-var _ time.Duration = pulsar.ClientOptions{}.ConnectionTimeout
+var _ *time.Duration = &new(pulsar.ClientOptions).ConnectionTimeout
 
 // pulsar.ClientOptions.CustomMetricsLabels
-var _ map[string]string = pulsar.ClientOptions{}.CustomMetricsLabels
+var _ *map[string]string = &new(pulsar.ClientOptions).CustomMetricsLabels
 
 // pulsar.ClientOptions.Description
-var _ string = pulsar.ClientOptions{}.Description
+var _ *string = &new(pulsar.ClientOptions).Description
 
 // pulsar.ClientOptions.KeepAliveInterval
-var _ time.Duration = pulsar.ClientOptions{}.KeepAliveInterval
+var _ *time.Duration = &new(pulsar.ClientOptions).KeepAliveInterval
 
 // pulsar.ClientOptions.ListenerName
-var _ string = pulsar.ClientOptions{}.ListenerName
+var _ *string = &new(pulsar.ClientOptions).ListenerName
 
 // pulsar.ClientOptions.Logger
-var _ log.Logger = pulsar.ClientOptions{}.Logger
+var _ *log.Logger = &new(pulsar.ClientOptions).Logger
 
 // pulsar.ClientOptions.LookupProperties
-var _ map[string]string = pulsar.ClientOptions{}.LookupProperties
+var _ *map[string]string = &new(pulsar.ClientOptions).LookupProperties
 
 // pulsar.ClientOptions.MaxConnectionsPerBroker
-var _ int = pulsar.ClientOptions{}.MaxConnectionsPerBroker
+var _ *int = &new(pulsar.ClientOptions).MaxConnectionsPerBroker
 
 // pulsar.ClientOptions.MemoryLimitBytes
-var _ int64 = pulsar.ClientOptions{}.MemoryLimitBytes
+var _ *int64 = &new(pulsar.ClientOptions).MemoryLimitBytes
 
 // pulsar.ClientOptions.MetricsCardinality
-var _ pulsar.MetricsCardinality = pulsar.ClientOptions{}.MetricsCardinality
+var _ *pulsar.MetricsCardinality = &new(pulsar.ClientOptions).MetricsCardinality
 
 // pulsar.ClientOptions.OperationTimeout
-var _ time.Duration = pulsar.ClientOptions{}.OperationTimeout
+var _ *time.Duration = &new(pulsar.ClientOptions).OperationTimeout
 
 // pulsar.ClientOptions.TLSAllowInsecureConnection
-var _ bool = pulsar.ClientOptions{}.TLSAllowInsecureConnection
+var _ *bool = &new(pulsar.ClientOptions).TLSAllowInsecureConnection
 
 // pulsar.ClientOptions.TLSConfig
-var _ *tls.Config = pulsar.ClientOptions{}.TLSConfig
+var _ **tls.Config = &new(pulsar.ClientOptions).TLSConfig
 
 // pulsar.ClientOptions.TLSTrustCertsFilePath
-var _ string = pulsar.ClientOptions{}.TLSTrustCertsFilePath
+var _ *string = &new(pulsar.ClientOptions).TLSTrustCertsFilePath
 
 // pulsar.ClientOptions.TLSValidateHostname
-var _ bool = pulsar.ClientOptions{}.TLSValidateHostname
+var _ *bool = &new(pulsar.ClientOptions).TLSValidateHostname
 
 // pulsar.ClientOptions.URL
-var _ string = pulsar.ClientOptions{}.URL
+var _ *string = &new(pulsar.ClientOptions).URL
 
 // pulsar.CompressionLevel
 var _ *pulsar.CompressionLevel = (*pulsar.CompressionLevel)(nil)
@@ -275,10 +275,10 @@ var _ *pulsar.ConsumerInterceptors = (*pulsar.ConsumerInterceptors)(nil)
 var _ *pulsar.ConsumerMessage = (*pulsar.ConsumerMessage)(nil)
 
 // pulsar.ConsumerMessage.Consumer
-var _ pulsar.Consumer = pulsar.ConsumerMessage{}.Consumer
+var _ *pulsar.Consumer = &new(pulsar.ConsumerMessage).Consumer
 
 // pulsar.ConsumerMessage.Message
-var _ pulsar.Message = pulsar.ConsumerMessage{}.Message
+var _ *pulsar.Message = &new(pulsar.ConsumerMessage).Message
 
 // pulsar.ConsumerNotFound
 var _ pulsar.Result = pulsar.ConsumerNotFound
@@ -290,106 +290,106 @@ var _ pulsar.Result = pulsar.ConsumerNotInitialized
 var _ *pulsar.ConsumerOptions = (*pulsar.ConsumerOptions)(nil)
 
 // pulsar.ConsumerOptions.AckGroupingOptions
-var _ *pulsar.AckGroupingOptions = pulsar.ConsumerOptions{}.AckGroupingOptions
+var _ **pulsar.AckGroupingOptions = &new(pulsar.ConsumerOptions).AckGroupingOptions
 
 // pulsar.ConsumerOptions.AckWithResponse
-var _ bool = pulsar.ConsumerOptions{}.AckWithResponse
+var _ *bool = &new(pulsar.ConsumerOptions).AckWithResponse
 
 // pulsar.ConsumerOptions.AutoAckIncompleteChunk
-var _ bool = pulsar.ConsumerOptions{}.AutoAckIncompleteChunk
+var _ *bool = &new(pulsar.ConsumerOptions).AutoAckIncompleteChunk
 
 // pulsar.ConsumerOptions.AutoDiscoveryPeriod
-var _ time.Duration = pulsar.ConsumerOptions{}.AutoDiscoveryPeriod
+var _ *time.Duration = &new(pulsar.ConsumerOptions).AutoDiscoveryPeriod
 
 // pulsar.ConsumerOptions.BackOffPolicyFunc
-var _ func() backoff.Policy = pulsar.ConsumerOptions{}.BackOffPolicyFunc
+var _ *func() backoff.Policy = &new(pulsar.ConsumerOptions).BackOffPolicyFunc
 
 // pulsar.ConsumerOptions.DLQ
-var _ *pulsar.DLQPolicy = pulsar.ConsumerOptions{}.DLQ
+var _ **pulsar.DLQPolicy = &new(pulsar.ConsumerOptions).DLQ
 
 // pulsar.ConsumerOptions.EnableAutoScaledReceiverQueueSize
-var _ bool = pulsar.ConsumerOptions{}.EnableAutoScaledReceiverQueueSize
+var _ *bool = &new(pulsar.ConsumerOptions).EnableAutoScaledReceiverQueueSize
 
 // pulsar.ConsumerOptions.EnableBatchIndexAcknowledgment
-var _ bool = pulsar.ConsumerOptions{}.EnableBatchIndexAcknowledgment
+var _ *bool = &new(pulsar.ConsumerOptions).EnableBatchIndexAcknowledgment
 
 // pulsar.ConsumerOptions.EnableDefaultNackBackoffPolicy
-var _ bool = pulsar.ConsumerOptions{}.EnableDefaultNackBackoffPolicy
+var _ *bool = &new(pulsar.ConsumerOptions).EnableDefaultNackBackoffPolicy
 
 // pulsar.ConsumerOptions.EnableZeroQueueConsumer
-var _ bool = pulsar.ConsumerOptions{}.EnableZeroQueueConsumer
+var _ *bool = &new(pulsar.ConsumerOptions).EnableZeroQueueConsumer
 
 // pulsar.ConsumerOptions.EventListener
-var _ pulsar.ConsumerEventListener = pulsar.ConsumerOptions{}.EventListener
+var _ *pulsar.ConsumerEventListener = &new(pulsar.ConsumerOptions).EventListener
 
 // pulsar.ConsumerOptions.ExpireTimeOfIncompleteChunk
-var _ time.Duration = pulsar.ConsumerOptions{}.ExpireTimeOfIncompleteChunk
+var _ *time.Duration = &new(pulsar.ConsumerOptions).ExpireTimeOfIncompleteChunk
 
 // pulsar.ConsumerOptions.Interceptors
-var _ pulsar.ConsumerInterceptors = pulsar.ConsumerOptions{}.Interceptors
+var _ *pulsar.ConsumerInterceptors = &new(pulsar.ConsumerOptions).Interceptors
 
 // pulsar.ConsumerOptions.KeySharedPolicy
-var _ *pulsar.KeySharedPolicy = pulsar.ConsumerOptions{}.KeySharedPolicy
+var _ **pulsar.KeySharedPolicy = &new(pulsar.ConsumerOptions).KeySharedPolicy
 
 // pulsar.ConsumerOptions.MaxPendingChunkedMessage
-var _ int = pulsar.ConsumerOptions{}.MaxPendingChunkedMessage
+var _ *int = &new(pulsar.ConsumerOptions).MaxPendingChunkedMessage
 
 // pulsar.ConsumerOptions.MaxReconnectToBroker
-var _ *uint = pulsar.ConsumerOptions{}.MaxReconnectToBroker
+var _ **uint = &new(pulsar.ConsumerOptions).MaxReconnectToBroker
 
 // pulsar.ConsumerOptions.MessageChannel
-var _ chan pulsar.ConsumerMessage = pulsar.ConsumerOptions{}.MessageChannel
+var _ *chan pulsar.ConsumerMessage = &new(pulsar.ConsumerOptions).MessageChannel
 
 // pulsar.ConsumerOptions.NackBackoffPolicy
-var _ pulsar.NackBackoffPolicy = pulsar.ConsumerOptions{}.NackBackoffPolicy
+var _ *pulsar.NackBackoffPolicy = &new(pulsar.ConsumerOptions).NackBackoffPolicy
 
 // pulsar.ConsumerOptions.NackRedeliveryDelay
-var _ time.Duration = pulsar.ConsumerOptions{}.NackRedeliveryDelay
+var _ *time.Duration = &new(pulsar.ConsumerOptions).NackRedeliveryDelay
 
 // pulsar.ConsumerOptions.Name
-var _ string = pulsar.ConsumerOptions{}.Name
+var _ *string = &new(pulsar.ConsumerOptions).Name
 
 // pulsar.ConsumerOptions.Properties
-var _ map[string]string = pulsar.ConsumerOptions{}.Properties
+var _ *map[string]string = &new(pulsar.ConsumerOptions).Properties
 
 // pulsar.ConsumerOptions.ReadCompacted
-var _ bool = pulsar.ConsumerOptions{}.ReadCompacted
+var _ *bool = &new(pulsar.ConsumerOptions).ReadCompacted
 
 // pulsar.ConsumerOptions.ReceiverQueueSize
-var _ int = pulsar.ConsumerOptions{}.ReceiverQueueSize
+var _ *int = &new(pulsar.ConsumerOptions).ReceiverQueueSize
 
 // pulsar.ConsumerOptions.RetryEnable
-var _ bool = pulsar.ConsumerOptions{}.RetryEnable
+var _ *bool = &new(pulsar.ConsumerOptions).RetryEnable
 
 // pulsar.ConsumerOptions.Schema
-var _ pulsar.Schema = pulsar.ConsumerOptions{}.Schema
+var _ *pulsar.Schema = &new(pulsar.ConsumerOptions).Schema
 
 // pulsar.ConsumerOptions.StartMessageIDInclusive
-var _ bool = pulsar.ConsumerOptions{}.StartMessageIDInclusive
+var _ *bool = &new(pulsar.ConsumerOptions).StartMessageIDInclusive
 
 // pulsar.ConsumerOptions.SubscriptionInitialPosition
-var _ pulsar.SubscriptionInitialPosition = pulsar.ConsumerOptions{}.SubscriptionInitialPosition
+var _ *pulsar.SubscriptionInitialPosition = &new(pulsar.ConsumerOptions).SubscriptionInitialPosition
 
 // pulsar.ConsumerOptions.SubscriptionMode
-var _ pulsar.SubscriptionMode = pulsar.ConsumerOptions{}.SubscriptionMode
+var _ *pulsar.SubscriptionMode = &new(pulsar.ConsumerOptions).SubscriptionMode
 
 // pulsar.ConsumerOptions.SubscriptionName
-var _ string = pulsar.ConsumerOptions{}.SubscriptionName
+var _ *string = &new(pulsar.ConsumerOptions).SubscriptionName
 
 // pulsar.ConsumerOptions.SubscriptionProperties
-var _ map[string]string = pulsar.ConsumerOptions{}.SubscriptionProperties
+var _ *map[string]string = &new(pulsar.ConsumerOptions).SubscriptionProperties
 
 // pulsar.ConsumerOptions.Topic
-var _ string = pulsar.ConsumerOptions{}.Topic
+var _ *string = &new(pulsar.ConsumerOptions).Topic
 
 // pulsar.ConsumerOptions.Topics
-var _ []string = pulsar.ConsumerOptions{}.Topics
+var _ *[]string = &new(pulsar.ConsumerOptions).Topics
 
 // pulsar.ConsumerOptions.TopicsPattern
-var _ string = pulsar.ConsumerOptions{}.TopicsPattern
+var _ *string = &new(pulsar.ConsumerOptions).TopicsPattern
 
 // pulsar.ConsumerOptions.Type
-var _ pulsar.SubscriptionType = pulsar.ConsumerOptions{}.Type
+var _ *pulsar.SubscriptionType = &new(pulsar.ConsumerOptions).Type
 
 // pulsar.CryptoError
 var _ pulsar.Result = pulsar.CryptoError
@@ -398,22 +398,22 @@ var _ pulsar.Result = pulsar.CryptoError
 var _ *pulsar.DLQPolicy = (*pulsar.DLQPolicy)(nil)
 
 // pulsar.DLQPolicy.DeadLetterTopic
-var _ string = pulsar.DLQPolicy{}.DeadLetterTopic
+var _ *string = &new(pulsar.DLQPolicy).DeadLetterTopic
 
 // pulsar.DLQPolicy.DeadLetterTopicProducerName
-var _ string = pulsar.DLQPolicy{}.DeadLetterTopicProducerName
+var _ *string = &new(pulsar.DLQPolicy).DeadLetterTopicProducerName
 
 // pulsar.DLQPolicy.InitialSubscriptionName
-var _ string = pulsar.DLQPolicy{}.InitialSubscriptionName
+var _ *string = &new(pulsar.DLQPolicy).InitialSubscriptionName
 
 // pulsar.DLQPolicy.MaxDeliveries
-var _ uint32 = pulsar.DLQPolicy{}.MaxDeliveries
+var _ *uint32 = &new(pulsar.DLQPolicy).MaxDeliveries
 
 // pulsar.DLQPolicy.ProducerOptions
-var _ pulsar.ProducerOptions = pulsar.DLQPolicy{}.ProducerOptions
+var _ *pulsar.ProducerOptions = &new(pulsar.DLQPolicy).ProducerOptions
 
 // pulsar.DLQPolicy.RetryLetterTopic
-var _ string = pulsar.DLQPolicy{}.RetryLetterTopic
+var _ *string = &new(pulsar.DLQPolicy).RetryLetterTopic
 
 // pulsar.DOUBLE
 var _ pulsar.SchemaType = pulsar.DOUBLE
@@ -434,7 +434,7 @@ var _ = pulsar.DlqTopicSuffix
 var _ *pulsar.DoubleSchema = (*pulsar.DoubleSchema)(nil)
 
 // pulsar.DoubleSchema.SchemaInfo
-var _ pulsar.SchemaInfo = pulsar.DoubleSchema{}.SchemaInfo
+var _ *pulsar.SchemaInfo = &new(pulsar.DoubleSchema).SchemaInfo
 
 // pulsar.Durable
 var _ pulsar.SubscriptionMode = pulsar.Durable
@@ -521,7 +521,7 @@ var _ pulsar.CompressionLevel = pulsar.Faster
 var _ *pulsar.FloatSchema = (*pulsar.FloatSchema)(nil)
 
 // pulsar.FloatSchema.SchemaInfo
-var _ pulsar.SchemaInfo = pulsar.FloatSchema{}.SchemaInfo
+var _ *pulsar.SchemaInfo = &new(pulsar.FloatSchema).SchemaInfo
 
 // pulsar.HashingScheme
 var _ *pulsar.HashingScheme = (*pulsar.HashingScheme)(nil)
@@ -542,25 +542,25 @@ var _ pulsar.SchemaType = pulsar.INT8
 var _ *pulsar.Int16Schema = (*pulsar.Int16Schema)(nil)
 
 // pulsar.Int16Schema.SchemaInfo
-var _ pulsar.SchemaInfo = pulsar.Int16Schema{}.SchemaInfo
+var _ *pulsar.SchemaInfo = &new(pulsar.Int16Schema).SchemaInfo
 
 // pulsar.Int32Schema
 var _ *pulsar.Int32Schema = (*pulsar.Int32Schema)(nil)
 
 // pulsar.Int32Schema.SchemaInfo
-var _ pulsar.SchemaInfo = pulsar.Int32Schema{}.SchemaInfo
+var _ *pulsar.SchemaInfo = &new(pulsar.Int32Schema).SchemaInfo
 
 // pulsar.Int64Schema
 var _ *pulsar.Int64Schema = (*pulsar.Int64Schema)(nil)
 
 // pulsar.Int64Schema.SchemaInfo
-var _ pulsar.SchemaInfo = pulsar.Int64Schema{}.SchemaInfo
+var _ *pulsar.SchemaInfo = &new(pulsar.Int64Schema).SchemaInfo
 
 // pulsar.Int8Schema
 var _ *pulsar.Int8Schema = (*pulsar.Int8Schema)(nil)
 
 // pulsar.Int8Schema.SchemaInfo
-var _ pulsar.SchemaInfo = pulsar.Int8Schema{}.SchemaInfo
+var _ *pulsar.SchemaInfo = &new(pulsar.Int8Schema).SchemaInfo
 
 // pulsar.InvalidBatchBuilderType
 var _ pulsar.Result = pulsar.InvalidBatchBuilderType
@@ -587,7 +587,7 @@ var _ pulsar.SchemaType = pulsar.JSON
 var _ *pulsar.JSONSchema = (*pulsar.JSONSchema)(nil)
 
 // pulsar.JSONSchema.SchemaInfo
-var _ pulsar.SchemaInfo = pulsar.JSONSchema{}.SchemaInfo
+var _ *pulsar.SchemaInfo = &new(pulsar.JSONSchema).SchemaInfo
 
 // pulsar.JavaStringHash
 var _ pulsar.HashingScheme = pulsar.JavaStringHash
@@ -602,13 +602,13 @@ var _ pulsar.SubscriptionType = pulsar.KeyShared
 var _ *pulsar.KeySharedPolicy = (*pulsar.KeySharedPolicy)(nil)
 
 // pulsar.KeySharedPolicy.AllowOutOfOrderDelivery
-var _ bool = pulsar.KeySharedPolicy{}.AllowOutOfOrderDelivery
+var _ *bool = &new(pulsar.KeySharedPolicy).AllowOutOfOrderDelivery
 
 // pulsar.KeySharedPolicy.HashRanges
-var _ []int = pulsar.KeySharedPolicy{}.HashRanges
+var _ *[]int = &new(pulsar.KeySharedPolicy).HashRanges
 
 // pulsar.KeySharedPolicy.Mode
-var _ pulsar.KeySharedPolicyMode = pulsar.KeySharedPolicy{}.Mode
+var _ *pulsar.KeySharedPolicyMode = &new(pulsar.KeySharedPolicy).Mode
 
 // pulsar.KeySharedPolicyMode
 var _ *pulsar.KeySharedPolicyMode = (*pulsar.KeySharedPolicyMode)(nil)
@@ -896,40 +896,40 @@ var _ *pulsar.ProducerInterceptors = (*pulsar.ProducerInterceptors)(nil)
 var _ *pulsar.ProducerMessage = (*pulsar.ProducerMessage)(nil)
 
 // pulsar.ProducerMessage.DeliverAfter
-var _ time.Duration = pulsar.ProducerMessage{}.DeliverAfter
+var _ *time.Duration = &new(pulsar.ProducerMessage).DeliverAfter
 
 // pulsar.ProducerMessage.DeliverAt
-var _ time.Time = pulsar.ProducerMessage{}.DeliverAt
+var _ *time.Time = &new(pulsar.ProducerMessage).DeliverAt
 
 // pulsar.ProducerMessage.DisableReplication
-var _ bool = pulsar.ProducerMessage{}.DisableReplication
+var _ *bool = &new(pulsar.ProducerMessage).DisableReplication
 
 // pulsar.ProducerMessage.EventTime
-var _ time.Time = pulsar.ProducerMessage{}.EventTime
+var _ *time.Time = &new(pulsar.ProducerMessage).EventTime
 
 // pulsar.ProducerMessage.Key
-var _ string = pulsar.ProducerMessage{}.Key
+var _ *string = &new(pulsar.ProducerMessage).Key
 
 // pulsar.ProducerMessage.OrderingKey
-var _ string = pulsar.ProducerMessage{}.OrderingKey
+var _ *string = &new(pulsar.ProducerMessage).OrderingKey
 
 // pulsar.ProducerMessage.Payload
-var _ []byte = pulsar.ProducerMessage{}.Payload
+var _ *[]byte = &new(pulsar.ProducerMessage).Payload
 
 // pulsar.ProducerMessage.Properties
-var _ map[string]string = pulsar.ProducerMessage{}.Properties
+var _ *map[string]string = &new(pulsar.ProducerMessage).Properties
 
 // pulsar.ProducerMessage.ReplicationClusters
-var _ []string = pulsar.ProducerMessage{}.ReplicationClusters
+var _ *[]string = &new(pulsar.ProducerMessage).ReplicationClusters
 
 // pulsar.ProducerMessage.Schema
-var _ pulsar.Schema = pulsar.ProducerMessage{}.Schema
+var _ *pulsar.Schema = &new(pulsar.ProducerMessage).Schema
 
 // pulsar.ProducerMessage.SequenceID
-var _ *int64 = pulsar.ProducerMessage{}.SequenceID
+var _ **int64 = &new(pulsar.ProducerMessage).SequenceID
 
 // pulsar.ProducerMessage.Value
-var _ interface{} = pulsar.ProducerMessage{}.Value
+var _ *interface{} = &new(pulsar.ProducerMessage).Value
 
 // pulsar.ProducerNotInitialized
 var _ pulsar.Result = pulsar.ProducerNotInitialized
@@ -938,76 +938,76 @@ var _ pulsar.Result = pulsar.ProducerNotInitialized
 var _ *pulsar.ProducerOptions = (*pulsar.ProducerOptions)(nil)
 
 // pulsar.ProducerOptions.BackOffPolicyFunc
-var _ func() backoff.Policy = pulsar.ProducerOptions{}.BackOffPolicyFunc
+var _ *func() backoff.Policy = &new(pulsar.ProducerOptions).BackOffPolicyFunc
 
 // pulsar.ProducerOptions.BatcherBuilderType
-var _ pulsar.BatcherBuilderType = pulsar.ProducerOptions{}.BatcherBuilderType
+var _ *pulsar.BatcherBuilderType = &new(pulsar.ProducerOptions).BatcherBuilderType
 
 // pulsar.ProducerOptions.BatchingMaxMessages
-var _ uint = pulsar.ProducerOptions{}.BatchingMaxMessages
+var _ *uint = &new(pulsar.ProducerOptions).BatchingMaxMessages
 
 // pulsar.ProducerOptions.BatchingMaxPublishDelay
-var _ time.Duration = pulsar.ProducerOptions{}.BatchingMaxPublishDelay
+var _ *time.Duration = &new(pulsar.ProducerOptions).BatchingMaxPublishDelay
 
 // pulsar.ProducerOptions.BatchingMaxSize
-var _ uint = pulsar.ProducerOptions{}.BatchingMaxSize
+var _ *uint = &new(pulsar.ProducerOptions).BatchingMaxSize
 
 // pulsar.ProducerOptions.ChunkMaxMessageSize
-var _ uint = pulsar.ProducerOptions{}.ChunkMaxMessageSize
+var _ *uint = &new(pulsar.ProducerOptions).ChunkMaxMessageSize
 
 // pulsar.ProducerOptions.CompressionLevel
-var _ pulsar.CompressionLevel = pulsar.ProducerOptions{}.CompressionLevel
+var _ *pulsar.CompressionLevel = &new(pulsar.ProducerOptions).CompressionLevel
 
 // pulsar.ProducerOptions.CompressionType
-var _ pulsar.CompressionType = pulsar.ProducerOptions{}.CompressionType
+var _ *pulsar.CompressionType = &new(pulsar.ProducerOptions).CompressionType
 
 // pulsar.ProducerOptions.DisableBatching
-var _ bool = pulsar.ProducerOptions{}.DisableBatching
+var _ *bool = &new(pulsar.ProducerOptions).DisableBatching
 
 // pulsar.ProducerOptions.DisableBlockIfQueueFull
-var _ bool = pulsar.ProducerOptions{}.DisableBlockIfQueueFull
+var _ *bool = &new(pulsar.ProducerOptions).DisableBlockIfQueueFull
 
 // pulsar.ProducerOptions.DisableMultiSchema
-var _ bool = pulsar.ProducerOptions{}.DisableMultiSchema
+var _ *bool = &new(pulsar.ProducerOptions).DisableMultiSchema
 
 // pulsar.ProducerOptions.EnableChunking
-var _ bool = pulsar.ProducerOptions{}.EnableChunking
+var _ *bool = &new(pulsar.ProducerOptions).EnableChunking
 
 // pulsar.ProducerOptions.HashingScheme
-var _ pulsar.HashingScheme = pulsar.ProducerOptions{}.HashingScheme
+var _ *pulsar.HashingScheme = &new(pulsar.ProducerOptions).HashingScheme
 
 // pulsar.ProducerOptions.Interceptors
-var _ pulsar.ProducerInterceptors = pulsar.ProducerOptions{}.Interceptors
+var _ *pulsar.ProducerInterceptors = &new(pulsar.ProducerOptions).Interceptors
 
 // pulsar.ProducerOptions.MaxPendingMessages
-var _ int = pulsar.ProducerOptions{}.MaxPendingMessages
+var _ *int = &new(pulsar.ProducerOptions).MaxPendingMessages
 
 // pulsar.ProducerOptions.MaxReconnectToBroker
-var _ *uint = pulsar.ProducerOptions{}.MaxReconnectToBroker
+var _ **uint = &new(pulsar.ProducerOptions).MaxReconnectToBroker
 
 // pulsar.ProducerOptions.MessageRouter
-var _ func(*pulsar.ProducerMessage, pulsar.TopicMetadata) int = pulsar.ProducerOptions{}.MessageRouter
+var _ *func(*pulsar.ProducerMessage, pulsar.TopicMetadata) int = &new(pulsar.ProducerOptions).MessageRouter
 
 // pulsar.ProducerOptions.Name
-var _ string = pulsar.ProducerOptions{}.Name
+var _ *string = &new(pulsar.ProducerOptions).Name
 
 // pulsar.ProducerOptions.PartitionsAutoDiscoveryInterval
-var _ time.Duration = pulsar.ProducerOptions{}.PartitionsAutoDiscoveryInterval
+var _ *time.Duration = &new(pulsar.ProducerOptions).PartitionsAutoDiscoveryInterval
 
 // pulsar.ProducerOptions.ProducerAccessMode
-var _ pulsar.ProducerAccessMode = pulsar.ProducerOptions{}.ProducerAccessMode
+var _ *pulsar.ProducerAccessMode = &new(pulsar.ProducerOptions).ProducerAccessMode
 
 // pulsar.ProducerOptions.Properties
-var _ map[string]string = pulsar.ProducerOptions{}.Properties
+var _ *map[string]string = &new(pulsar.ProducerOptions).Properties
 
 // pulsar.ProducerOptions.Schema
-var _ pulsar.Schema = pulsar.ProducerOptions{}.Schema
+var _ *pulsar.Schema = &new(pulsar.ProducerOptions).Schema
 
 // pulsar.ProducerOptions.SendTimeout
-var _ time.Duration = pulsar.ProducerOptions{}.SendTimeout
+var _ *time.Duration = &new(pulsar.ProducerOptions).SendTimeout
 
 // pulsar.ProducerOptions.Topic
-var _ string = pulsar.ProducerOptions{}.Topic
+var _ *string = &new(pulsar.ProducerOptions).Topic
 
 // pulsar.ProducerQueueIsFull
 var _ pulsar.Result = pulsar.ProducerQueueIsFull
@@ -1022,25 +1022,25 @@ var _ pulsar.SchemaType = pulsar.ProtoNative
 var _ *pulsar.ProtoNativeSchema = (*pulsar.ProtoNativeSchema)(nil)
 
 // pulsar.ProtoNativeSchema.SchemaInfo
-var _ pulsar.SchemaInfo = pulsar.ProtoNativeSchema{}.SchemaInfo
+var _ *pulsar.SchemaInfo = &new(pulsar.ProtoNativeSchema).SchemaInfo
 
 // pulsar.ProtoNativeSchemaData
 var _ *pulsar.ProtoNativeSchemaData = (*pulsar.ProtoNativeSchemaData)(nil)
 
 // pulsar.ProtoNativeSchemaData.FileDescriptorSet
-var _ []byte = pulsar.ProtoNativeSchemaData{}.FileDescriptorSet
+var _ *[]byte = &new(pulsar.ProtoNativeSchemaData).FileDescriptorSet
 
 // pulsar.ProtoNativeSchemaData.RootFileDescriptorName
-var _ string = pulsar.ProtoNativeSchemaData{}.RootFileDescriptorName
+var _ *string = &new(pulsar.ProtoNativeSchemaData).RootFileDescriptorName
 
 // pulsar.ProtoNativeSchemaData.RootMessageTypeName
-var _ string = pulsar.ProtoNativeSchemaData{}.RootMessageTypeName
+var _ *string = &new(pulsar.ProtoNativeSchemaData).RootMessageTypeName
 
 // pulsar.ProtoSchema
 var _ *pulsar.ProtoSchema = (*pulsar.ProtoSchema)(nil)
 
 // pulsar.ProtoSchema.SchemaInfo
-var _ pulsar.SchemaInfo = pulsar.ProtoSchema{}.SchemaInfo
+var _ *pulsar.SchemaInfo = &new(pulsar.ProtoSchema).SchemaInfo
 
 // pulsar.ReadError
 var _ pulsar.Result = pulsar.ReadError
@@ -1073,37 +1073,37 @@ var _ func(pulsar.Reader) string = pulsar.Reader.Topic
 var _ *pulsar.ReaderOptions = (*pulsar.ReaderOptions)(nil)
 
 // pulsar.ReaderOptions.BackoffPolicyFunc
-var _ func() backoff.Policy = pulsar.ReaderOptions{}.BackoffPolicyFunc
+var _ *func() backoff.Policy = &new(pulsar.ReaderOptions).BackoffPolicyFunc
 
 // pulsar.ReaderOptions.ExpireTimeOfIncompleteChunk
-var _ time.Duration = pulsar.ReaderOptions{}.ExpireTimeOfIncompleteChunk
+var _ *time.Duration = &new(pulsar.ReaderOptions).ExpireTimeOfIncompleteChunk
 
 // pulsar.ReaderOptions.MaxPendingChunkedMessage
-var _ int = pulsar.ReaderOptions{}.MaxPendingChunkedMessage
+var _ *int = &new(pulsar.ReaderOptions).MaxPendingChunkedMessage
 
 // pulsar.ReaderOptions.Name
-var _ string = pulsar.ReaderOptions{}.Name
+var _ *string = &new(pulsar.ReaderOptions).Name
 
 // pulsar.ReaderOptions.ReadCompacted
-var _ bool = pulsar.ReaderOptions{}.ReadCompacted
+var _ *bool = &new(pulsar.ReaderOptions).ReadCompacted
 
 // pulsar.ReaderOptions.ReceiverQueueSize
-var _ int = pulsar.ReaderOptions{}.ReceiverQueueSize
+var _ *int = &new(pulsar.ReaderOptions).ReceiverQueueSize
 
 // pulsar.ReaderOptions.Schema
-var _ pulsar.Schema = pulsar.ReaderOptions{}.Schema
+var _ *pulsar.Schema = &new(pulsar.ReaderOptions).Schema
 
 // pulsar.ReaderOptions.StartMessageID
-var _ pulsar.MessageID = pulsar.ReaderOptions{}.StartMessageID
+var _ *pulsar.MessageID = &new(pulsar.ReaderOptions).StartMessageID
 
 // pulsar.ReaderOptions.StartMessageIDInclusive
-var _ bool = pulsar.ReaderOptions{}.StartMessageIDInclusive
+var _ *bool = &new(pulsar.ReaderOptions).StartMessageIDInclusive
 
 // pulsar.ReaderOptions.SubscriptionName
-var _ string = pulsar.ReaderOptions{}.SubscriptionName
+var _ *string = &new(pulsar.ReaderOptions).SubscriptionName
 
 // pulsar.ReaderOptions.Topic
-var _ string = pulsar.ReaderOptions{}.Topic
+var _ *string = &new(pulsar.ReaderOptions).Topic
 
 // pulsar.Result
 var _ *pulsar.Result = (*pulsar.Result)(nil)
@@ -1142,16 +1142,16 @@ var _ pulsar.Result = pulsar.SchemaFailure
 var _ *pulsar.SchemaInfo = (*pulsar.SchemaInfo)(nil)
 
 // pulsar.SchemaInfo.Name
-var _ string = pulsar.SchemaInfo{}.Name
+var _ *string = &new(pulsar.SchemaInfo).Name
 
 // pulsar.SchemaInfo.Properties
-var _ map[string]string = pulsar.SchemaInfo{}.Properties
+var _ *map[string]string = &new(pulsar.SchemaInfo).Properties
 
 // pulsar.SchemaInfo.Schema
-var _ string = pulsar.SchemaInfo{}.Schema
+var _ *string = &new(pulsar.SchemaInfo).Schema
 
 // pulsar.SchemaInfo.Type
-var _ pulsar.SchemaType = pulsar.SchemaInfo{}.Type
+var _ *pulsar.SchemaType = &new(pulsar.SchemaInfo).Type
 
 // pulsar.SchemaType
 var _ *pulsar.SchemaType = (*pulsar.SchemaType)(nil)
@@ -1169,7 +1169,7 @@ var _ pulsar.SubscriptionType = pulsar.Shared
 var _ *pulsar.StringSchema = (*pulsar.StringSchema)(nil)
 
 // pulsar.StringSchema.SchemaInfo
-var _ pulsar.SchemaInfo = pulsar.StringSchema{}.SchemaInfo
+var _ *pulsar.SchemaInfo = &new(pulsar.StringSchema).SchemaInfo
 
 // pulsar.SubscriptionInitialPosition
 var _ *pulsar.SubscriptionInitialPosition = (*pulsar.SubscriptionInitialPosition)(nil)
