@@ -396,7 +396,7 @@ func (d *decoder) record(n *node, v reflect.Value, depth int) error {
 	case !v.IsValid():
 		for _, f := range n.fields {
 			if err := d.decode(f.typ, reflect.Value{}, depth+1); err != nil {
-				return fmt.Errorf("field %s: %w", f.name, err)
+				return fieldErr(depth, f.name, err)
 			}
 		}
 		return nil
@@ -405,7 +405,7 @@ func (d *decoder) record(n *node, v reflect.Value, depth int) error {
 		for _, f := range n.fields {
 			fv, _ := fieldForSet(v, idx[f.name])
 			if err := d.decode(f.typ, fv, depth+1); err != nil {
-				return fmt.Errorf("field %s: %w", f.name, err)
+				return fieldErr(depth, f.name, err)
 			}
 		}
 		return nil
@@ -416,13 +416,22 @@ func (d *decoder) record(n *node, v reflect.Value, depth int) error {
 		for _, f := range n.fields {
 			elem := reflect.New(v.Type().Elem()).Elem()
 			if err := d.decode(f.typ, elem, depth+1); err != nil {
-				return fmt.Errorf("field %s: %w", f.name, err)
+				return fieldErr(depth, f.name, err)
 			}
 			v.SetMapIndex(reflect.ValueOf(f.name).Convert(v.Type().Key()), elem)
 		}
 		return nil
 	}
 	return targetErr(n, v)
+}
+
+// fieldErr names the field of an error, for the outer levels only (a
+// deep value's error would otherwise grow by a name per level).
+func fieldErr(depth int, name string, err error) error {
+	if depth > 8 {
+		return err
+	}
+	return fmt.Errorf("field %s: %w", name, err)
 }
 
 func (d *decoder) branch(n *node) (*node, error) {
@@ -559,7 +568,7 @@ func (d *decoder) generic(n *node, depth int) (any, error) {
 		for _, f := range n.fields {
 			x, err := d.generic(f.typ, depth+1)
 			if err != nil {
-				return nil, fmt.Errorf("field %s: %w", f.name, err)
+				return nil, fieldErr(depth, f.name, err)
 			}
 			out[f.name] = x
 		}

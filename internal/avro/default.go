@@ -113,13 +113,10 @@ func validDefault(n *node, def any, depth int) (any, bool) {
 		return validDefault(n.types[0], def, depth+1)
 	case Record:
 		m, ok := def.(map[string]any)
-		if !ok {
+		if !ok || n.incomplete { // the record being parsed: its fields are not all known
 			return nil, false
 		}
 		for _, f := range n.fields {
-			if f == nil { // the record being parsed: its fields are not known yet
-				return nil, false
-			}
 			v, given := m[f.name]
 			if !given {
 				v = f.defaultValue()

@@ -171,6 +171,8 @@ func (p *parser) parseRecord(ns string, m map[string]any, isError bool) (*node, 
 	if err := p.define(nm); err != nil {
 		return nil, err
 	}
+	nm.incomplete = true
+	defer func() { nm.incomplete = false }()
 	seen := map[string]bool{}
 	for _, fm := range raw {
 		f, err := p.parseField(nm.namespace, fm)

@@ -104,6 +104,8 @@ type node struct {
 
 	minSize  int  // the fewest bytes a value takes (a bound for item counts)
 	resolved bool // union: see resolvedUnion
+
+	incomplete bool // a record whose fields are being parsed
 }
 
 // field is a record field.
