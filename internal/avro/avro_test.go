@@ -292,3 +292,25 @@ func TestUnmarshalTargets(t *testing.T) {
 		t.Errorf("timestamp %v, %v", got, err)
 	}
 }
+
+// Items without content (nulls) cost nothing in the payload: their count
+// and the memory of the Go values they decode into are both capped.
+func TestUnmarshalEmptyItemsIntoLargeValues(t *testing.T) {
+	s := mustParse(t, `{"type":"array","items":"null"}`)
+	data := []byte{0x80, 0x80, 0x40, 0} // 1<<19 nulls
+	var big [][128]byte
+	var before, after runtimeMem
+	before.read()
+	err := s.Unmarshal(data, &big)
+	after.read()
+	if !errors.Is(err, ErrMalformed) {
+		t.Fatalf("%v, want ErrMalformed", err)
+	}
+	if grew := after.total - before.total; grew > 1<<20 {
+		t.Errorf("decoding allocated %d bytes", grew)
+	}
+	var small []struct{}
+	if err := s.Unmarshal(data, &small); err != nil || len(small) != 1<<19 {
+		t.Fatalf("%d empty items, %v", len(small), err)
+	}
+}

@@ -19,6 +19,9 @@ const (
 	// no bytes (nulls, empty records), which the payload's size cannot
 	// bound.
 	MaxEmptyItems = 1 << 20
+	// MaxEmptyItemsMemory bounds the memory of the Go values that the
+	// items of one such array or map decode into.
+	MaxEmptyItemsMemory = 16 << 20
 )
 
 // ErrShort is the error (wrapped) of a payload that ends inside a value.
@@ -256,7 +259,7 @@ func (d *decoder) decode(n *node, v reflect.Value, depth int) error {
 		if v.IsValid() {
 			v.Set(reflect.MakeSlice(v.Type(), 0, 0))
 		}
-		return d.blocks(n.items.minSize, func() error {
+		return d.blocks(n.items.minSize, elemSize(v), func() error {
 			if !v.IsValid() {
 				return d.decode(n.items, reflect.Value{}, depth+1)
 			}
@@ -274,7 +277,7 @@ func (d *decoder) decode(n *node, v reflect.Value, depth int) error {
 		if v.IsValid() && v.IsNil() {
 			v.Set(reflect.MakeMap(v.Type()))
 		}
-		return d.blocks(1+n.values.minSize, func() error {
+		return d.blocks(1+n.values.minSize, 0, func() error {
 			key, err := d.lengthPrefixed()
 			if err != nil {
 				return err
@@ -293,6 +296,14 @@ func (d *decoder) decode(n *node, v reflect.Value, depth int) error {
 		return d.record(n, v, depth)
 	}
 	return fmt.Errorf("avro: cannot decode %s", n.kind)
+}
+
+// elemSize is the size of an element of slice v (0 when skipping).
+func elemSize(v reflect.Value) uintptr {
+	if !v.IsValid() {
+		return 0
+	}
+	return v.Type().Elem().Size()
 }
 
 // setInteger stores an int or long into an integer, time.Time or
@@ -353,7 +364,7 @@ func durationOf(n *node, i int64) time.Duration {
 // count) a byte size, the items; a zero count ends them. A count is checked
 // against the bytes left (items of itemMin bytes at least) before any of
 // its items is read.
-func (d *decoder) blocks(itemMin int, item func() error) error {
+func (d *decoder) blocks(itemMin int, itemMem uintptr, item func() error) error {
 	total := int64(0)
 	for {
 		n, err := d.long()
@@ -382,6 +393,8 @@ func (d *decoder) blocks(itemMin int, item func() error) error {
 			return malformed("%d items of at least %d bytes with %d bytes left", n, itemMin, d.left())
 		case itemMin == 0 && total > MaxEmptyItems:
 			return malformed("more than %d items without content", MaxEmptyItems)
+		case itemMin == 0 && uint64(total)*uint64(itemMem) > MaxEmptyItemsMemory:
+			return malformed("%d items without content would take %d bytes", total, uint64(total)*uint64(itemMem))
 		}
 		for range n {
 			if err := item(); err != nil {
@@ -403,7 +416,10 @@ func (d *decoder) record(n *node, v reflect.Value, depth int) error {
 	case v.Kind() == reflect.Struct:
 		idx := d.s.structFields(v.Type())
 		for _, f := range n.fields {
-			fv, _ := fieldForSet(v, idx[f.name])
+			fv, ok := fieldForSet(v, idx[f.name])
+			if !ok {
+				fv = reflect.Value{} // not in the struct, or not settable: skipped
+			}
 			if err := d.decode(f.typ, fv, depth+1); err != nil {
 				return fieldErr(depth, f.name, err)
 			}
@@ -545,7 +561,7 @@ func (d *decoder) generic(n *node, depth int) (any, error) {
 		return arr.Interface(), nil
 	case Array:
 		out := []any{}
-		err := d.blocks(n.items.minSize, func() error {
+		err := d.blocks(n.items.minSize, reflect.TypeFor[any]().Size(), func() error {
 			x, err := d.generic(n.items, depth+1)
 			out = append(out, x)
 			return err
@@ -553,7 +569,7 @@ func (d *decoder) generic(n *node, depth int) (any, error) {
 		return out, err
 	case Map:
 		out := map[string]any{}
-		err := d.blocks(1+n.values.minSize, func() error {
+		err := d.blocks(1+n.values.minSize, 0, func() error {
 			key, err := d.lengthPrefixed()
 			if err != nil {
 				return err
