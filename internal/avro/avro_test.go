@@ -314,3 +314,30 @@ func TestUnmarshalEmptyItemsIntoLargeValues(t *testing.T) {
 		t.Fatalf("%d empty items, %v", len(small), err)
 	}
 }
+
+type hiddenInner struct {
+	Deep string `avro:"deep"`
+}
+
+// Fields reached through a nil unexported embedded pointer cannot be set:
+// they are skipped on decoding and missing on encoding (their default is
+// written), never a panic.
+func TestStructFieldsThroughUnexportedPointers(t *testing.T) {
+	type outer struct {
+		*hiddenInner
+		Top string `avro:"top"`
+	}
+	s := mustParse(t, `{"type":"record","name":"O","fields":[{"name":"top","type":"string"},{"name":"deep","type":"string","default":"d"}]}`)
+	data, err := s.Marshal(outer{Top: "t"})
+	if err != nil || !bytes.Equal(data, []byte{2, 't', 2, 'd'}) {
+		t.Fatalf("% x, %v", data, err)
+	}
+	var out outer
+	if err := s.Unmarshal(data, &out); err != nil || out.Top != "t" || out.hiddenInner != nil {
+		t.Fatalf("%+v, %v", out, err)
+	}
+	set := outer{hiddenInner: &hiddenInner{Deep: "old"}} // promoted through a non-nil pointer: set, as encoding/json does
+	if err := s.Unmarshal(data, &set); err != nil || set.Top != "t" || set.Deep != "d" {
+		t.Fatalf("%+v, %v", set, err)
+	}
+}
