@@ -2,8 +2,10 @@ package integration
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/big"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -219,4 +221,90 @@ func normalizeRat(v any) any {
 		}
 	}
 	return v
+}
+
+// FuzzAvroSchemaJSON: for any document, pulsargo refuses what the official
+// library refuses and writes the JSON it writes. (Documents on which the
+// official library panics are left out.)
+func FuzzAvroSchemaJSON(f *testing.F) {
+	for _, def := range avroDefinitions {
+		if len(def) < 4096 {
+			f.Add(def)
+		}
+	}
+	f.Fuzz(func(t *testing.T, def string) {
+		if hugeFixed.MatchString(def) {
+			return // the official library allocates a fixed default's size
+		}
+		want, herr, panicked := hambaParse(def)
+		if panicked {
+			return
+		}
+		got, err := avro.Parse(def)
+		if (herr == nil) != (err == nil) {
+			t.Fatalf("%q: official library error %v, ours %v", def, herr, err)
+		}
+		if herr != nil {
+			return
+		}
+		wantJSON, herr := json.Marshal(want)
+		gotJSON, err := json.Marshal(got)
+		if (herr == nil) != (err == nil) || string(gotJSON) != string(wantJSON) {
+			t.Fatalf("%q:\n got %s (%v)\nwant %s (%v)", def, gotJSON, err, wantJSON, herr)
+		}
+	})
+}
+
+var hugeFixed = regexp.MustCompile(`"size"\s*:\s*[-+0-9.eE]{6,}`)
+
+func hambaParse(def string) (s hamba.Schema, err error, panicked bool) {
+	defer func() {
+		if recover() != nil {
+			panicked = true
+		}
+	}()
+	s, err = hamba.ParseWithCache(def, "", &hamba.SchemaCache{})
+	return s, err, false
+}
+
+// FuzzAvroDecodeAsOfficial: a payload both libraries decode gives the same
+// value (pulsargo refuses more: booleans other than 0 and 1, lengths and
+// counts beyond the payload).
+func FuzzAvroDecodeAsOfficial(f *testing.F) {
+	hs, err := hamba.ParseWithCache(avroValuesDef, "", &hamba.SchemaCache{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	ours, err := avro.Parse(avroValuesDef)
+	if err != nil {
+		f.Fatal(err)
+	}
+	seed, err := ours.Marshal(avroValues{E: "A", U: new(string), N: &avroInner{V: 3}, Name: "n"})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(seed)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var got any
+		if err := ours.Unmarshal(data, &got); err != nil {
+			return
+		}
+		var want any
+		if err := hambaUnmarshal(hs, data, &want); err != nil {
+			t.Fatalf("% x: ours decoded %v, the official library failed: %v", data, got, err)
+		}
+		// Compared as printed: NaN equals NaN, maps print sorted.
+		if g, w := fmt.Sprintf("%#v", got), fmt.Sprintf("%#v", want); g != w {
+			t.Fatalf("% x:\n got %s\nwant %s", data, g, w)
+		}
+	})
+}
+
+func hambaUnmarshal(s hamba.Schema, data []byte, v any) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return hamba.Unmarshal(s, data, v)
 }

@@ -253,7 +253,8 @@ const hexDigits = "0123456789abcdef"
 
 // str writes s as a JSON string: ", \ and control characters escaped
 // (\n, \r, \t, else \u00XX), <, > and & as \u003c, \u003e, \u0026, U+2028
-// and U+2029 escaped, invalid UTF-8 as \ufffd.
+// and U+2029 escaped, invalid UTF-8 (and the code points standing for the
+// document's invalid bytes, see markInvalidUTF8) as \ufffd.
 func (w *jsonWriter) str(s string) {
 	w.buf = append(w.buf, '"')
 	start := 0
@@ -282,10 +283,10 @@ func (w *jsonWriter) str(s string) {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
+		if r == utf8.RuneError && size == 1 || r >= invalidByteFirst && r <= invalidByteBase+0xff {
 			w.buf = append(w.buf, s[start:i]...)
 			w.buf = append(w.buf, `\ufffd`...)
-			i++
+			i += size
 			start = i
 			continue
 		}

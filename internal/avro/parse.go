@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unicode/utf8"
 )
 
 // Attributes that the specification gives a meaning, per type; any other
@@ -27,7 +28,7 @@ var (
 // to types the document itself defines.
 func Parse(def string) (*Schema, error) {
 	var doc any
-	if err := json.Unmarshal([]byte(def), &doc); err != nil {
+	if err := json.Unmarshal(markInvalidUTF8(def), &doc); err != nil {
 		doc = def
 	}
 	p := &parser{names: map[string]*node{}, defined: map[string]bool{}}
@@ -37,6 +38,35 @@ func Parse(def string) (*Schema, error) {
 	}
 	setMinSizes(root, map[*node]bool{})
 	return &Schema{root: root}, nil
+}
+
+// Bytes of a document that are not UTF-8: the official client's library
+// keeps them as they are and writes each back as \ufffd, where
+// encoding/json would turn them into U+FFFD characters on reading. Each is
+// read as a code point of its own, U+10FF80 to U+10FFFF (private use), and
+// the JSON writer writes those as \ufffd.
+const (
+	invalidByteBase  = 0x10FF00
+	invalidByteFirst = invalidByteBase + 0x80
+)
+
+// markInvalidUTF8 returns def with each byte that is not UTF-8 replaced by
+// its private-use code point.
+func markInvalidUTF8(def string) []byte {
+	if utf8.ValidString(def) {
+		return []byte(def)
+	}
+	out := make([]byte, 0, len(def)+16)
+	for i := 0; i < len(def); {
+		r, size := utf8.DecodeRuneInString(def[i:])
+		if r == utf8.RuneError && size == 1 {
+			out = utf8.AppendRune(out, rune(invalidByteBase+int(def[i])))
+		} else {
+			out = append(out, def[i:i+size]...)
+		}
+		i += size
+	}
+	return out
 }
 
 // parser holds the named types of one document.
