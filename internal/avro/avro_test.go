@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"math/big"
 	"reflect"
 	"strings"
 	"testing"
@@ -339,5 +340,39 @@ func TestStructFieldsThroughUnexportedPointers(t *testing.T) {
 	set := outer{hiddenInner: &hiddenInner{Deep: "old"}} // promoted through a non-nil pointer: set, as encoding/json does
 	if err := s.Unmarshal(data, &set); err != nil || set.Top != "t" || set.Deep != "d" {
 		t.Fatalf("%+v, %v", set, err)
+	}
+}
+
+// Decimals are *big.Rat values stored as value×10^scale in big-endian
+// two's complement: as few bytes as hold it for bytes, the fixed's size
+// for fixed (a value too large for it is refused).
+func TestDecimals(t *testing.T) {
+	type dec struct {
+		B *big.Rat `avro:"b"`
+		F *big.Rat `avro:"f"`
+		U *big.Rat `avro:"u"`
+	}
+	s := mustParse(t, `{"type":"record","name":"D","fields":[
+	 {"name":"b","type":{"type":"bytes","logicalType":"decimal","precision":9,"scale":2}},
+	 {"name":"f","type":{"type":"fixed","name":"F2","size":2,"logicalType":"decimal","precision":4,"scale":1}},
+	 {"name":"u","type":["null",{"type":"bytes","logicalType":"decimal","precision":4}]}]}`)
+	in := dec{B: big.NewRat(-12345, 100), F: big.NewRat(25, 2), U: big.NewRat(128, 1)}
+	data, err := s.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// -12345 = 0xcfc7; 125 = 0x007d; branch 1, 128 = 0x0080.
+	if want := []byte{4, 0xcf, 0xc7, 0x00, 0x7d, 2, 4, 0x00, 0x80}; !bytes.Equal(data, want) {
+		t.Fatalf("% x, want % x", data, want)
+	}
+	var out dec
+	if err := s.Unmarshal(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.B.Cmp(in.B) != 0 || out.F.Cmp(in.F) != 0 || out.U.Cmp(in.U) != 0 {
+		t.Fatalf("decoded %v %v %v", out.B, out.F, out.U)
+	}
+	if _, err := s.Marshal(dec{B: in.B, F: big.NewRat(1<<20, 1), U: nil}); err == nil {
+		t.Fatal("a decimal too large for its fixed was encoded")
 	}
 }

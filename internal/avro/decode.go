@@ -210,7 +210,7 @@ func (d *decoder) decode(n *node, v reflect.Value, depth int) error {
 		return nil
 	case String, Bytes:
 		b, err := d.lengthPrefixed()
-		if err != nil || !v.IsValid() {
+		if err != nil || !v.IsValid() || setRat(n, v, b) {
 			return err
 		}
 		switch {
@@ -240,7 +240,7 @@ func (d *decoder) decode(n *node, v reflect.Value, depth int) error {
 		return nil
 	case Fixed:
 		b, err := d.next(int64(n.size))
-		if err != nil || !v.IsValid() {
+		if err != nil || !v.IsValid() || setRat(n, v, b) {
 			return err
 		}
 		switch {

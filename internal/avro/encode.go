@@ -121,6 +121,14 @@ func (e *encoder) encode(n *node, v reflect.Value, depth int) error {
 		e.buf = append(e.buf, v.String()...)
 		return nil
 	case Bytes:
+		if r, ok := ratValue(v); ok && n.logical == "decimal" {
+			b, err := decimalBytes(r, n.scale, 0)
+			if err != nil {
+				return err
+			}
+			e.bytes(b)
+			return nil
+		}
 		if v.Kind() != reflect.Slice || v.Type().Elem().Kind() != reflect.Uint8 {
 			return typeErr(n, v)
 		}
@@ -137,6 +145,14 @@ func (e *encoder) encode(n *node, v reflect.Value, depth int) error {
 		e.long(int64(i))
 		return nil
 	case Fixed:
+		if r, ok := ratValue(v); ok && n.logical == "decimal" {
+			b, err := decimalBytes(r, n.scale, n.size)
+			if err != nil {
+				return err
+			}
+			e.buf = append(e.buf, b...)
+			return nil
+		}
 		if (v.Kind() != reflect.Array && v.Kind() != reflect.Slice) || v.Type().Elem().Kind() != reflect.Uint8 || v.Len() != n.size {
 			return fmt.Errorf("avro: %s is unsupported for Avro fixed %s of %d bytes", v.Type(), n.full, n.size)
 		}
@@ -435,6 +451,8 @@ func goTypeNames(t reflect.Type) []string {
 		return []string{"int.time-millis", "long.time-micros"}
 	case bytesType:
 		return []string{"bytes"}
+	case ratType:
+		return []string{"bytes.decimal"}
 	}
 	switch t.Kind() {
 	case reflect.Bool:

@@ -10,9 +10,11 @@
 // keyed by the branch's type name, or a Go value whose type names one
 // branch; arrays are slices, maps are maps with string keys, bytes are
 // []byte, fixed is [N]byte, enums are strings, and the timestamp, date and
-// time logical types are time.Time and time.Duration. Decoding into an
-// interface builds map[string]any, []any, int (int), int64 (long), float32,
-// float64, string, []byte and [N]byte values.
+// time logical types are time.Time and time.Duration, decimals *big.Rat.
+// Decoding into an interface builds map[string]any, []any, int (int), int64
+// (long), float32, float64, string, []byte and [N]byte values; a union of
+// primitives there is its value, any other union a map[string]any of one
+// entry.
 //
 // Decoding trusts nothing in the data: every length and item count is
 // checked against the bytes left before anything is allocated for it,
