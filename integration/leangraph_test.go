@@ -63,12 +63,12 @@ var forbiddenModules = []string{
 }
 
 // TestLeanModuleGraph: a module that requires github.com/pulsargo/sdk and
-// imports pulsar and brokerstub builds from at most 12 modules (itself, the
-// SDK, protobuf, klauspost/compress, pierrec/lz4, bbolt, x/sys, and the Avro
-// library hamba/avro with the four modules it builds from: json-iterator,
-// modern-go/reflect2, modern-go/concurrent, go-viper/mapstructure), and its whole
-// module graph holds none of the official client's heavy dependencies. The
-// same module also splits and reassembles a payload with package chunk.
+// imports pulsar and brokerstub builds from at most 8 modules (itself, the
+// SDK, protobuf, klauspost/compress, pierrec/lz4, bbolt, x/sys; Avro is the
+// SDK's own internal/avro), the pulsar package alone from at most 6
+// third-party modules (issue 17), and its whole module graph holds none of
+// the official client's heavy dependencies. The same module also splits
+// and reassembles a payload with package chunk.
 func TestLeanModuleGraph(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go mod tidy in a scratch module")
@@ -108,9 +108,8 @@ func main() {
 		}
 	}
 	// 23 when this test was written (bbolt's go.mod alone adds cobra,
-	// gofail and x/perf's tools), 32 with hamba/avro (schemas); a jump means
-	// a heavy dependency crept in.
-	const maxGraph = 32
+	// gofail and x/perf's tools); a jump means a heavy dependency crept in.
+	const maxGraph = 26
 	if len(graph) > maxGraph {
 		t.Errorf("go list -m all: %d modules, want at most %d:\n%s", len(graph), maxGraph, strings.Join(graph, "\n"))
 	}
@@ -122,11 +121,23 @@ func main() {
 			built = append(built, m)
 		}
 	}
-	const maxBuilt = 12
+	const maxBuilt = 8
 	if len(built) > maxBuilt {
 		t.Errorf("the program is built from %d modules, want at most %d: %v", len(built), maxBuilt, built)
 	}
-	t.Logf("go list -m all: %d modules; built from %d: %v", len(graph), len(built), built)
+
+	// The core package's third-party modules: issue 17 keeps them within six.
+	var core []string
+	for _, m := range strings.Fields(runGo(t, dir, "list", "-deps", "-f", "{{with .Module}}{{.Path}}{{end}}", "github.com/pulsargo/sdk/pulsar")) {
+		if m != "github.com/pulsargo/sdk" && !slices.Contains(core, m) {
+			core = append(core, m)
+		}
+	}
+	const maxCore = 6
+	if len(core) > maxCore {
+		t.Errorf("package pulsar is built from %d third-party modules, want at most %d: %v", len(core), maxCore, core)
+	}
+	t.Logf("go list -m all: %d modules; built from %d: %v; pulsar's third-party modules: %d %v", len(graph), len(built), built, len(core), core)
 
 	// Another module splits and reassembles with package chunk alone.
 	if err := os.MkdirAll(filepath.Join(dir, "chunkuser"), 0o755); err != nil {

@@ -1,42 +1,47 @@
 package pulsar
 
 import (
-	"encoding/json"
 	"fmt"
 
-	"github.com/hamba/avro/v2"
+	"github.com/pulsargo/sdk/internal/avro"
 )
 
-// initAvroCodec parses an Avro schema document. Each parse has its own
-// cache of named types (the library's default cache is process-wide and
-// grows with every schema parsed), so a definition can refer only to the
-// names it defines itself.
-func initAvroCodec(schemaDef string) (avro.Schema, error) {
-	return avro.ParseWithCache(schemaDef, "", &avro.SchemaCache{})
+// AvroCodec is a parsed Avro schema: the Codec of an AvroSchema. Its
+// String method gives the schema's Parsing Canonical Form and its JSON
+// (json.Marshal) is the definition the official client sends.
+type AvroCodec = avro.Schema
+
+// initAvroCodec parses an Avro schema document. A definition can refer
+// only to the names it defines itself (no cache is shared between
+// parses).
+func initAvroCodec(schemaDef string) (*AvroCodec, error) {
+	return avro.Parse(schemaDef)
 }
 
 // avroSchemaInfo parses def and returns the parsed schema and the
 // SchemaInfo of type t whose definition is the parsed schema's canonical
 // JSON, as the official client sends it (not def as written).
-func avroSchemaInfo(def string, t SchemaType, name string, props map[string]string) (avro.Schema, SchemaInfo, error) {
+func avroSchemaInfo(def string, t SchemaType, name string, props map[string]string) (*AvroCodec, SchemaInfo, error) {
 	codec, err := initAvroCodec(def)
 	if err != nil {
 		return nil, SchemaInfo{}, &SchemaError{Op: "parse", Type: t, Err: err}
 	}
-	resolved, err := json.Marshal(codec)
+	resolved, err := codec.MarshalJSON()
 	if err != nil {
 		return nil, SchemaInfo{}, &SchemaError{Op: "parse", Type: t, Err: err}
 	}
 	return codec, SchemaInfo{Name: name, Schema: string(resolved), Type: t, Properties: props}, nil
 }
 
-// AvroSchema encodes values with Avro's binary encoding (struct fields
-// matched by name or `avro` tag, as github.com/hamba/avro/v2 does).
+// AvroSchema encodes values with Avro's binary encoding: struct fields
+// matched by their `avro:"name"` tag or by name, pointers for
+// ["null", T] unions, map[string]any for records and for other unions
+// ({"branch type": value}), time.Time for the timestamp and date logical
+// types — the mapping of the official client's library.
 type AvroSchema struct {
-	// Codec is the parsed Avro schema.
-	Codec avro.Schema
+	// Codec is the parsed Avro schema (nil: every use fails).
+	Codec *AvroCodec
 	SchemaInfo
-	api avro.API
 	err error
 }
 
@@ -60,14 +65,7 @@ func NewAvroSchemaWithValidation(avroSchemaDef string, properties map[string]str
 	if err != nil {
 		return nil, err
 	}
-	return &AvroSchema{Codec: codec, SchemaInfo: info, api: newAvroAPI()}, nil
-}
-
-// newAvroAPI is the codec configuration of one schema: the library's
-// defaults, without its 1 MiB limit on strings and bytes (checkAvro bounds
-// every length by the payload before the library reads it).
-func newAvroAPI() avro.API {
-	return avro.Config{MaxByteSliceSize: -1}.Freeze()
+	return &AvroSchema{Codec: codec, SchemaInfo: info}, nil
 }
 
 func (as *AvroSchema) initErr() error {
@@ -77,41 +75,29 @@ func (as *AvroSchema) initErr() error {
 	return as.err
 }
 
-// codecAPI is the schema's codec configuration; the library's default for
-// an AvroSchema built as a literal.
-func (as *AvroSchema) codecAPI() avro.API {
-	if as.api != nil {
-		return as.api
-	}
-	return avro.DefaultConfig
-}
-
 // Encode returns the Avro binary encoding of data.
 func (as *AvroSchema) Encode(data any) ([]byte, error) {
 	if err := as.initErr(); err != nil {
 		return nil, err
 	}
-	b, err := as.codecAPI().Marshal(as.Codec, data)
+	b, err := as.Codec.Marshal(data)
 	if err != nil {
 		return nil, &SchemaError{Op: "encode", Type: AVRO, Err: err}
 	}
 	return b, nil
 }
 
-// Decode decodes the Avro binary data into v, a pointer. The payload is
-// checked against the schema first, so a malformed one fails with a
-// *SchemaError without allocating what its lengths claim.
+// Decode decodes the Avro binary data into v, a pointer. A malformed
+// payload fails with a *SchemaError without allocating what its lengths
+// claim (see internal/avro's limits).
 func (as *AvroSchema) Decode(data []byte, v any) error {
 	if err := as.initErr(); err != nil {
 		return err
 	}
-	if _, err := checkAvro(as.Codec, data); err != nil {
-		return &SchemaError{Op: "decode", Type: AVRO, Err: err}
-	}
 	if v == nil {
 		return &SchemaError{Op: "decode", Type: AVRO, Err: fmt.Errorf("nil target")}
 	}
-	if err := as.codecAPI().Unmarshal(as.Codec, data, v); err != nil {
+	if err := as.Codec.Unmarshal(data, v); err != nil {
 		return &SchemaError{Op: "decode", Type: AVRO, Err: err}
 	}
 	return nil
@@ -123,7 +109,7 @@ func (as *AvroSchema) Validate(message []byte) error {
 	if err := as.initErr(); err != nil {
 		return err
 	}
-	n, err := checkAvro(as.Codec, message)
+	n, err := as.Codec.Validate(message)
 	if err == nil && n != len(message) {
 		err = fmt.Errorf("%d bytes after the value", len(message)-n)
 	}

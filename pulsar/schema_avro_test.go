@@ -4,6 +4,8 @@ import (
 	"errors"
 	"runtime"
 	"testing"
+
+	"github.com/pulsargo/sdk/internal/avro"
 )
 
 const testAvroAllDef = `{"type":"record","name":"All","namespace":"t","fields":[
@@ -43,7 +45,7 @@ func testAllValue() testAll {
 		A: []int32{1, 2, 3}, M: map[string]string{"k": "v"}, U: &u, N: &testNode{V: 1, Next: &testNode{V: 2}}}
 }
 
-func TestCheckAvroAcceptsWhatTheEncoderWrites(t *testing.T) {
+func TestAvroValidateAcceptsWhatTheEncoderWrites(t *testing.T) {
 	s, err := NewAvroSchemaWithValidation(testAvroAllDef, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -52,8 +54,8 @@ func TestCheckAvroAcceptsWhatTheEncoderWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := checkAvro(s.Codec, data); err != nil || n != len(data) {
-		t.Fatalf("checkAvro: %d of %d bytes, %v", n, len(data), err)
+	if n, err := s.Codec.Validate(data); err != nil || n != len(data) {
+		t.Fatalf("Validate: %d of %d bytes, %v", n, len(data), err)
 	}
 	var out testAll
 	if err := s.Decode(data, &out); err != nil || out.N.Next.V != 2 || out.M["k"] != "v" || *out.U != "union" {
@@ -61,7 +63,7 @@ func TestCheckAvroAcceptsWhatTheEncoderWrites(t *testing.T) {
 	}
 	// Every proper prefix is refused.
 	for i := range data {
-		if _, err := checkAvro(s.Codec, data[:i]); err == nil {
+		if err := s.Validate(data[:i]); err == nil {
 			t.Errorf("prefix of %d bytes accepted", i)
 		}
 	}
@@ -116,15 +118,15 @@ func TestAvroDecodeRefusesClaimsLargerThanThePayload(t *testing.T) {
 	}
 }
 
-// Data nested deeper than avroMaxDepth is refused before the decoder
+// Data nested deeper than avro.MaxDepth is refused before the decoder
 // recurses into it (a recursive schema lets 2 bytes make a level).
 func TestAvroDecodeRefusesDeepNesting(t *testing.T) {
 	s, err := NewAvroSchemaWithValidation(`{"type":"record","name":"L","fields":[{"name":"next","type":["null","L"]}]}`, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	deep := make([]byte, 0, 2*avroMaxDepth+1)
-	for range avroMaxDepth {
+	deep := make([]byte, 0, 2*avro.MaxDepth+1)
+	for range avro.MaxDepth {
 		deep = append(deep, 2) // union branch 1: another L
 	}
 	deep = append(deep, 0)

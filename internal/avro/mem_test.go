@@ -1,0 +1,12 @@
+package avro
+
+import "runtime"
+
+// runtimeMem is the bytes allocated so far.
+type runtimeMem struct{ total uint64 }
+
+func (m *runtimeMem) read() {
+	var s runtime.MemStats
+	runtime.ReadMemStats(&s)
+	m.total = s.TotalAlloc
+}
