@@ -12,6 +12,7 @@ import (
 	"context"
 	"crypto/tls"
 	"log/slog"
+	"reflect"
 	"time"
 
 	"github.com/pulsargo/sdk/pulsar"
@@ -105,6 +106,9 @@ var _ func(pulsar.Client, pulsar.ProducerOptions) (pulsar.Producer, error) = pul
 
 // pulsar.Client.CreateReader
 var _ func(pulsar.Client, pulsar.ReaderOptions) (pulsar.Reader, error) = pulsar.Client.CreateReader
+
+// pulsar.Client.CreateTableView
+var _ func(pulsar.Client, pulsar.TableViewOptions) (pulsar.TableView, error) = pulsar.Client.CreateTableView
 
 // pulsar.Client.Subscribe
 var _ func(pulsar.Client, pulsar.ConsumerOptions) (pulsar.Consumer, error) = pulsar.Client.Subscribe
@@ -1203,6 +1207,54 @@ var _ = pulsar.SysPropertyReconsumeTimes
 
 // pulsar.SysPropertyRetryTopic
 var _ = pulsar.SysPropertyRetryTopic
+
+// pulsar.TableView
+var _ *pulsar.TableView = (*pulsar.TableView)(nil)
+
+// pulsar.TableView.Close
+var _ func(pulsar.TableView) = pulsar.TableView.Close
+
+// pulsar.TableView.ContainsKey
+var _ func(pulsar.TableView, string) bool = pulsar.TableView.ContainsKey
+
+// pulsar.TableView.Entries
+var _ func(pulsar.TableView) map[string]interface{} = pulsar.TableView.Entries
+
+// pulsar.TableView.ForEach
+var _ func(pulsar.TableView, func(string, interface{}) error) error = pulsar.TableView.ForEach
+
+// pulsar.TableView.ForEachAndListen
+var _ func(pulsar.TableView, func(string, interface{}) error) error = pulsar.TableView.ForEachAndListen
+
+// pulsar.TableView.Get
+var _ func(pulsar.TableView, string) interface{} = pulsar.TableView.Get
+
+// pulsar.TableView.IsEmpty
+var _ func(pulsar.TableView) bool = pulsar.TableView.IsEmpty
+
+// pulsar.TableView.Keys
+var _ func(pulsar.TableView) []string = pulsar.TableView.Keys
+
+// pulsar.TableView.Size
+var _ func(pulsar.TableView) int = pulsar.TableView.Size
+
+// pulsar.TableViewOptions
+var _ *pulsar.TableViewOptions = (*pulsar.TableViewOptions)(nil)
+
+// pulsar.TableViewOptions.AutoUpdatePartitionsInterval
+var _ *time.Duration = &new(pulsar.TableViewOptions).AutoUpdatePartitionsInterval
+
+// pulsar.TableViewOptions.Logger
+var _ *log.Logger = &new(pulsar.TableViewOptions).Logger
+
+// pulsar.TableViewOptions.Schema
+var _ *pulsar.Schema = &new(pulsar.TableViewOptions).Schema
+
+// pulsar.TableViewOptions.SchemaValueType
+var _ *reflect.Type = &new(pulsar.TableViewOptions).SchemaValueType
+
+// pulsar.TableViewOptions.Topic
+var _ *string = &new(pulsar.TableViewOptions).Topic
 
 // pulsar.TimeoutError
 var _ pulsar.Result = pulsar.TimeoutError
