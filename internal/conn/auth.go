@@ -2,6 +2,7 @@ package conn
 
 import (
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net"
 
@@ -29,6 +30,13 @@ func tlsFor(cfg *tls.Config, addr string) *tls.Config {
 	cfg = cfg.Clone()
 	cfg.ServerName = host
 	return cfg
+}
+
+// isTLSAlert reports whether err is a TLS alert the peer sent (crypto/tls
+// reports them as a *net.OpError "remote error").
+func isTLSAlert(err error) bool {
+	var oe *net.OpError
+	return errors.As(err, &oe) && oe.Op == "remote error"
 }
 
 // authResponse builds the AUTH_RESPONSE frame to a challenge: fresh

@@ -197,6 +197,11 @@ func (c *Conn) handshake(ctx context.Context) error {
 	for range maxHandshakeChallenges + 1 {
 		f, err := r.ReadFrame()
 		if err != nil {
+			if c.opts.TLS != nil && isTLSAlert(err) {
+				// TLS 1.3 reports the broker's refusal of the client
+				// certificate at the first read, after the handshake.
+				return fmt.Errorf("%w: tls %s: %w", ErrConnect, c.addr, err)
+			}
 			return fmt.Errorf("%w: %w", ErrHandshake, err)
 		}
 		switch f.Cmd.GetType() {
