@@ -151,3 +151,9 @@ func TestHTTPLookupOAuth2BearerAndRefetchAfter401(t *testing.T) {
 	assert.Equal(t, "Bearer tok-1", auth[0])
 	assert.Equal(t, "Bearer tok-2", auth[len(auth)-1])
 }
+
+func TestAthenzRefusedClearly(t *testing.T) {
+	_, err := NewClient(ClientOptions{URL: "pulsar://127.0.0.1:1", Authentication: NewAuthenticationAthenz(map[string]string{"tenantDomain": "d"})})
+	assert.ErrorIs(t, err, ErrAthenzNotSupported)
+	assert.ErrorIs(t, err, ErrInvalidOptions)
+}

@@ -160,8 +160,23 @@ var _ time.Duration = pulsar.ClientOptions{}.OperationTimeout
 // pulsar.ClientOptions.TLSAllowInsecureConnection
 var _ bool = pulsar.ClientOptions{}.TLSAllowInsecureConnection
 
+// pulsar.ClientOptions.TLSCertificateFile
+var _ string = pulsar.ClientOptions{}.TLSCertificateFile
+
+// pulsar.ClientOptions.TLSCipherSuites
+var _ []uint16 = pulsar.ClientOptions{}.TLSCipherSuites
+
 // pulsar.ClientOptions.TLSConfig
 var _ *tls.Config = pulsar.ClientOptions{}.TLSConfig
+
+// pulsar.ClientOptions.TLSKeyFilePath
+var _ string = pulsar.ClientOptions{}.TLSKeyFilePath
+
+// pulsar.ClientOptions.TLSMaxVersion
+var _ uint16 = pulsar.ClientOptions{}.TLSMaxVersion
+
+// pulsar.ClientOptions.TLSMinVersion
+var _ uint16 = pulsar.ClientOptions{}.TLSMinVersion
 
 // pulsar.ClientOptions.TLSTrustCertsFilePath
 var _ string = pulsar.ClientOptions{}.TLSTrustCertsFilePath
@@ -741,6 +756,24 @@ var _ *pulsar.NackBackoffPolicy = (*pulsar.NackBackoffPolicy)(nil)
 
 // pulsar.NackBackoffPolicy.Next
 var _ func(pulsar.NackBackoffPolicy, uint32) time.Duration = pulsar.NackBackoffPolicy.Next
+
+// pulsar.NewAuthentication
+var _ func(name string, params string) (pulsar.Authentication, error) = pulsar.NewAuthentication
+
+// pulsar.NewAuthenticationAthenz
+var _ func(authParams map[string]string) pulsar.Authentication = pulsar.NewAuthenticationAthenz
+
+// pulsar.NewAuthenticationBasic
+var _ func(username string, password string) (pulsar.Authentication, error) = pulsar.NewAuthenticationBasic
+
+// pulsar.NewAuthenticationFromTLSCertSupplier
+var _ func(tlsCertSupplier func() (*tls.Certificate, error)) pulsar.Authentication = pulsar.NewAuthenticationFromTLSCertSupplier
+
+// pulsar.NewAuthenticationOAuth2
+var _ func(authParams map[string]string) pulsar.Authentication = pulsar.NewAuthenticationOAuth2
+
+// pulsar.NewAuthenticationTLS
+var _ func(certificatePath string, privateKeyPath string) pulsar.Authentication = pulsar.NewAuthenticationTLS
 
 // pulsar.NewAuthenticationToken
 var _ func(token string) pulsar.Authentication = pulsar.NewAuthenticationToken
