@@ -24,7 +24,9 @@ type ClientOptions struct {
 	// URL is the service URL: pulsar://host:port or pulsar+ssl://host:port,
 	// or the web service's http://host:port or https://host:port (lookups
 	// and partition counts then go over the admin API's HTTP lookup, with
-	// the TLS options and the token as a Bearer header; producers and
+	// the TLS options and client certificate, and the credentials as an
+	// Authorization header: Bearer for token and OAuth2, Basic for basic;
+	// producers and
 	// consumers still speak the binary protocol to the broker it names).
 	// Required.
 	URL string
@@ -36,7 +38,9 @@ type ClientOptions struct {
 	// KeepAliveInterval is the ping interval on idle connections.
 	// Default 30 s.
 	KeepAliveInterval time.Duration
-	// Authentication supplies credentials; nil means none.
+	// Authentication supplies credentials (NewAuthenticationToken, ...TLS,
+	// ...Basic, ...OAuth2, or NewAuthentication by plugin name); NewClient
+	// checks it as the official client's Init does. Default nil: none.
 	Authentication Authentication
 	// The TLS options apply to pulsar+ssl:// and https:// URLs (brokers and
 	// HTTP lookups alike); client_tls.go builds them into a tls.Config.
