@@ -8,19 +8,20 @@ import (
 	"time"
 
 	"github.com/pulsargo/sdk/internal/clock"
+	"github.com/pulsargo/sdk/pulsar/auth"
 )
 
 // The parameter names of NewAuthenticationOAuth2, as the official client's
-// (and Pulsar's Java AuthenticationOAuth2's).
+// (and Pulsar's Java AuthenticationOAuth2's), defined once in pulsar/auth.
 const (
-	oauth2ParamType     = "type"
-	oauth2ParamIssuer   = "issuerUrl"
-	oauth2ParamAudience = "audience"
-	oauth2ParamScope    = "scope"
-	oauth2ParamKeyFile  = "privateKey"
-	oauth2ParamClientID = "clientId"
+	oauth2ParamType     = auth.ConfigParamType
+	oauth2ParamIssuer   = auth.ConfigParamIssuerURL
+	oauth2ParamAudience = auth.ConfigParamAudience
+	oauth2ParamScope    = auth.ConfigParamScope
+	oauth2ParamKeyFile  = auth.ConfigParamKeyFile
+	oauth2ParamClientID = auth.ConfigParamClientID
 
-	oauth2ClientCredentials = "client_credentials"
+	oauth2ClientCredentials = auth.ConfigParamTypeClientCredentials
 )
 
 // oauth2RefreshMargin is how long before its expiry a token is replaced, as

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/apache/pulsar-client-go/pulsar"
+	"github.com/apache/pulsar-client-go/pulsar/auth"
 	"github.com/apache/pulsar-client-go/pulsar/backoff"
 	"github.com/apache/pulsar-client-go/pulsar/log"
 )
@@ -1299,6 +1300,27 @@ var _ pulsar.CompressionType = pulsar.ZLib
 
 // pulsar.ZSTD
 var _ pulsar.CompressionType = pulsar.ZSTD
+
+// pulsar/auth.ConfigParamAudience
+var _ = auth.ConfigParamAudience
+
+// pulsar/auth.ConfigParamClientID
+var _ = auth.ConfigParamClientID
+
+// pulsar/auth.ConfigParamIssuerURL
+var _ = auth.ConfigParamIssuerURL
+
+// pulsar/auth.ConfigParamKeyFile
+var _ = auth.ConfigParamKeyFile
+
+// pulsar/auth.ConfigParamScope
+var _ = auth.ConfigParamScope
+
+// pulsar/auth.ConfigParamType
+var _ = auth.ConfigParamType
+
+// pulsar/auth.ConfigParamTypeClientCredentials
+var _ = auth.ConfigParamTypeClientCredentials
 
 // pulsar/backoff.DefaultBackoff
 var _ *backoff.DefaultBackoff = (*backoff.DefaultBackoff)(nil)
