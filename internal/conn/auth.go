@@ -15,12 +15,12 @@ import (
 // maxHandshakeChallenges bounds the AUTH_CHALLENGE rounds of a handshake.
 const maxHandshakeChallenges = 8
 
-// tlsFor returns cfg for a connection to addr: when the broker's host
-// name is to be checked (verification on, no ServerName), a copy naming
-// addr's host, so that a broker the lookup redirected to is checked by its
-// own name rather than the service URL's.
+// tlsFor returns cfg for a connection to addr: without a ServerName, a
+// copy naming addr's host (sent as SNI, and checked when verification is
+// on), so that a broker the lookup redirected to is checked by its own
+// name rather than the service URL's.
 func tlsFor(cfg *tls.Config, addr string) *tls.Config {
-	if cfg.ServerName != "" || cfg.InsecureSkipVerify {
+	if cfg.ServerName != "" {
 		return cfg
 	}
 	host, _, err := net.SplitHostPort(addr)
