@@ -64,12 +64,15 @@ type oauth2Auth struct {
 //	scope       space-separated scopes, added to the key file's. Default: none
 //	clientId    accepted, as the official client; the key file's client_id is sent
 //
-// The token is fetched at the first connect, cached, and fetched again
+// The key file is read and the token fetched at the first connect, cached, and fetched again
 // once it is within a minute (at most half its lifetime) of the expiry the
 // issuer gave (expires_in; none: kept until a web service answers 401).
-// Bad params make NewClient fail with an error wrapping
-// ErrAuthenticationParams; a failing or misbehaving issuer makes connects
-// fail with an *OAuth2Error or ErrAuthenticationData. The broker receives
+// A type other than client_credentials makes NewClient fail with an error
+// wrapping ErrAuthenticationParams (the official client then silently
+// authenticates with nothing); a missing or bad key file or issuer URL
+// makes connects fail with ErrAuthenticationParams or
+// ErrAuthenticationData, and a failing or misbehaving issuer with an
+// *OAuth2Error, as the official client fails only when connecting. The broker receives
 // the method "token".
 func NewAuthenticationOAuth2(params map[string]string) Authentication {
 	a, err := newOAuth2(params)
@@ -82,9 +85,6 @@ func NewAuthenticationOAuth2(params map[string]string) Authentication {
 func newOAuth2(params map[string]string) (*oauth2Auth, error) {
 	if t := params[oauth2ParamType]; t != oauth2ClientCredentials {
 		return nil, fmt.Errorf("%w: oauth2: unsupported authentication type: %q", ErrAuthenticationParams, t)
-	}
-	if params[oauth2ParamKeyFile] == "" {
-		return nil, fmt.Errorf("%w: oauth2: %s is required", ErrAuthenticationParams, oauth2ParamKeyFile)
 	}
 	return &oauth2Auth{
 		issuerURL: params[oauth2ParamIssuer],
@@ -99,15 +99,9 @@ func newOAuth2(params map[string]string) (*oauth2Auth, error) {
 
 func (*oauth2Auth) Name() string { return "token" }
 
-// init reports a configuration error and checks that the key file can be
-// read, without asking the issuer (as the official client's Init).
-func (a *oauth2Auth) init() error {
-	if a.err != nil {
-		return a.err
-	}
-	_, err := a.credentials()
-	return err
-}
+// init reports a bad type. As the official client's Init it reads no key
+// file and asks no issuer: those fail at the first connect.
+func (a *oauth2Auth) init() error { return a.err }
 
 // Data returns the cached access token, or a new one from the issuer.
 func (a *oauth2Auth) Data() ([]byte, error) {

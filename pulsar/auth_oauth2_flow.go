@@ -42,6 +42,8 @@ func (a *oauth2Auth) credentials() (*oauth2Credentials, error) {
 	var raw []byte
 	var err error
 	switch k := a.keyFile; {
+	case k == "":
+		return nil, fmt.Errorf("%w: oauth2 %s is required", ErrAuthenticationParams, oauth2ParamKeyFile)
 	case strings.HasPrefix(k, "file://"):
 		raw, err = readFileLimited(strings.TrimPrefix(k, "file://"), maxCredentialFile)
 	case strings.HasPrefix(k, "data://"):

@@ -233,23 +233,39 @@ func TestOAuth2IssuerMisbehaving(t *testing.T) {
 	})
 }
 
-func TestOAuth2BadParamsFailNewClient(t *testing.T) {
-	dir := t.TempDir()
+func TestOAuth2BadParams(t *testing.T) {
 	for name, p := range map[string]map[string]string{
-		"no type":          {"privateKey": "data:," + goodCredentials},
-		"device flow":      {"type": "device_code", "privateKey": "data:," + goodCredentials},
-		"no key":           {"type": "client_credentials"},
-		"missing file":     {"type": "client_credentials", "privateKey": "file://" + filepath.Join(dir, "none.json")},
-		"bad data URL":     {"type": "client_credentials", "privateKey": "data:;base64,%%%"},
-		"not JSON":         {"type": "client_credentials", "privateKey": "data:,client_id=x"},
-		"no client_id":     {"type": "client_credentials", "privateKey": "data:,{}"},
-		"huge credentials": {"type": "client_credentials", "privateKey": keyFile(t, strings.Repeat(" ", maxCredentialFile+1))},
+		"no type":     {"privateKey": "data:," + goodCredentials},
+		"device flow": {"type": "device_code", "privateKey": "data:," + goodCredentials},
+	} {
+		c, err := NewClient(ClientOptions{URL: "pulsar://127.0.0.1:1", Authentication: NewAuthenticationOAuth2(p)})
+		assert.Nil(t, c, name)
+		assert.ErrorIs(t, err, ErrAuthenticationParams, name)
+	}
+
+	// Key file problems surface at the first connect, as the official
+	// client's (its Init reads no file).
+	iss := newFakeIssuer(t)
+	dir := t.TempDir()
+	for name, key := range map[string]string{
+		"no key":           "",
+		"missing file":     "file://" + filepath.Join(dir, "none.json"),
+		"bad data URL":     "data:;base64,%%%",
+		"not JSON":         "data:,client_id=x",
+		"no client_id":     "data:,{}",
+		"huge credentials": keyFile(t, strings.Repeat(" ", maxCredentialFile+1)),
 	} {
 		t.Run(name, func(t *testing.T) {
-			c, err := NewClient(ClientOptions{URL: "pulsar://127.0.0.1:1", Authentication: NewAuthenticationOAuth2(p)})
-			assert.Nil(t, c)
+			p := map[string]string{"type": "client_credentials", "issuerUrl": iss.srv.URL}
+			if key != "" {
+				p["privateKey"] = key
+			}
+			a := NewAuthenticationOAuth2(p)
+			require.NoError(t, a.(authInit).init())
+			_, err := a.Data()
 			require.Error(t, err)
 			assert.True(t, errors.Is(err, ErrAuthenticationParams) || errors.Is(err, ErrAuthenticationData), err)
 		})
 	}
+	assert.Zero(t, iss.grants())
 }

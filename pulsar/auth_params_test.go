@@ -81,7 +81,7 @@ func TestNewAuthenticationNamesAndParamFormats(t *testing.T) {
 		{"basic", ":x"},
 		{"token", ""},
 		{"token", `{"other":"x"}`},
-		{"oauth2", `{"type":"client_credentials"}`},
+		{"oauth2", `{"type":"password"}`},
 		{"basic", strings.Repeat("k:v,", maxAuthParams)},
 	} {
 		_, err := NewAuthentication(c.name, c.params)
