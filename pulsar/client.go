@@ -3,11 +3,9 @@ package pulsar
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,7 +24,9 @@ type ClientOptions struct {
 	// URL is the service URL: pulsar://host:port or pulsar+ssl://host:port,
 	// or the web service's http://host:port or https://host:port (lookups
 	// and partition counts then go over the admin API's HTTP lookup, with
-	// the TLS options and the token as a Bearer header; producers and
+	// the TLS options and client certificate, and the credentials as an
+	// Authorization header: Bearer for token and OAuth2, Basic for basic;
+	// producers and
 	// consumers still speak the binary protocol to the broker it names).
 	// Required.
 	URL string
@@ -38,19 +38,38 @@ type ClientOptions struct {
 	// KeepAliveInterval is the ping interval on idle connections.
 	// Default 30 s.
 	KeepAliveInterval time.Duration
-	// Authentication supplies credentials; nil means none.
+	// Authentication supplies credentials (NewAuthenticationToken, ...TLS,
+	// ...Basic, ...OAuth2, or NewAuthentication by plugin name); NewClient
+	// checks it as the official client's Init does. Default nil: none.
 	Authentication Authentication
-	// TLSTrustCertsFilePath is a PEM file of CAs to trust for pulsar+ssl.
-	// Default: the system pool.
+	// The TLS options apply to pulsar+ssl:// and https:// URLs (brokers and
+	// HTTP lookups alike); client_tls.go builds them into a tls.Config.
+
+	// TLSTrustCertsFilePath is a PEM file of CAs to trust. Default: the
+	// system pool.
 	TLSTrustCertsFilePath string
-	// TLSAllowInsecureConnection skips certificate verification. Default
+	// TLSCertificateFile and TLSKeyFilePath are the PEM client certificate
+	// and key presented to the broker (mTLS); both or neither. Default:
+	// none, or the certificate of a TLS Authentication (which wins).
+	TLSCertificateFile string
+	TLSKeyFilePath     string
+	// TLSAllowInsecureConnection accepts any broker certificate. Default
 	// false.
 	TLSAllowInsecureConnection bool
-	// TLSValidateHostname checks the broker's certificate against its host
-	// name. Default false, as the official client; set it in production.
+	// TLSValidateHostname checks the broker's certificate against the host
+	// name dialed. Default false, as the official client (the chain is
+	// still checked); set it in production.
 	TLSValidateHostname bool
-	// TLSConfig, when set, is used as is for pulsar+ssl and the TLS fields
-	// above are ignored.
+	// TLSCipherSuites are the TLS 1.0-1.2 cipher suites enabled (tls
+	// package ids). Default: Go's.
+	TLSCipherSuites []uint16
+	// TLSMinVersion and TLSMaxVersion bound the TLS version
+	// (tls.VersionTLS10 ... tls.VersionTLS13). Default: Go's (TLS 1.2 to
+	// 1.3).
+	TLSMinVersion uint16
+	TLSMaxVersion uint16
+	// TLSConfig, when set, is used as is and the TLS fields above (and a
+	// TLS Authentication's certificate) are ignored, as the official client.
 	TLSConfig *tls.Config
 	// Dialer, when set, opens connections instead of net.Dialer — for
 	// example brokerstub's in-memory Dial in tests. With an http(s):// URL
@@ -198,18 +217,25 @@ func newClient(opts ClientOptions) (*client, error) {
 	if opts.Dialer != nil {
 		copts.Dial = opts.Dialer
 	}
+	if err := initAuth(opts.Authentication); err != nil {
+		return nil, err
+	}
 	var err error
-	if host, ok := lookup.TLSHost(opts.URL); ok {
-		if copts.TLS, err = tlsConfig(opts, host); err != nil {
+	if _, ok := lookup.TLSHost(opts.URL); ok {
+		if copts.TLS, err = tlsConfig(opts); err != nil {
 			return nil, err
 		}
 	}
+	var invalidate func()
 	if a := opts.Authentication; a != nil {
 		copts.AuthMethod, copts.AuthData = a.Name(), a.Data
+		if ai, ok := a.(authInvalidate); ok {
+			invalidate = ai.invalidate
+		}
 	}
 	pool := conn.NewPool(copts)
 	ls, err := lookup.New(opts.URL, lookup.Options{Pool: pool, TLS: copts.TLS, Dial: opts.Dialer,
-		AuthMethod: copts.AuthMethod, AuthData: copts.AuthData, Timeout: opts.OperationTimeout, Logger: slogger})
+		AuthMethod: copts.AuthMethod, AuthData: copts.AuthData, AuthRejected: invalidate, Timeout: opts.OperationTimeout, Logger: slogger})
 	if err != nil {
 		pool.Close()
 		slogger.Error("invalid service URL", "err", err)
@@ -231,49 +257,6 @@ func clientVersion(description string) string {
 		return "pulsargo"
 	}
 	return "pulsargo-" + description
-}
-
-func tlsConfig(opts ClientOptions, host string) (*tls.Config, error) {
-	if opts.TLSConfig != nil {
-		return opts.TLSConfig, nil
-	}
-	cfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: opts.TLSAllowInsecureConnection} //nolint:gosec // the user asked for it
-	if opts.TLSValidateHostname {
-		cfg.ServerName = host
-	} else if !opts.TLSAllowInsecureConnection {
-		// Verify the chain but not the name, as the official client does
-		// unless TLSValidateHostname is set.
-		cfg.InsecureSkipVerify = true //nolint:gosec // chain verified below
-		cfg.VerifyConnection = verifyChainOnly(cfg)
-	}
-	if opts.TLSTrustCertsFilePath != "" {
-		pem, err := os.ReadFile(opts.TLSTrustCertsFilePath)
-		if err != nil {
-			return nil, fmt.Errorf("%w: trust certs: %w", ErrInvalidOptions, err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("%w: no certificates in %s", ErrInvalidOptions, opts.TLSTrustCertsFilePath)
-		}
-		cfg.RootCAs = pool
-	}
-	return cfg, nil
-}
-
-// verifyChainOnly checks the peer's chain against cfg.RootCAs (or the system
-// pool) without checking the host name.
-func verifyChainOnly(cfg *tls.Config) func(tls.ConnectionState) error {
-	return func(cs tls.ConnectionState) error {
-		if len(cs.PeerCertificates) == 0 {
-			return fmt.Errorf("pulsar: broker sent no certificate")
-		}
-		inter := x509.NewCertPool()
-		for _, c := range cs.PeerCertificates[1:] {
-			inter.AddCert(c)
-		}
-		_, err := cs.PeerCertificates[0].Verify(x509.VerifyOptions{Roots: cfg.RootCAs, Intermediates: inter})
-		return err
-	}
 }
 
 // register tracks a producer, consumer or reader so Close can close it.

@@ -33,7 +33,9 @@ type Options struct {
 	// TLS, when set, wraps the transport in TLS (pulsar+ssl://).
 	TLS *tls.Config
 	// AuthMethod and AuthData are sent in CONNECT (e.g. "token" and the
-	// token). AuthData is called on every connect so tokens can refresh.
+	// token). AuthData is called on every connect, and on every
+	// AUTH_CHALLENGE of the broker (answered with AUTH_RESPONSE), so tokens
+	// can refresh.
 	AuthMethod string
 	AuthData   func() ([]byte, error)
 	// OperationTimeout bounds each request. Default 30 s.
@@ -131,7 +133,7 @@ func Dial(ctx context.Context, addr string, opts Options) (*Conn, error) {
 		return nil, fmt.Errorf("%w: dial %s: %w", ErrConnect, addr, err)
 	}
 	if opts.TLS != nil {
-		tc := tls.Client(nc, opts.TLS)
+		tc := tls.Client(nc, tlsFor(opts.TLS, addr))
 		if err := tc.HandshakeContext(ctx); err != nil {
 			_ = nc.Close()
 			return nil, fmt.Errorf("%w: tls %s: %w", ErrConnect, addr, err)
@@ -189,23 +191,43 @@ func (c *Conn) handshake(ctx context.Context) error {
 	if _, err := c.nc.Write(frame); err != nil {
 		return fmt.Errorf("%w: %w", ErrHandshake, err)
 	}
-	f, err := wire.NewReader(c.nc, wire.DefaultMaxFrameSize).ReadFrame()
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrHandshake, err)
-	}
-	switch f.Cmd.GetType() {
-	case proto.BaseCommand_CONNECTED:
-		c.maxMessageSize = int(f.Cmd.GetConnected().GetMaxMessageSize())
-		if c.maxMessageSize <= 0 {
-			c.maxMessageSize = wire.DefaultMaxMessageSize
+	r := wire.NewReader(c.nc, wire.DefaultMaxFrameSize)
+	// A broker with a multi-stage method challenges before it connects;
+	// the rounds are bounded so that one that keeps challenging fails.
+	for range maxHandshakeChallenges + 1 {
+		f, err := r.ReadFrame()
+		if err != nil {
+			if c.opts.TLS != nil && isTLSAlert(err) {
+				// TLS 1.3 reports the broker's refusal of the client
+				// certificate at the first read, after the handshake.
+				return fmt.Errorf("%w: tls %s: %w", ErrConnect, c.addr, err)
+			}
+			return fmt.Errorf("%w: %w", ErrHandshake, err)
 		}
-		c.topicWatchers = f.Cmd.GetConnected().GetFeatureFlags().GetSupportsTopicWatchers()
-		return nil
-	case proto.BaseCommand_ERROR:
-		e := f.Cmd.GetError()
-		return fmt.Errorf("%w: %w", ErrHandshake, &ServerError{Code: e.GetError(), Message: e.GetMessage()})
+		switch f.Cmd.GetType() {
+		case proto.BaseCommand_CONNECTED:
+			c.maxMessageSize = int(f.Cmd.GetConnected().GetMaxMessageSize())
+			if c.maxMessageSize <= 0 {
+				c.maxMessageSize = wire.DefaultMaxMessageSize
+			}
+			c.topicWatchers = f.Cmd.GetConnected().GetFeatureFlags().GetSupportsTopicWatchers()
+			return nil
+		case proto.BaseCommand_AUTH_CHALLENGE:
+			resp, err := c.authResponse(f.Cmd.GetAuthChallenge())
+			if err != nil {
+				return fmt.Errorf("%w: %w", ErrHandshake, err)
+			}
+			if _, err := c.nc.Write(resp); err != nil {
+				return fmt.Errorf("%w: %w", ErrHandshake, err)
+			}
+		case proto.BaseCommand_ERROR:
+			e := f.Cmd.GetError()
+			return fmt.Errorf("%w: %w", ErrHandshake, &ServerError{Code: e.GetError(), Message: e.GetMessage()})
+		default:
+			return fmt.Errorf("%w: unexpected %s", ErrHandshake, f.Cmd.GetType())
+		}
 	}
-	return fmt.Errorf("%w: unexpected %s", ErrHandshake, f.Cmd.GetType())
+	return fmt.Errorf("%w: more than %d auth challenges", ErrHandshake, maxHandshakeChallenges)
 }
 
 // Addr returns the broker address this connection goes to.

@@ -109,6 +109,8 @@ func (c *Conn) route(f *wire.Frame, frameErr error) {
 	case proto.BaseCommand_PING:
 		_ = c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PONG.Enum(), Pong: &proto.CommandPong{}})
 	case proto.BaseCommand_PONG:
+	case proto.BaseCommand_AUTH_CHALLENGE:
+		go c.answerChallenge(cmd.GetAuthChallenge())
 	case proto.BaseCommand_MESSAGE:
 		m := cmd.GetMessage()
 		if h := c.consumer(m.GetConsumerId()); h != nil {

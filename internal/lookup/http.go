@@ -39,14 +39,15 @@ const (
 // retried on the next host while it fails to connect (until the request
 // timeout), as the official client's http client does.
 type HTTP struct {
-	scheme  string
-	hosts   []string
-	next    atomic.Uint32
-	tls     bool
-	client  *http.Client
-	auth    func() (string, error)
-	timeout time.Duration
-	log     *slog.Logger
+	scheme         string
+	hosts          []string
+	next           atomic.Uint32
+	tls            bool
+	client         *http.Client
+	auth           func() (string, error)
+	onAuthRejected func()
+	timeout        time.Duration
+	log            *slog.Logger
 }
 
 func newHTTP(scheme string, hosts []string, opts Options) *HTTP {
@@ -76,6 +77,7 @@ func newHTTP(scheme string, hosts []string, opts Options) *HTTP {
 	}
 	h.client = &http.Client{Transport: tr, Timeout: h.timeout}
 	h.auth = authHeader(opts.AuthMethod, opts.AuthData)
+	h.onAuthRejected = opts.AuthRejected
 	return h
 }
 
@@ -217,6 +219,9 @@ func (h *HTTP) getFrom(ctx context.Context, host, path string, query url.Values,
 	}
 	defer func() { _ = resp.Body.Close() }()
 	body := io.LimitReader(resp.Body, limit+1)
+	if resp.StatusCode == http.StatusUnauthorized && h.onAuthRejected != nil {
+		h.onAuthRejected()
+	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return statusError(resp.StatusCode, body)
 	}

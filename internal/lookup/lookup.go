@@ -48,8 +48,8 @@ type Options struct {
 	// Pool carries the binary protocol (lookups of pulsar:// URLs, and the
 	// connections to brokers in every case). Required.
 	Pool *conn.Pool
-	// TLS is the configuration for https:// lookups; nil uses Go's
-	// defaults.
+	// TLS is the configuration for https:// lookups (its client
+	// certificate, if any, is presented); nil uses Go's defaults.
 	TLS *tls.Config
 	// Dial opens the HTTP lookups' TCP connections. Default net.Dialer.
 	Dial conn.DialFunc
@@ -58,6 +58,10 @@ type Options struct {
 	// Basic) and ignore other methods.
 	AuthMethod string
 	AuthData   func() ([]byte, error)
+	// AuthRejected, when set, is called when a web service answers 401, so
+	// that cached credentials (an OAuth2 token) are fetched anew. Default:
+	// none.
+	AuthRejected func()
 	// Timeout bounds each HTTP request including its retries over other
 	// hosts. Default 30 s.
 	Timeout time.Duration

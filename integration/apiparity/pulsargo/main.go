@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/pulsargo/sdk/pulsar"
+	"github.com/pulsargo/sdk/pulsar/auth"
 	"github.com/pulsargo/sdk/pulsar/backoff"
 	"github.com/pulsargo/sdk/pulsar/log"
 )
@@ -164,8 +165,23 @@ var _ *time.Duration = &new(pulsar.ClientOptions).OperationTimeout
 // pulsar.ClientOptions.TLSAllowInsecureConnection
 var _ *bool = &new(pulsar.ClientOptions).TLSAllowInsecureConnection
 
+// pulsar.ClientOptions.TLSCertificateFile
+var _ string = pulsar.ClientOptions{}.TLSCertificateFile
+
+// pulsar.ClientOptions.TLSCipherSuites
+var _ []uint16 = pulsar.ClientOptions{}.TLSCipherSuites
+
 // pulsar.ClientOptions.TLSConfig
 var _ **tls.Config = &new(pulsar.ClientOptions).TLSConfig
+
+// pulsar.ClientOptions.TLSKeyFilePath
+var _ string = pulsar.ClientOptions{}.TLSKeyFilePath
+
+// pulsar.ClientOptions.TLSMaxVersion
+var _ uint16 = pulsar.ClientOptions{}.TLSMaxVersion
+
+// pulsar.ClientOptions.TLSMinVersion
+var _ uint16 = pulsar.ClientOptions{}.TLSMinVersion
 
 // pulsar.ClientOptions.TLSTrustCertsFilePath
 var _ *string = &new(pulsar.ClientOptions).TLSTrustCertsFilePath
@@ -746,6 +762,24 @@ var _ *pulsar.NackBackoffPolicy = (*pulsar.NackBackoffPolicy)(nil)
 // pulsar.NackBackoffPolicy.Next
 var _ func(pulsar.NackBackoffPolicy, uint32) time.Duration = pulsar.NackBackoffPolicy.Next
 
+// pulsar.NewAuthentication
+var _ func(name string, params string) (pulsar.Authentication, error) = pulsar.NewAuthentication
+
+// pulsar.NewAuthenticationAthenz
+var _ func(authParams map[string]string) pulsar.Authentication = pulsar.NewAuthenticationAthenz
+
+// pulsar.NewAuthenticationBasic
+var _ func(username string, password string) (pulsar.Authentication, error) = pulsar.NewAuthenticationBasic
+
+// pulsar.NewAuthenticationFromTLSCertSupplier
+var _ func(tlsCertSupplier func() (*tls.Certificate, error)) pulsar.Authentication = pulsar.NewAuthenticationFromTLSCertSupplier
+
+// pulsar.NewAuthenticationOAuth2
+var _ func(authParams map[string]string) pulsar.Authentication = pulsar.NewAuthenticationOAuth2
+
+// pulsar.NewAuthenticationTLS
+var _ func(certificatePath string, privateKeyPath string) pulsar.Authentication = pulsar.NewAuthenticationTLS
+
 // pulsar.NewAuthenticationToken
 var _ func(token string) pulsar.Authentication = pulsar.NewAuthenticationToken
 
@@ -1318,6 +1352,27 @@ var _ pulsar.CompressionType = pulsar.ZLib
 
 // pulsar.ZSTD
 var _ pulsar.CompressionType = pulsar.ZSTD
+
+// pulsar/auth.ConfigParamAudience
+var _ = auth.ConfigParamAudience
+
+// pulsar/auth.ConfigParamClientID
+var _ = auth.ConfigParamClientID
+
+// pulsar/auth.ConfigParamIssuerURL
+var _ = auth.ConfigParamIssuerURL
+
+// pulsar/auth.ConfigParamKeyFile
+var _ = auth.ConfigParamKeyFile
+
+// pulsar/auth.ConfigParamScope
+var _ = auth.ConfigParamScope
+
+// pulsar/auth.ConfigParamType
+var _ = auth.ConfigParamType
+
+// pulsar/auth.ConfigParamTypeClientCredentials
+var _ = auth.ConfigParamTypeClientCredentials
 
 // pulsar/backoff.DefaultBackoff
 var _ *backoff.DefaultBackoff = (*backoff.DefaultBackoff)(nil)

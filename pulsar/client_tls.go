@@ -1,0 +1,142 @@
+package pulsar
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"slices"
+
+	"github.com/pulsargo/sdk/internal/api"
+)
+
+// maxTrustFile bounds the CA file read (system bundles are a few hundred
+// KiB).
+const maxTrustFile = 16 << 20
+
+// initAuth checks an authentication method's configuration, as the
+// official client's Provider.Init does in NewClient.
+func initAuth(a Authentication) error {
+	ai, ok := a.(authInit)
+	if !ok {
+		return nil
+	}
+	if err := ai.init(); err != nil {
+		return fmt.Errorf("authentication %q: %w", a.Name(), err)
+	}
+	return nil
+}
+
+// tlsConfig builds the client's TLS configuration from the options, for
+// the connections to brokers and the HTTP lookups. The server name is left
+// empty: each connection sets it to the host it dials when the host name
+// is checked.
+func tlsConfig(opts ClientOptions) (*tls.Config, error) {
+	if opts.TLSConfig != nil {
+		return opts.TLSConfig, nil
+	}
+	if err := checkTLSVersions(opts.TLSMinVersion, opts.TLSMaxVersion); err != nil {
+		return nil, err
+	}
+	if err := checkCipherSuites(opts.TLSCipherSuites); err != nil {
+		return nil, err
+	}
+	minVersion := opts.TLSMinVersion
+	if minVersion == 0 {
+		minVersion = tls.VersionTLS12 // Go's default for clients
+	}
+	cfg := &tls.Config{ //nolint:gosec // InsecureSkipVerify when the user asked for it
+		MinVersion:         minVersion,
+		MaxVersion:         opts.TLSMaxVersion,
+		CipherSuites:       slices.Clone(opts.TLSCipherSuites),
+		InsecureSkipVerify: opts.TLSAllowInsecureConnection,
+	}
+	if opts.TLSTrustCertsFilePath != "" {
+		pem, err := readFileLimited(opts.TLSTrustCertsFilePath, maxTrustFile)
+		if err != nil {
+			return nil, fmt.Errorf("%w: trust certs: %w", ErrInvalidOptions, err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("%w: no certificates in %s", ErrInvalidOptions, opts.TLSTrustCertsFilePath)
+		}
+		cfg.RootCAs = pool
+	}
+	if !opts.TLSValidateHostname && !opts.TLSAllowInsecureConnection {
+		// Verify the chain but not the name, as the official client does
+		// unless TLSValidateHostname is set.
+		cfg.InsecureSkipVerify = true //nolint:gosec // chain verified below
+		cfg.VerifyConnection = verifyChainOnly(cfg.RootCAs)
+	}
+	cert, err := clientCertificate(opts)
+	if err != nil {
+		return nil, err
+	}
+	if cert != nil {
+		cfg.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return cert() }
+	}
+	return cfg, nil
+}
+
+// clientCertificate returns what presents the client certificate: a TLS
+// Authentication's (loaded at each handshake), else the options' files
+// (loaded now); nil for none.
+func clientCertificate(opts ClientOptions) (func() (*tls.Certificate, error), error) {
+	if a, ok := opts.Authentication.(authTLS); ok {
+		return a.tlsCertificate, nil
+	}
+	if opts.TLSCertificateFile == "" && opts.TLSKeyFilePath == "" {
+		return nil, nil
+	}
+	if opts.TLSCertificateFile == "" || opts.TLSKeyFilePath == "" {
+		return nil, api.InvalidOption(InvalidConfiguration, "TLSCertificateFile and TLSKeyFilePath must be set together")
+	}
+	c, err := loadKeyPair(opts.TLSCertificateFile, opts.TLSKeyFilePath)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
+	}
+	return func() (*tls.Certificate, error) { return c, nil }, nil
+}
+
+// checkTLSVersions refuses versions that are not TLS 1.0 to 1.3, or a
+// minimum above the maximum.
+func checkTLSVersions(lo, hi uint16) error {
+	for _, v := range []uint16{lo, hi} {
+		if v != 0 && (v < tls.VersionTLS10 || v > tls.VersionTLS13) {
+			return api.InvalidOption(InvalidConfiguration, fmt.Sprintf("TLS version 0x%04x is not TLS 1.0 to 1.3", v))
+		}
+	}
+	if lo != 0 && hi != 0 && lo > hi {
+		return api.InvalidOption(InvalidConfiguration, "TLSMinVersion is above TLSMaxVersion")
+	}
+	return nil
+}
+
+// checkCipherSuites refuses ids the tls package does not know.
+func checkCipherSuites(ids []uint16) error {
+	known := map[uint16]bool{}
+	for _, s := range append(tls.CipherSuites(), tls.InsecureCipherSuites()...) {
+		known[s.ID] = true
+	}
+	for _, id := range ids {
+		if !known[id] {
+			return api.InvalidOption(InvalidConfiguration, fmt.Sprintf("unknown TLS cipher suite 0x%04x", id))
+		}
+	}
+	return nil
+}
+
+// verifyChainOnly checks the peer's chain against roots (nil: the system
+// pool) without checking the host name.
+func verifyChainOnly(roots *x509.CertPool) func(tls.ConnectionState) error {
+	return func(cs tls.ConnectionState) error {
+		if len(cs.PeerCertificates) == 0 {
+			return fmt.Errorf("pulsar: broker sent no certificate")
+		}
+		inter := x509.NewCertPool()
+		for _, c := range cs.PeerCertificates[1:] {
+			inter.AddCert(c)
+		}
+		_, err := cs.PeerCertificates[0].Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter})
+		return err
+	}
+}
