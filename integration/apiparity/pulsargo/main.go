@@ -166,22 +166,22 @@ var _ *time.Duration = &new(pulsar.ClientOptions).OperationTimeout
 var _ *bool = &new(pulsar.ClientOptions).TLSAllowInsecureConnection
 
 // pulsar.ClientOptions.TLSCertificateFile
-var _ string = pulsar.ClientOptions{}.TLSCertificateFile
+var _ *string = &new(pulsar.ClientOptions).TLSCertificateFile
 
 // pulsar.ClientOptions.TLSCipherSuites
-var _ []uint16 = pulsar.ClientOptions{}.TLSCipherSuites
+var _ *[]uint16 = &new(pulsar.ClientOptions).TLSCipherSuites
 
 // pulsar.ClientOptions.TLSConfig
 var _ **tls.Config = &new(pulsar.ClientOptions).TLSConfig
 
 // pulsar.ClientOptions.TLSKeyFilePath
-var _ string = pulsar.ClientOptions{}.TLSKeyFilePath
+var _ *string = &new(pulsar.ClientOptions).TLSKeyFilePath
 
 // pulsar.ClientOptions.TLSMaxVersion
-var _ uint16 = pulsar.ClientOptions{}.TLSMaxVersion
+var _ *uint16 = &new(pulsar.ClientOptions).TLSMaxVersion
 
 // pulsar.ClientOptions.TLSMinVersion
-var _ uint16 = pulsar.ClientOptions{}.TLSMinVersion
+var _ *uint16 = &new(pulsar.ClientOptions).TLSMinVersion
 
 // pulsar.ClientOptions.TLSTrustCertsFilePath
 var _ *string = &new(pulsar.ClientOptions).TLSTrustCertsFilePath
