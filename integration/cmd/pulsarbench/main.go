@@ -7,6 +7,7 @@
 //	cd integration && go run ./cmd/pulsarbench         # full run against a brokerstub
 //	cd integration && go run ./cmd/pulsarbench -quick  # a smaller run, under a minute
 //	cd integration && go run ./cmd/pulsarbench -url pulsar://broker:6650 -json out.json
+//	cd integration && go run ./cmd/pulsarbench -w w5 -reps 9  # only W5
 //
 // Workloads:
 //
@@ -35,6 +36,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"time"
 )
 
@@ -58,7 +60,11 @@ type config struct {
 	w2Size    int
 	w2Msgs    int
 	backlog   int
+	only      map[string]bool // workloads to run ("w1".."w5"); empty: all
 }
+
+// runs reports whether workload w ("w1".."w5") is selected.
+func (c config) runs(w string) bool { return len(c.only) == 0 || c.only[w] }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs := flag.NewFlagSet("pulsarbench", flag.ContinueOnError)
@@ -69,8 +75,26 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.jsonFile, "json", "", "also write the results as JSON to this file")
 	fs.StringVar(&c.serveStub, "serve-stub", "", "internal: run a brokerstub on this address")
 	fs.IntVar(&c.reps, "reps", 0, "runs per client and workload (default 5, quick 2)")
+	only := fs.String("w", "", "comma-separated workloads to run (w1,w2,w5; w3 and w4 come with w2); default: all")
 	if err := fs.Parse(args); err != nil {
 		return c, err
+	}
+	for _, w := range strings.Split(*only, ",") {
+		switch w = strings.TrimSpace(strings.ToLower(w)); w {
+		case "":
+		case "w1", "w2", "w5":
+			if c.only == nil {
+				c.only = map[string]bool{}
+			}
+			c.only[w] = true
+		case "w3", "w4":
+			if c.only == nil {
+				c.only = map[string]bool{}
+			}
+			c.only["w2"] = true
+		default:
+			return c, fmt.Errorf("-w: unknown workload %q", w)
+		}
 	}
 	c.w1Msgs, c.w2Size, c.w2Msgs, c.backlog = 200_000, 64<<20, 3, 10_000
 	if c.quick {
