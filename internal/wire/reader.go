@@ -15,6 +15,7 @@ const readerBufferSize = 32 << 10
 // for concurrent use.
 type Reader struct {
 	r    io.Reader
+	raw  io.Reader // what r buffers when NewReader made r; nil otherwise
 	max  int
 	hdr  [4]byte
 	err  error // sticky: the stream is unusable
@@ -26,10 +27,31 @@ type Reader struct {
 // is a *bufio.Reader, the Reader buffers it (32 KiB) and may read ahead of the
 // frame it returns, so r must not be read from elsewhere.
 func NewReader(r io.Reader, maxFrameSize int) *Reader {
-	if _, ok := r.(*bufio.Reader); !ok {
-		r = bufio.NewReaderSize(r, readerBufferSize)
+	if _, ok := r.(*bufio.Reader); ok {
+		return &Reader{r: r, max: maxFrameSize}
 	}
-	return &Reader{r: r, max: maxFrameSize}
+	return &Reader{r: bufio.NewReaderSize(r, readerBufferSize), raw: r, max: maxFrameSize}
+}
+
+// readBody fills buf with the rest of a frame. What the buffer holds is
+// copied; the rest of a frame larger than the buffer is read straight from
+// the stream into buf, so that a large frame's bytes are copied once (by
+// the kernel) rather than twice.
+func (r *Reader) readBody(buf []byte) error {
+	br, ok := r.r.(*bufio.Reader)
+	if !ok || r.raw == nil || len(buf) <= readerBufferSize {
+		_, err := io.ReadFull(r.r, buf)
+		return err
+	}
+	n, _ := br.Read(buf[:min(br.Buffered(), len(buf))])
+	if n == len(buf) {
+		return nil
+	}
+	m, err := io.ReadFull(r.raw, buf[n:])
+	if err == io.EOF && n+m > 0 {
+		err = io.ErrUnexpectedEOF
+	}
+	return err
 }
 
 // SetMaxFrameSize changes the frame size limit for the following frames, for
@@ -69,7 +91,7 @@ func (r *Reader) ReadFrame() (Frame, error) {
 	}
 	buf := r.pool.get(4 + int(total))
 	copy(buf, r.hdr[:])
-	if _, err := io.ReadFull(r.r, buf[4:]); err != nil {
+	if err := r.readBody(buf[4:]); err != nil {
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
 		}

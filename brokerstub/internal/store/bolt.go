@@ -40,16 +40,19 @@ const boltFormat = 1
 
 // boltStore is the Store kept in a bbolt file. bbolt serialises write
 // transactions and fsyncs on every commit, so every method that changes
-// anything is durable when it returns.
+// anything is durable when it returns. Appended entries that arrive
+// together share one commit (bolt_group.go).
 type boltStore struct {
-	db *bolt.DB
+	db    *bolt.DB
+	group *committer // group commit of AppendEntry (bolt_group.go)
 }
 
 // OpenBolt opens, or creates, the bbolt database file at path (its parent
 // directory is created if missing) and returns a Store backed by it. Every
-// change is its own transaction, fsynced before the method returns, so the
-// data survives kill -9 of the process; this costs one fsync per appended
-// entry. Only one Store may have the file open at a time: OpenBolt waits up
+// change is fsynced before the method returns, so the data survives kill -9
+// of the process. Entries appended concurrently (by different topics) while
+// a commit is being synced share the next commit and its one fsync, as
+// BookKeeper's journal groups them; a lone entry is committed at once. Only one Store may have the file open at a time: OpenBolt waits up
 // to BoltLockTimeout for the file lock. Close the Store to release it.
 //
 // Entries runs in one read transaction for the whole replay; a write that
@@ -89,7 +92,9 @@ func OpenBolt(path string) (Store, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("store: init %s: %w", path, err), db.Close())
 	}
-	return &boltStore{db: db}, nil
+	s := &boltStore{db: db}
+	s.group = newCommitter(s)
+	return s, nil
 }
 
 // update runs fn in a write transaction and maps bbolt's "not open" to ErrClosed.
@@ -164,35 +169,39 @@ func (s *boltStore) AppendEntry(topic string, e StoredEntry) error {
 	if err != nil {
 		return err
 	}
-	key := entryKey(e.Ledger, e.Entry)
-	return s.update(func(tx *bolt.Tx) error {
-		t, err := topicBucket(tx, topic)
+	return s.group.submit(&appendReq{topic: topic, e: e, key: entryKey(e.Ledger, e.Entry), value: value,
+		done: make(chan error, 1)})
+}
+
+// putEntry stores r's entry in tx, after the topic's last entry.
+func putEntry(tx *bolt.Tx, r *appendReq) error {
+	t, err := topicBucket(tx, r.topic)
+	if err != nil {
+		return err
+	}
+	entries := t.Bucket(bucketEntries)
+	entries.FillPercent = 1 // append-only: fill pages completely
+	e := r.e
+	if k, _ := entries.Cursor().Last(); k != nil {
+		l, n, err := decodeEntryKey(k)
 		if err != nil {
 			return err
 		}
-		entries := t.Bucket(bucketEntries)
-		entries.FillPercent = 1 // append-only: fill pages completely
-		if k, _ := entries.Cursor().Last(); k != nil {
-			l, n, err := decodeEntryKey(k)
-			if err != nil {
-				return err
-			}
-			if !after(e.Ledger, e.Entry, l, n) {
-				return errorf(ErrOutOfOrder, "topic %q: %d:%d after %d:%d", topic, e.Ledger, e.Entry, l, n)
-			}
+		if !after(e.Ledger, e.Entry, l, n) {
+			return errorf(ErrOutOfOrder, "topic %q: %d:%d after %d:%d", r.topic, e.Ledger, e.Entry, l, n)
 		}
-		if err := entries.Put(key, value); err != nil {
-			return fmt.Errorf("store: topic %q: %w", topic, err)
-		}
-		id, err := ledgerID(tx, topic)
-		if err != nil {
-			return err
-		}
-		if e.Ledger > id {
-			return putLedgerID(tx, topic, e.Ledger)
-		}
-		return nil
-	})
+	}
+	if err := entries.Put(r.key, r.value); err != nil {
+		return fmt.Errorf("store: topic %q: %w", r.topic, err)
+	}
+	id, err := ledgerID(tx, r.topic)
+	if err != nil {
+		return err
+	}
+	if e.Ledger > id {
+		return putLedgerID(tx, r.topic, e.Ledger)
+	}
+	return nil
 }
 
 func (s *boltStore) Entries(topic string, fn func(StoredEntry) error) error {
@@ -374,5 +383,6 @@ func (s *boltStore) Partitions() (map[string]int, error) {
 }
 
 func (s *boltStore) Close() error {
+	s.group.close()
 	return s.db.Close()
 }

@@ -8,7 +8,7 @@
 //     same store finds every appended entry and every saved cursor again.
 //   - [OpenBolt] keeps everything in one go.etcd.io/bbolt file, so the data
 //     also survives the end of the process, including kill -9: every write
-//     is one bbolt transaction, and bbolt fsyncs on commit.
+//     is in a bbolt transaction, and bbolt fsyncs on commit.
 //
 // A store is shared by all topics of a broker, and each topic is owned by its
 // own goroutine, so both implementations are safe for concurrent use.
@@ -18,10 +18,12 @@
 // When AppendEntry returns nil the entry is durable for the implementation:
 // in memory for NewMemory, on disk (fsynced) for OpenBolt. The broker
 // acknowledges a message to its producer only after that, so an acknowledged
-// message is never lost. The price of OpenBolt is one fsync per entry: a stub
-// with a data dir is much slower than one without. Batching the appends of one
-// topic goroutine into one transaction is a possible later optimisation; it is
-// not done now.
+// message is never lost. OpenBolt commits appended entries in groups, as
+// BookKeeper's journal does: the entries that arrive (from different topics)
+// while a commit is being synced share the next commit and its one fsync,
+// and a lone entry is committed at once, with no added delay. One topic still
+// appends one entry per fsync, since its goroutine waits for each append;
+// pipelining a topic's appends is a possible later optimisation.
 //
 // # Ownership of byte slices
 //

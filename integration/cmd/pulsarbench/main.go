@@ -7,6 +7,7 @@
 //	cd integration && go run ./cmd/pulsarbench         # full run against a brokerstub
 //	cd integration && go run ./cmd/pulsarbench -quick  # a smaller run, under a minute
 //	cd integration && go run ./cmd/pulsarbench -url pulsar://broker:6650 -json out.json
+//	cd integration && go run ./cmd/pulsarbench -w w5 -reps 9  # only W5
 //
 // Workloads:
 //
@@ -16,6 +17,14 @@
 //	W4  bytes allocated per payload byte sending W2's messages
 //	W5  seek-then-read latency to a chunked message behind a 10,000-message
 //	    backlog
+//
+// With W2 it also runs the raw baseline: W2's payload through the same
+// topology with no Pulsar protocol (this process -> a relay child process
+// -> this process, loopback TCP, writes of the 1 MiB chunk size), and
+// reports W2 as a fraction of it, and the CPU seconds per GB moved of this
+// process and of the broker (or relay) process, from rusage and
+// /proc/<pid>/stat. -cpuprofile and -stub-cpuprofile write CPU profiles of
+// the clients and of the stub child.
 //
 // By default the broker is a brokerstub started in a child process (this
 // same binary with -serve-stub), so that the allocations measured in W3 and
@@ -35,6 +44,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
+	"strings"
 	"time"
 )
 
@@ -53,12 +64,19 @@ type config struct {
 	quick     bool
 	jsonFile  string
 	serveStub string // internal: serve a stub on this address
+	serveRaw  string // internal: serve the raw baseline's relay on this address
+	cpuProf   string // write this process's CPU profile here
+	stubProf  string // the stub child writes its CPU profile here
 	reps      int
 	w1Msgs    int
 	w2Size    int
 	w2Msgs    int
 	backlog   int
+	only      map[string]bool // workloads to run ("w1".."w5"); empty: all
 }
+
+// runs reports whether workload w ("w1".."w5") is selected.
+func (c config) runs(w string) bool { return len(c.only) == 0 || c.only[w] }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs := flag.NewFlagSet("pulsarbench", flag.ContinueOnError)
@@ -68,9 +86,30 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&c.quick, "quick", false, "a smaller run that finishes within a minute")
 	fs.StringVar(&c.jsonFile, "json", "", "also write the results as JSON to this file")
 	fs.StringVar(&c.serveStub, "serve-stub", "", "internal: run a brokerstub on this address")
+	fs.StringVar(&c.serveRaw, "serve-relay", "", "internal: run the raw baseline's relay on this address")
+	fs.StringVar(&c.cpuProf, "cpuprofile", "", "write a CPU profile of this process (the clients) to this file")
+	fs.StringVar(&c.stubProf, "stub-cpuprofile", "", "have the brokerstub child write its CPU profile to this file")
 	fs.IntVar(&c.reps, "reps", 0, "runs per client and workload (default 5, quick 2)")
+	only := fs.String("w", "", "comma-separated workloads to run (w1,w2,w5; w3 and w4 come with w2); default: all")
 	if err := fs.Parse(args); err != nil {
 		return c, err
+	}
+	for _, w := range strings.Split(*only, ",") {
+		switch w = strings.TrimSpace(strings.ToLower(w)); w {
+		case "":
+		case "w1", "w2", "w5":
+			if c.only == nil {
+				c.only = map[string]bool{}
+			}
+			c.only[w] = true
+		case "w3", "w4":
+			if c.only == nil {
+				c.only = map[string]bool{}
+			}
+			c.only["w2"] = true
+		default:
+			return c, fmt.Errorf("-w: unknown workload %q", w)
+		}
 	}
 	c.w1Msgs, c.w2Size, c.w2Msgs, c.backlog = 200_000, 64<<20, 3, 10_000
 	if c.quick {
@@ -90,21 +129,49 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if cfg.serveStub != "" {
+	if cfg.cpuProf != "" {
+		f, err := os.Create(cfg.cpuProf)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if cfg.serveStub != "" || cfg.serveRaw != "" {
+		ctx, cancel := untilStdinCloses(ctx)
+		defer cancel()
+		if cfg.serveRaw != "" {
+			return serveRelay(ctx, cfg.serveRaw, func(a string) { fmt.Fprintln(stdout, "child-addr", a) })
+		}
 		return serveStub(ctx, cfg.serveStub, stdout)
 	}
-	url := cfg.url
+	url, cpu := cfg.url, cpuClock{}
 	if url == "" {
-		stub, err := startStubProcess(ctx)
+		args := []string{"-serve-stub", "127.0.0.1:0"}
+		if cfg.stubProf != "" {
+			args = append(args, "-cpuprofile", cfg.stubProf)
+		}
+		stub, err := startChild(ctx, args...)
 		if err != nil {
 			return err
 		}
 		defer stub.stop()
-		url = stub.url
+		url, cpu.child = stub.addr, stub.pid()
+	}
+	var relay *childProcess
+	if cfg.runs("w2") {
+		var err error
+		if relay, err = startChild(ctx, "-serve-relay", "127.0.0.1:0"); err != nil {
+			return err
+		}
+		defer relay.stop()
 	}
 	fmt.Fprintf(stdout, "pulsarbench: broker %s, %d runs per client and workload\n", url, cfg.reps)
 	started := time.Now()
-	res, err := benchmark(ctx, cfg, url, stdout)
+	res, err := benchmark(ctx, cfg, url, cpu, relay, stdout)
 	if err != nil {
 		return err
 	}

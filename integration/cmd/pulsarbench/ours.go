@@ -64,19 +64,19 @@ func (t *ours) receive(ctx context.Context, topic string, size int) error {
 	return c.Ack(m)
 }
 
-func (t *ours) seekRead(ctx context.Context, topic string, backlog int, payload []byte) (time.Duration, error) {
+func (t *ours) seekRead(ctx context.Context, topic string, backlog int, payload []byte) (first, med time.Duration, err error) {
 	if err := t.produce(ctx, topic, backlog, payload[:100]); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if err := t.send(ctx, topic, payload); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	// As theirs: Seek to a chunk id delivers that message again, with
 	// StartMessageIDInclusive at its default.
 	c, err := t.c.Subscribe(pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "bench",
 		SubscriptionInitialPosition: pulsar.SubscriptionPositionEarliest})
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer c.Close()
 	return seekAndReread(backlog, len(payload), func() (int, pulsar.MessageID, error) {

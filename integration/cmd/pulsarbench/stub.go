@@ -21,32 +21,38 @@ func serveStub(ctx context.Context, addr string, stdout io.Writer) error {
 		return err
 	}
 	defer b.Close()
-	fmt.Fprintln(stdout, "stub-url", b.URL())
-	// Stop when the parent goes away (stdin closes) or on a signal.
-	go func() {
-		_, _ = io.Copy(io.Discard, os.Stdin)
-		_ = b.Close()
-		os.Exit(0)
-	}()
+	fmt.Fprintln(stdout, "child-addr", b.URL())
 	<-ctx.Done()
 	return nil
 }
 
-// stubProcess is a brokerstub running in a child process.
-type stubProcess struct {
-	url   string
+// untilStdinCloses returns a context that ends with ctx or when the parent
+// goes away (stdin closes), so that a child stops — and writes its profile
+// — when the parent is done with it.
+func untilStdinCloses(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		cancel()
+	}()
+	return ctx, cancel
+}
+
+// childProcess is a brokerstub or relay running in a child process.
+type childProcess struct {
+	addr  string
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
 }
 
-// startStubProcess re-runs this binary with -serve-stub and waits for the
-// stub's URL.
-func startStubProcess(ctx context.Context) (*stubProcess, error) {
+// startChild re-runs this binary with args and waits for the address it
+// announces.
+func startChild(ctx context.Context, args ...string) (*childProcess, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, exe, "-serve-stub", "127.0.0.1:0")
+	cmd := exec.CommandContext(ctx, exe, args...)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -59,32 +65,34 @@ func startStubProcess(ctx context.Context) (*stubProcess, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	p := &stubProcess{cmd: cmd, stdin: stdin}
+	p := &childProcess{cmd: cmd, stdin: stdin}
 	lines := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
-			if u, ok := strings.CutPrefix(sc.Text(), "stub-url "); ok {
+			if u, ok := strings.CutPrefix(sc.Text(), "child-addr "); ok {
 				lines <- u
 			}
 		}
 	}()
 	select {
-	case p.url = <-lines:
+	case p.addr = <-lines:
 		return p, nil
 	case <-time.After(30 * time.Second):
 		p.stop()
-		return nil, fmt.Errorf("brokerstub child did not start")
+		return nil, fmt.Errorf("child %v did not start", args)
 	}
 }
 
-func (p *stubProcess) stop() {
+func (p *childProcess) pid() int { return p.cmd.Process.Pid }
+
+func (p *childProcess) stop() {
 	_ = p.stdin.Close()
 	done := make(chan struct{})
 	go func() { _ = p.cmd.Wait(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(5 * time.Second):
+	case <-time.After(10 * time.Second):
 		_ = p.cmd.Process.Kill()
 	}
 }

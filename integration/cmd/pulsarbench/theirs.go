@@ -69,17 +69,17 @@ func (t *theirs) receive(ctx context.Context, topic string, size int) error {
 	return c.Ack(m)
 }
 
-func (t *theirs) seekRead(ctx context.Context, topic string, backlog int, payload []byte) (time.Duration, error) {
+func (t *theirs) seekRead(ctx context.Context, topic string, backlog int, payload []byte) (first, med time.Duration, err error) {
 	if err := t.produce(ctx, topic, backlog, payload[:100]); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if err := t.send(ctx, topic, payload); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	c, err := t.c.Subscribe(official.ConsumerOptions{Topic: topic, SubscriptionName: "bench",
 		SubscriptionInitialPosition: official.SubscriptionPositionEarliest})
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer c.Close()
 	return seekAndReread(backlog, len(payload), func() (int, official.MessageID, error) {

@@ -22,8 +22,9 @@ type side interface {
 	receive(ctx context.Context, topic string, size int) error
 	// seekRead prepares a backlog of small messages followed by one chunked
 	// message, reads through them, then measures Seek to the chunked
-	// message's id and reading it again (W5).
-	seekRead(ctx context.Context, topic string, backlog int, payload []byte) (time.Duration, error)
+	// message's id and reading it again (W5): the first time, and the
+	// median of seeksPerRun times.
+	seekRead(ctx context.Context, topic string, backlog int, payload []byte) (first, med time.Duration, err error)
 	close()
 }
 
@@ -33,12 +34,18 @@ type sample struct {
 	W2MBPerSec   float64
 	W3AllocX     float64
 	W4AllocX     float64
-	W5Millis     float64
+	W5Millis     float64 // median of seeksPerRun seeks
+	W5FirstMs    float64 // the first seek, right after reading the backlog
+	// CPU seconds per GB moved in W2, this process and the broker process.
+	W2ClientCPU, W2BrokerCPU float64
 }
 
 // Results are the medians per client and the ratios.
 type Results struct {
-	Runs    int
+	Runs int
+	// Raw is the raw baseline of W2 (MB/s, and CPU s/GB of this process
+	// and the relay), measured in the same runs.
+	Raw     map[string]float64
 	Ours    map[string]float64
 	Theirs  map[string]float64
 	Ratios  map[string]float64
@@ -46,8 +53,9 @@ type Results struct {
 }
 
 func (r Results) summary() string {
-	return fmt.Sprintf("pulsarbench: w1 %.2f w2 %.2f w3 %.2fx/%.2fx w4 %.2fx/%.2fx w5 %.2f",
-		r.Ratios["w1"], r.Ratios["w2"], r.Ours["w3"], r.Theirs["w3"], r.Ours["w4"], r.Theirs["w4"], r.Ratios["w5"])
+	return fmt.Sprintf("pulsarbench: w1 %.2f w2 %.2f (%.0f%%/%.0f%% of raw) w3 %.2fx/%.2fx w4 %.2fx/%.2fx w5 %.2f",
+		r.Ratios["w1"], r.Ratios["w2"], 100*r.Ratios["w2raw"], 100*r.Ratios["w2rawTheirs"],
+		r.Ours["w3"], r.Theirs["w3"], r.Ours["w4"], r.Theirs["w4"], r.Ratios["w5"])
 }
 
 func printTable(w io.Writer, r Results) {
@@ -58,19 +66,30 @@ func printTable(w io.Writer, r Results) {
 		{"w3", "W3 receive: bytes allocated per payload byte", "x"},
 		{"w4", "W4 send: bytes allocated per payload byte", "x"},
 		{"w5", "W5 seek to chunk id and read, 10k backlog", "ms"},
+		{"w5first", "W5 the first seek after reading the backlog", "ms"},
+		{"w2cpu", "W2 client CPU per GB moved", "s"},
+		{"w2bcpu", "W2 broker CPU per GB moved", "s"},
 	}
 	for _, row := range rows {
+		if r.Ours[row.key] == 0 && r.Theirs[row.key] == 0 {
+			continue // not run (-w)
+		}
 		ratio := "-"
 		if v, ok := r.Ratios[row.key]; ok {
 			ratio = fmt.Sprintf("%.2f", v)
 		}
 		fmt.Fprintf(w, "%-46s %11.2f %-2s %11.2f %-2s %8s\n", row.label, r.Ours[row.key], row.unit, r.Theirs[row.key], row.unit, ratio)
 	}
+	if r.Raw["w2"] > 0 {
+		fmt.Fprintf(w, "%-46s %11.2f MB/s (CPU per GB: %.2f s sender+receiver, %.2f s relay)\n", "W2 raw baseline (no protocol, same topology)",
+			r.Raw["w2"], r.Raw["w2cpu"], r.Raw["w2bcpu"])
+		fmt.Fprintf(w, "%-46s %11.0f %%  %11.0f %%\n", "W2 as a fraction of the raw baseline", 100*r.Ratios["w2raw"], 100*r.Ratios["w2rawTheirs"])
+	}
 	fmt.Fprintf(w, "(%d runs per client, elapsed %s)\n\n", r.Runs, r.Elapsed)
 }
 
 // benchmark alternates the two clients run by run and reduces to medians.
-func benchmark(ctx context.Context, cfg config, url string, log io.Writer) (Results, error) {
+func benchmark(ctx context.Context, cfg config, url string, cpu cpuClock, relay *childProcess, log io.Writer) (Results, error) {
 	small := make([]byte, 1024)
 	big := make([]byte, cfg.w2Size)
 	if _, err := rand.Read(big); err != nil {
@@ -79,18 +98,26 @@ func benchmark(ctx context.Context, cfg config, url string, log io.Writer) (Resu
 	w5Payload := big[:8<<20]
 	samples := map[string][]sample{}
 	for rep := 0; rep < cfg.reps; rep++ {
+		if relay != nil {
+			got, err := runRaw(cfg, relay, big)
+			if err != nil {
+				return Results{}, fmt.Errorf("raw run %d: %w", rep, err)
+			}
+			fmt.Fprintf(log, "  run %d raw    w2 %.1f MB/s  cpu %.2f s/GB + relay %.2f s/GB\n", rep, got.W2MBPerSec, got.W2ClientCPU, got.W2BrokerCPU)
+			samples["raw"] = append(samples["raw"], got)
+		}
 		for _, mk := range []func(string) (side, error){newOurs, newTheirs} {
 			s, err := mk(url)
 			if err != nil {
 				return Results{}, err
 			}
-			got, err := runOnce(ctx, cfg, s, rep, small, big, w5Payload)
+			got, err := runOnce(ctx, cfg, s, cpu, rep, small, big, w5Payload)
 			s.close()
 			if err != nil {
 				return Results{}, fmt.Errorf("%s run %d: %w", s.name(), rep, err)
 			}
-			fmt.Fprintf(log, "  run %d %-6s w1 %.0f msgs/s  w2 %.1f MB/s  w3 %.2fx  w4 %.2fx  w5 %.1f ms\n",
-				rep, s.name(), got.W1MsgsPerSec, got.W2MBPerSec, got.W3AllocX, got.W4AllocX, got.W5Millis)
+			fmt.Fprintf(log, "  run %d %-6s w1 %.0f msgs/s  w2 %.1f MB/s  w3 %.2fx  w4 %.2fx  w5 %.1f ms (first %.1f)  w2 cpu %.2f s/GB + broker %.2f s/GB\n",
+				rep, s.name(), got.W1MsgsPerSec, got.W2MBPerSec, got.W3AllocX, got.W4AllocX, got.W5Millis, got.W5FirstMs, got.W2ClientCPU, got.W2BrokerCPU)
 			samples[s.name()] = append(samples[s.name()], got)
 		}
 	}
@@ -98,30 +125,80 @@ func benchmark(ctx context.Context, cfg config, url string, log io.Writer) (Resu
 	res.Ratios["w1"] = res.Ours["w1"] / res.Theirs["w1"]
 	res.Ratios["w2"] = res.Ours["w2"] / res.Theirs["w2"]
 	res.Ratios["w5"] = res.Theirs["w5"] / res.Ours["w5"]
+	res.Ratios["w5first"] = res.Theirs["w5first"] / res.Ours["w5first"]
+	if raw := samples["raw"]; len(raw) > 0 {
+		res.Raw = reduce(raw)
+		res.Ratios["w2raw"] = res.Ours["w2"] / res.Raw["w2"]
+		res.Ratios["w2rawTheirs"] = res.Theirs["w2"] / res.Raw["w2"]
+	}
 	return res, nil
 }
 
-func runOnce(ctx context.Context, cfg config, s side, rep int, small, big, w5 []byte) (sample, error) {
+// runRaw moves W2's messages through the relay (the raw baseline).
+func runRaw(cfg config, relay *childProcess, big []byte) (sample, error) {
+	var out sample
+	cpu := cpuClock{child: relay.pid()}
+	before := cpu.now()
+	var total time.Duration
+	for i := 0; i < cfg.w2Msgs; i++ {
+		d, err := rawMove(relay.addr, big, 1<<20)
+		if err != nil {
+			return out, err
+		}
+		total += d
+	}
+	used := cpu.now().sub(before)
+	bytesMoved := float64(cfg.w2Msgs) * float64(len(big))
+	out.W2MBPerSec = bytesMoved / (1 << 20) / total.Seconds()
+	out.W2ClientCPU, out.W2BrokerCPU = perGB(used.self, bytesMoved), perGB(used.child, bytesMoved)
+	return out, nil
+}
+
+func runOnce(ctx context.Context, cfg config, s side, cpu cpuClock, rep int, small, big, w5 []byte) (sample, error) {
 	var out sample
 	prefix := fmt.Sprintf("persistent://public/default/bench-%d-%d-%s", time.Now().UnixNano(), rep, s.name())
-	d, _, err := measure(func() error { return s.produce(ctx, prefix+"-w1", cfg.w1Msgs, small) })
-	if err != nil {
-		return out, fmt.Errorf("w1: %w", err)
+	if cfg.runs("w1") {
+		d, _, err := measure(func() error { return s.produce(ctx, prefix+"-w1", cfg.w1Msgs, small) })
+		if err != nil {
+			return out, fmt.Errorf("w1: %w", err)
+		}
+		out.W1MsgsPerSec = float64(cfg.w1Msgs) / d.Seconds()
 	}
-	out.W1MsgsPerSec = float64(cfg.w1Msgs) / d.Seconds()
+	if cfg.runs("w2") {
+		if err := runW2(ctx, cfg, s, cpu, prefix, big, &out); err != nil {
+			return out, err
+		}
+	}
+	if cfg.runs("w5") {
+		first, lat, err := s.seekRead(ctx, prefix+"-w5", cfg.backlog, w5)
+		if err != nil {
+			return out, fmt.Errorf("w5: %w", err)
+		}
+		out.W5Millis = float64(lat.Microseconds()) / 1000
+		out.W5FirstMs = float64(first.Microseconds()) / 1000
+	}
+	return out, nil
+}
+
+// runW2 sends and receives W2's chunked messages, one topic each, and
+// fills in W2, W3 and W4.
+func runW2(ctx context.Context, cfg config, s side, cpu cpuClock, prefix string, big []byte, out *sample) error {
 
 	var total time.Duration
 	var sendAlloc, recvAlloc uint64
+	var used cpuSample
 	for i := 0; i < cfg.w2Msgs; i++ {
 		topic := fmt.Sprintf("%s-w2-%d", prefix, i)
+		before := cpu.now()
 		ds, as, err := measure(func() error { return s.send(ctx, topic, big) })
 		if err != nil {
-			return out, fmt.Errorf("w2 send: %w", err)
+			return fmt.Errorf("w2 send: %w", err)
 		}
 		dr, ar, err := measure(func() error { return s.receive(ctx, topic, len(big)) })
 		if err != nil {
-			return out, fmt.Errorf("w2 receive: %w", err)
+			return fmt.Errorf("w2 receive: %w", err)
 		}
+		used = used.add(cpu.now().sub(before))
 		total += ds + dr
 		sendAlloc += as
 		recvAlloc += ar
@@ -130,13 +207,8 @@ func runOnce(ctx context.Context, cfg config, s side, rep int, small, big, w5 []
 	out.W2MBPerSec = bytesMoved / (1 << 20) / total.Seconds()
 	out.W3AllocX = float64(recvAlloc) / bytesMoved
 	out.W4AllocX = float64(sendAlloc) / bytesMoved
-
-	lat, err := s.seekRead(ctx, prefix+"-w5", cfg.backlog, w5)
-	if err != nil {
-		return out, fmt.Errorf("w5: %w", err)
-	}
-	out.W5Millis = float64(lat.Microseconds()) / 1000
-	return out, nil
+	out.W2ClientCPU, out.W2BrokerCPU = perGB(used.self, bytesMoved), perGB(used.child, bytesMoved)
+	return nil
 }
 
 func reduce(ss []sample) map[string]float64 {
@@ -148,11 +220,14 @@ func reduce(ss []sample) map[string]float64 {
 		return median(xs)
 	}
 	return map[string]float64{
-		"w1": col(func(s sample) float64 { return s.W1MsgsPerSec }),
-		"w2": col(func(s sample) float64 { return s.W2MBPerSec }),
-		"w3": col(func(s sample) float64 { return s.W3AllocX }),
-		"w4": col(func(s sample) float64 { return s.W4AllocX }),
-		"w5": col(func(s sample) float64 { return s.W5Millis }),
+		"w1":      col(func(s sample) float64 { return s.W1MsgsPerSec }),
+		"w2":      col(func(s sample) float64 { return s.W2MBPerSec }),
+		"w3":      col(func(s sample) float64 { return s.W3AllocX }),
+		"w4":      col(func(s sample) float64 { return s.W4AllocX }),
+		"w5":      col(func(s sample) float64 { return s.W5Millis }),
+		"w5first": col(func(s sample) float64 { return s.W5FirstMs }),
+		"w2cpu":   col(func(s sample) float64 { return s.W2ClientCPU }),
+		"w2bcpu":  col(func(s sample) float64 { return s.W2BrokerCPU }),
 	}
 }
 
