@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/url"
@@ -27,6 +28,11 @@ type adminServer struct {
 	srv    *http.Server
 	ln     net.Listener
 	addr   string
+	// tlsSrv serves the same handler over TLS on tlsAddr
+	// (Options.WebServiceTLSAddr, Pulsar's webServicePortTls).
+	tlsSrv  *http.Server
+	tlsAddr string
+	tlsDone chan struct{}
 	routes []route
 	// gate is held for reading by every request and for writing by Restart
 	// while the broker's store and topics are replaced.
@@ -91,7 +97,23 @@ func (b *Broker) startAdmin() error {
 		defer close(a.done)
 		_ = a.srv.Serve(ln)
 	}()
-	b.log.Info("brokerstub web service", "url", b.WebServiceURL())
+	if b.opts.TLS != nil && b.opts.WebServiceTLSAddr != "" {
+		tln, err := listenTLS(b.opts.WebServiceTLSAddr, b.opts.TLS)
+		if err != nil {
+			_ = a.srv.Close()
+			<-a.done
+			a.srv = nil
+			return fmt.Errorf("brokerstub: listen https: %w", err)
+		}
+		a.tlsAddr = tln.Addr().String()
+		a.tlsSrv = &http.Server{Handler: a, ErrorLog: log.New(io.Discard, "", 0)}
+		a.tlsDone = make(chan struct{})
+		go func() {
+			defer close(a.tlsDone)
+			_ = a.tlsSrv.Serve(tln)
+		}()
+	}
+	b.log.Info("brokerstub web service", "url", b.WebServiceURL(), "tls_url", b.WebServiceTLSURL())
 	return nil
 }
 
@@ -117,6 +139,10 @@ func (b *Broker) stopAdmin() {
 	}
 	_ = a.srv.Close()
 	<-a.done
+	if a.tlsSrv != nil {
+		_ = a.tlsSrv.Close()
+		<-a.tlsDone
+	}
 }
 
 // pauseAdmin holds admin requests while Restart swaps the store; the

@@ -24,8 +24,8 @@ func (c *conn) handleLookup(m *proto.CommandLookupTopic) {
 	default:
 		resp.Response = proto.CommandLookupTopicResponse_Connect.Enum()
 		resp.BrokerServiceUrl = strp("pulsar://" + c.b.advertise(c.b.Addr()))
-		if c.b.opts.TLS != nil {
-			resp.BrokerServiceUrlTls = strp(c.b.URL())
+		if u := c.b.TLSURL(); u != "" {
+			resp.BrokerServiceUrlTls = strp(u)
 		}
 		resp.Authoritative = boolp(true)
 	}

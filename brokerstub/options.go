@@ -120,10 +120,22 @@ type Options struct {
 	// that directory (bbolt), so that the broker's data survives the process.
 	// Default "": in memory, surviving Restart and Crash but not the process.
 	DataDir string
-	// TLS, when set, makes the listener speak TLS (clients connect with
-	// pulsar+ssl://; URL and lookups say so). Default: plain TCP. Dial's
-	// in-memory connections stay plain.
+	// TLS, when set, is the broker's TLS identity (see TLSFiles.Config for
+	// one from Pulsar's tls*FilePath files). With TLSAddr or
+	// WebServiceTLSAddr set, TLS is served on those ports beside the plain
+	// ones, as Pulsar serves brokerServicePortTls and webServicePortTls;
+	// with neither, the one binary listener speaks TLS (clients connect
+	// with pulsar+ssl://; URL and lookups say so). Default: plain TCP only.
+	// Dial's in-memory connections stay plain.
 	TLS *tls.Config
+	// TLSAddr is the TCP address of the TLS binary port (Pulsar's
+	// brokerServicePortTls; see TLSURL), used when TLS is set. Restart
+	// listens on the same address again. Default "": no separate TLS port.
+	TLSAddr string
+	// WebServiceTLSAddr is the TCP address of the admin REST API over TLS
+	// (Pulsar's webServicePortTls; see WebServiceTLSURL), used when TLS is
+	// set. Default "": no HTTPS listener.
+	WebServiceTLSAddr string
 	// Authenticate, when set, checks the credentials of every CONNECT (for
 	// example method "token" and the token); an error refuses the
 	// connection with AuthenticationError, as a broker with authentication
