@@ -24,16 +24,16 @@ const maxAdminBody = 1 << 20
 // listener lives from Start to Close: a Restart pauses requests (gate)
 // instead of closing it, so the address stays the same.
 type adminServer struct {
-	b      *Broker
-	srv    *http.Server
-	ln     net.Listener
-	addr   string
+	b    *Broker
+	srv  *http.Server
+	ln   net.Listener
+	addr string
 	// tlsSrv serves the same handler over TLS on tlsAddr
 	// (Options.WebServiceTLSAddr, Pulsar's webServicePortTls).
 	tlsSrv  *http.Server
 	tlsAddr string
 	tlsDone chan struct{}
-	routes []route
+	routes  []route
 	// gate is held for reading by every request and for writing by Restart
 	// while the broker's store and topics are replaced.
 	gate sync.RWMutex

@@ -35,7 +35,7 @@ type Broker struct {
 	mu       sync.Mutex
 	st       store.Store
 	ln       net.Listener
-	addr     string // the bound address, kept across restarts
+	addr     string       // the bound address, kept across restarts
 	tlsLn    net.Listener // the TLS binary port beside ln (Options.TLSAddr)
 	tlsAddr  string       // its bound address, kept across restarts
 	topics   map[string]*topic

@@ -63,7 +63,9 @@ func (f TLSFiles) Config() (*tls.Config, error) {
 // tlsSplit reports whether the broker serves TLS on ports of its own beside
 // the plain ones (Options.TLSAddr or Options.WebServiceTLSAddr set), rather
 // than on its one binary port.
-func (o Options) tlsSplit() bool { return o.TLS != nil && (o.TLSAddr != "" || o.WebServiceTLSAddr != "") }
+func (o Options) tlsSplit() bool {
+	return o.TLS != nil && (o.TLSAddr != "" || o.WebServiceTLSAddr != "")
+}
 
 // listenTLS opens the TLS binary listener on addr.
 func listenTLS(addr string, cfg *tls.Config) (net.Listener, error) {
