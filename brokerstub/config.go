@@ -96,7 +96,12 @@ func isSecurityKey(k string) bool {
 // retentionCheckIntervalInSeconds; and security (config_security.go):
 // brokerServicePortTls, webServicePortTls, tlsCertificateFilePath,
 // tlsKeyFilePath, tlsTrustCertsFilePath,
-// tlsRequireTrustedClientCertOnConnect, tlsAllowInsecureConnection.
+// tlsRequireTrustedClientCertOnConnect, tlsAllowInsecureConnection,
+// authenticationEnabled, authenticationProviders (Pulsar's Token, Tls and
+// Basic classes; another is an error), authenticationRefreshCheckSeconds,
+// tokenSecretKey, tokenPublicKey, tokenAuthClaim, tokenAudience,
+// tokenAudienceClaim, tokenPublicAlg, basicAuthConf, anonymousUserRole,
+// authorizationEnabled and superUserRoles.
 // A bad value of an honoured key is an error.
 func ParseConfig(r io.Reader) (Config, error) {
 	kv := map[string]string{}
@@ -140,6 +145,7 @@ func ParseConfig(r io.Reader) (Config, error) {
 		o.HTTPAddr = net.JoinHostPort(bind, "8080")
 	}
 	p.tls(o, bind)
+	p.auth(o)
 	o.AdvertisedAddress = p.str("advertisedAddress", "")
 	o.ClusterName = p.str("clusterName", "")
 	o.MaxMessageSize = int(p.int("maxMessageSize", 0, 1))
