@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	gproto "google.golang.org/protobuf/proto"
 	"golang.org/x/crypto/bcrypt"
+	gproto "google.golang.org/protobuf/proto"
 
 	"github.com/pulsargo/sdk/internal/proto"
 )
