@@ -269,6 +269,10 @@ func (a *adminServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, restErr(http.StatusNotFound, "Not Found: %s", r.URL.Path))
 		return
 	}
+	if re := a.authorizeHTTP(r, segs, params); re != nil {
+		writeError(w, re)
+		return
+	}
 	rq := &adminReq{b: a.b, r: r, p: params, q: r.URL.Query()}
 	if r.Body != nil {
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxAdminBody))
