@@ -19,7 +19,7 @@ import (
 // jwtClaims is the payload of a test token.
 type jwtClaims map[string]any
 
-func jwtSigningInput(t *testing.T, alg string, claims jwtClaims) string {
+func jwtSigningInput(t testing.TB, alg string, claims jwtClaims) string {
 	t.Helper()
 	h, _ := json.Marshal(map[string]string{"alg": alg, "typ": "JWT"})
 	c, err := json.Marshal(claims)
@@ -30,7 +30,7 @@ func jwtSigningInput(t *testing.T, alg string, claims jwtClaims) string {
 }
 
 // hs256 signs claims with secret.
-func hs256(t *testing.T, secret []byte, claims jwtClaims) string {
+func hs256(t testing.TB, secret []byte, claims jwtClaims) string {
 	in := jwtSigningInput(t, "HS256", claims)
 	m := hmac.New(sha256.New, secret)
 	m.Write([]byte(in))

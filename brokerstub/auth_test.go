@@ -21,7 +21,7 @@ import (
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
-func mustProvider(t *testing.T, o TokenOptions) AuthenticationProvider {
+func mustProvider(t testing.TB, o TokenOptions) AuthenticationProvider {
 	t.Helper()
 	p, err := NewTokenProvider(o)
 	if err != nil {
