@@ -90,15 +90,6 @@ func (b *Broker) TLSURL() string {
 	return ""
 }
 
-// plainURL returns the broker's plain service URL, or "" when its only
-// binary port speaks TLS.
-func (b *Broker) plainURL() string {
-	if b.opts.TLS != nil && !b.opts.tlsSplit() {
-		return ""
-	}
-	return "pulsar://" + b.advertise(b.Addr())
-}
-
 // WebServiceTLSURL returns the URL of the admin REST API over TLS,
 // "https://host:port" (Pulsar's webServiceUrlTls), or "" when
 // Options.WebServiceTLSAddr is not set.
