@@ -18,10 +18,10 @@ func lookupTopic(rq *adminReq) (any, error) {
 		"brokerUrl":  "pulsar://" + rq.b.advertise(rq.b.Addr()),
 		"httpUrl":    rq.b.WebServiceURL(),
 		"nativeUrl":  "pulsar://" + rq.b.advertise(rq.b.Addr()),
-		"httpUrlTls": "",
+		"httpUrlTls": rq.b.WebServiceTLSURL(),
 	}
-	if rq.b.opts.TLS != nil {
-		d["brokerUrlTls"] = "pulsar+ssl://" + rq.b.advertise(rq.b.Addr())
+	if u := rq.b.TLSURL(); u != "" {
+		d["brokerUrlTls"] = u
 	}
 	return d, nil
 }

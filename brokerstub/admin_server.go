@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/url"
@@ -23,11 +24,16 @@ const maxAdminBody = 1 << 20
 // listener lives from Start to Close: a Restart pauses requests (gate)
 // instead of closing it, so the address stays the same.
 type adminServer struct {
-	b      *Broker
-	srv    *http.Server
-	ln     net.Listener
-	addr   string
-	routes []route
+	b    *Broker
+	srv  *http.Server
+	ln   net.Listener
+	addr string
+	// tlsSrv serves the same handler over TLS on tlsAddr
+	// (Options.WebServiceTLSAddr, Pulsar's webServicePortTls).
+	tlsSrv  *http.Server
+	tlsAddr string
+	tlsDone chan struct{}
+	routes  []route
 	// gate is held for reading by every request and for writing by Restart
 	// while the broker's store and topics are replaced.
 	gate sync.RWMutex
@@ -91,7 +97,23 @@ func (b *Broker) startAdmin() error {
 		defer close(a.done)
 		_ = a.srv.Serve(ln)
 	}()
-	b.log.Info("brokerstub web service", "url", b.WebServiceURL())
+	if b.opts.TLS != nil && b.opts.WebServiceTLSAddr != "" {
+		tln, err := listenTLS(b.opts.WebServiceTLSAddr, b.opts.TLS)
+		if err != nil {
+			_ = a.srv.Close()
+			<-a.done
+			a.srv = nil
+			return fmt.Errorf("brokerstub: listen https: %w", err)
+		}
+		a.tlsAddr = tln.Addr().String()
+		a.tlsSrv = &http.Server{Handler: a, ErrorLog: log.New(io.Discard, "", 0)}
+		a.tlsDone = make(chan struct{})
+		go func() {
+			defer close(a.tlsDone)
+			_ = a.tlsSrv.Serve(tln)
+		}()
+	}
+	b.log.Info("brokerstub web service", "url", b.WebServiceURL(), "tls_url", b.WebServiceTLSURL())
 	return nil
 }
 
@@ -117,6 +139,10 @@ func (b *Broker) stopAdmin() {
 	}
 	_ = a.srv.Close()
 	<-a.done
+	if a.tlsSrv != nil {
+		_ = a.tlsSrv.Close()
+		<-a.tlsDone
+	}
 }
 
 // pauseAdmin holds admin requests while Restart swaps the store; the
@@ -241,6 +267,10 @@ func (a *adminServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeError(w, restErr(http.StatusNotFound, "Not Found: %s", r.URL.Path))
+		return
+	}
+	if re := a.authorizeHTTP(r, segs, params); re != nil {
+		writeError(w, re)
 		return
 	}
 	rq := &adminReq{b: a.b, r: r, p: params, q: r.URL.Query()}

@@ -17,8 +17,11 @@ func (b *Broker) clusterData() map[string]any {
 		"brokerServiceUrl": "pulsar://" + b.advertise(b.Addr()),
 		"peerClusterNames": nil,
 	}
-	if b.opts.TLS != nil {
-		d["brokerServiceUrlTls"] = b.URL()
+	if u := b.TLSURL(); u != "" {
+		d["brokerServiceUrlTls"] = u
+	}
+	if u := b.WebServiceTLSURL(); u != "" {
+		d["serviceUrlTls"] = u
 	}
 	return d
 }

@@ -35,7 +35,9 @@ type Broker struct {
 	mu       sync.Mutex
 	st       store.Store
 	ln       net.Listener
-	addr     string // the bound address, kept across restarts
+	addr     string       // the bound address, kept across restarts
+	tlsLn    net.Listener // the TLS binary port beside ln (Options.TLSAddr)
+	tlsAddr  string       // its bound address, kept across restarts
 	topics   map[string]*topic
 	conns    map[*conn]struct{}
 	closed   bool
@@ -116,14 +118,31 @@ func (b *Broker) listen(addr string) error {
 		if ln, err = net.Listen("tcp", addr); err != nil {
 			return fmt.Errorf("brokerstub: listen: %w", err)
 		}
-		if b.opts.TLS != nil {
+		if b.opts.TLS != nil && !b.opts.tlsSplit() {
 			ln = tls.NewListener(ln, b.opts.TLS)
 		}
 		addr = ln.Addr().String()
 	}
+	var tlsLn net.Listener
+	tlsAddr := b.tlsAddr
+	if tlsAddr == "" {
+		tlsAddr = b.opts.TLSAddr
+	}
+	if !b.opts.NoListener && b.opts.TLS != nil && tlsAddr != "" {
+		var err error
+		if tlsLn, err = listenTLS(tlsAddr, b.opts.TLS); err != nil {
+			_ = ln.Close()
+			return err
+		}
+		tlsAddr = tlsLn.Addr().String()
+	}
 	b.mu.Lock()
 	b.ln = ln
 	b.addr = addr
+	b.tlsLn = tlsLn
+	if tlsLn != nil {
+		b.tlsAddr = tlsAddr
+	}
 	b.topics = make(map[string]*topic)
 	b.conns = make(map[*conn]struct{})
 	b.closed = false
@@ -132,7 +151,11 @@ func (b *Broker) listen(addr string) error {
 		b.serveWG.Add(1)
 		go b.acceptLoop(ln)
 	}
-	b.log.Info("brokerstub listening", "url", b.URL())
+	if tlsLn != nil {
+		b.serveWG.Add(1)
+		go b.acceptLoop(tlsLn)
+	}
+	b.log.Info("brokerstub listening", "url", b.URL(), "tls_url", b.TLSURL())
 	return nil
 }
 
@@ -169,12 +192,13 @@ func (b *Broker) serve(nc net.Conn) {
 }
 
 // URL returns the broker's service URL: "pulsar://host:port", or
-// "pulsar+ssl://host:port" when Options.TLS is set; host is
-// Options.AdvertisedAddress when set.
+// "pulsar+ssl://host:port" when Options.TLS is set without Options.TLSAddr
+// or Options.WebServiceTLSAddr (the one binary port speaks TLS); host is
+// Options.AdvertisedAddress when set. See TLSURL for the TLS port.
 func (b *Broker) URL() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.opts.TLS != nil {
+	if b.opts.TLS != nil && !b.opts.tlsSplit() {
 		return "pulsar+ssl://" + b.advertise(b.addr)
 	}
 	return "pulsar://" + b.advertise(b.addr)
@@ -269,6 +293,9 @@ func (b *Broker) shutdown(graceful bool) bool {
 	b.closed = true
 	if b.ln != nil {
 		_ = b.ln.Close()
+	}
+	if b.tlsLn != nil {
+		_ = b.tlsLn.Close()
 	}
 	conns := make([]*conn, 0, len(b.conns))
 	for c := range b.conns {

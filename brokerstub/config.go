@@ -23,8 +23,8 @@ type Config struct {
 	// not implement (their values have no effect).
 	Ignored []string
 	// Security lists, sorted, the TLS, authentication and authorization
-	// keys set in the file: not applied by the config loader (set
-	// Options.TLS and Options.Authenticate in Go instead).
+	// keys set in the file that brokerstub does not implement (those it
+	// does are listed in ParseConfig).
 	Security []string
 }
 
@@ -93,7 +93,15 @@ func isSecurityKey(k string) bool {
 // backlogQuotaCheckEnabled (see Options.BacklogQuota),
 // ttlDurationDefaultInSeconds, messageExpiryCheckIntervalInMinutes,
 // defaultRetentionTimeInMinutes, defaultRetentionSizeInMB and
-// retentionCheckIntervalInSeconds.
+// retentionCheckIntervalInSeconds; and security (config_security.go):
+// brokerServicePortTls, webServicePortTls, tlsCertificateFilePath,
+// tlsKeyFilePath, tlsTrustCertsFilePath,
+// tlsRequireTrustedClientCertOnConnect, tlsAllowInsecureConnection,
+// authenticationEnabled, authenticationProviders (Pulsar's Token, Tls and
+// Basic classes; another is an error), authenticationRefreshCheckSeconds,
+// tokenSecretKey, tokenPublicKey, tokenAuthClaim, tokenAudience,
+// tokenAudienceClaim, tokenPublicAlg, basicAuthConf, anonymousUserRole,
+// authorizationEnabled and superUserRoles.
 // A bad value of an honoured key is an error.
 func ParseConfig(r io.Reader) (Config, error) {
 	kv := map[string]string{}
@@ -136,6 +144,8 @@ func ParseConfig(r io.Reader) (Config, error) {
 	} else if _, ok := kv["bindAddress"]; ok {
 		o.HTTPAddr = net.JoinHostPort(bind, "8080")
 	}
+	p.tls(o, bind)
+	p.auth(o)
 	o.AdvertisedAddress = p.str("advertisedAddress", "")
 	o.ClusterName = p.str("clusterName", "")
 	o.MaxMessageSize = int(p.int("maxMessageSize", 0, 1))
@@ -238,6 +248,12 @@ func (p *configParser) take(k string) (string, bool) {
 func (p *configParser) fail(k, v, why string) {
 	if p.err == nil {
 		p.err = fmt.Errorf("%s=%s: %s", k, v, why)
+	}
+}
+
+func (p *configParser) failErr(k, v string, err error) {
+	if p.err == nil {
+		p.err = fmt.Errorf("%s=%s: %w", k, v, err)
 	}
 }
 

@@ -28,7 +28,7 @@ defaultNumPartitions=3
 backlogQuotaDefaultLimitGB=10
 backlogQuotaDefaultRetentionPolicy=producer_exception
 tlsEnabled=true
-authenticationEnabled=true
+saslJaasClientAllowedIds=.*
 bookkeeperClientTimeoutInSeconds=30
 zookeeperServers=
 `
@@ -55,7 +55,7 @@ zookeeperServers=
 		{"BacklogQuota.LimitBytes", o.BacklogQuota.LimitBytes, int64(10 << 30)},
 		{"BacklogQuota.Policy", o.BacklogQuota.Policy, "producer_exception"},
 		{"Ignored", cfg.Ignored, []string{"bookkeeperClientTimeoutInSeconds"}},
-		{"Security", cfg.Security, []string{"authenticationEnabled", "tlsEnabled"}},
+		{"Security", cfg.Security, []string{"saslJaasClientAllowedIds", "tlsEnabled"}},
 	}
 	for _, c := range checks {
 		if gs, ok := c.got.([]string); ok {

@@ -33,6 +33,8 @@ type conn struct {
 	protocolVersion int32
 	clientVersion   string // CONNECT's client_version, for admin stats
 
+	auth connAuth // the authenticated role (auth_conn.go)
+
 	mu        sync.Mutex
 	producers map[uint64]*producer
 	consumers map[uint64]*consumer
@@ -68,6 +70,7 @@ func (c *conn) run() {
 // close closes the connection; the loops notice and end. Idempotent.
 func (c *conn) close() {
 	c.closeOnce.Do(func() {
+		c.stopAuth()
 		close(c.done)
 		c.out.Close()
 		_ = c.nc.Close()

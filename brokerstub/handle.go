@@ -33,6 +33,8 @@ func (c *conn) handle(f *wire.Frame) bool {
 	case proto.BaseCommand_PING:
 		c.write(&proto.BaseCommand{Type: proto.BaseCommand_PONG.Enum(), Pong: &proto.CommandPong{}})
 	case proto.BaseCommand_PONG:
+	case proto.BaseCommand_AUTH_RESPONSE:
+		return c.handleAuthResponse(cmd.GetAuthResponse())
 	case proto.BaseCommand_LOOKUP:
 		c.handleLookup(cmd.GetLookupTopic())
 	case proto.BaseCommand_PARTITIONED_METADATA:
@@ -88,6 +90,9 @@ func (c *conn) handleConnect(m *proto.CommandConnect) bool {
 			c.sendError(0, proto.ServerError_AuthenticationError, err.Error())
 			return true // the connection closes once the client has read the error
 		}
+	}
+	if !c.authenticateConnect(m) {
+		return true // as above
 	}
 	c.connected = true
 	c.clientVersion = m.GetClientVersion()

@@ -17,6 +17,10 @@ func (c *conn) handleLookup(m *proto.CommandLookupTopic) {
 		resp.Response = proto.CommandLookupTopicResponse_Failed.Enum()
 		resp.Error = proto.ServerError_InvalidTopicName.Enum()
 		resp.Message = strp(err.Error())
+	case c.lookupRefusal(name) != "":
+		resp.Response = proto.CommandLookupTopicResponse_Failed.Enum()
+		resp.Error = proto.ServerError_AuthorizationError.Enum()
+		resp.Message = strp("Client is not authorized to Lookup")
 	case !c.b.topicExists(name) && c.b.opts.DisableAutoTopicCreation:
 		resp.Response = proto.CommandLookupTopicResponse_Failed.Enum()
 		resp.Error = proto.ServerError_TopicNotFound.Enum()
@@ -24,8 +28,8 @@ func (c *conn) handleLookup(m *proto.CommandLookupTopic) {
 	default:
 		resp.Response = proto.CommandLookupTopicResponse_Connect.Enum()
 		resp.BrokerServiceUrl = strp("pulsar://" + c.b.advertise(c.b.Addr()))
-		if c.b.opts.TLS != nil {
-			resp.BrokerServiceUrlTls = strp(c.b.URL())
+		if u := c.b.TLSURL(); u != "" {
+			resp.BrokerServiceUrlTls = strp(u)
 		}
 		resp.Authoritative = boolp(true)
 	}
@@ -42,6 +46,10 @@ func (c *conn) handlePartitionedMetadata(m *proto.CommandPartitionedTopicMetadat
 		resp.Response = proto.CommandPartitionedTopicMetadataResponse_Failed.Enum()
 		resp.Error = proto.ServerError_InvalidTopicName.Enum()
 		resp.Message = strp(err.Error())
+	} else if msg := c.lookupRefusal(name); msg != "" {
+		resp.Response = proto.CommandPartitionedTopicMetadataResponse_Failed.Enum()
+		resp.Error = proto.ServerError_AuthorizationError.Enum()
+		resp.Message = strp(msg)
 	} else {
 		n := uint32(0)
 		if name.Partition < 0 {

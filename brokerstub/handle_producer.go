@@ -30,7 +30,7 @@ type producer struct {
 func (c *conn) handleProducer(m *proto.CommandProducer) {
 	rid := m.GetRequestId()
 	name, ok := c.attachableTopic(rid, m.GetTopic())
-	if !ok {
+	if !ok || !c.authorizeTopic(rid, name, actProduce, "") {
 		return
 	}
 	t, err := c.b.topicForUse(name)

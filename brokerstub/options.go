@@ -120,15 +120,56 @@ type Options struct {
 	// that directory (bbolt), so that the broker's data survives the process.
 	// Default "": in memory, surviving Restart and Crash but not the process.
 	DataDir string
-	// TLS, when set, makes the listener speak TLS (clients connect with
-	// pulsar+ssl://; URL and lookups say so). Default: plain TCP. Dial's
-	// in-memory connections stay plain.
+	// TLS, when set, is the broker's TLS identity (see TLSFiles.Config for
+	// one from Pulsar's tls*FilePath files). With TLSAddr or
+	// WebServiceTLSAddr set, TLS is served on those ports beside the plain
+	// ones, as Pulsar serves brokerServicePortTls and webServicePortTls;
+	// with neither, the one binary listener speaks TLS (clients connect
+	// with pulsar+ssl://; URL and lookups say so). Default: plain TCP only.
+	// Dial's in-memory connections stay plain.
 	TLS *tls.Config
+	// TLSAddr is the TCP address of the TLS binary port (Pulsar's
+	// brokerServicePortTls; see TLSURL), used when TLS is set. Restart
+	// listens on the same address again. Default "": no separate TLS port.
+	TLSAddr string
+	// WebServiceTLSAddr is the TCP address of the admin REST API over TLS
+	// (Pulsar's webServicePortTls; see WebServiceTLSURL), used when TLS is
+	// set. Default "": no HTTPS listener.
+	WebServiceTLSAddr string
 	// Authenticate, when set, checks the credentials of every CONNECT (for
 	// example method "token" and the token); an error refuses the
 	// connection with AuthenticationError, as a broker with authentication
 	// enabled does. Default: every client is accepted.
 	Authenticate func(method string, data []byte) error
+	// AuthenticationEnabled makes clients authenticate (Pulsar's
+	// authenticationEnabled): CONNECT's auth_method_name picks a provider of
+	// AuthenticationProviders, and credentials that do not check out are
+	// refused with AuthenticationError (HTTP 401 on the admin API).
+	// Default false: every client is AnonymousUserRole.
+	AuthenticationEnabled bool
+	// AuthenticationProviders are the methods clients may use (Pulsar's
+	// authenticationProviders): NewTokenProvider, NewTLSProvider,
+	// NewBasicProvider. Default none.
+	AuthenticationProviders []AuthenticationProvider
+	// AuthenticationRefreshCheck is how often a connection whose
+	// credentials expire checks them (Pulsar's
+	// authenticationRefreshCheckSeconds): once expired, the broker sends
+	// AUTH_CHALLENGE, and closes the connection when no valid AUTH_RESPONSE
+	// has come by the next check. Default 60 s.
+	AuthenticationRefreshCheck time.Duration
+	// AnonymousUserRole is the role of clients that present no credentials
+	// (Pulsar's anonymousUserRole). Default "": such clients are refused
+	// when authentication is enabled.
+	AnonymousUserRole string
+	// AuthorizationEnabled checks every LOOKUP, PRODUCER, SUBSCRIBE and
+	// admin request against the role's permissions (Pulsar's
+	// authorizationEnabled): SuperUserRoles may do anything, a tenant's
+	// adminRoles anything in the tenant, and other roles what the
+	// namespace's permissions (produce, consume) grant them. Default false.
+	AuthorizationEnabled bool
+	// SuperUserRoles are the roles allowed everything (Pulsar's
+	// superUserRoles). Default none.
+	SuperUserRoles []string
 	// DisableDelayedDelivery makes the broker deliver messages that carry a
 	// deliver_at_time at once (Pulsar's delayedDeliveryEnabled=false).
 	// Default false: on Shared and Key_Shared subscriptions such a message
@@ -200,6 +241,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.DelayedDeliveryTickTime <= 0 {
 		o.DelayedDeliveryTickTime = time.Second
+	}
+	if o.AuthenticationRefreshCheck <= 0 {
+		o.AuthenticationRefreshCheck = 60 * time.Second
 	}
 	if o.Clock == nil {
 		o.Clock = clock.Real{}

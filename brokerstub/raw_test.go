@@ -26,6 +26,11 @@ func dialRaw(t *testing.T, b *Broker) *rawClient {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = nc.Close() })
+	return dialRawOn(t, nc)
+}
+
+// dialRawOn speaks the raw protocol on an open connection.
+func dialRawOn(t *testing.T, nc net.Conn) *rawClient {
 	return &rawClient{t: t, nc: nc, r: wire.NewReader(nc, 0)}
 }
 

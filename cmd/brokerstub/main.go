@@ -25,6 +25,10 @@
 //	                               webServicePort; when -addr is given without
 //	                               -http-addr, a free port on -addr's host; port 0
 //	                               picks a free port)
+//	-tls-addr host:port            TCP address of the TLS binary port (overrides the
+//	                               config's brokerServicePortTls; needs its TLS files)
+//	-https-addr host:port          TCP address of the admin REST API over TLS (overrides
+//	                               the config's webServicePortTls)
 //	-advertised-address HOST       host named in service URLs and lookups instead of
 //	                               the bound one (default: the bound host)
 //	-max-message-size N            largest message in bytes, announced to clients
@@ -42,11 +46,14 @@
 //
 // # Output
 //
-// Once the server accepts connections it writes exactly two lines to
-// standard output, and nothing else ever:
+// Once the server accepts connections it writes two lines to standard
+// output, then, when it serves TLS ports (brokerServicePortTls,
+// webServicePortTls), one line for each, and nothing else ever:
 //
 //	brokerstub: listening on pulsar://127.0.0.1:6650
 //	brokerstub: web service on http://127.0.0.1:8080
+//	brokerstub: TLS listening on pulsar+ssl://127.0.0.1:6651
+//	brokerstub: TLS web service on https://127.0.0.1:8443
 //
 // The URL is each line's last space-separated field: the service URL first,
 // then the web service URL (admin REST API, HTTP lookups, /metrics). Scripts

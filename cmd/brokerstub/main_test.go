@@ -86,6 +86,8 @@ func TestServerFlagsErrors(t *testing.T) {
 		{[]string{"-config", "/nonexistent/standalone.conf"}, "-config"},
 		{[]string{"-no-such-flag"}, "no-such-flag"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
+		{[]string{"-tls-addr", "127.0.0.1:0"}, "need a -config with tlsCertificateFilePath"},
+		{[]string{"-https-addr", "127.0.0.1:0"}, "need a -config with tlsCertificateFilePath"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			var stderr bytes.Buffer

@@ -24,6 +24,14 @@ const listeningPrefix = "brokerstub: listening on "
 // webServicePrefix starts the second line: the admin REST API's URL follows.
 const webServicePrefix = "brokerstub: web service on "
 
+// tlsListeningPrefix and tlsWebServicePrefix start the third and fourth
+// lines, written only when the TLS ports are served (brokerServicePortTls,
+// webServicePortTls): the TLS service URL and the HTTPS web service URL.
+const (
+	tlsListeningPrefix  = "brokerstub: TLS listening on "
+	tlsWebServicePrefix = "brokerstub: TLS web service on "
+)
+
 // Flag defaults.
 const (
 	defaultAddr                = "127.0.0.1:6650"
@@ -75,6 +83,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&fl.Addr, "addr", defaultAddr, "TCP `host:port` to listen on (port 0: a free port)")
 	fs.StringVar(&fl.HTTPAddr, "http-addr", defaultHTTPAddr,
 		"TCP `host:port` of the admin REST API, HTTP lookups and /metrics (port 0: a free port)")
+	fs.StringVar(&fl.TLSAddr, "tls-addr", "",
+		"TCP `host:port` of the TLS binary port (brokerServicePortTls; needs the config's TLS files)")
+	fs.StringVar(&fl.WebServiceTLSAddr, "https-addr", "",
+		"TCP `host:port` of the admin REST API over TLS (webServicePortTls; needs the config's TLS files)")
 	fs.StringVar(&fl.AdvertisedAddress, "advertised-address", "",
 		"`host` named in service URLs and lookups instead of the bound host (Pulsar's advertisedAddress)")
 	fs.IntVar(&fl.MaxMessageSize, "max-message-size", defaultMaxMessageSize,
@@ -130,6 +142,15 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		if host, _, err := net.SplitHostPort(o.Addr); err == nil && set["addr"] && !set["http-addr"] {
 			o.HTTPAddr = net.JoinHostPort(host, "0")
 		}
+	}
+	if set["tls-addr"] {
+		o.TLSAddr = fl.TLSAddr
+	}
+	if set["https-addr"] {
+		o.WebServiceTLSAddr = fl.WebServiceTLSAddr
+	}
+	if (o.TLSAddr != "" || o.WebServiceTLSAddr != "") && o.TLS == nil {
+		return config{}, usagef("-tls-addr and -https-addr need a -config with tlsCertificateFilePath and tlsKeyFilePath")
 	}
 	if pick("advertised-address", o.AdvertisedAddress != "") {
 		o.AdvertisedAddress = fl.AdvertisedAddress
@@ -209,6 +230,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if _, err := fmt.Fprintf(stdout, "%s%s\n%s%s\n", listeningPrefix, b.URL(), webServicePrefix, b.WebServiceURL()); err != nil {
 		_ = b.Close()
 		return fmt.Errorf("write listening line: %w", err)
+	}
+	if u := b.TLSURL(); u != "" && opts.TLSAddr != "" {
+		fmt.Fprintf(stdout, "%s%s\n", tlsListeningPrefix, u)
+	}
+	if u := b.WebServiceTLSURL(); u != "" {
+		fmt.Fprintf(stdout, "%s%s\n", tlsWebServicePrefix, u)
 	}
 
 	<-ctx.Done()

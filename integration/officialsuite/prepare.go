@@ -22,11 +22,31 @@ const officialModule = "github.com/apache/pulsar-client-go@v0.19.0"
 const (
 	officialPort     = "6650"
 	officialHTTPPort = "8080"
+	// officialTLSPort and officialHTTPSPort are the TLS ones
+	// ("pulsar+ssl://localhost:6651", "https://localhost:8443").
+	officialTLSPort   = "6651"
+	officialHTTPSPort = "8443"
 )
+
+// ports are the stub's four ports the official tests are pointed at.
+type ports struct{ broker, http, tls, https string }
+
+// official reports whether ps are the ports the official tests hard-code.
+func (ps ports) official() bool {
+	return ps == ports{officialPort, officialHTTPPort, officialTLSPort, officialHTTPSPort}
+}
 
 // standaloneConf is the broker configuration the official CI starts Pulsar
 // with, in the official client's source.
 const standaloneConf = "integration-tests/conf/standalone.conf"
+
+// basicAuthUsers is the htpasswd of the basic-auth tests' user (admin,
+// password 123456: openssl passwd -apr1 -salt pulsargo 123456).
+const basicAuthUsers = "admin:$apr1$pulsargo$4VBDloasO6dghLVvdvKqw/\n"
+
+// adminToken is the official CI's super-user token, which the admin set-up
+// presents.
+const adminToken = "integration-tests/tokens/admin-token"
 
 // writeConf copies the official standalone.conf to work with the paths its
 // Docker image mounts (/pulsar/certs, /pulsar/tokens) pointed at the copy's
@@ -38,6 +58,13 @@ func writeConf(src, work string) (string, error) {
 	}
 	tests := filepath.Join(src, "integration-tests")
 	conf := strings.NewReplacer("/pulsar/certs/", tests+"/certs/", "/pulsar/tokens/", tests+"/tokens/").Replace(string(data))
+	// The conf names AuthenticationProviderBasic but the official image
+	// gives it its users elsewhere; the tests log in as admin/123456.
+	htpasswd := filepath.Join(work, ".htpasswd")
+	if err := os.WriteFile(htpasswd, []byte(basicAuthUsers), 0o644); err != nil {
+		return "", err
+	}
+	conf += "\nbasicAuthConf=" + htpasswd + "\n"
 	path := filepath.Join(work, "standalone.conf")
 	return path, os.WriteFile(path, []byte(conf), 0o644)
 }
@@ -114,11 +141,11 @@ func copyTree(from, to string, skip func(rel string) bool) error {
 }
 
 // retargetPort rewrites the hard-coded broker ports in the official tests
-// of every package in pkgDirs (localhost:6650 and 127.0.0.1:6650, and the
-// web service's :8080, also the admin client's default URL) to port and
-// httpPort.
-func retargetPort(src, port, httpPort string) error {
-	if port == officialPort && httpPort == officialHTTPPort {
+// of every package in pkgDirs (localhost:6650 and 127.0.0.1:6650, the
+// web service's :8080, also the admin client's default URL, and the TLS
+// ports :6651 and :8443) to ps.
+func retargetPort(src string, ps ports) error {
+	if ps.official() {
 		return nil
 	}
 	var files []string
@@ -136,8 +163,11 @@ func retargetPort(src, port, httpPort string) error {
 			files = append(files, filepath.Join(src, f))
 		}
 	}
-	r := strings.NewReplacer("localhost:"+officialPort, "localhost:"+port, "127.0.0.1:"+officialPort, "127.0.0.1:"+port,
-		"localhost:"+officialHTTPPort, "localhost:"+httpPort, "127.0.0.1:"+officialHTTPPort, "127.0.0.1:"+httpPort)
+	var pairs []string
+	for _, pp := range [][2]string{{officialPort, ps.broker}, {officialHTTPPort, ps.http}, {officialTLSPort, ps.tls}, {officialHTTPSPort, ps.https}} {
+		pairs = append(pairs, "localhost:"+pp[0], "localhost:"+pp[1], "127.0.0.1:"+pp[0], "127.0.0.1:"+pp[1])
+	}
+	r := strings.NewReplacer(pairs...)
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -175,6 +205,10 @@ type prepared struct {
 	Conf     string          // the official standalone.conf, paths pointed at Src's copy
 	Addr     string          // where the stub listens
 	HTTPAddr string          // where its web service (admin API, HTTP lookup) listens
+	// TLSAddr and HTTPSAddr are its TLS ports (brokerServicePortTls,
+	// webServicePortTls): the official ones beside the official pair, free
+	// ports otherwise.
+	TLSAddr, HTTPSAddr string
 }
 
 // prepare fetches and builds everything into work. The stub is built from
@@ -189,7 +223,7 @@ func prepare(ctx context.Context, work, addr, httpAddr string, race bool, client
 	if p.Conf, err = writeConf(p.Src, work); err != nil {
 		return nil, err
 	}
-	_, port, err := net.SplitHostPort(addr)
+	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, err
 	}
@@ -197,8 +231,20 @@ func prepare(ctx context.Context, work, addr, httpAddr string, race bool, client
 	if err != nil {
 		return nil, err
 	}
+	ps := ports{broker: port, http: httpPort, tls: officialTLSPort, https: officialHTTPSPort}
+	p.TLSAddr, p.HTTPSAddr = net.JoinHostPort(host, ps.tls), net.JoinHostPort(host, ps.https)
+	if port != officialPort {
+		if p.TLSAddr, err = freeAddr(); err != nil {
+			return nil, err
+		}
+		if p.HTTPSAddr, err = freeAddr(); err != nil {
+			return nil, err
+		}
+		_, ps.tls, _ = net.SplitHostPort(p.TLSAddr)
+		_, ps.https, _ = net.SplitHostPort(p.HTTPSAddr)
+	}
 	if client == clientOfficial {
-		if err := retargetPort(p.Src, port, httpPort); err != nil {
+		if err := retargetPort(p.Src, ps); err != nil {
 			return nil, err
 		}
 	}
@@ -217,7 +263,7 @@ func prepare(ctx context.Context, work, addr, httpAddr string, race bool, client
 	if client == clientOfficial {
 		err = goCmd(ctx, log, p.Src, append(args, "./"+pkgDirs[pkg])...)
 	} else {
-		err = preparePulsargo(ctx, p, p.Src, port, httpPort, race, log)
+		err = preparePulsargo(ctx, p, p.Src, ps, race, log)
 	}
 	if err != nil {
 		return nil, err

@@ -45,7 +45,7 @@ func sdkRoot() (string, error) {
 // preparePulsargo builds, into p.Work, a copy of pulsargo whose pulsar
 // package holds the official tests (p.Src is that copy); p.Stub is built by
 // the caller.
-func preparePulsargo(ctx context.Context, p *prepared, official, port, httpPort string, race bool, log io.Writer) error {
+func preparePulsargo(ctx context.Context, p *prepared, official string, ps ports, race bool, log io.Writer) error {
 	root, err := sdkRoot()
 	if err != nil {
 		return err
@@ -70,7 +70,7 @@ func preparePulsargo(ctx context.Context, p *prepared, official, port, httpPort 
 	if err := portTests(official, pkg, sdk); err != nil {
 		return err
 	}
-	if err := retargetPort(sdk, port, httpPort); err != nil {
+	if err := retargetPort(sdk, ps); err != nil {
 		return err
 	}
 	if err := prune(ctx, pkg, portedPrefix, log); err != nil {

@@ -53,7 +53,8 @@ func startStub(p *prepared, logPath string) (stop func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(p.Stub, "-config", p.Conf, "-addr", p.Addr, "-http-addr", p.HTTPAddr)
+	cmd := exec.Command(p.Stub, "-config", p.Conf, "-addr", p.Addr, "-http-addr", p.HTTPAddr,
+		"-tls-addr", p.TLSAddr, "-https-addr", p.HTTPSAddr)
 	cmd.Stderr = logf
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -89,7 +90,7 @@ func startStub(p *prepared, logPath string) (stop func(), err error) {
 		if !ok {
 			break
 		}
-		if err := setupAdmin("http://" + p.HTTPAddr); err != nil {
+		if err := setupAdmin("http://"+p.HTTPAddr, filepath.Join(p.Src, adminToken)); err != nil {
 			stop()
 			return nil, fmt.Errorf("admin set-up of the stub (log: %s): %w", logPath, err)
 		}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"strings"
 	"time"
 )
 
@@ -25,8 +27,14 @@ var adminSetup = []adminStep{
 	{http.MethodPost, "/admin/v2/namespaces/private/auth/permissions/token-principal", `["produce","consume"]`},
 }
 
-// setupAdmin makes the adminSetup calls against the web service at base.
-func setupAdmin(base string) error {
+// setupAdmin makes the adminSetup calls against the web service at base,
+// as the super user of the token in tokenFile (the stub authenticates
+// admin calls as the official conf enables).
+func setupAdmin(base, tokenFile string) error {
+	tok, err := os.ReadFile(tokenFile)
+	if err != nil {
+		return err
+	}
 	hc := &http.Client{Timeout: 10 * time.Second}
 	for _, s := range adminSetup {
 		req, err := http.NewRequest(s.method, base+s.path, bytes.NewBufferString(s.body))
@@ -34,6 +42,7 @@ func setupAdmin(base string) error {
 			return err
 		}
 		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(tok)))
 		resp, err := hc.Do(req)
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", s.method, s.path, err)

@@ -1,0 +1,132 @@
+package brokerstub
+
+import (
+	"sync"
+
+	"github.com/pulsargo/sdk/internal/proto"
+)
+
+// connAuth is a connection's authenticated identity, set by CONNECT and
+// AUTH_RESPONSE on the reader goroutine and checked by the refresh timer.
+type connAuth struct {
+	mu      sync.Mutex
+	method  string
+	id      Identity
+	pending bool        // an AUTH_CHALLENGE is unanswered
+	stop    func() bool // the refresh timer; nil when none
+	closed  bool
+	version int32 // the protocol version of the challenges
+}
+
+// role returns the connection's role ("" before CONNECT or without
+// authentication and an anonymous role).
+func (c *conn) role() string {
+	c.auth.mu.Lock()
+	defer c.auth.mu.Unlock()
+	return c.auth.id.Role
+}
+
+// authenticateConnect checks CONNECT's credentials and, for credentials
+// that expire, starts the refresh timer. It reports false when the
+// connection was refused.
+func (c *conn) authenticateConnect(m *proto.CommandConnect) bool {
+	if !c.b.authEnabled() {
+		c.auth.mu.Lock()
+		c.auth.id = Identity{Role: c.b.opts.AnonymousUserRole}
+		c.auth.mu.Unlock()
+		return true
+	}
+	method := m.GetAuthMethodName()
+	id, err := c.b.authenticate(method, AuthenticationData{Data: m.GetAuthData(), PeerCertificates: peerCertificates(c.nc)}, c.b.opts.Clock.Now())
+	if err != nil {
+		c.log.Info("authentication refused", "method", method, "err", err)
+		c.sendError(0, proto.ServerError_AuthenticationError, "Unable to authenticate: "+err.Error())
+		return false
+	}
+	c.auth.mu.Lock()
+	c.auth.method, c.auth.id = method, id
+	c.auth.version = min(m.GetProtocolVersion(), maxProtocolVersion)
+	c.auth.mu.Unlock()
+	if !id.Expires.IsZero() {
+		c.scheduleAuthRefresh()
+	}
+	c.log.Debug("authenticated", "method", method, "role", id.Role)
+	return true
+}
+
+func (c *conn) scheduleAuthRefresh() {
+	c.auth.mu.Lock()
+	defer c.auth.mu.Unlock()
+	if c.auth.closed {
+		return
+	}
+	c.auth.stop = c.b.opts.Clock.AfterFunc(c.b.opts.AuthenticationRefreshCheck, c.refreshAuth)
+}
+
+// refreshAuth is Pulsar's authentication refresh check: once the
+// credentials have expired the broker challenges the client, and a client
+// that has not answered by the next check is disconnected.
+func (c *conn) refreshAuth() {
+	c.auth.mu.Lock()
+	if c.auth.closed {
+		c.auth.mu.Unlock()
+		return
+	}
+	expired := !c.auth.id.Expires.IsZero() && !c.b.opts.Clock.Now().Before(c.auth.id.Expires)
+	if expired && c.auth.pending {
+		c.auth.mu.Unlock()
+		c.log.Info("client did not answer the authentication challenge in time; closing connection")
+		c.close()
+		return
+	}
+	method, version := c.auth.method, c.auth.version
+	if expired {
+		c.auth.pending = true
+	}
+	c.auth.mu.Unlock()
+	if expired {
+		c.write(&proto.BaseCommand{Type: proto.BaseCommand_AUTH_CHALLENGE.Enum(), AuthChallenge: &proto.CommandAuthChallenge{
+			ServerVersion:   strp(serverVersion),
+			ProtocolVersion: &version,
+			Challenge:       &proto.AuthData{AuthMethodName: strp(method), AuthData: []byte("refresh")},
+		}})
+	}
+	c.scheduleAuthRefresh()
+}
+
+// handleAuthResponse checks the credentials a client sent in answer to
+// AUTH_CHALLENGE; it reports false (the connection closes) when they do
+// not check out or name another method.
+func (c *conn) handleAuthResponse(m *proto.CommandAuthResponse) bool {
+	r := m.GetResponse()
+	c.auth.mu.Lock()
+	method := c.auth.method
+	c.auth.mu.Unlock()
+	if r.GetAuthMethodName() != method {
+		c.log.Info("AUTH_RESPONSE for another method; closing connection", "method", r.GetAuthMethodName())
+		return false
+	}
+	id, err := c.b.authenticate(method, AuthenticationData{Data: r.GetAuthData(), PeerCertificates: peerCertificates(c.nc)}, c.b.opts.Clock.Now())
+	if err != nil {
+		c.log.Info("refreshed credentials refused; closing connection", "err", err)
+		return false
+	}
+	c.auth.mu.Lock()
+	defer c.auth.mu.Unlock()
+	if id.Role != c.auth.id.Role {
+		c.log.Info("refreshed credentials name another role; closing connection", "role", id.Role)
+		return false
+	}
+	c.auth.id, c.auth.pending = id, false
+	return true
+}
+
+// stopAuth stops the refresh timer when the connection closes.
+func (c *conn) stopAuth() {
+	c.auth.mu.Lock()
+	defer c.auth.mu.Unlock()
+	c.auth.closed = true
+	if c.auth.stop != nil {
+		c.auth.stop()
+	}
+}

@@ -1,0 +1,22 @@
+package brokerstub
+
+// NewTLSProvider returns Pulsar's AuthenticationProviderTls: the role is
+// the common name of the client certificate of the TLS connection (method
+// "tls"). Verifying the certificate is the TLS listener's (Options.TLS's
+// ClientCAs).
+func NewTLSProvider() AuthenticationProvider { return tlsProvider{} }
+
+type tlsProvider struct{}
+
+func (tlsProvider) AuthMethodName() string { return "tls" }
+
+func (tlsProvider) Authenticate(d AuthenticationData) (Identity, error) {
+	if len(d.PeerCertificates) == 0 {
+		return Identity{}, authnError("no client certificate")
+	}
+	cn := d.PeerCertificates[0].Subject.CommonName
+	if cn == "" {
+		return Identity{}, authnError("client certificate without a common name")
+	}
+	return Identity{Role: cn}, nil
+}
