@@ -228,17 +228,23 @@ func schemaRefusal(err error) error {
 	return err
 }
 
+// topicSchema returns the request's topic and the schema in its body.
+func (rq *adminReq) topicSchema() (topicName, schema.Schema, error) {
+	name, err := rq.topic()
+	if err != nil {
+		return topicName{}, schema.Schema{}, err
+	}
+	s, err := rq.schemaBody()
+	return name, s, err
+}
+
 // postSchema registers the schema in the body (Pulsar's putSchemaIfAbsent:
 // one already registered since the latest deletion keeps its version; a new
 // one must be compatible under the topic's strategy, whatever the
 // auto-update policy, which only governs producers) and answers 202 with
 // Pulsar's PostSchemaResponse, {"version": {"version": N}}.
 func postSchema(rq *adminReq) (any, error) {
-	name, err := rq.topic()
-	if err != nil {
-		return nil, err
-	}
-	s, err := rq.schemaBody()
+	name, s, err := rq.topicSchema()
 	if err != nil {
 		return nil, err
 	}
@@ -255,11 +261,7 @@ func postSchema(rq *adminReq) (any, error) {
 // An incompatible schema is {"compatibility": false} (Pulsar's broker
 // answers it with an error status); invalid schema data is a 422.
 func testSchemaCompatibility(rq *adminReq) (any, error) {
-	name, err := rq.topic()
-	if err != nil {
-		return nil, err
-	}
-	s, err := rq.schemaBody()
+	name, s, err := rq.topicSchema()
 	if err != nil {
 		return nil, err
 	}
@@ -275,11 +277,7 @@ func testSchemaCompatibility(rq *adminReq) (any, error) {
 // (Pulsar's LongSchemaVersionResponse), -1 when it is not registered since
 // the latest deletion.
 func getSchemaVersion(rq *adminReq) (any, error) {
-	name, err := rq.topic()
-	if err != nil {
-		return nil, err
-	}
-	s, err := rq.schemaBody()
+	name, s, err := rq.topicSchema()
 	if err != nil {
 		return nil, err
 	}
