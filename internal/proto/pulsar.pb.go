@@ -521,6 +521,63 @@ func (KeySharedMode) EnumDescriptor() ([]byte, []int) {
 	return file_pulsar_proto_rawDescGZIP(), []int{5}
 }
 
+// TxnAction says how END_TXN ends a transaction.
+type TxnAction int32
+
+const (
+	TxnAction_COMMIT TxnAction = 0
+	TxnAction_ABORT  TxnAction = 1
+)
+
+// Enum value maps for TxnAction.
+var (
+	TxnAction_name = map[int32]string{
+		0: "COMMIT",
+		1: "ABORT",
+	}
+	TxnAction_value = map[string]int32{
+		"COMMIT": 0,
+		"ABORT":  1,
+	}
+)
+
+func (x TxnAction) Enum() *TxnAction {
+	p := new(TxnAction)
+	*p = x
+	return p
+}
+
+func (x TxnAction) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (TxnAction) Descriptor() protoreflect.EnumDescriptor {
+	return file_pulsar_proto_enumTypes[6].Descriptor()
+}
+
+func (TxnAction) Type() protoreflect.EnumType {
+	return &file_pulsar_proto_enumTypes[6]
+}
+
+func (x TxnAction) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Do not use.
+func (x *TxnAction) UnmarshalJSON(b []byte) error {
+	num, err := protoimpl.X.UnmarshalJSONEnum(x.Descriptor(), b)
+	if err != nil {
+		return err
+	}
+	*x = TxnAction(num)
+	return nil
+}
+
+// Deprecated: Use TxnAction.Descriptor instead.
+func (TxnAction) EnumDescriptor() ([]byte, []int) {
+	return file_pulsar_proto_rawDescGZIP(), []int{6}
+}
+
 type Schema_Type int32
 
 const (
@@ -608,11 +665,11 @@ func (x Schema_Type) String() string {
 }
 
 func (Schema_Type) Descriptor() protoreflect.EnumDescriptor {
-	return file_pulsar_proto_enumTypes[6].Descriptor()
+	return file_pulsar_proto_enumTypes[7].Descriptor()
 }
 
 func (Schema_Type) Type() protoreflect.EnumType {
-	return &file_pulsar_proto_enumTypes[6]
+	return &file_pulsar_proto_enumTypes[7]
 }
 
 func (x Schema_Type) Number() protoreflect.EnumNumber {
@@ -667,11 +724,11 @@ func (x CommandLookupTopicResponse_LookupType) String() string {
 }
 
 func (CommandLookupTopicResponse_LookupType) Descriptor() protoreflect.EnumDescriptor {
-	return file_pulsar_proto_enumTypes[7].Descriptor()
+	return file_pulsar_proto_enumTypes[8].Descriptor()
 }
 
 func (CommandLookupTopicResponse_LookupType) Type() protoreflect.EnumType {
-	return &file_pulsar_proto_enumTypes[7]
+	return &file_pulsar_proto_enumTypes[8]
 }
 
 func (x CommandLookupTopicResponse_LookupType) Number() protoreflect.EnumNumber {
@@ -723,11 +780,11 @@ func (x CommandPartitionedTopicMetadataResponse_LookupType) String() string {
 }
 
 func (CommandPartitionedTopicMetadataResponse_LookupType) Descriptor() protoreflect.EnumDescriptor {
-	return file_pulsar_proto_enumTypes[8].Descriptor()
+	return file_pulsar_proto_enumTypes[9].Descriptor()
 }
 
 func (CommandPartitionedTopicMetadataResponse_LookupType) Type() protoreflect.EnumType {
-	return &file_pulsar_proto_enumTypes[8]
+	return &file_pulsar_proto_enumTypes[9]
 }
 
 func (x CommandPartitionedTopicMetadataResponse_LookupType) Number() protoreflect.EnumNumber {
@@ -782,11 +839,11 @@ func (x CommandGetTopicsOfNamespace_Mode) String() string {
 }
 
 func (CommandGetTopicsOfNamespace_Mode) Descriptor() protoreflect.EnumDescriptor {
-	return file_pulsar_proto_enumTypes[9].Descriptor()
+	return file_pulsar_proto_enumTypes[10].Descriptor()
 }
 
 func (CommandGetTopicsOfNamespace_Mode) Type() protoreflect.EnumType {
-	return &file_pulsar_proto_enumTypes[9]
+	return &file_pulsar_proto_enumTypes[10]
 }
 
 func (x CommandGetTopicsOfNamespace_Mode) Number() protoreflect.EnumNumber {
@@ -838,11 +895,11 @@ func (x CommandTopicMigrated_ResourceType) String() string {
 }
 
 func (CommandTopicMigrated_ResourceType) Descriptor() protoreflect.EnumDescriptor {
-	return file_pulsar_proto_enumTypes[10].Descriptor()
+	return file_pulsar_proto_enumTypes[11].Descriptor()
 }
 
 func (CommandTopicMigrated_ResourceType) Type() protoreflect.EnumType {
-	return &file_pulsar_proto_enumTypes[10]
+	return &file_pulsar_proto_enumTypes[11]
 }
 
 func (x CommandTopicMigrated_ResourceType) Number() protoreflect.EnumNumber {
@@ -900,11 +957,11 @@ func (x CommandSubscribe_SubType) String() string {
 }
 
 func (CommandSubscribe_SubType) Descriptor() protoreflect.EnumDescriptor {
-	return file_pulsar_proto_enumTypes[11].Descriptor()
+	return file_pulsar_proto_enumTypes[12].Descriptor()
 }
 
 func (CommandSubscribe_SubType) Type() protoreflect.EnumType {
-	return &file_pulsar_proto_enumTypes[11]
+	return &file_pulsar_proto_enumTypes[12]
 }
 
 func (x CommandSubscribe_SubType) Number() protoreflect.EnumNumber {
@@ -956,11 +1013,11 @@ func (x CommandSubscribe_InitialPosition) String() string {
 }
 
 func (CommandSubscribe_InitialPosition) Descriptor() protoreflect.EnumDescriptor {
-	return file_pulsar_proto_enumTypes[12].Descriptor()
+	return file_pulsar_proto_enumTypes[13].Descriptor()
 }
 
 func (CommandSubscribe_InitialPosition) Type() protoreflect.EnumType {
-	return &file_pulsar_proto_enumTypes[12]
+	return &file_pulsar_proto_enumTypes[13]
 }
 
 func (x CommandSubscribe_InitialPosition) Number() protoreflect.EnumNumber {
@@ -1012,11 +1069,11 @@ func (x CommandAck_AckType) String() string {
 }
 
 func (CommandAck_AckType) Descriptor() protoreflect.EnumDescriptor {
-	return file_pulsar_proto_enumTypes[13].Descriptor()
+	return file_pulsar_proto_enumTypes[14].Descriptor()
 }
 
 func (CommandAck_AckType) Type() protoreflect.EnumType {
-	return &file_pulsar_proto_enumTypes[13]
+	return &file_pulsar_proto_enumTypes[14]
 }
 
 func (x CommandAck_AckType) Number() protoreflect.EnumNumber {
@@ -1077,11 +1134,11 @@ func (x CommandAck_ValidationError) String() string {
 }
 
 func (CommandAck_ValidationError) Descriptor() protoreflect.EnumDescriptor {
-	return file_pulsar_proto_enumTypes[14].Descriptor()
+	return file_pulsar_proto_enumTypes[15].Descriptor()
 }
 
 func (CommandAck_ValidationError) Type() protoreflect.EnumType {
-	return &file_pulsar_proto_enumTypes[14]
+	return &file_pulsar_proto_enumTypes[15]
 }
 
 func (x CommandAck_ValidationError) Number() protoreflect.EnumNumber {
@@ -1301,11 +1358,11 @@ func (x BaseCommand_Type) String() string {
 }
 
 func (BaseCommand_Type) Descriptor() protoreflect.EnumDescriptor {
-	return file_pulsar_proto_enumTypes[15].Descriptor()
+	return file_pulsar_proto_enumTypes[16].Descriptor()
 }
 
 func (BaseCommand_Type) Type() protoreflect.EnumType {
-	return &file_pulsar_proto_enumTypes[15]
+	return &file_pulsar_proto_enumTypes[16]
 }
 
 func (x BaseCommand_Type) Number() protoreflect.EnumNumber {
@@ -1324,7 +1381,7 @@ func (x *BaseCommand_Type) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BaseCommand_Type.Descriptor instead.
 func (BaseCommand_Type) EnumDescriptor() ([]byte, []int) {
-	return file_pulsar_proto_rawDescGZIP(), []int{56, 0}
+	return file_pulsar_proto_rawDescGZIP(), []int{67, 0}
 }
 
 // KeyValue is a string property.
@@ -5782,6 +5839,871 @@ func (x *CommandNewTxnResponse) GetMessage() string {
 	return ""
 }
 
+type CommandAddPartitionToTxn struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	RequestId      *uint64                `protobuf:"varint,1,req,name=request_id,json=requestId" json:"request_id,omitempty"`
+	TxnidLeastBits *uint64                `protobuf:"varint,2,opt,name=txnid_least_bits,json=txnidLeastBits,def=0" json:"txnid_least_bits,omitempty"`
+	TxnidMostBits  *uint64                `protobuf:"varint,3,opt,name=txnid_most_bits,json=txnidMostBits,def=0" json:"txnid_most_bits,omitempty"`
+	Partitions     []string               `protobuf:"bytes,4,rep,name=partitions" json:"partitions,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+// Default values for CommandAddPartitionToTxn fields.
+const (
+	Default_CommandAddPartitionToTxn_TxnidLeastBits = uint64(0)
+	Default_CommandAddPartitionToTxn_TxnidMostBits  = uint64(0)
+)
+
+func (x *CommandAddPartitionToTxn) Reset() {
+	*x = CommandAddPartitionToTxn{}
+	mi := &file_pulsar_proto_msgTypes[56]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CommandAddPartitionToTxn) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CommandAddPartitionToTxn) ProtoMessage() {}
+
+func (x *CommandAddPartitionToTxn) ProtoReflect() protoreflect.Message {
+	mi := &file_pulsar_proto_msgTypes[56]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CommandAddPartitionToTxn.ProtoReflect.Descriptor instead.
+func (*CommandAddPartitionToTxn) Descriptor() ([]byte, []int) {
+	return file_pulsar_proto_rawDescGZIP(), []int{56}
+}
+
+func (x *CommandAddPartitionToTxn) GetRequestId() uint64 {
+	if x != nil && x.RequestId != nil {
+		return *x.RequestId
+	}
+	return 0
+}
+
+func (x *CommandAddPartitionToTxn) GetTxnidLeastBits() uint64 {
+	if x != nil && x.TxnidLeastBits != nil {
+		return *x.TxnidLeastBits
+	}
+	return Default_CommandAddPartitionToTxn_TxnidLeastBits
+}
+
+func (x *CommandAddPartitionToTxn) GetTxnidMostBits() uint64 {
+	if x != nil && x.TxnidMostBits != nil {
+		return *x.TxnidMostBits
+	}
+	return Default_CommandAddPartitionToTxn_TxnidMostBits
+}
+
+func (x *CommandAddPartitionToTxn) GetPartitions() []string {
+	if x != nil {
+		return x.Partitions
+	}
+	return nil
+}
+
+type CommandAddPartitionToTxnResponse struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	RequestId      *uint64                `protobuf:"varint,1,req,name=request_id,json=requestId" json:"request_id,omitempty"`
+	TxnidLeastBits *uint64                `protobuf:"varint,2,opt,name=txnid_least_bits,json=txnidLeastBits,def=0" json:"txnid_least_bits,omitempty"`
+	TxnidMostBits  *uint64                `protobuf:"varint,3,opt,name=txnid_most_bits,json=txnidMostBits,def=0" json:"txnid_most_bits,omitempty"`
+	Error          *ServerError           `protobuf:"varint,4,opt,name=error,enum=pulsargo.wire.ServerError" json:"error,omitempty"`
+	Message        *string                `protobuf:"bytes,5,opt,name=message" json:"message,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+// Default values for CommandAddPartitionToTxnResponse fields.
+const (
+	Default_CommandAddPartitionToTxnResponse_TxnidLeastBits = uint64(0)
+	Default_CommandAddPartitionToTxnResponse_TxnidMostBits  = uint64(0)
+)
+
+func (x *CommandAddPartitionToTxnResponse) Reset() {
+	*x = CommandAddPartitionToTxnResponse{}
+	mi := &file_pulsar_proto_msgTypes[57]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CommandAddPartitionToTxnResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CommandAddPartitionToTxnResponse) ProtoMessage() {}
+
+func (x *CommandAddPartitionToTxnResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_pulsar_proto_msgTypes[57]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CommandAddPartitionToTxnResponse.ProtoReflect.Descriptor instead.
+func (*CommandAddPartitionToTxnResponse) Descriptor() ([]byte, []int) {
+	return file_pulsar_proto_rawDescGZIP(), []int{57}
+}
+
+func (x *CommandAddPartitionToTxnResponse) GetRequestId() uint64 {
+	if x != nil && x.RequestId != nil {
+		return *x.RequestId
+	}
+	return 0
+}
+
+func (x *CommandAddPartitionToTxnResponse) GetTxnidLeastBits() uint64 {
+	if x != nil && x.TxnidLeastBits != nil {
+		return *x.TxnidLeastBits
+	}
+	return Default_CommandAddPartitionToTxnResponse_TxnidLeastBits
+}
+
+func (x *CommandAddPartitionToTxnResponse) GetTxnidMostBits() uint64 {
+	if x != nil && x.TxnidMostBits != nil {
+		return *x.TxnidMostBits
+	}
+	return Default_CommandAddPartitionToTxnResponse_TxnidMostBits
+}
+
+func (x *CommandAddPartitionToTxnResponse) GetError() ServerError {
+	if x != nil && x.Error != nil {
+		return *x.Error
+	}
+	return ServerError_UnknownError
+}
+
+func (x *CommandAddPartitionToTxnResponse) GetMessage() string {
+	if x != nil && x.Message != nil {
+		return *x.Message
+	}
+	return ""
+}
+
+// Subscription names one subscription of one topic in a transaction.
+type Subscription struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Topic         *string                `protobuf:"bytes,1,req,name=topic" json:"topic,omitempty"`
+	Subscription  *string                `protobuf:"bytes,2,req,name=subscription" json:"subscription,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Subscription) Reset() {
+	*x = Subscription{}
+	mi := &file_pulsar_proto_msgTypes[58]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Subscription) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Subscription) ProtoMessage() {}
+
+func (x *Subscription) ProtoReflect() protoreflect.Message {
+	mi := &file_pulsar_proto_msgTypes[58]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Subscription.ProtoReflect.Descriptor instead.
+func (*Subscription) Descriptor() ([]byte, []int) {
+	return file_pulsar_proto_rawDescGZIP(), []int{58}
+}
+
+func (x *Subscription) GetTopic() string {
+	if x != nil && x.Topic != nil {
+		return *x.Topic
+	}
+	return ""
+}
+
+func (x *Subscription) GetSubscription() string {
+	if x != nil && x.Subscription != nil {
+		return *x.Subscription
+	}
+	return ""
+}
+
+type CommandAddSubscriptionToTxn struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	RequestId      *uint64                `protobuf:"varint,1,req,name=request_id,json=requestId" json:"request_id,omitempty"`
+	TxnidLeastBits *uint64                `protobuf:"varint,2,opt,name=txnid_least_bits,json=txnidLeastBits,def=0" json:"txnid_least_bits,omitempty"`
+	TxnidMostBits  *uint64                `protobuf:"varint,3,opt,name=txnid_most_bits,json=txnidMostBits,def=0" json:"txnid_most_bits,omitempty"`
+	Subscription   []*Subscription        `protobuf:"bytes,4,rep,name=subscription" json:"subscription,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+// Default values for CommandAddSubscriptionToTxn fields.
+const (
+	Default_CommandAddSubscriptionToTxn_TxnidLeastBits = uint64(0)
+	Default_CommandAddSubscriptionToTxn_TxnidMostBits  = uint64(0)
+)
+
+func (x *CommandAddSubscriptionToTxn) Reset() {
+	*x = CommandAddSubscriptionToTxn{}
+	mi := &file_pulsar_proto_msgTypes[59]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CommandAddSubscriptionToTxn) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CommandAddSubscriptionToTxn) ProtoMessage() {}
+
+func (x *CommandAddSubscriptionToTxn) ProtoReflect() protoreflect.Message {
+	mi := &file_pulsar_proto_msgTypes[59]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CommandAddSubscriptionToTxn.ProtoReflect.Descriptor instead.
+func (*CommandAddSubscriptionToTxn) Descriptor() ([]byte, []int) {
+	return file_pulsar_proto_rawDescGZIP(), []int{59}
+}
+
+func (x *CommandAddSubscriptionToTxn) GetRequestId() uint64 {
+	if x != nil && x.RequestId != nil {
+		return *x.RequestId
+	}
+	return 0
+}
+
+func (x *CommandAddSubscriptionToTxn) GetTxnidLeastBits() uint64 {
+	if x != nil && x.TxnidLeastBits != nil {
+		return *x.TxnidLeastBits
+	}
+	return Default_CommandAddSubscriptionToTxn_TxnidLeastBits
+}
+
+func (x *CommandAddSubscriptionToTxn) GetTxnidMostBits() uint64 {
+	if x != nil && x.TxnidMostBits != nil {
+		return *x.TxnidMostBits
+	}
+	return Default_CommandAddSubscriptionToTxn_TxnidMostBits
+}
+
+func (x *CommandAddSubscriptionToTxn) GetSubscription() []*Subscription {
+	if x != nil {
+		return x.Subscription
+	}
+	return nil
+}
+
+type CommandAddSubscriptionToTxnResponse struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	RequestId      *uint64                `protobuf:"varint,1,req,name=request_id,json=requestId" json:"request_id,omitempty"`
+	TxnidLeastBits *uint64                `protobuf:"varint,2,opt,name=txnid_least_bits,json=txnidLeastBits,def=0" json:"txnid_least_bits,omitempty"`
+	TxnidMostBits  *uint64                `protobuf:"varint,3,opt,name=txnid_most_bits,json=txnidMostBits,def=0" json:"txnid_most_bits,omitempty"`
+	Error          *ServerError           `protobuf:"varint,4,opt,name=error,enum=pulsargo.wire.ServerError" json:"error,omitempty"`
+	Message        *string                `protobuf:"bytes,5,opt,name=message" json:"message,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+// Default values for CommandAddSubscriptionToTxnResponse fields.
+const (
+	Default_CommandAddSubscriptionToTxnResponse_TxnidLeastBits = uint64(0)
+	Default_CommandAddSubscriptionToTxnResponse_TxnidMostBits  = uint64(0)
+)
+
+func (x *CommandAddSubscriptionToTxnResponse) Reset() {
+	*x = CommandAddSubscriptionToTxnResponse{}
+	mi := &file_pulsar_proto_msgTypes[60]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CommandAddSubscriptionToTxnResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CommandAddSubscriptionToTxnResponse) ProtoMessage() {}
+
+func (x *CommandAddSubscriptionToTxnResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_pulsar_proto_msgTypes[60]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CommandAddSubscriptionToTxnResponse.ProtoReflect.Descriptor instead.
+func (*CommandAddSubscriptionToTxnResponse) Descriptor() ([]byte, []int) {
+	return file_pulsar_proto_rawDescGZIP(), []int{60}
+}
+
+func (x *CommandAddSubscriptionToTxnResponse) GetRequestId() uint64 {
+	if x != nil && x.RequestId != nil {
+		return *x.RequestId
+	}
+	return 0
+}
+
+func (x *CommandAddSubscriptionToTxnResponse) GetTxnidLeastBits() uint64 {
+	if x != nil && x.TxnidLeastBits != nil {
+		return *x.TxnidLeastBits
+	}
+	return Default_CommandAddSubscriptionToTxnResponse_TxnidLeastBits
+}
+
+func (x *CommandAddSubscriptionToTxnResponse) GetTxnidMostBits() uint64 {
+	if x != nil && x.TxnidMostBits != nil {
+		return *x.TxnidMostBits
+	}
+	return Default_CommandAddSubscriptionToTxnResponse_TxnidMostBits
+}
+
+func (x *CommandAddSubscriptionToTxnResponse) GetError() ServerError {
+	if x != nil && x.Error != nil {
+		return *x.Error
+	}
+	return ServerError_UnknownError
+}
+
+func (x *CommandAddSubscriptionToTxnResponse) GetMessage() string {
+	if x != nil && x.Message != nil {
+		return *x.Message
+	}
+	return ""
+}
+
+type CommandEndTxn struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	RequestId      *uint64                `protobuf:"varint,1,req,name=request_id,json=requestId" json:"request_id,omitempty"`
+	TxnidLeastBits *uint64                `protobuf:"varint,2,opt,name=txnid_least_bits,json=txnidLeastBits,def=0" json:"txnid_least_bits,omitempty"`
+	TxnidMostBits  *uint64                `protobuf:"varint,3,opt,name=txnid_most_bits,json=txnidMostBits,def=0" json:"txnid_most_bits,omitempty"`
+	TxnAction      *TxnAction             `protobuf:"varint,4,opt,name=txn_action,json=txnAction,enum=pulsargo.wire.TxnAction" json:"txn_action,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+// Default values for CommandEndTxn fields.
+const (
+	Default_CommandEndTxn_TxnidLeastBits = uint64(0)
+	Default_CommandEndTxn_TxnidMostBits  = uint64(0)
+)
+
+func (x *CommandEndTxn) Reset() {
+	*x = CommandEndTxn{}
+	mi := &file_pulsar_proto_msgTypes[61]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CommandEndTxn) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CommandEndTxn) ProtoMessage() {}
+
+func (x *CommandEndTxn) ProtoReflect() protoreflect.Message {
+	mi := &file_pulsar_proto_msgTypes[61]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CommandEndTxn.ProtoReflect.Descriptor instead.
+func (*CommandEndTxn) Descriptor() ([]byte, []int) {
+	return file_pulsar_proto_rawDescGZIP(), []int{61}
+}
+
+func (x *CommandEndTxn) GetRequestId() uint64 {
+	if x != nil && x.RequestId != nil {
+		return *x.RequestId
+	}
+	return 0
+}
+
+func (x *CommandEndTxn) GetTxnidLeastBits() uint64 {
+	if x != nil && x.TxnidLeastBits != nil {
+		return *x.TxnidLeastBits
+	}
+	return Default_CommandEndTxn_TxnidLeastBits
+}
+
+func (x *CommandEndTxn) GetTxnidMostBits() uint64 {
+	if x != nil && x.TxnidMostBits != nil {
+		return *x.TxnidMostBits
+	}
+	return Default_CommandEndTxn_TxnidMostBits
+}
+
+func (x *CommandEndTxn) GetTxnAction() TxnAction {
+	if x != nil && x.TxnAction != nil {
+		return *x.TxnAction
+	}
+	return TxnAction_COMMIT
+}
+
+type CommandEndTxnResponse struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	RequestId      *uint64                `protobuf:"varint,1,req,name=request_id,json=requestId" json:"request_id,omitempty"`
+	TxnidLeastBits *uint64                `protobuf:"varint,2,opt,name=txnid_least_bits,json=txnidLeastBits,def=0" json:"txnid_least_bits,omitempty"`
+	TxnidMostBits  *uint64                `protobuf:"varint,3,opt,name=txnid_most_bits,json=txnidMostBits,def=0" json:"txnid_most_bits,omitempty"`
+	Error          *ServerError           `protobuf:"varint,4,opt,name=error,enum=pulsargo.wire.ServerError" json:"error,omitempty"`
+	Message        *string                `protobuf:"bytes,5,opt,name=message" json:"message,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+// Default values for CommandEndTxnResponse fields.
+const (
+	Default_CommandEndTxnResponse_TxnidLeastBits = uint64(0)
+	Default_CommandEndTxnResponse_TxnidMostBits  = uint64(0)
+)
+
+func (x *CommandEndTxnResponse) Reset() {
+	*x = CommandEndTxnResponse{}
+	mi := &file_pulsar_proto_msgTypes[62]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CommandEndTxnResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CommandEndTxnResponse) ProtoMessage() {}
+
+func (x *CommandEndTxnResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_pulsar_proto_msgTypes[62]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CommandEndTxnResponse.ProtoReflect.Descriptor instead.
+func (*CommandEndTxnResponse) Descriptor() ([]byte, []int) {
+	return file_pulsar_proto_rawDescGZIP(), []int{62}
+}
+
+func (x *CommandEndTxnResponse) GetRequestId() uint64 {
+	if x != nil && x.RequestId != nil {
+		return *x.RequestId
+	}
+	return 0
+}
+
+func (x *CommandEndTxnResponse) GetTxnidLeastBits() uint64 {
+	if x != nil && x.TxnidLeastBits != nil {
+		return *x.TxnidLeastBits
+	}
+	return Default_CommandEndTxnResponse_TxnidLeastBits
+}
+
+func (x *CommandEndTxnResponse) GetTxnidMostBits() uint64 {
+	if x != nil && x.TxnidMostBits != nil {
+		return *x.TxnidMostBits
+	}
+	return Default_CommandEndTxnResponse_TxnidMostBits
+}
+
+func (x *CommandEndTxnResponse) GetError() ServerError {
+	if x != nil && x.Error != nil {
+		return *x.Error
+	}
+	return ServerError_UnknownError
+}
+
+func (x *CommandEndTxnResponse) GetMessage() string {
+	if x != nil && x.Message != nil {
+		return *x.Message
+	}
+	return ""
+}
+
+type CommandEndTxnOnPartition struct {
+	state                        protoimpl.MessageState `protogen:"open.v1"`
+	RequestId                    *uint64                `protobuf:"varint,1,req,name=request_id,json=requestId" json:"request_id,omitempty"`
+	TxnidLeastBits               *uint64                `protobuf:"varint,2,opt,name=txnid_least_bits,json=txnidLeastBits,def=0" json:"txnid_least_bits,omitempty"`
+	TxnidMostBits                *uint64                `protobuf:"varint,3,opt,name=txnid_most_bits,json=txnidMostBits,def=0" json:"txnid_most_bits,omitempty"`
+	Topic                        *string                `protobuf:"bytes,4,opt,name=topic" json:"topic,omitempty"`
+	TxnAction                    *TxnAction             `protobuf:"varint,5,opt,name=txn_action,json=txnAction,enum=pulsargo.wire.TxnAction" json:"txn_action,omitempty"`
+	TxnidLeastBitsOfLowWatermark *uint64                `protobuf:"varint,6,opt,name=txnid_least_bits_of_low_watermark,json=txnidLeastBitsOfLowWatermark" json:"txnid_least_bits_of_low_watermark,omitempty"`
+	unknownFields                protoimpl.UnknownFields
+	sizeCache                    protoimpl.SizeCache
+}
+
+// Default values for CommandEndTxnOnPartition fields.
+const (
+	Default_CommandEndTxnOnPartition_TxnidLeastBits = uint64(0)
+	Default_CommandEndTxnOnPartition_TxnidMostBits  = uint64(0)
+)
+
+func (x *CommandEndTxnOnPartition) Reset() {
+	*x = CommandEndTxnOnPartition{}
+	mi := &file_pulsar_proto_msgTypes[63]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CommandEndTxnOnPartition) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CommandEndTxnOnPartition) ProtoMessage() {}
+
+func (x *CommandEndTxnOnPartition) ProtoReflect() protoreflect.Message {
+	mi := &file_pulsar_proto_msgTypes[63]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CommandEndTxnOnPartition.ProtoReflect.Descriptor instead.
+func (*CommandEndTxnOnPartition) Descriptor() ([]byte, []int) {
+	return file_pulsar_proto_rawDescGZIP(), []int{63}
+}
+
+func (x *CommandEndTxnOnPartition) GetRequestId() uint64 {
+	if x != nil && x.RequestId != nil {
+		return *x.RequestId
+	}
+	return 0
+}
+
+func (x *CommandEndTxnOnPartition) GetTxnidLeastBits() uint64 {
+	if x != nil && x.TxnidLeastBits != nil {
+		return *x.TxnidLeastBits
+	}
+	return Default_CommandEndTxnOnPartition_TxnidLeastBits
+}
+
+func (x *CommandEndTxnOnPartition) GetTxnidMostBits() uint64 {
+	if x != nil && x.TxnidMostBits != nil {
+		return *x.TxnidMostBits
+	}
+	return Default_CommandEndTxnOnPartition_TxnidMostBits
+}
+
+func (x *CommandEndTxnOnPartition) GetTopic() string {
+	if x != nil && x.Topic != nil {
+		return *x.Topic
+	}
+	return ""
+}
+
+func (x *CommandEndTxnOnPartition) GetTxnAction() TxnAction {
+	if x != nil && x.TxnAction != nil {
+		return *x.TxnAction
+	}
+	return TxnAction_COMMIT
+}
+
+func (x *CommandEndTxnOnPartition) GetTxnidLeastBitsOfLowWatermark() uint64 {
+	if x != nil && x.TxnidLeastBitsOfLowWatermark != nil {
+		return *x.TxnidLeastBitsOfLowWatermark
+	}
+	return 0
+}
+
+type CommandEndTxnOnPartitionResponse struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	RequestId      *uint64                `protobuf:"varint,1,req,name=request_id,json=requestId" json:"request_id,omitempty"`
+	TxnidLeastBits *uint64                `protobuf:"varint,2,opt,name=txnid_least_bits,json=txnidLeastBits,def=0" json:"txnid_least_bits,omitempty"`
+	TxnidMostBits  *uint64                `protobuf:"varint,3,opt,name=txnid_most_bits,json=txnidMostBits,def=0" json:"txnid_most_bits,omitempty"`
+	Error          *ServerError           `protobuf:"varint,4,opt,name=error,enum=pulsargo.wire.ServerError" json:"error,omitempty"`
+	Message        *string                `protobuf:"bytes,5,opt,name=message" json:"message,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+// Default values for CommandEndTxnOnPartitionResponse fields.
+const (
+	Default_CommandEndTxnOnPartitionResponse_TxnidLeastBits = uint64(0)
+	Default_CommandEndTxnOnPartitionResponse_TxnidMostBits  = uint64(0)
+)
+
+func (x *CommandEndTxnOnPartitionResponse) Reset() {
+	*x = CommandEndTxnOnPartitionResponse{}
+	mi := &file_pulsar_proto_msgTypes[64]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CommandEndTxnOnPartitionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CommandEndTxnOnPartitionResponse) ProtoMessage() {}
+
+func (x *CommandEndTxnOnPartitionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_pulsar_proto_msgTypes[64]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CommandEndTxnOnPartitionResponse.ProtoReflect.Descriptor instead.
+func (*CommandEndTxnOnPartitionResponse) Descriptor() ([]byte, []int) {
+	return file_pulsar_proto_rawDescGZIP(), []int{64}
+}
+
+func (x *CommandEndTxnOnPartitionResponse) GetRequestId() uint64 {
+	if x != nil && x.RequestId != nil {
+		return *x.RequestId
+	}
+	return 0
+}
+
+func (x *CommandEndTxnOnPartitionResponse) GetTxnidLeastBits() uint64 {
+	if x != nil && x.TxnidLeastBits != nil {
+		return *x.TxnidLeastBits
+	}
+	return Default_CommandEndTxnOnPartitionResponse_TxnidLeastBits
+}
+
+func (x *CommandEndTxnOnPartitionResponse) GetTxnidMostBits() uint64 {
+	if x != nil && x.TxnidMostBits != nil {
+		return *x.TxnidMostBits
+	}
+	return Default_CommandEndTxnOnPartitionResponse_TxnidMostBits
+}
+
+func (x *CommandEndTxnOnPartitionResponse) GetError() ServerError {
+	if x != nil && x.Error != nil {
+		return *x.Error
+	}
+	return ServerError_UnknownError
+}
+
+func (x *CommandEndTxnOnPartitionResponse) GetMessage() string {
+	if x != nil && x.Message != nil {
+		return *x.Message
+	}
+	return ""
+}
+
+type CommandEndTxnOnSubscription struct {
+	state                        protoimpl.MessageState `protogen:"open.v1"`
+	RequestId                    *uint64                `protobuf:"varint,1,req,name=request_id,json=requestId" json:"request_id,omitempty"`
+	TxnidLeastBits               *uint64                `protobuf:"varint,2,opt,name=txnid_least_bits,json=txnidLeastBits,def=0" json:"txnid_least_bits,omitempty"`
+	TxnidMostBits                *uint64                `protobuf:"varint,3,opt,name=txnid_most_bits,json=txnidMostBits,def=0" json:"txnid_most_bits,omitempty"`
+	Subscription                 *Subscription          `protobuf:"bytes,4,opt,name=subscription" json:"subscription,omitempty"`
+	TxnAction                    *TxnAction             `protobuf:"varint,5,opt,name=txn_action,json=txnAction,enum=pulsargo.wire.TxnAction" json:"txn_action,omitempty"`
+	TxnidLeastBitsOfLowWatermark *uint64                `protobuf:"varint,6,opt,name=txnid_least_bits_of_low_watermark,json=txnidLeastBitsOfLowWatermark" json:"txnid_least_bits_of_low_watermark,omitempty"`
+	unknownFields                protoimpl.UnknownFields
+	sizeCache                    protoimpl.SizeCache
+}
+
+// Default values for CommandEndTxnOnSubscription fields.
+const (
+	Default_CommandEndTxnOnSubscription_TxnidLeastBits = uint64(0)
+	Default_CommandEndTxnOnSubscription_TxnidMostBits  = uint64(0)
+)
+
+func (x *CommandEndTxnOnSubscription) Reset() {
+	*x = CommandEndTxnOnSubscription{}
+	mi := &file_pulsar_proto_msgTypes[65]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CommandEndTxnOnSubscription) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CommandEndTxnOnSubscription) ProtoMessage() {}
+
+func (x *CommandEndTxnOnSubscription) ProtoReflect() protoreflect.Message {
+	mi := &file_pulsar_proto_msgTypes[65]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CommandEndTxnOnSubscription.ProtoReflect.Descriptor instead.
+func (*CommandEndTxnOnSubscription) Descriptor() ([]byte, []int) {
+	return file_pulsar_proto_rawDescGZIP(), []int{65}
+}
+
+func (x *CommandEndTxnOnSubscription) GetRequestId() uint64 {
+	if x != nil && x.RequestId != nil {
+		return *x.RequestId
+	}
+	return 0
+}
+
+func (x *CommandEndTxnOnSubscription) GetTxnidLeastBits() uint64 {
+	if x != nil && x.TxnidLeastBits != nil {
+		return *x.TxnidLeastBits
+	}
+	return Default_CommandEndTxnOnSubscription_TxnidLeastBits
+}
+
+func (x *CommandEndTxnOnSubscription) GetTxnidMostBits() uint64 {
+	if x != nil && x.TxnidMostBits != nil {
+		return *x.TxnidMostBits
+	}
+	return Default_CommandEndTxnOnSubscription_TxnidMostBits
+}
+
+func (x *CommandEndTxnOnSubscription) GetSubscription() *Subscription {
+	if x != nil {
+		return x.Subscription
+	}
+	return nil
+}
+
+func (x *CommandEndTxnOnSubscription) GetTxnAction() TxnAction {
+	if x != nil && x.TxnAction != nil {
+		return *x.TxnAction
+	}
+	return TxnAction_COMMIT
+}
+
+func (x *CommandEndTxnOnSubscription) GetTxnidLeastBitsOfLowWatermark() uint64 {
+	if x != nil && x.TxnidLeastBitsOfLowWatermark != nil {
+		return *x.TxnidLeastBitsOfLowWatermark
+	}
+	return 0
+}
+
+type CommandEndTxnOnSubscriptionResponse struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	RequestId      *uint64                `protobuf:"varint,1,req,name=request_id,json=requestId" json:"request_id,omitempty"`
+	TxnidLeastBits *uint64                `protobuf:"varint,2,opt,name=txnid_least_bits,json=txnidLeastBits,def=0" json:"txnid_least_bits,omitempty"`
+	TxnidMostBits  *uint64                `protobuf:"varint,3,opt,name=txnid_most_bits,json=txnidMostBits,def=0" json:"txnid_most_bits,omitempty"`
+	Error          *ServerError           `protobuf:"varint,4,opt,name=error,enum=pulsargo.wire.ServerError" json:"error,omitempty"`
+	Message        *string                `protobuf:"bytes,5,opt,name=message" json:"message,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+// Default values for CommandEndTxnOnSubscriptionResponse fields.
+const (
+	Default_CommandEndTxnOnSubscriptionResponse_TxnidLeastBits = uint64(0)
+	Default_CommandEndTxnOnSubscriptionResponse_TxnidMostBits  = uint64(0)
+)
+
+func (x *CommandEndTxnOnSubscriptionResponse) Reset() {
+	*x = CommandEndTxnOnSubscriptionResponse{}
+	mi := &file_pulsar_proto_msgTypes[66]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CommandEndTxnOnSubscriptionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CommandEndTxnOnSubscriptionResponse) ProtoMessage() {}
+
+func (x *CommandEndTxnOnSubscriptionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_pulsar_proto_msgTypes[66]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CommandEndTxnOnSubscriptionResponse.ProtoReflect.Descriptor instead.
+func (*CommandEndTxnOnSubscriptionResponse) Descriptor() ([]byte, []int) {
+	return file_pulsar_proto_rawDescGZIP(), []int{66}
+}
+
+func (x *CommandEndTxnOnSubscriptionResponse) GetRequestId() uint64 {
+	if x != nil && x.RequestId != nil {
+		return *x.RequestId
+	}
+	return 0
+}
+
+func (x *CommandEndTxnOnSubscriptionResponse) GetTxnidLeastBits() uint64 {
+	if x != nil && x.TxnidLeastBits != nil {
+		return *x.TxnidLeastBits
+	}
+	return Default_CommandEndTxnOnSubscriptionResponse_TxnidLeastBits
+}
+
+func (x *CommandEndTxnOnSubscriptionResponse) GetTxnidMostBits() uint64 {
+	if x != nil && x.TxnidMostBits != nil {
+		return *x.TxnidMostBits
+	}
+	return Default_CommandEndTxnOnSubscriptionResponse_TxnidMostBits
+}
+
+func (x *CommandEndTxnOnSubscriptionResponse) GetError() ServerError {
+	if x != nil && x.Error != nil {
+		return *x.Error
+	}
+	return ServerError_UnknownError
+}
+
+func (x *CommandEndTxnOnSubscriptionResponse) GetMessage() string {
+	if x != nil && x.Message != nil {
+		return *x.Message
+	}
+	return ""
+}
+
 // BaseCommand wraps every command: type says which one field is set.
 type BaseCommand struct {
 	state                           protoimpl.MessageState                   `protogen:"open.v1"`
@@ -5827,6 +6749,16 @@ type BaseCommand struct {
 	GetOrCreateSchemaResponse       *CommandGetOrCreateSchemaResponse        `protobuf:"bytes,40,opt,name=get_or_create_schema_response,json=getOrCreateSchemaResponse" json:"get_or_create_schema_response,omitempty"`
 	NewTxn                          *CommandNewTxn                           `protobuf:"bytes,50,opt,name=new_txn,json=newTxn" json:"new_txn,omitempty"`
 	NewTxnResponse                  *CommandNewTxnResponse                   `protobuf:"bytes,51,opt,name=new_txn_response,json=newTxnResponse" json:"new_txn_response,omitempty"`
+	AddPartitionToTxn               *CommandAddPartitionToTxn                `protobuf:"bytes,52,opt,name=add_partition_to_txn,json=addPartitionToTxn" json:"add_partition_to_txn,omitempty"`
+	AddPartitionToTxnResponse       *CommandAddPartitionToTxnResponse        `protobuf:"bytes,53,opt,name=add_partition_to_txn_response,json=addPartitionToTxnResponse" json:"add_partition_to_txn_response,omitempty"`
+	AddSubscriptionToTxn            *CommandAddSubscriptionToTxn             `protobuf:"bytes,54,opt,name=add_subscription_to_txn,json=addSubscriptionToTxn" json:"add_subscription_to_txn,omitempty"`
+	AddSubscriptionToTxnResponse    *CommandAddSubscriptionToTxnResponse     `protobuf:"bytes,55,opt,name=add_subscription_to_txn_response,json=addSubscriptionToTxnResponse" json:"add_subscription_to_txn_response,omitempty"`
+	EndTxn                          *CommandEndTxn                           `protobuf:"bytes,56,opt,name=end_txn,json=endTxn" json:"end_txn,omitempty"`
+	EndTxnResponse                  *CommandEndTxnResponse                   `protobuf:"bytes,57,opt,name=end_txn_response,json=endTxnResponse" json:"end_txn_response,omitempty"`
+	EndTxnOnPartition               *CommandEndTxnOnPartition                `protobuf:"bytes,58,opt,name=end_txn_on_partition,json=endTxnOnPartition" json:"end_txn_on_partition,omitempty"`
+	EndTxnOnPartitionResponse       *CommandEndTxnOnPartitionResponse        `protobuf:"bytes,59,opt,name=end_txn_on_partition_response,json=endTxnOnPartitionResponse" json:"end_txn_on_partition_response,omitempty"`
+	EndTxnOnSubscription            *CommandEndTxnOnSubscription             `protobuf:"bytes,60,opt,name=end_txn_on_subscription,json=endTxnOnSubscription" json:"end_txn_on_subscription,omitempty"`
+	EndTxnOnSubscriptionResponse    *CommandEndTxnOnSubscriptionResponse     `protobuf:"bytes,61,opt,name=end_txn_on_subscription_response,json=endTxnOnSubscriptionResponse" json:"end_txn_on_subscription_response,omitempty"`
 	TcClientConnectRequest          *CommandTcClientConnectRequest           `protobuf:"bytes,62,opt,name=tc_client_connect_request,json=tcClientConnectRequest" json:"tc_client_connect_request,omitempty"`
 	TcClientConnectResponse         *CommandTcClientConnectResponse          `protobuf:"bytes,63,opt,name=tc_client_connect_response,json=tcClientConnectResponse" json:"tc_client_connect_response,omitempty"`
 	WatchTopicList                  *CommandWatchTopicList                   `protobuf:"bytes,64,opt,name=watch_topic_list,json=watchTopicList" json:"watch_topic_list,omitempty"`
@@ -5840,7 +6772,7 @@ type BaseCommand struct {
 
 func (x *BaseCommand) Reset() {
 	*x = BaseCommand{}
-	mi := &file_pulsar_proto_msgTypes[56]
+	mi := &file_pulsar_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5852,7 +6784,7 @@ func (x *BaseCommand) String() string {
 func (*BaseCommand) ProtoMessage() {}
 
 func (x *BaseCommand) ProtoReflect() protoreflect.Message {
-	mi := &file_pulsar_proto_msgTypes[56]
+	mi := &file_pulsar_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5865,7 +6797,7 @@ func (x *BaseCommand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BaseCommand.ProtoReflect.Descriptor instead.
 func (*BaseCommand) Descriptor() ([]byte, []int) {
-	return file_pulsar_proto_rawDescGZIP(), []int{56}
+	return file_pulsar_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *BaseCommand) GetType() BaseCommand_Type {
@@ -6162,6 +7094,76 @@ func (x *BaseCommand) GetNewTxnResponse() *CommandNewTxnResponse {
 	return nil
 }
 
+func (x *BaseCommand) GetAddPartitionToTxn() *CommandAddPartitionToTxn {
+	if x != nil {
+		return x.AddPartitionToTxn
+	}
+	return nil
+}
+
+func (x *BaseCommand) GetAddPartitionToTxnResponse() *CommandAddPartitionToTxnResponse {
+	if x != nil {
+		return x.AddPartitionToTxnResponse
+	}
+	return nil
+}
+
+func (x *BaseCommand) GetAddSubscriptionToTxn() *CommandAddSubscriptionToTxn {
+	if x != nil {
+		return x.AddSubscriptionToTxn
+	}
+	return nil
+}
+
+func (x *BaseCommand) GetAddSubscriptionToTxnResponse() *CommandAddSubscriptionToTxnResponse {
+	if x != nil {
+		return x.AddSubscriptionToTxnResponse
+	}
+	return nil
+}
+
+func (x *BaseCommand) GetEndTxn() *CommandEndTxn {
+	if x != nil {
+		return x.EndTxn
+	}
+	return nil
+}
+
+func (x *BaseCommand) GetEndTxnResponse() *CommandEndTxnResponse {
+	if x != nil {
+		return x.EndTxnResponse
+	}
+	return nil
+}
+
+func (x *BaseCommand) GetEndTxnOnPartition() *CommandEndTxnOnPartition {
+	if x != nil {
+		return x.EndTxnOnPartition
+	}
+	return nil
+}
+
+func (x *BaseCommand) GetEndTxnOnPartitionResponse() *CommandEndTxnOnPartitionResponse {
+	if x != nil {
+		return x.EndTxnOnPartitionResponse
+	}
+	return nil
+}
+
+func (x *BaseCommand) GetEndTxnOnSubscription() *CommandEndTxnOnSubscription {
+	if x != nil {
+		return x.EndTxnOnSubscription
+	}
+	return nil
+}
+
+func (x *BaseCommand) GetEndTxnOnSubscriptionResponse() *CommandEndTxnOnSubscriptionResponse {
+	if x != nil {
+		return x.EndTxnOnSubscriptionResponse
+	}
+	return nil
+}
+
 func (x *BaseCommand) GetTcClientConnectRequest() *CommandTcClientConnectRequest {
 	if x != nil {
 		return x.TcClientConnectRequest
@@ -6225,7 +7227,7 @@ type CommandWatchTopicList struct {
 
 func (x *CommandWatchTopicList) Reset() {
 	*x = CommandWatchTopicList{}
-	mi := &file_pulsar_proto_msgTypes[57]
+	mi := &file_pulsar_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6237,7 +7239,7 @@ func (x *CommandWatchTopicList) String() string {
 func (*CommandWatchTopicList) ProtoMessage() {}
 
 func (x *CommandWatchTopicList) ProtoReflect() protoreflect.Message {
-	mi := &file_pulsar_proto_msgTypes[57]
+	mi := &file_pulsar_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6250,7 +7252,7 @@ func (x *CommandWatchTopicList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommandWatchTopicList.ProtoReflect.Descriptor instead.
 func (*CommandWatchTopicList) Descriptor() ([]byte, []int) {
-	return file_pulsar_proto_rawDescGZIP(), []int{57}
+	return file_pulsar_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *CommandWatchTopicList) GetRequestId() uint64 {
@@ -6302,7 +7304,7 @@ type CommandWatchTopicListSuccess struct {
 
 func (x *CommandWatchTopicListSuccess) Reset() {
 	*x = CommandWatchTopicListSuccess{}
-	mi := &file_pulsar_proto_msgTypes[58]
+	mi := &file_pulsar_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6314,7 +7316,7 @@ func (x *CommandWatchTopicListSuccess) String() string {
 func (*CommandWatchTopicListSuccess) ProtoMessage() {}
 
 func (x *CommandWatchTopicListSuccess) ProtoReflect() protoreflect.Message {
-	mi := &file_pulsar_proto_msgTypes[58]
+	mi := &file_pulsar_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6327,7 +7329,7 @@ func (x *CommandWatchTopicListSuccess) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommandWatchTopicListSuccess.ProtoReflect.Descriptor instead.
 func (*CommandWatchTopicListSuccess) Descriptor() ([]byte, []int) {
-	return file_pulsar_proto_rawDescGZIP(), []int{58}
+	return file_pulsar_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *CommandWatchTopicListSuccess) GetRequestId() uint64 {
@@ -6371,7 +7373,7 @@ type CommandWatchTopicUpdate struct {
 
 func (x *CommandWatchTopicUpdate) Reset() {
 	*x = CommandWatchTopicUpdate{}
-	mi := &file_pulsar_proto_msgTypes[59]
+	mi := &file_pulsar_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6383,7 +7385,7 @@ func (x *CommandWatchTopicUpdate) String() string {
 func (*CommandWatchTopicUpdate) ProtoMessage() {}
 
 func (x *CommandWatchTopicUpdate) ProtoReflect() protoreflect.Message {
-	mi := &file_pulsar_proto_msgTypes[59]
+	mi := &file_pulsar_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6396,7 +7398,7 @@ func (x *CommandWatchTopicUpdate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommandWatchTopicUpdate.ProtoReflect.Descriptor instead.
 func (*CommandWatchTopicUpdate) Descriptor() ([]byte, []int) {
-	return file_pulsar_proto_rawDescGZIP(), []int{59}
+	return file_pulsar_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *CommandWatchTopicUpdate) GetWatcherId() uint64 {
@@ -6438,7 +7440,7 @@ type CommandWatchTopicListClose struct {
 
 func (x *CommandWatchTopicListClose) Reset() {
 	*x = CommandWatchTopicListClose{}
-	mi := &file_pulsar_proto_msgTypes[60]
+	mi := &file_pulsar_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6450,7 +7452,7 @@ func (x *CommandWatchTopicListClose) String() string {
 func (*CommandWatchTopicListClose) ProtoMessage() {}
 
 func (x *CommandWatchTopicListClose) ProtoReflect() protoreflect.Message {
-	mi := &file_pulsar_proto_msgTypes[60]
+	mi := &file_pulsar_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6463,7 +7465,7 @@ func (x *CommandWatchTopicListClose) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommandWatchTopicListClose.ProtoReflect.Descriptor instead.
 func (*CommandWatchTopicListClose) Descriptor() ([]byte, []int) {
-	return file_pulsar_proto_rawDescGZIP(), []int{60}
+	return file_pulsar_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *CommandWatchTopicListClose) GetRequestId() uint64 {
@@ -6986,7 +7988,84 @@ const file_pulsar_proto_rawDesc = "" +
 	"\x10txnid_least_bits\x18\x02 \x01(\x04:\x010R\x0etxnidLeastBits\x12)\n" +
 	"\x0ftxnid_most_bits\x18\x03 \x01(\x04:\x010R\rtxnidMostBits\x120\n" +
 	"\x05error\x18\x04 \x01(\x0e2\x1a.pulsargo.wire.ServerErrorR\x05error\x12\x18\n" +
-	"\amessage\x18\x05 \x01(\tR\amessage\"\xb1(\n" +
+	"\amessage\x18\x05 \x01(\tR\amessage\"\xb1\x01\n" +
+	"\x18CommandAddPartitionToTxn\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x02(\x04R\trequestId\x12+\n" +
+	"\x10txnid_least_bits\x18\x02 \x01(\x04:\x010R\x0etxnidLeastBits\x12)\n" +
+	"\x0ftxnid_most_bits\x18\x03 \x01(\x04:\x010R\rtxnidMostBits\x12\x1e\n" +
+	"\n" +
+	"partitions\x18\x04 \x03(\tR\n" +
+	"partitions\"\xe5\x01\n" +
+	" CommandAddPartitionToTxnResponse\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x02(\x04R\trequestId\x12+\n" +
+	"\x10txnid_least_bits\x18\x02 \x01(\x04:\x010R\x0etxnidLeastBits\x12)\n" +
+	"\x0ftxnid_most_bits\x18\x03 \x01(\x04:\x010R\rtxnidMostBits\x120\n" +
+	"\x05error\x18\x04 \x01(\x0e2\x1a.pulsargo.wire.ServerErrorR\x05error\x12\x18\n" +
+	"\amessage\x18\x05 \x01(\tR\amessage\"H\n" +
+	"\fSubscription\x12\x14\n" +
+	"\x05topic\x18\x01 \x02(\tR\x05topic\x12\"\n" +
+	"\fsubscription\x18\x02 \x02(\tR\fsubscription\"\xd5\x01\n" +
+	"\x1bCommandAddSubscriptionToTxn\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x02(\x04R\trequestId\x12+\n" +
+	"\x10txnid_least_bits\x18\x02 \x01(\x04:\x010R\x0etxnidLeastBits\x12)\n" +
+	"\x0ftxnid_most_bits\x18\x03 \x01(\x04:\x010R\rtxnidMostBits\x12?\n" +
+	"\fsubscription\x18\x04 \x03(\v2\x1b.pulsargo.wire.SubscriptionR\fsubscription\"\xe8\x01\n" +
+	"#CommandAddSubscriptionToTxnResponse\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x02(\x04R\trequestId\x12+\n" +
+	"\x10txnid_least_bits\x18\x02 \x01(\x04:\x010R\x0etxnidLeastBits\x12)\n" +
+	"\x0ftxnid_most_bits\x18\x03 \x01(\x04:\x010R\rtxnidMostBits\x120\n" +
+	"\x05error\x18\x04 \x01(\x0e2\x1a.pulsargo.wire.ServerErrorR\x05error\x12\x18\n" +
+	"\amessage\x18\x05 \x01(\tR\amessage\"\xbf\x01\n" +
+	"\rCommandEndTxn\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x02(\x04R\trequestId\x12+\n" +
+	"\x10txnid_least_bits\x18\x02 \x01(\x04:\x010R\x0etxnidLeastBits\x12)\n" +
+	"\x0ftxnid_most_bits\x18\x03 \x01(\x04:\x010R\rtxnidMostBits\x127\n" +
+	"\n" +
+	"txn_action\x18\x04 \x01(\x0e2\x18.pulsargo.wire.TxnActionR\ttxnAction\"\xda\x01\n" +
+	"\x15CommandEndTxnResponse\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x02(\x04R\trequestId\x12+\n" +
+	"\x10txnid_least_bits\x18\x02 \x01(\x04:\x010R\x0etxnidLeastBits\x12)\n" +
+	"\x0ftxnid_most_bits\x18\x03 \x01(\x04:\x010R\rtxnidMostBits\x120\n" +
+	"\x05error\x18\x04 \x01(\x0e2\x1a.pulsargo.wire.ServerErrorR\x05error\x12\x18\n" +
+	"\amessage\x18\x05 \x01(\tR\amessage\"\xa9\x02\n" +
+	"\x18CommandEndTxnOnPartition\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x02(\x04R\trequestId\x12+\n" +
+	"\x10txnid_least_bits\x18\x02 \x01(\x04:\x010R\x0etxnidLeastBits\x12)\n" +
+	"\x0ftxnid_most_bits\x18\x03 \x01(\x04:\x010R\rtxnidMostBits\x12\x14\n" +
+	"\x05topic\x18\x04 \x01(\tR\x05topic\x127\n" +
+	"\n" +
+	"txn_action\x18\x05 \x01(\x0e2\x18.pulsargo.wire.TxnActionR\ttxnAction\x12G\n" +
+	"!txnid_least_bits_of_low_watermark\x18\x06 \x01(\x04R\x1ctxnidLeastBitsOfLowWatermark\"\xe5\x01\n" +
+	" CommandEndTxnOnPartitionResponse\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x02(\x04R\trequestId\x12+\n" +
+	"\x10txnid_least_bits\x18\x02 \x01(\x04:\x010R\x0etxnidLeastBits\x12)\n" +
+	"\x0ftxnid_most_bits\x18\x03 \x01(\x04:\x010R\rtxnidMostBits\x120\n" +
+	"\x05error\x18\x04 \x01(\x0e2\x1a.pulsargo.wire.ServerErrorR\x05error\x12\x18\n" +
+	"\amessage\x18\x05 \x01(\tR\amessage\"\xd7\x02\n" +
+	"\x1bCommandEndTxnOnSubscription\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x02(\x04R\trequestId\x12+\n" +
+	"\x10txnid_least_bits\x18\x02 \x01(\x04:\x010R\x0etxnidLeastBits\x12)\n" +
+	"\x0ftxnid_most_bits\x18\x03 \x01(\x04:\x010R\rtxnidMostBits\x12?\n" +
+	"\fsubscription\x18\x04 \x01(\v2\x1b.pulsargo.wire.SubscriptionR\fsubscription\x127\n" +
+	"\n" +
+	"txn_action\x18\x05 \x01(\x0e2\x18.pulsargo.wire.TxnActionR\ttxnAction\x12G\n" +
+	"!txnid_least_bits_of_low_watermark\x18\x06 \x01(\x04R\x1ctxnidLeastBitsOfLowWatermark\"\xe8\x01\n" +
+	"#CommandEndTxnOnSubscriptionResponse\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x02(\x04R\trequestId\x12+\n" +
+	"\x10txnid_least_bits\x18\x02 \x01(\x04:\x010R\x0etxnidLeastBits\x12)\n" +
+	"\x0ftxnid_most_bits\x18\x03 \x01(\x04:\x010R\rtxnidMostBits\x120\n" +
+	"\x05error\x18\x04 \x01(\x0e2\x1a.pulsargo.wire.ServerErrorR\x05error\x12\x18\n" +
+	"\amessage\x18\x05 \x01(\tR\amessage\"\x900\n" +
 	"\vBaseCommand\x123\n" +
 	"\x04type\x18\x01 \x02(\x0e2\x1f.pulsargo.wire.BaseCommand.TypeR\x04type\x127\n" +
 	"\aconnect\x18\x02 \x01(\v2\x1d.pulsargo.wire.CommandConnectR\aconnect\x12=\n" +
@@ -7032,7 +8111,17 @@ const file_pulsar_proto_rawDesc = "" +
 	"\x14get_or_create_schema\x18' \x01(\v2'.pulsargo.wire.CommandGetOrCreateSchemaR\x11getOrCreateSchema\x12q\n" +
 	"\x1dget_or_create_schema_response\x18( \x01(\v2/.pulsargo.wire.CommandGetOrCreateSchemaResponseR\x19getOrCreateSchemaResponse\x125\n" +
 	"\anew_txn\x182 \x01(\v2\x1c.pulsargo.wire.CommandNewTxnR\x06newTxn\x12N\n" +
-	"\x10new_txn_response\x183 \x01(\v2$.pulsargo.wire.CommandNewTxnResponseR\x0enewTxnResponse\x12g\n" +
+	"\x10new_txn_response\x183 \x01(\v2$.pulsargo.wire.CommandNewTxnResponseR\x0enewTxnResponse\x12X\n" +
+	"\x14add_partition_to_txn\x184 \x01(\v2'.pulsargo.wire.CommandAddPartitionToTxnR\x11addPartitionToTxn\x12q\n" +
+	"\x1dadd_partition_to_txn_response\x185 \x01(\v2/.pulsargo.wire.CommandAddPartitionToTxnResponseR\x19addPartitionToTxnResponse\x12a\n" +
+	"\x17add_subscription_to_txn\x186 \x01(\v2*.pulsargo.wire.CommandAddSubscriptionToTxnR\x14addSubscriptionToTxn\x12z\n" +
+	" add_subscription_to_txn_response\x187 \x01(\v22.pulsargo.wire.CommandAddSubscriptionToTxnResponseR\x1caddSubscriptionToTxnResponse\x125\n" +
+	"\aend_txn\x188 \x01(\v2\x1c.pulsargo.wire.CommandEndTxnR\x06endTxn\x12N\n" +
+	"\x10end_txn_response\x189 \x01(\v2$.pulsargo.wire.CommandEndTxnResponseR\x0eendTxnResponse\x12X\n" +
+	"\x14end_txn_on_partition\x18: \x01(\v2'.pulsargo.wire.CommandEndTxnOnPartitionR\x11endTxnOnPartition\x12q\n" +
+	"\x1dend_txn_on_partition_response\x18; \x01(\v2/.pulsargo.wire.CommandEndTxnOnPartitionResponseR\x19endTxnOnPartitionResponse\x12a\n" +
+	"\x17end_txn_on_subscription\x18< \x01(\v2*.pulsargo.wire.CommandEndTxnOnSubscriptionR\x14endTxnOnSubscription\x12z\n" +
+	" end_txn_on_subscription_response\x18= \x01(\v22.pulsargo.wire.CommandEndTxnOnSubscriptionResponseR\x1cendTxnOnSubscriptionResponse\x12g\n" +
 	"\x19tc_client_connect_request\x18> \x01(\v2,.pulsargo.wire.CommandTcClientConnectRequestR\x16tcClientConnectRequest\x12j\n" +
 	"\x1atc_client_connect_response\x18? \x01(\v2-.pulsargo.wire.CommandTcClientConnectResponseR\x17tcClientConnectResponse\x12N\n" +
 	"\x10watch_topic_list\x18@ \x01(\v2$.pulsargo.wire.CommandWatchTopicListR\x0ewatchTopicList\x12d\n" +
@@ -7207,7 +8296,11 @@ const file_pulsar_proto_rawDesc = "" +
 	"\n" +
 	"AUTO_SPLIT\x10\x00\x12\n" +
 	"\n" +
-	"\x06STICKY\x10\x01B(Z&github.com/pulsargo/sdk/internal/proto"
+	"\x06STICKY\x10\x01*\"\n" +
+	"\tTxnAction\x12\n" +
+	"\n" +
+	"\x06COMMIT\x10\x00\x12\t\n" +
+	"\x05ABORT\x10\x01B(Z&github.com/pulsargo/sdk/internal/proto"
 
 var (
 	file_pulsar_proto_rawDescOnce sync.Once
@@ -7221,8 +8314,8 @@ func file_pulsar_proto_rawDescGZIP() []byte {
 	return file_pulsar_proto_rawDescData
 }
 
-var file_pulsar_proto_enumTypes = make([]protoimpl.EnumInfo, 16)
-var file_pulsar_proto_msgTypes = make([]protoimpl.MessageInfo, 61)
+var file_pulsar_proto_enumTypes = make([]protoimpl.EnumInfo, 17)
+var file_pulsar_proto_msgTypes = make([]protoimpl.MessageInfo, 72)
 var file_pulsar_proto_goTypes = []any{
 	(CompressionType)(0),                       // 0: pulsargo.wire.CompressionType
 	(ProducerAccessMode)(0),                    // 1: pulsargo.wire.ProducerAccessMode
@@ -7230,187 +8323,219 @@ var file_pulsar_proto_goTypes = []any{
 	(AuthMethod)(0),                            // 3: pulsargo.wire.AuthMethod
 	(ProtocolVersion)(0),                       // 4: pulsargo.wire.ProtocolVersion
 	(KeySharedMode)(0),                         // 5: pulsargo.wire.KeySharedMode
-	(Schema_Type)(0),                           // 6: pulsargo.wire.Schema.Type
-	(CommandLookupTopicResponse_LookupType)(0), // 7: pulsargo.wire.CommandLookupTopicResponse.LookupType
-	(CommandPartitionedTopicMetadataResponse_LookupType)(0), // 8: pulsargo.wire.CommandPartitionedTopicMetadataResponse.LookupType
-	(CommandGetTopicsOfNamespace_Mode)(0),                   // 9: pulsargo.wire.CommandGetTopicsOfNamespace.Mode
-	(CommandTopicMigrated_ResourceType)(0),                  // 10: pulsargo.wire.CommandTopicMigrated.ResourceType
-	(CommandSubscribe_SubType)(0),                           // 11: pulsargo.wire.CommandSubscribe.SubType
-	(CommandSubscribe_InitialPosition)(0),                   // 12: pulsargo.wire.CommandSubscribe.InitialPosition
-	(CommandAck_AckType)(0),                                 // 13: pulsargo.wire.CommandAck.AckType
-	(CommandAck_ValidationError)(0),                         // 14: pulsargo.wire.CommandAck.ValidationError
-	(BaseCommand_Type)(0),                                   // 15: pulsargo.wire.BaseCommand.Type
-	(*KeyValue)(nil),                                        // 16: pulsargo.wire.KeyValue
-	(*KeyLongValue)(nil),                                    // 17: pulsargo.wire.KeyLongValue
-	(*IntRange)(nil),                                        // 18: pulsargo.wire.IntRange
-	(*MessageIdData)(nil),                                   // 19: pulsargo.wire.MessageIdData
-	(*Schema)(nil),                                          // 20: pulsargo.wire.Schema
-	(*EncryptionKeys)(nil),                                  // 21: pulsargo.wire.EncryptionKeys
-	(*MessageMetadata)(nil),                                 // 22: pulsargo.wire.MessageMetadata
-	(*SingleMessageMetadata)(nil),                           // 23: pulsargo.wire.SingleMessageMetadata
-	(*BrokerEntryMetadata)(nil),                             // 24: pulsargo.wire.BrokerEntryMetadata
-	(*FeatureFlags)(nil),                                    // 25: pulsargo.wire.FeatureFlags
-	(*AuthData)(nil),                                        // 26: pulsargo.wire.AuthData
-	(*CommandConnect)(nil),                                  // 27: pulsargo.wire.CommandConnect
-	(*CommandConnected)(nil),                                // 28: pulsargo.wire.CommandConnected
-	(*CommandAuthChallenge)(nil),                            // 29: pulsargo.wire.CommandAuthChallenge
-	(*CommandAuthResponse)(nil),                             // 30: pulsargo.wire.CommandAuthResponse
-	(*CommandPing)(nil),                                     // 31: pulsargo.wire.CommandPing
-	(*CommandPong)(nil),                                     // 32: pulsargo.wire.CommandPong
-	(*CommandLookupTopic)(nil),                              // 33: pulsargo.wire.CommandLookupTopic
-	(*CommandLookupTopicResponse)(nil),                      // 34: pulsargo.wire.CommandLookupTopicResponse
-	(*CommandPartitionedTopicMetadata)(nil),                 // 35: pulsargo.wire.CommandPartitionedTopicMetadata
-	(*CommandPartitionedTopicMetadataResponse)(nil),         // 36: pulsargo.wire.CommandPartitionedTopicMetadataResponse
-	(*CommandGetTopicsOfNamespace)(nil),                     // 37: pulsargo.wire.CommandGetTopicsOfNamespace
-	(*CommandGetTopicsOfNamespaceResponse)(nil),             // 38: pulsargo.wire.CommandGetTopicsOfNamespaceResponse
-	(*CommandTopicMigrated)(nil),                            // 39: pulsargo.wire.CommandTopicMigrated
-	(*CommandProducer)(nil),                                 // 40: pulsargo.wire.CommandProducer
-	(*CommandProducerSuccess)(nil),                          // 41: pulsargo.wire.CommandProducerSuccess
-	(*CommandSend)(nil),                                     // 42: pulsargo.wire.CommandSend
-	(*CommandSendReceipt)(nil),                              // 43: pulsargo.wire.CommandSendReceipt
-	(*CommandSendError)(nil),                                // 44: pulsargo.wire.CommandSendError
-	(*CommandCloseProducer)(nil),                            // 45: pulsargo.wire.CommandCloseProducer
-	(*KeySharedMeta)(nil),                                   // 46: pulsargo.wire.KeySharedMeta
-	(*CommandSubscribe)(nil),                                // 47: pulsargo.wire.CommandSubscribe
-	(*CommandFlow)(nil),                                     // 48: pulsargo.wire.CommandFlow
-	(*CommandMessage)(nil),                                  // 49: pulsargo.wire.CommandMessage
-	(*CommandAck)(nil),                                      // 50: pulsargo.wire.CommandAck
-	(*CommandAckResponse)(nil),                              // 51: pulsargo.wire.CommandAckResponse
-	(*CommandRedeliverUnacknowledgedMessages)(nil),          // 52: pulsargo.wire.CommandRedeliverUnacknowledgedMessages
-	(*CommandActiveConsumerChange)(nil),                     // 53: pulsargo.wire.CommandActiveConsumerChange
-	(*CommandSeek)(nil),                                     // 54: pulsargo.wire.CommandSeek
-	(*CommandGetLastMessageId)(nil),                         // 55: pulsargo.wire.CommandGetLastMessageId
-	(*CommandGetLastMessageIdResponse)(nil),                 // 56: pulsargo.wire.CommandGetLastMessageIdResponse
-	(*CommandUnsubscribe)(nil),                              // 57: pulsargo.wire.CommandUnsubscribe
-	(*CommandCloseConsumer)(nil),                            // 58: pulsargo.wire.CommandCloseConsumer
-	(*CommandReachedEndOfTopic)(nil),                        // 59: pulsargo.wire.CommandReachedEndOfTopic
-	(*CommandConsumerStats)(nil),                            // 60: pulsargo.wire.CommandConsumerStats
-	(*CommandConsumerStatsResponse)(nil),                    // 61: pulsargo.wire.CommandConsumerStatsResponse
-	(*CommandGetSchema)(nil),                                // 62: pulsargo.wire.CommandGetSchema
-	(*CommandGetSchemaResponse)(nil),                        // 63: pulsargo.wire.CommandGetSchemaResponse
-	(*CommandGetOrCreateSchema)(nil),                        // 64: pulsargo.wire.CommandGetOrCreateSchema
-	(*CommandGetOrCreateSchemaResponse)(nil),                // 65: pulsargo.wire.CommandGetOrCreateSchemaResponse
-	(*CommandSuccess)(nil),                                  // 66: pulsargo.wire.CommandSuccess
-	(*CommandError)(nil),                                    // 67: pulsargo.wire.CommandError
-	(*CommandTcClientConnectRequest)(nil),                   // 68: pulsargo.wire.CommandTcClientConnectRequest
-	(*CommandTcClientConnectResponse)(nil),                  // 69: pulsargo.wire.CommandTcClientConnectResponse
-	(*CommandNewTxn)(nil),                                   // 70: pulsargo.wire.CommandNewTxn
-	(*CommandNewTxnResponse)(nil),                           // 71: pulsargo.wire.CommandNewTxnResponse
-	(*BaseCommand)(nil),                                     // 72: pulsargo.wire.BaseCommand
-	(*CommandWatchTopicList)(nil),                           // 73: pulsargo.wire.CommandWatchTopicList
-	(*CommandWatchTopicListSuccess)(nil),                    // 74: pulsargo.wire.CommandWatchTopicListSuccess
-	(*CommandWatchTopicUpdate)(nil),                         // 75: pulsargo.wire.CommandWatchTopicUpdate
-	(*CommandWatchTopicListClose)(nil),                      // 76: pulsargo.wire.CommandWatchTopicListClose
+	(TxnAction)(0),                             // 6: pulsargo.wire.TxnAction
+	(Schema_Type)(0),                           // 7: pulsargo.wire.Schema.Type
+	(CommandLookupTopicResponse_LookupType)(0), // 8: pulsargo.wire.CommandLookupTopicResponse.LookupType
+	(CommandPartitionedTopicMetadataResponse_LookupType)(0), // 9: pulsargo.wire.CommandPartitionedTopicMetadataResponse.LookupType
+	(CommandGetTopicsOfNamespace_Mode)(0),                   // 10: pulsargo.wire.CommandGetTopicsOfNamespace.Mode
+	(CommandTopicMigrated_ResourceType)(0),                  // 11: pulsargo.wire.CommandTopicMigrated.ResourceType
+	(CommandSubscribe_SubType)(0),                           // 12: pulsargo.wire.CommandSubscribe.SubType
+	(CommandSubscribe_InitialPosition)(0),                   // 13: pulsargo.wire.CommandSubscribe.InitialPosition
+	(CommandAck_AckType)(0),                                 // 14: pulsargo.wire.CommandAck.AckType
+	(CommandAck_ValidationError)(0),                         // 15: pulsargo.wire.CommandAck.ValidationError
+	(BaseCommand_Type)(0),                                   // 16: pulsargo.wire.BaseCommand.Type
+	(*KeyValue)(nil),                                        // 17: pulsargo.wire.KeyValue
+	(*KeyLongValue)(nil),                                    // 18: pulsargo.wire.KeyLongValue
+	(*IntRange)(nil),                                        // 19: pulsargo.wire.IntRange
+	(*MessageIdData)(nil),                                   // 20: pulsargo.wire.MessageIdData
+	(*Schema)(nil),                                          // 21: pulsargo.wire.Schema
+	(*EncryptionKeys)(nil),                                  // 22: pulsargo.wire.EncryptionKeys
+	(*MessageMetadata)(nil),                                 // 23: pulsargo.wire.MessageMetadata
+	(*SingleMessageMetadata)(nil),                           // 24: pulsargo.wire.SingleMessageMetadata
+	(*BrokerEntryMetadata)(nil),                             // 25: pulsargo.wire.BrokerEntryMetadata
+	(*FeatureFlags)(nil),                                    // 26: pulsargo.wire.FeatureFlags
+	(*AuthData)(nil),                                        // 27: pulsargo.wire.AuthData
+	(*CommandConnect)(nil),                                  // 28: pulsargo.wire.CommandConnect
+	(*CommandConnected)(nil),                                // 29: pulsargo.wire.CommandConnected
+	(*CommandAuthChallenge)(nil),                            // 30: pulsargo.wire.CommandAuthChallenge
+	(*CommandAuthResponse)(nil),                             // 31: pulsargo.wire.CommandAuthResponse
+	(*CommandPing)(nil),                                     // 32: pulsargo.wire.CommandPing
+	(*CommandPong)(nil),                                     // 33: pulsargo.wire.CommandPong
+	(*CommandLookupTopic)(nil),                              // 34: pulsargo.wire.CommandLookupTopic
+	(*CommandLookupTopicResponse)(nil),                      // 35: pulsargo.wire.CommandLookupTopicResponse
+	(*CommandPartitionedTopicMetadata)(nil),                 // 36: pulsargo.wire.CommandPartitionedTopicMetadata
+	(*CommandPartitionedTopicMetadataResponse)(nil),         // 37: pulsargo.wire.CommandPartitionedTopicMetadataResponse
+	(*CommandGetTopicsOfNamespace)(nil),                     // 38: pulsargo.wire.CommandGetTopicsOfNamespace
+	(*CommandGetTopicsOfNamespaceResponse)(nil),             // 39: pulsargo.wire.CommandGetTopicsOfNamespaceResponse
+	(*CommandTopicMigrated)(nil),                            // 40: pulsargo.wire.CommandTopicMigrated
+	(*CommandProducer)(nil),                                 // 41: pulsargo.wire.CommandProducer
+	(*CommandProducerSuccess)(nil),                          // 42: pulsargo.wire.CommandProducerSuccess
+	(*CommandSend)(nil),                                     // 43: pulsargo.wire.CommandSend
+	(*CommandSendReceipt)(nil),                              // 44: pulsargo.wire.CommandSendReceipt
+	(*CommandSendError)(nil),                                // 45: pulsargo.wire.CommandSendError
+	(*CommandCloseProducer)(nil),                            // 46: pulsargo.wire.CommandCloseProducer
+	(*KeySharedMeta)(nil),                                   // 47: pulsargo.wire.KeySharedMeta
+	(*CommandSubscribe)(nil),                                // 48: pulsargo.wire.CommandSubscribe
+	(*CommandFlow)(nil),                                     // 49: pulsargo.wire.CommandFlow
+	(*CommandMessage)(nil),                                  // 50: pulsargo.wire.CommandMessage
+	(*CommandAck)(nil),                                      // 51: pulsargo.wire.CommandAck
+	(*CommandAckResponse)(nil),                              // 52: pulsargo.wire.CommandAckResponse
+	(*CommandRedeliverUnacknowledgedMessages)(nil),          // 53: pulsargo.wire.CommandRedeliverUnacknowledgedMessages
+	(*CommandActiveConsumerChange)(nil),                     // 54: pulsargo.wire.CommandActiveConsumerChange
+	(*CommandSeek)(nil),                                     // 55: pulsargo.wire.CommandSeek
+	(*CommandGetLastMessageId)(nil),                         // 56: pulsargo.wire.CommandGetLastMessageId
+	(*CommandGetLastMessageIdResponse)(nil),                 // 57: pulsargo.wire.CommandGetLastMessageIdResponse
+	(*CommandUnsubscribe)(nil),                              // 58: pulsargo.wire.CommandUnsubscribe
+	(*CommandCloseConsumer)(nil),                            // 59: pulsargo.wire.CommandCloseConsumer
+	(*CommandReachedEndOfTopic)(nil),                        // 60: pulsargo.wire.CommandReachedEndOfTopic
+	(*CommandConsumerStats)(nil),                            // 61: pulsargo.wire.CommandConsumerStats
+	(*CommandConsumerStatsResponse)(nil),                    // 62: pulsargo.wire.CommandConsumerStatsResponse
+	(*CommandGetSchema)(nil),                                // 63: pulsargo.wire.CommandGetSchema
+	(*CommandGetSchemaResponse)(nil),                        // 64: pulsargo.wire.CommandGetSchemaResponse
+	(*CommandGetOrCreateSchema)(nil),                        // 65: pulsargo.wire.CommandGetOrCreateSchema
+	(*CommandGetOrCreateSchemaResponse)(nil),                // 66: pulsargo.wire.CommandGetOrCreateSchemaResponse
+	(*CommandSuccess)(nil),                                  // 67: pulsargo.wire.CommandSuccess
+	(*CommandError)(nil),                                    // 68: pulsargo.wire.CommandError
+	(*CommandTcClientConnectRequest)(nil),                   // 69: pulsargo.wire.CommandTcClientConnectRequest
+	(*CommandTcClientConnectResponse)(nil),                  // 70: pulsargo.wire.CommandTcClientConnectResponse
+	(*CommandNewTxn)(nil),                                   // 71: pulsargo.wire.CommandNewTxn
+	(*CommandNewTxnResponse)(nil),                           // 72: pulsargo.wire.CommandNewTxnResponse
+	(*CommandAddPartitionToTxn)(nil),                        // 73: pulsargo.wire.CommandAddPartitionToTxn
+	(*CommandAddPartitionToTxnResponse)(nil),                // 74: pulsargo.wire.CommandAddPartitionToTxnResponse
+	(*Subscription)(nil),                                    // 75: pulsargo.wire.Subscription
+	(*CommandAddSubscriptionToTxn)(nil),                     // 76: pulsargo.wire.CommandAddSubscriptionToTxn
+	(*CommandAddSubscriptionToTxnResponse)(nil),             // 77: pulsargo.wire.CommandAddSubscriptionToTxnResponse
+	(*CommandEndTxn)(nil),                                   // 78: pulsargo.wire.CommandEndTxn
+	(*CommandEndTxnResponse)(nil),                           // 79: pulsargo.wire.CommandEndTxnResponse
+	(*CommandEndTxnOnPartition)(nil),                        // 80: pulsargo.wire.CommandEndTxnOnPartition
+	(*CommandEndTxnOnPartitionResponse)(nil),                // 81: pulsargo.wire.CommandEndTxnOnPartitionResponse
+	(*CommandEndTxnOnSubscription)(nil),                     // 82: pulsargo.wire.CommandEndTxnOnSubscription
+	(*CommandEndTxnOnSubscriptionResponse)(nil),             // 83: pulsargo.wire.CommandEndTxnOnSubscriptionResponse
+	(*BaseCommand)(nil),                                     // 84: pulsargo.wire.BaseCommand
+	(*CommandWatchTopicList)(nil),                           // 85: pulsargo.wire.CommandWatchTopicList
+	(*CommandWatchTopicListSuccess)(nil),                    // 86: pulsargo.wire.CommandWatchTopicListSuccess
+	(*CommandWatchTopicUpdate)(nil),                         // 87: pulsargo.wire.CommandWatchTopicUpdate
+	(*CommandWatchTopicListClose)(nil),                      // 88: pulsargo.wire.CommandWatchTopicListClose
 }
 var file_pulsar_proto_depIdxs = []int32{
-	19,  // 0: pulsargo.wire.MessageIdData.first_chunk_message_id:type_name -> pulsargo.wire.MessageIdData
-	6,   // 1: pulsargo.wire.Schema.type:type_name -> pulsargo.wire.Schema.Type
-	16,  // 2: pulsargo.wire.Schema.properties:type_name -> pulsargo.wire.KeyValue
-	16,  // 3: pulsargo.wire.EncryptionKeys.metadata:type_name -> pulsargo.wire.KeyValue
-	16,  // 4: pulsargo.wire.MessageMetadata.properties:type_name -> pulsargo.wire.KeyValue
+	20,  // 0: pulsargo.wire.MessageIdData.first_chunk_message_id:type_name -> pulsargo.wire.MessageIdData
+	7,   // 1: pulsargo.wire.Schema.type:type_name -> pulsargo.wire.Schema.Type
+	17,  // 2: pulsargo.wire.Schema.properties:type_name -> pulsargo.wire.KeyValue
+	17,  // 3: pulsargo.wire.EncryptionKeys.metadata:type_name -> pulsargo.wire.KeyValue
+	17,  // 4: pulsargo.wire.MessageMetadata.properties:type_name -> pulsargo.wire.KeyValue
 	0,   // 5: pulsargo.wire.MessageMetadata.compression:type_name -> pulsargo.wire.CompressionType
-	21,  // 6: pulsargo.wire.MessageMetadata.encryption_keys:type_name -> pulsargo.wire.EncryptionKeys
-	16,  // 7: pulsargo.wire.SingleMessageMetadata.properties:type_name -> pulsargo.wire.KeyValue
+	22,  // 6: pulsargo.wire.MessageMetadata.encryption_keys:type_name -> pulsargo.wire.EncryptionKeys
+	17,  // 7: pulsargo.wire.SingleMessageMetadata.properties:type_name -> pulsargo.wire.KeyValue
 	3,   // 8: pulsargo.wire.CommandConnect.auth_method:type_name -> pulsargo.wire.AuthMethod
-	25,  // 9: pulsargo.wire.CommandConnect.feature_flags:type_name -> pulsargo.wire.FeatureFlags
-	25,  // 10: pulsargo.wire.CommandConnected.feature_flags:type_name -> pulsargo.wire.FeatureFlags
-	26,  // 11: pulsargo.wire.CommandAuthChallenge.challenge:type_name -> pulsargo.wire.AuthData
-	26,  // 12: pulsargo.wire.CommandAuthResponse.response:type_name -> pulsargo.wire.AuthData
-	16,  // 13: pulsargo.wire.CommandLookupTopic.properties:type_name -> pulsargo.wire.KeyValue
-	7,   // 14: pulsargo.wire.CommandLookupTopicResponse.response:type_name -> pulsargo.wire.CommandLookupTopicResponse.LookupType
+	26,  // 9: pulsargo.wire.CommandConnect.feature_flags:type_name -> pulsargo.wire.FeatureFlags
+	26,  // 10: pulsargo.wire.CommandConnected.feature_flags:type_name -> pulsargo.wire.FeatureFlags
+	27,  // 11: pulsargo.wire.CommandAuthChallenge.challenge:type_name -> pulsargo.wire.AuthData
+	27,  // 12: pulsargo.wire.CommandAuthResponse.response:type_name -> pulsargo.wire.AuthData
+	17,  // 13: pulsargo.wire.CommandLookupTopic.properties:type_name -> pulsargo.wire.KeyValue
+	8,   // 14: pulsargo.wire.CommandLookupTopicResponse.response:type_name -> pulsargo.wire.CommandLookupTopicResponse.LookupType
 	2,   // 15: pulsargo.wire.CommandLookupTopicResponse.error:type_name -> pulsargo.wire.ServerError
-	8,   // 16: pulsargo.wire.CommandPartitionedTopicMetadataResponse.response:type_name -> pulsargo.wire.CommandPartitionedTopicMetadataResponse.LookupType
+	9,   // 16: pulsargo.wire.CommandPartitionedTopicMetadataResponse.response:type_name -> pulsargo.wire.CommandPartitionedTopicMetadataResponse.LookupType
 	2,   // 17: pulsargo.wire.CommandPartitionedTopicMetadataResponse.error:type_name -> pulsargo.wire.ServerError
-	9,   // 18: pulsargo.wire.CommandGetTopicsOfNamespace.mode:type_name -> pulsargo.wire.CommandGetTopicsOfNamespace.Mode
-	10,  // 19: pulsargo.wire.CommandTopicMigrated.resource_type:type_name -> pulsargo.wire.CommandTopicMigrated.ResourceType
-	16,  // 20: pulsargo.wire.CommandProducer.metadata:type_name -> pulsargo.wire.KeyValue
-	20,  // 21: pulsargo.wire.CommandProducer.schema:type_name -> pulsargo.wire.Schema
+	10,  // 18: pulsargo.wire.CommandGetTopicsOfNamespace.mode:type_name -> pulsargo.wire.CommandGetTopicsOfNamespace.Mode
+	11,  // 19: pulsargo.wire.CommandTopicMigrated.resource_type:type_name -> pulsargo.wire.CommandTopicMigrated.ResourceType
+	17,  // 20: pulsargo.wire.CommandProducer.metadata:type_name -> pulsargo.wire.KeyValue
+	21,  // 21: pulsargo.wire.CommandProducer.schema:type_name -> pulsargo.wire.Schema
 	1,   // 22: pulsargo.wire.CommandProducer.producer_access_mode:type_name -> pulsargo.wire.ProducerAccessMode
-	19,  // 23: pulsargo.wire.CommandSend.message_id:type_name -> pulsargo.wire.MessageIdData
-	19,  // 24: pulsargo.wire.CommandSendReceipt.message_id:type_name -> pulsargo.wire.MessageIdData
+	20,  // 23: pulsargo.wire.CommandSend.message_id:type_name -> pulsargo.wire.MessageIdData
+	20,  // 24: pulsargo.wire.CommandSendReceipt.message_id:type_name -> pulsargo.wire.MessageIdData
 	2,   // 25: pulsargo.wire.CommandSendError.error:type_name -> pulsargo.wire.ServerError
 	5,   // 26: pulsargo.wire.KeySharedMeta.key_shared_mode:type_name -> pulsargo.wire.KeySharedMode
-	18,  // 27: pulsargo.wire.KeySharedMeta.hash_ranges:type_name -> pulsargo.wire.IntRange
-	11,  // 28: pulsargo.wire.CommandSubscribe.sub_type:type_name -> pulsargo.wire.CommandSubscribe.SubType
-	19,  // 29: pulsargo.wire.CommandSubscribe.start_message_id:type_name -> pulsargo.wire.MessageIdData
-	16,  // 30: pulsargo.wire.CommandSubscribe.metadata:type_name -> pulsargo.wire.KeyValue
-	20,  // 31: pulsargo.wire.CommandSubscribe.schema:type_name -> pulsargo.wire.Schema
-	12,  // 32: pulsargo.wire.CommandSubscribe.initial_position:type_name -> pulsargo.wire.CommandSubscribe.InitialPosition
-	46,  // 33: pulsargo.wire.CommandSubscribe.key_shared_meta:type_name -> pulsargo.wire.KeySharedMeta
-	16,  // 34: pulsargo.wire.CommandSubscribe.subscription_properties:type_name -> pulsargo.wire.KeyValue
-	19,  // 35: pulsargo.wire.CommandMessage.message_id:type_name -> pulsargo.wire.MessageIdData
-	13,  // 36: pulsargo.wire.CommandAck.ack_type:type_name -> pulsargo.wire.CommandAck.AckType
-	19,  // 37: pulsargo.wire.CommandAck.message_id:type_name -> pulsargo.wire.MessageIdData
-	14,  // 38: pulsargo.wire.CommandAck.validation_error:type_name -> pulsargo.wire.CommandAck.ValidationError
-	17,  // 39: pulsargo.wire.CommandAck.properties:type_name -> pulsargo.wire.KeyLongValue
+	19,  // 27: pulsargo.wire.KeySharedMeta.hash_ranges:type_name -> pulsargo.wire.IntRange
+	12,  // 28: pulsargo.wire.CommandSubscribe.sub_type:type_name -> pulsargo.wire.CommandSubscribe.SubType
+	20,  // 29: pulsargo.wire.CommandSubscribe.start_message_id:type_name -> pulsargo.wire.MessageIdData
+	17,  // 30: pulsargo.wire.CommandSubscribe.metadata:type_name -> pulsargo.wire.KeyValue
+	21,  // 31: pulsargo.wire.CommandSubscribe.schema:type_name -> pulsargo.wire.Schema
+	13,  // 32: pulsargo.wire.CommandSubscribe.initial_position:type_name -> pulsargo.wire.CommandSubscribe.InitialPosition
+	47,  // 33: pulsargo.wire.CommandSubscribe.key_shared_meta:type_name -> pulsargo.wire.KeySharedMeta
+	17,  // 34: pulsargo.wire.CommandSubscribe.subscription_properties:type_name -> pulsargo.wire.KeyValue
+	20,  // 35: pulsargo.wire.CommandMessage.message_id:type_name -> pulsargo.wire.MessageIdData
+	14,  // 36: pulsargo.wire.CommandAck.ack_type:type_name -> pulsargo.wire.CommandAck.AckType
+	20,  // 37: pulsargo.wire.CommandAck.message_id:type_name -> pulsargo.wire.MessageIdData
+	15,  // 38: pulsargo.wire.CommandAck.validation_error:type_name -> pulsargo.wire.CommandAck.ValidationError
+	18,  // 39: pulsargo.wire.CommandAck.properties:type_name -> pulsargo.wire.KeyLongValue
 	2,   // 40: pulsargo.wire.CommandAckResponse.error:type_name -> pulsargo.wire.ServerError
-	19,  // 41: pulsargo.wire.CommandRedeliverUnacknowledgedMessages.message_ids:type_name -> pulsargo.wire.MessageIdData
-	19,  // 42: pulsargo.wire.CommandSeek.message_id:type_name -> pulsargo.wire.MessageIdData
-	19,  // 43: pulsargo.wire.CommandGetLastMessageIdResponse.last_message_id:type_name -> pulsargo.wire.MessageIdData
-	19,  // 44: pulsargo.wire.CommandGetLastMessageIdResponse.consumer_mark_delete_position:type_name -> pulsargo.wire.MessageIdData
+	20,  // 41: pulsargo.wire.CommandRedeliverUnacknowledgedMessages.message_ids:type_name -> pulsargo.wire.MessageIdData
+	20,  // 42: pulsargo.wire.CommandSeek.message_id:type_name -> pulsargo.wire.MessageIdData
+	20,  // 43: pulsargo.wire.CommandGetLastMessageIdResponse.last_message_id:type_name -> pulsargo.wire.MessageIdData
+	20,  // 44: pulsargo.wire.CommandGetLastMessageIdResponse.consumer_mark_delete_position:type_name -> pulsargo.wire.MessageIdData
 	2,   // 45: pulsargo.wire.CommandConsumerStatsResponse.error_code:type_name -> pulsargo.wire.ServerError
 	2,   // 46: pulsargo.wire.CommandGetSchemaResponse.error_code:type_name -> pulsargo.wire.ServerError
-	20,  // 47: pulsargo.wire.CommandGetSchemaResponse.schema:type_name -> pulsargo.wire.Schema
-	20,  // 48: pulsargo.wire.CommandGetOrCreateSchema.schema:type_name -> pulsargo.wire.Schema
+	21,  // 47: pulsargo.wire.CommandGetSchemaResponse.schema:type_name -> pulsargo.wire.Schema
+	21,  // 48: pulsargo.wire.CommandGetOrCreateSchema.schema:type_name -> pulsargo.wire.Schema
 	2,   // 49: pulsargo.wire.CommandGetOrCreateSchemaResponse.error_code:type_name -> pulsargo.wire.ServerError
-	20,  // 50: pulsargo.wire.CommandSuccess.schema:type_name -> pulsargo.wire.Schema
+	21,  // 50: pulsargo.wire.CommandSuccess.schema:type_name -> pulsargo.wire.Schema
 	2,   // 51: pulsargo.wire.CommandError.error:type_name -> pulsargo.wire.ServerError
 	2,   // 52: pulsargo.wire.CommandTcClientConnectResponse.error:type_name -> pulsargo.wire.ServerError
 	2,   // 53: pulsargo.wire.CommandNewTxnResponse.error:type_name -> pulsargo.wire.ServerError
-	15,  // 54: pulsargo.wire.BaseCommand.type:type_name -> pulsargo.wire.BaseCommand.Type
-	27,  // 55: pulsargo.wire.BaseCommand.connect:type_name -> pulsargo.wire.CommandConnect
-	28,  // 56: pulsargo.wire.BaseCommand.connected:type_name -> pulsargo.wire.CommandConnected
-	47,  // 57: pulsargo.wire.BaseCommand.subscribe:type_name -> pulsargo.wire.CommandSubscribe
-	40,  // 58: pulsargo.wire.BaseCommand.producer:type_name -> pulsargo.wire.CommandProducer
-	42,  // 59: pulsargo.wire.BaseCommand.send:type_name -> pulsargo.wire.CommandSend
-	43,  // 60: pulsargo.wire.BaseCommand.send_receipt:type_name -> pulsargo.wire.CommandSendReceipt
-	44,  // 61: pulsargo.wire.BaseCommand.send_error:type_name -> pulsargo.wire.CommandSendError
-	49,  // 62: pulsargo.wire.BaseCommand.message:type_name -> pulsargo.wire.CommandMessage
-	50,  // 63: pulsargo.wire.BaseCommand.ack:type_name -> pulsargo.wire.CommandAck
-	48,  // 64: pulsargo.wire.BaseCommand.flow:type_name -> pulsargo.wire.CommandFlow
-	57,  // 65: pulsargo.wire.BaseCommand.unsubscribe:type_name -> pulsargo.wire.CommandUnsubscribe
-	66,  // 66: pulsargo.wire.BaseCommand.success:type_name -> pulsargo.wire.CommandSuccess
-	67,  // 67: pulsargo.wire.BaseCommand.error:type_name -> pulsargo.wire.CommandError
-	45,  // 68: pulsargo.wire.BaseCommand.close_producer:type_name -> pulsargo.wire.CommandCloseProducer
-	58,  // 69: pulsargo.wire.BaseCommand.close_consumer:type_name -> pulsargo.wire.CommandCloseConsumer
-	41,  // 70: pulsargo.wire.BaseCommand.producer_success:type_name -> pulsargo.wire.CommandProducerSuccess
-	31,  // 71: pulsargo.wire.BaseCommand.ping:type_name -> pulsargo.wire.CommandPing
-	32,  // 72: pulsargo.wire.BaseCommand.pong:type_name -> pulsargo.wire.CommandPong
-	52,  // 73: pulsargo.wire.BaseCommand.redeliver_unacknowledged_messages:type_name -> pulsargo.wire.CommandRedeliverUnacknowledgedMessages
-	35,  // 74: pulsargo.wire.BaseCommand.partition_metadata:type_name -> pulsargo.wire.CommandPartitionedTopicMetadata
-	36,  // 75: pulsargo.wire.BaseCommand.partition_metadata_response:type_name -> pulsargo.wire.CommandPartitionedTopicMetadataResponse
-	33,  // 76: pulsargo.wire.BaseCommand.lookup_topic:type_name -> pulsargo.wire.CommandLookupTopic
-	34,  // 77: pulsargo.wire.BaseCommand.lookup_topic_response:type_name -> pulsargo.wire.CommandLookupTopicResponse
-	60,  // 78: pulsargo.wire.BaseCommand.consumer_stats:type_name -> pulsargo.wire.CommandConsumerStats
-	61,  // 79: pulsargo.wire.BaseCommand.consumer_stats_response:type_name -> pulsargo.wire.CommandConsumerStatsResponse
-	59,  // 80: pulsargo.wire.BaseCommand.reached_end_of_topic:type_name -> pulsargo.wire.CommandReachedEndOfTopic
-	54,  // 81: pulsargo.wire.BaseCommand.seek:type_name -> pulsargo.wire.CommandSeek
-	55,  // 82: pulsargo.wire.BaseCommand.get_last_message_id:type_name -> pulsargo.wire.CommandGetLastMessageId
-	56,  // 83: pulsargo.wire.BaseCommand.get_last_message_id_response:type_name -> pulsargo.wire.CommandGetLastMessageIdResponse
-	53,  // 84: pulsargo.wire.BaseCommand.active_consumer_change:type_name -> pulsargo.wire.CommandActiveConsumerChange
-	37,  // 85: pulsargo.wire.BaseCommand.get_topics_of_namespace:type_name -> pulsargo.wire.CommandGetTopicsOfNamespace
-	38,  // 86: pulsargo.wire.BaseCommand.get_topics_of_namespace_response:type_name -> pulsargo.wire.CommandGetTopicsOfNamespaceResponse
-	62,  // 87: pulsargo.wire.BaseCommand.get_schema:type_name -> pulsargo.wire.CommandGetSchema
-	63,  // 88: pulsargo.wire.BaseCommand.get_schema_response:type_name -> pulsargo.wire.CommandGetSchemaResponse
-	29,  // 89: pulsargo.wire.BaseCommand.auth_challenge:type_name -> pulsargo.wire.CommandAuthChallenge
-	30,  // 90: pulsargo.wire.BaseCommand.auth_response:type_name -> pulsargo.wire.CommandAuthResponse
-	51,  // 91: pulsargo.wire.BaseCommand.ack_response:type_name -> pulsargo.wire.CommandAckResponse
-	64,  // 92: pulsargo.wire.BaseCommand.get_or_create_schema:type_name -> pulsargo.wire.CommandGetOrCreateSchema
-	65,  // 93: pulsargo.wire.BaseCommand.get_or_create_schema_response:type_name -> pulsargo.wire.CommandGetOrCreateSchemaResponse
-	70,  // 94: pulsargo.wire.BaseCommand.new_txn:type_name -> pulsargo.wire.CommandNewTxn
-	71,  // 95: pulsargo.wire.BaseCommand.new_txn_response:type_name -> pulsargo.wire.CommandNewTxnResponse
-	68,  // 96: pulsargo.wire.BaseCommand.tc_client_connect_request:type_name -> pulsargo.wire.CommandTcClientConnectRequest
-	69,  // 97: pulsargo.wire.BaseCommand.tc_client_connect_response:type_name -> pulsargo.wire.CommandTcClientConnectResponse
-	73,  // 98: pulsargo.wire.BaseCommand.watch_topic_list:type_name -> pulsargo.wire.CommandWatchTopicList
-	74,  // 99: pulsargo.wire.BaseCommand.watch_topic_list_success:type_name -> pulsargo.wire.CommandWatchTopicListSuccess
-	75,  // 100: pulsargo.wire.BaseCommand.watch_topic_update:type_name -> pulsargo.wire.CommandWatchTopicUpdate
-	76,  // 101: pulsargo.wire.BaseCommand.watch_topic_list_close:type_name -> pulsargo.wire.CommandWatchTopicListClose
-	39,  // 102: pulsargo.wire.BaseCommand.topic_migrated:type_name -> pulsargo.wire.CommandTopicMigrated
-	103, // [103:103] is the sub-list for method output_type
-	103, // [103:103] is the sub-list for method input_type
-	103, // [103:103] is the sub-list for extension type_name
-	103, // [103:103] is the sub-list for extension extendee
-	0,   // [0:103] is the sub-list for field type_name
+	2,   // 54: pulsargo.wire.CommandAddPartitionToTxnResponse.error:type_name -> pulsargo.wire.ServerError
+	75,  // 55: pulsargo.wire.CommandAddSubscriptionToTxn.subscription:type_name -> pulsargo.wire.Subscription
+	2,   // 56: pulsargo.wire.CommandAddSubscriptionToTxnResponse.error:type_name -> pulsargo.wire.ServerError
+	6,   // 57: pulsargo.wire.CommandEndTxn.txn_action:type_name -> pulsargo.wire.TxnAction
+	2,   // 58: pulsargo.wire.CommandEndTxnResponse.error:type_name -> pulsargo.wire.ServerError
+	6,   // 59: pulsargo.wire.CommandEndTxnOnPartition.txn_action:type_name -> pulsargo.wire.TxnAction
+	2,   // 60: pulsargo.wire.CommandEndTxnOnPartitionResponse.error:type_name -> pulsargo.wire.ServerError
+	75,  // 61: pulsargo.wire.CommandEndTxnOnSubscription.subscription:type_name -> pulsargo.wire.Subscription
+	6,   // 62: pulsargo.wire.CommandEndTxnOnSubscription.txn_action:type_name -> pulsargo.wire.TxnAction
+	2,   // 63: pulsargo.wire.CommandEndTxnOnSubscriptionResponse.error:type_name -> pulsargo.wire.ServerError
+	16,  // 64: pulsargo.wire.BaseCommand.type:type_name -> pulsargo.wire.BaseCommand.Type
+	28,  // 65: pulsargo.wire.BaseCommand.connect:type_name -> pulsargo.wire.CommandConnect
+	29,  // 66: pulsargo.wire.BaseCommand.connected:type_name -> pulsargo.wire.CommandConnected
+	48,  // 67: pulsargo.wire.BaseCommand.subscribe:type_name -> pulsargo.wire.CommandSubscribe
+	41,  // 68: pulsargo.wire.BaseCommand.producer:type_name -> pulsargo.wire.CommandProducer
+	43,  // 69: pulsargo.wire.BaseCommand.send:type_name -> pulsargo.wire.CommandSend
+	44,  // 70: pulsargo.wire.BaseCommand.send_receipt:type_name -> pulsargo.wire.CommandSendReceipt
+	45,  // 71: pulsargo.wire.BaseCommand.send_error:type_name -> pulsargo.wire.CommandSendError
+	50,  // 72: pulsargo.wire.BaseCommand.message:type_name -> pulsargo.wire.CommandMessage
+	51,  // 73: pulsargo.wire.BaseCommand.ack:type_name -> pulsargo.wire.CommandAck
+	49,  // 74: pulsargo.wire.BaseCommand.flow:type_name -> pulsargo.wire.CommandFlow
+	58,  // 75: pulsargo.wire.BaseCommand.unsubscribe:type_name -> pulsargo.wire.CommandUnsubscribe
+	67,  // 76: pulsargo.wire.BaseCommand.success:type_name -> pulsargo.wire.CommandSuccess
+	68,  // 77: pulsargo.wire.BaseCommand.error:type_name -> pulsargo.wire.CommandError
+	46,  // 78: pulsargo.wire.BaseCommand.close_producer:type_name -> pulsargo.wire.CommandCloseProducer
+	59,  // 79: pulsargo.wire.BaseCommand.close_consumer:type_name -> pulsargo.wire.CommandCloseConsumer
+	42,  // 80: pulsargo.wire.BaseCommand.producer_success:type_name -> pulsargo.wire.CommandProducerSuccess
+	32,  // 81: pulsargo.wire.BaseCommand.ping:type_name -> pulsargo.wire.CommandPing
+	33,  // 82: pulsargo.wire.BaseCommand.pong:type_name -> pulsargo.wire.CommandPong
+	53,  // 83: pulsargo.wire.BaseCommand.redeliver_unacknowledged_messages:type_name -> pulsargo.wire.CommandRedeliverUnacknowledgedMessages
+	36,  // 84: pulsargo.wire.BaseCommand.partition_metadata:type_name -> pulsargo.wire.CommandPartitionedTopicMetadata
+	37,  // 85: pulsargo.wire.BaseCommand.partition_metadata_response:type_name -> pulsargo.wire.CommandPartitionedTopicMetadataResponse
+	34,  // 86: pulsargo.wire.BaseCommand.lookup_topic:type_name -> pulsargo.wire.CommandLookupTopic
+	35,  // 87: pulsargo.wire.BaseCommand.lookup_topic_response:type_name -> pulsargo.wire.CommandLookupTopicResponse
+	61,  // 88: pulsargo.wire.BaseCommand.consumer_stats:type_name -> pulsargo.wire.CommandConsumerStats
+	62,  // 89: pulsargo.wire.BaseCommand.consumer_stats_response:type_name -> pulsargo.wire.CommandConsumerStatsResponse
+	60,  // 90: pulsargo.wire.BaseCommand.reached_end_of_topic:type_name -> pulsargo.wire.CommandReachedEndOfTopic
+	55,  // 91: pulsargo.wire.BaseCommand.seek:type_name -> pulsargo.wire.CommandSeek
+	56,  // 92: pulsargo.wire.BaseCommand.get_last_message_id:type_name -> pulsargo.wire.CommandGetLastMessageId
+	57,  // 93: pulsargo.wire.BaseCommand.get_last_message_id_response:type_name -> pulsargo.wire.CommandGetLastMessageIdResponse
+	54,  // 94: pulsargo.wire.BaseCommand.active_consumer_change:type_name -> pulsargo.wire.CommandActiveConsumerChange
+	38,  // 95: pulsargo.wire.BaseCommand.get_topics_of_namespace:type_name -> pulsargo.wire.CommandGetTopicsOfNamespace
+	39,  // 96: pulsargo.wire.BaseCommand.get_topics_of_namespace_response:type_name -> pulsargo.wire.CommandGetTopicsOfNamespaceResponse
+	63,  // 97: pulsargo.wire.BaseCommand.get_schema:type_name -> pulsargo.wire.CommandGetSchema
+	64,  // 98: pulsargo.wire.BaseCommand.get_schema_response:type_name -> pulsargo.wire.CommandGetSchemaResponse
+	30,  // 99: pulsargo.wire.BaseCommand.auth_challenge:type_name -> pulsargo.wire.CommandAuthChallenge
+	31,  // 100: pulsargo.wire.BaseCommand.auth_response:type_name -> pulsargo.wire.CommandAuthResponse
+	52,  // 101: pulsargo.wire.BaseCommand.ack_response:type_name -> pulsargo.wire.CommandAckResponse
+	65,  // 102: pulsargo.wire.BaseCommand.get_or_create_schema:type_name -> pulsargo.wire.CommandGetOrCreateSchema
+	66,  // 103: pulsargo.wire.BaseCommand.get_or_create_schema_response:type_name -> pulsargo.wire.CommandGetOrCreateSchemaResponse
+	71,  // 104: pulsargo.wire.BaseCommand.new_txn:type_name -> pulsargo.wire.CommandNewTxn
+	72,  // 105: pulsargo.wire.BaseCommand.new_txn_response:type_name -> pulsargo.wire.CommandNewTxnResponse
+	73,  // 106: pulsargo.wire.BaseCommand.add_partition_to_txn:type_name -> pulsargo.wire.CommandAddPartitionToTxn
+	74,  // 107: pulsargo.wire.BaseCommand.add_partition_to_txn_response:type_name -> pulsargo.wire.CommandAddPartitionToTxnResponse
+	76,  // 108: pulsargo.wire.BaseCommand.add_subscription_to_txn:type_name -> pulsargo.wire.CommandAddSubscriptionToTxn
+	77,  // 109: pulsargo.wire.BaseCommand.add_subscription_to_txn_response:type_name -> pulsargo.wire.CommandAddSubscriptionToTxnResponse
+	78,  // 110: pulsargo.wire.BaseCommand.end_txn:type_name -> pulsargo.wire.CommandEndTxn
+	79,  // 111: pulsargo.wire.BaseCommand.end_txn_response:type_name -> pulsargo.wire.CommandEndTxnResponse
+	80,  // 112: pulsargo.wire.BaseCommand.end_txn_on_partition:type_name -> pulsargo.wire.CommandEndTxnOnPartition
+	81,  // 113: pulsargo.wire.BaseCommand.end_txn_on_partition_response:type_name -> pulsargo.wire.CommandEndTxnOnPartitionResponse
+	82,  // 114: pulsargo.wire.BaseCommand.end_txn_on_subscription:type_name -> pulsargo.wire.CommandEndTxnOnSubscription
+	83,  // 115: pulsargo.wire.BaseCommand.end_txn_on_subscription_response:type_name -> pulsargo.wire.CommandEndTxnOnSubscriptionResponse
+	69,  // 116: pulsargo.wire.BaseCommand.tc_client_connect_request:type_name -> pulsargo.wire.CommandTcClientConnectRequest
+	70,  // 117: pulsargo.wire.BaseCommand.tc_client_connect_response:type_name -> pulsargo.wire.CommandTcClientConnectResponse
+	85,  // 118: pulsargo.wire.BaseCommand.watch_topic_list:type_name -> pulsargo.wire.CommandWatchTopicList
+	86,  // 119: pulsargo.wire.BaseCommand.watch_topic_list_success:type_name -> pulsargo.wire.CommandWatchTopicListSuccess
+	87,  // 120: pulsargo.wire.BaseCommand.watch_topic_update:type_name -> pulsargo.wire.CommandWatchTopicUpdate
+	88,  // 121: pulsargo.wire.BaseCommand.watch_topic_list_close:type_name -> pulsargo.wire.CommandWatchTopicListClose
+	40,  // 122: pulsargo.wire.BaseCommand.topic_migrated:type_name -> pulsargo.wire.CommandTopicMigrated
+	123, // [123:123] is the sub-list for method output_type
+	123, // [123:123] is the sub-list for method input_type
+	123, // [123:123] is the sub-list for extension type_name
+	123, // [123:123] is the sub-list for extension extendee
+	0,   // [0:123] is the sub-list for field type_name
 }
 
 func init() { file_pulsar_proto_init() }
@@ -7423,8 +8548,8 @@ func file_pulsar_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_pulsar_proto_rawDesc), len(file_pulsar_proto_rawDesc)),
-			NumEnums:      16,
-			NumMessages:   61,
+			NumEnums:      17,
+			NumMessages:   72,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

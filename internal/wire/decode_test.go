@@ -295,25 +295,18 @@ func TestDecodeUnknownCommand(t *testing.T) {
 		fe := requireKind(t, err, ErrUnknownCommand)
 		assert.EqualValues(t, 0x7fffffff, fe.Type)
 	})
-	t.Run("known to Pulsar, no field here", func(t *testing.T) {
+	t.Run("transaction commands decode", func(t *testing.T) {
 		// ADD_PARTITION_TO_TXN = 52: {request_id(1): 11, txnid_least_bits(2):
 		// 3, partitions(4): "n"}; field 52 bytes tag = 52<<3|2 = 418 = 0xa2 0x03.
 		inner := []byte{0x08, 11, 0x10, 3, 0x22, 0x01, 'n'}
 		cmd := append([]byte{0x08, 52, 0xa2, 0x03, byte(len(inner))}, inner...)
-		_, err := DecodeFrame(rawFrame(cmd, nil), 0)
-		fe := requireKind(t, err, ErrUnknownCommand)
-		assert.Equal(t, proto.BaseCommand_ADD_PARTITION_TO_TXN, fe.Type)
-		assert.True(t, fe.HasRequestID)
-		assert.EqualValues(t, 11, fe.RequestID)
-		assert.Contains(t, err.Error(), "ADD_PARTITION_TO_TXN")
-		assert.Contains(t, err.Error(), "request_id 11")
-
-		// END_TXN = 56 with request_id 300 (varint ac 02).
-		inner = []byte{0x08, 0xac, 0x02}
-		cmd = append([]byte{0x08, 56, 0xc2, 0x03, byte(len(inner))}, inner...)
-		_, err = DecodeFrame(rawFrame(cmd, nil), 0)
-		fe = requireKind(t, err, ErrUnknownCommand)
-		assert.EqualValues(t, 300, fe.RequestID)
+		f, err := DecodeFrame(rawFrame(cmd, nil), 0)
+		require.NoError(t, err)
+		add := f.Cmd.GetAddPartitionToTxn()
+		require.NotNil(t, add)
+		assert.EqualValues(t, 11, add.GetRequestId())
+		assert.EqualValues(t, 3, add.GetTxnidLeastBits())
+		assert.Equal(t, []string{"n"}, add.GetPartitions())
 	})
 	t.Run("also with a payload", func(t *testing.T) {
 		cmd := []byte{0x08, 99}

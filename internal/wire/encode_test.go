@@ -170,7 +170,7 @@ func TestEncodeErrors(t *testing.T) {
 		{"field unset", &proto.BaseCommand{Type: proto.BaseCommand_PING.Enum()}, ErrMalformed},
 		{"other field set", &proto.BaseCommand{Type: proto.BaseCommand_PING.Enum(), Pong: &proto.CommandPong{}}, ErrMalformed},
 		{"type not in enum", &proto.BaseCommand{Type: proto.BaseCommand_Type(99).Enum()}, ErrUnknownCommand},
-		{"type without field", &proto.BaseCommand{Type: proto.BaseCommand_END_TXN.Enum()}, ErrUnknownCommand},
+		{"type field unset", &proto.BaseCommand{Type: proto.BaseCommand_END_TXN.Enum()}, ErrMalformed},
 		{"required field missing", &proto.BaseCommand{
 			Type: proto.BaseCommand_SEND.Enum(), Send: &proto.CommandSend{ProducerId: protobuf.Uint64(1)},
 		}, ErrMalformed},
