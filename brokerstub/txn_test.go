@@ -1,6 +1,9 @@
 package brokerstub
 
 import (
+	"encoding/json"
+	"fmt"
+	"strconv"
 	"testing"
 	"time"
 
@@ -241,4 +244,36 @@ func TestTxnCrashBetweenPhasesCommits(t *testing.T) {
 	clk.Advance(time.Minute)
 	got, _ = cc.received(1)
 	assert.Equal(t, []string{"plain"}, got)
+}
+
+func TestTxnAdminMetadata(t *testing.T) {
+	b := RunT(t, txnOptions())
+	pc, cc := dialTxn(t, b), dialTxn(t, b)
+	topic := "persistent://public/default/txn-admin"
+	name := pc.producer(topic, 1)
+	cc.subscribe(topic, "s", 1, proto.CommandSubscribe_Exclusive, true)
+	m0 := receiptOf(t, pc.publish(1, name, 0, "m0", nil))
+	cc.received(1)
+	id := pc.newTxn(30_000)
+	first := receiptOf(t, pc.publish(1, name, 1, "t", &id))
+	require.Nil(t, cc.ack(1, m0, &id).Error)
+
+	code, body := adminDo(t, b, "GET", "/admin/v3/transactions/transactionMetadata/0/"+strconv.FormatUint(id.least, 10), "")
+	require.Equal(t, 200, code, body)
+	var md map[string]any
+	require.NoError(t, json.Unmarshal([]byte(body), &md))
+	assert.Equal(t, "(0,0)", md["txnId"])
+	assert.Equal(t, "OPEN", md["status"])
+	assert.Equal(t, float64(30_000), md["timeoutAt"])
+	assert.Equal(t, map[string]any{topic: map[string]any{
+		"startPosition": fmt.Sprintf("%d:%d", first.GetLedgerId(), first.GetEntryId()), "aborted": false}}, md["producedPartitions"])
+	assert.Equal(t, map[string]any{topic: map[string]any{"s": map[string]any{"cumulativeAckPosition": nil}}}, md["ackedPartitions"])
+
+	require.Nil(t, pc.endTxn(id, true).Error)
+	code, _ = adminDo(t, b, "GET", "/admin/v3/transactions/transactionMetadata/0/0", "")
+	assert.Equal(t, 404, code, "an ended transaction is removed")
+
+	off := RunT(t)
+	code, _ = adminDo(t, off, "GET", "/admin/v3/transactions/transactionMetadata/0/0", "")
+	assert.Equal(t, 503, code)
 }
