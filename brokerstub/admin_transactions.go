@@ -19,6 +19,14 @@ func (a *adminServer) registerTransactions() {
 	a.add(get, base+"/transactionInPendingAckStats/{tenant}/{ns}/{topic}/{sub}/{most}/{least}", txnInPendingAckStats)
 }
 
+// txnReadOpen reports whether a request reads the transactions resource,
+// which any authenticated role may: Pulsar serves it so (the official Go
+// client's tests read transactionMetadata as the anonymous role of a broker
+// with authorization on).
+func txnReadOpen(method string, segs []string) bool {
+	return method == http.MethodGet && len(segs) > 2 && segs[0] == "admin" && segs[1] == "v3" && segs[2] == "transactions"
+}
+
 // txnCoordinator returns the coordinator for an admin request, or 503.
 func (rq *adminReq) txnCoordinator() (*coordinator, error) {
 	c := rq.b.tc.Load()

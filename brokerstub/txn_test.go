@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -276,4 +277,15 @@ func TestTxnAdminMetadata(t *testing.T) {
 	off := RunT(t)
 	code, _ = adminDo(t, off, "GET", "/admin/v3/transactions/transactionMetadata/0/0", "")
 	assert.Equal(t, 503, code)
+}
+
+func TestTxnConfigKey(t *testing.T) {
+	for conf, want := range map[string]bool{"": false, "transactionCoordinatorEnabled=true\n": true, "transactionCoordinatorEnabled=false\n": false} {
+		cfg, err := ParseConfig(strings.NewReader(conf))
+		require.NoError(t, err)
+		assert.Equal(t, want, cfg.Options.TransactionCoordinatorEnabled, "%q", conf)
+		assert.NotContains(t, cfg.Ignored, "transactionCoordinatorEnabled")
+	}
+	_, err := ParseConfig(strings.NewReader("transactionCoordinatorEnabled=maybe\n"))
+	assert.Error(t, err)
 }
