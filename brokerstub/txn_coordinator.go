@@ -238,15 +238,18 @@ func (c *coordinator) openLocked(id txnID) (*txnMeta, error) {
 	return m, nil
 }
 
-// update applies f to open transaction id and persists it.
-func (c *coordinator) update(id txnID, f func(*txnMeta)) error {
+// update applies f to open transaction id and persists it when f reports
+// a change.
+func (c *coordinator) update(id txnID, f func(*txnMeta) bool) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	m, err := c.openLocked(id)
 	if err != nil {
 		return err
 	}
-	f(m)
+	if !f(m) {
+		return nil
+	}
 	return c.persistLocked()
 }
 
@@ -260,35 +263,40 @@ func (c *coordinator) checkOpen(id txnID) error {
 
 // addPartitions records topics that id produces to.
 func (c *coordinator) addPartitions(id txnID, parts []string) error {
-	return c.update(id, func(m *txnMeta) {
+	return c.update(id, func(m *txnMeta) bool {
+		n := len(m.Partitions)
 		for _, p := range parts {
 			if !slices.Contains(m.Partitions, p) {
 				m.Partitions = append(m.Partitions, p)
 			}
 		}
+		return len(m.Partitions) != n
 	})
 }
 
 // addSubs records subscriptions that id acknowledges on.
 func (c *coordinator) addSubs(id txnID, subs []txnSubRef) error {
-	return c.update(id, func(m *txnMeta) {
+	return c.update(id, func(m *txnMeta) bool {
+		n := len(m.Subs)
 		for _, s := range subs {
 			if !slices.Contains(m.Subs, s) {
 				m.Subs = append(m.Subs, s)
 			}
 		}
+		return len(m.Subs) != n
 	})
 }
 
 // recordAcks records acks that id holds pending (and their subscription).
 func (c *coordinator) recordAcks(id txnID, recs []txnAckRec) error {
-	return c.update(id, func(m *txnMeta) {
+	return c.update(id, func(m *txnMeta) bool {
 		for _, r := range recs {
 			if ref := (txnSubRef{r.Topic, r.Sub}); !slices.Contains(m.Subs, ref) {
 				m.Subs = append(m.Subs, ref)
 			}
 		}
 		m.Acks = append(m.Acks, recs...)
+		return true
 	})
 }
 

@@ -170,6 +170,12 @@ func TestTxnBadInputGetsPulsarErrors(t *testing.T) {
 		RequestId: c.nextRID(), TxnidMostBits: &id.most, TxnidLeastBits: &id.least, Partitions: []string{"persistent://public/default/p"}}})
 	assert.Equal(t, proto.ServerError_TransactionNotFound,
 		c.expect(proto.BaseCommand_ADD_PARTITION_TO_TXN_RESPONSE).GetAddPartitionToTxnResponse().GetError())
+	// Non-persistent topics take no transactions, as Pulsar's.
+	open := c.newTxn(60_000)
+	npName := c.producer("non-persistent://public/default/txn-np", 2)
+	r = c.publish(2, npName, 0, "x", &open)
+	require.Equal(t, proto.BaseCommand_SEND_ERROR, r.GetType())
+	assert.Equal(t, proto.ServerError_NotAllowedError, r.GetSendError().GetError())
 	// The broker keeps serving.
 	receiptOf(t, c.publish(1, name, 1, "ok", nil))
 }
