@@ -59,6 +59,7 @@ func TestTxnMessagesVisibleOnlyAfterCommit(t *testing.T) {
 	m0 := receiptOf(t, pc.publish(1, name, 0, "m0", nil))
 	got, last := cc.received(1)
 	assert.Equal(t, []string{"m0"}, got)
+	assert.Equal(t, m0.GetEntryId(), last.GetEntryId())
 
 	id := pc.newTxn(60_000)
 	receiptOf(t, pc.publish(1, name, 1, "t1", &id))
