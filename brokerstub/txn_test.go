@@ -296,3 +296,27 @@ func TestTxnConfigKey(t *testing.T) {
 	_, err := ParseConfig(strings.NewReader("transactionCoordinatorEnabled=maybe\n"))
 	assert.Error(t, err)
 }
+
+func TestTxnPendingAcksSurviveRestart(t *testing.T) {
+	b := RunT(t, Options{TransactionCoordinatorEnabled: true, DataDir: t.TempDir()})
+	pc, cc := dialTxn(t, b), dialTxn(t, b)
+	topic := "persistent://public/default/txn-ack-restart"
+	name := pc.producer(topic, 1)
+	cc.subscribe(topic, "s", 1, proto.CommandSubscribe_Shared, true)
+	m0 := receiptOf(t, pc.publish(1, name, 0, "m0", nil))
+	cc.received(1)
+	t1 := pc.newTxn(60_000)
+	require.Nil(t, cc.ack(1, m0, &t1).Error)
+
+	require.NoError(t, b.Restart())
+	pc, cc = dialTxn(t, b), dialTxn(t, b)
+	cc.subscribe(topic, "s", 1, proto.CommandSubscribe_Shared, true)
+	cc.received(1)
+	t2 := pc.newTxn(60_000)
+	assert.Equal(t, txnID{0, 1}, t2, "the sequence continues after a restart")
+	assert.Equal(t, proto.ServerError_TransactionConflict, cc.ack(1, m0, &t2).GetError(), "t1's ack is still pending")
+	require.Nil(t, pc.endTxn(t1, true).Error)
+	cur, _, err := b.Cursor(topic, "s")
+	require.NoError(t, err)
+	assert.Equal(t, m0.GetEntryId(), uint64(cur.MarkDelete.Entry))
+}
