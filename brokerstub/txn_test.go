@@ -320,3 +320,37 @@ func TestTxnPendingAcksSurviveRestart(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, m0.GetEntryId(), uint64(cur.MarkDelete.Entry))
 }
+
+func TestTxnCumulativeAck(t *testing.T) {
+	b := RunT(t, txnOptions())
+	pc, cc := dialTxn(t, b), dialTxn(t, b)
+	topic := "persistent://public/default/txn-cumulative"
+	name := pc.producer(topic, 1)
+	cc.subscribe(topic, "s", 1, proto.CommandSubscribe_Exclusive, true)
+	var ids []*proto.MessageIdData
+	for i := range 3 {
+		ids = append(ids, receiptOf(t, pc.publish(1, name, uint64(i), "m", nil)))
+	}
+	cc.received(1)
+	cumulative := func(id *proto.MessageIdData, txn txnID) *proto.CommandAckResponse {
+		cc.send(&proto.BaseCommand{Type: proto.BaseCommand_ACK.Enum(), Ack: &proto.CommandAck{ConsumerId: gproto.Uint64(1),
+			AckType: proto.CommandAck_Cumulative.Enum(), RequestId: cc.nextRID(),
+			MessageId:     []*proto.MessageIdData{{LedgerId: id.LedgerId, EntryId: id.EntryId}},
+			TxnidMostBits: &txn.most, TxnidLeastBits: &txn.least}})
+		return cc.expect(proto.BaseCommand_ACK_RESPONSE).GetAckResponse()
+	}
+	t1, t2 := pc.newTxn(60_000), pc.newTxn(60_000)
+	require.Nil(t, cumulative(ids[1], t1).Error)
+	// Under t1's cumulative ack: another transaction's ack conflicts.
+	assert.Equal(t, proto.ServerError_TransactionConflict, cc.ack(1, ids[0], &t2).GetError())
+	assert.Equal(t, proto.ServerError_TransactionConflict, cumulative(ids[2], t2).GetError())
+	cur, _, err := b.Cursor(topic, "s")
+	require.NoError(t, err)
+	assert.Equal(t, int64(-1), cur.MarkDelete.Entry)
+	require.Nil(t, pc.endTxn(t1, true).Error)
+	cur, _, err = b.Cursor(topic, "s")
+	require.NoError(t, err)
+	assert.Equal(t, ids[1].GetEntryId(), uint64(cur.MarkDelete.Entry))
+	// Below the mark-delete position now: already acknowledged.
+	assert.Equal(t, proto.ServerError_TransactionConflict, cumulative(ids[0], t2).GetError())
+}
