@@ -250,8 +250,8 @@ func TestMetricsPublishErrors(t *testing.T) {
 	}
 }
 
-// TestMetricsReader counts readers opened and closed, and not as consumer
-// partitions (as the official client).
+// TestMetricsReader counts readers opened and closed, and as consumers
+// too, as the official client (its reader is a consumer).
 func TestMetricsReader(t *testing.T) {
 	b := brokerstub.RunT(t, brokerstub.Options{NoListener: true})
 	rec := newRecorder()
@@ -263,12 +263,18 @@ func TestMetricsReader(t *testing.T) {
 	if got := rec.sum("", MetricReadersOpened); got != 1 {
 		t.Errorf("readers opened %v, want 1", got)
 	}
-	if got := rec.sum("", MetricConsumersPartitions); got != 0 {
-		t.Errorf("consumer partitions %v for a reader, want 0", got)
+	if got := rec.sum("", MetricConsumersPartitions); got != 1 {
+		t.Errorf("consumer partitions %v for a reader, want 1", got)
+	}
+	if got := rec.sum("", MetricConsumersOpened); got != 1 {
+		t.Errorf("consumers opened %v for a reader, want 1", got)
 	}
 	r.Close()
 	if got := rec.sum("", MetricReadersClosed); got != 1 {
 		t.Errorf("readers closed %v, want 1", got)
+	}
+	if got := rec.sum("", MetricConsumersPartitions); got != 0 {
+		t.Errorf("consumer partitions %v after the reader closed, want 0", got)
 	}
 }
 

@@ -92,7 +92,9 @@ func (c *client) createReader(opts ReaderOptions) (Reader, error) {
 		r.closeEngines()
 		return nil, err
 	}
+	// The official client's reader is a consumer, and counted as one too.
 	r.metrics.Add(MetricReadersOpened, 1)
+	r.metrics.Add(MetricConsumersOpened, 1)
 	return r, nil
 }
 
@@ -187,6 +189,7 @@ func (r *readerImpl) Close() {
 		r.closeEngines()
 		r.c.unregister(r)
 		r.metrics.Add(MetricReadersClosed, 1)
+		r.metrics.Add(MetricConsumersClosed, 1)
 	})
 }
 

@@ -52,18 +52,17 @@ func (e *Engine[T]) metricAcked(at time.Time) {
 	}
 }
 
-// metricStarted counts a consumer's partition as active (a reader's are
-// not, as the official client's). Called by Start before the loop runs.
+// metricStarted counts the partition as active (a reader's too: the
+// official client's reader is a consumer). Called by Start before the
+// loop runs.
 func (e *Engine[T]) metricStarted() {
 	e.started = true
-	if !e.o.Reader {
-		e.o.Metrics.Add(api.MetricConsumersPartitions, 1)
-	}
+	e.o.Metrics.Add(api.MetricConsumersPartitions, 1)
 }
 
 // metricClosed is metricStarted undone, by Close.
 func (e *Engine[T]) metricClosed() {
-	if e.started && !e.o.Reader {
+	if e.started {
 		e.o.Metrics.Add(api.MetricConsumersPartitions, -1)
 	}
 }
