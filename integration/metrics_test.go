@@ -48,7 +48,6 @@ func families(t *testing.T, reg *prometheus.Registry) (map[string]family, map[st
 	return out, values
 }
 
-
 // TestMetricsSeriesMatchOfficial runs the official client and pulsargo
 // with pulsarprom against the same stub, the same workload and the same
 // metrics options, and diffs the gathered families: names, types, help,
