@@ -104,7 +104,10 @@ func (c *client) newConsumerImpl(opts ConsumerOptions, single bool, schemas *con
 		nackBackoff: nackPolicy(opts), closed: make(chan struct{}),
 	}
 	cs.self = cs
-	cs.metrics = c.topicMetrics(cmp.Or(opts.Topic, append(opts.Topics, opts.TopicsPattern)[0]))
+	cs.metrics = c.topicMetrics(cmp.Or(opts.Topic, opts.TopicsPattern))
+	if opts.Topic == "" && len(opts.Topics) > 0 {
+		cs.metrics = c.topicMetrics(opts.Topics[0])
+	}
 	if opts.EnableZeroQueueConsumer {
 		cs.self = &zeroQueueConsumer{consumerImpl: cs}
 	}

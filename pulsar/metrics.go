@@ -67,45 +67,85 @@ type MetricsProvider interface {
 	NewClientMetrics(MetricsOptions) (ClientMetrics, error)
 }
 
-// The metrics, one per series of the official client; see internal/api
-// for the series each names.
+// The metrics, one per series of the official client, whose type and name
+// each comment gives. Counters and gauges take Add (a gauge a negative
+// value going down); histograms take Observe, in seconds. The connection,
+// lookup, RPC and sending-buffer metrics go to ClientMetrics.Add, the
+// others to the TopicMetrics of a producer's, consumer's or reader's
+// topic.
 const (
-	MetricMessagesPublished                = api.MetricMessagesPublished
-	MetricBytesPublished                   = api.MetricBytesPublished
-	MetricMessagesPending                  = api.MetricMessagesPending
-	MetricBytesPending                     = api.MetricBytesPending
-	MetricPublishErrorsTimeout             = api.MetricPublishErrorsTimeout
-	MetricPublishErrorsMsgTooLarge         = api.MetricPublishErrorsMsgTooLarge
-	MetricPublishLatency                   = api.MetricPublishLatency
-	MetricPublishRPCLatency                = api.MetricPublishRPCLatency
-	MetricMessagesReceived                 = api.MetricMessagesReceived
-	MetricBytesReceived                    = api.MetricBytesReceived
-	MetricPrefetchedMessages               = api.MetricPrefetchedMessages
-	MetricPrefetchedBytes                  = api.MetricPrefetchedBytes
-	MetricAcks                             = api.MetricAcks
-	MetricNacks                            = api.MetricNacks
-	MetricDLQ                              = api.MetricDLQ
-	MetricProcessingTime                   = api.MetricProcessingTime
-	MetricProducersOpened                  = api.MetricProducersOpened
-	MetricProducersClosed                  = api.MetricProducersClosed
-	MetricProducersReconnectFailure        = api.MetricProducersReconnectFailure
-	MetricProducersReconnectMaxRetry       = api.MetricProducersReconnectMaxRetry
-	MetricProducersPartitions              = api.MetricProducersPartitions
-	MetricConsumersOpened                  = api.MetricConsumersOpened
-	MetricConsumersClosed                  = api.MetricConsumersClosed
-	MetricConsumersReconnectFailure        = api.MetricConsumersReconnectFailure
-	MetricConsumersReconnectMaxRetry       = api.MetricConsumersReconnectMaxRetry
-	MetricConsumersPartitions              = api.MetricConsumersPartitions
-	MetricReadersOpened                    = api.MetricReadersOpened
-	MetricReadersClosed                    = api.MetricReadersClosed
-	MetricConnectionsOpened                = api.MetricConnectionsOpened
-	MetricConnectionsClosed                = api.MetricConnectionsClosed
-	MetricConnectionsEstablishmentErrors   = api.MetricConnectionsEstablishmentErrors
-	MetricConnectionsHandshakeErrors       = api.MetricConnectionsHandshakeErrors
-	MetricLookupRequests                   = api.MetricLookupRequests
+	// MetricMessagesPublished is the counter pulsar_client_messages_published.
+	MetricMessagesPublished = api.MetricMessagesPublished
+	// MetricBytesPublished is the counter pulsar_client_bytes_published (uncompressed payload bytes).
+	MetricBytesPublished = api.MetricBytesPublished
+	// MetricMessagesPending is the gauge pulsar_client_producer_pending_messages.
+	MetricMessagesPending = api.MetricMessagesPending
+	// MetricBytesPending is the gauge pulsar_client_producer_pending_bytes.
+	MetricBytesPending = api.MetricBytesPending
+	// MetricPublishErrorsTimeout is the counter pulsar_client_producer_errors{error="timeout"}.
+	MetricPublishErrorsTimeout = api.MetricPublishErrorsTimeout
+	// MetricPublishErrorsMsgTooLarge is the counter pulsar_client_producer_errors{error="msg_too_large"}.
+	MetricPublishErrorsMsgTooLarge = api.MetricPublishErrorsMsgTooLarge
+	// MetricPublishLatency is the histogram pulsar_client_producer_latency_seconds (Send to receipt).
+	MetricPublishLatency = api.MetricPublishLatency
+	// MetricPublishRPCLatency is the histogram pulsar_client_producer_rpc_latency_seconds (entry written to receipt).
+	MetricPublishRPCLatency = api.MetricPublishRPCLatency
+	// MetricMessagesReceived is the counter pulsar_client_messages_received.
+	MetricMessagesReceived = api.MetricMessagesReceived
+	// MetricBytesReceived is the counter pulsar_client_bytes_received.
+	MetricBytesReceived = api.MetricBytesReceived
+	// MetricPrefetchedMessages is the gauge pulsar_client_consumer_prefetched_messages.
+	MetricPrefetchedMessages = api.MetricPrefetchedMessages
+	// MetricPrefetchedBytes is the gauge pulsar_client_consumer_prefetched_bytes.
+	MetricPrefetchedBytes = api.MetricPrefetchedBytes
+	// MetricAcks is the counter pulsar_client_consumer_acks.
+	MetricAcks = api.MetricAcks
+	// MetricNacks is the counter pulsar_client_consumer_nacks.
+	MetricNacks = api.MetricNacks
+	// MetricDLQ is the counter pulsar_client_consumer_dlq_messages.
+	MetricDLQ = api.MetricDLQ
+	// MetricProcessingTime is the histogram pulsar_client_consumer_processing_time_seconds (received to acked).
+	MetricProcessingTime = api.MetricProcessingTime
+	// MetricProducersOpened is the counter pulsar_client_producers_opened.
+	MetricProducersOpened = api.MetricProducersOpened
+	// MetricProducersClosed is the counter pulsar_client_producers_closed.
+	MetricProducersClosed = api.MetricProducersClosed
+	// MetricProducersReconnectFailure is the counter pulsar_client_producers_reconnect_failure.
+	MetricProducersReconnectFailure = api.MetricProducersReconnectFailure
+	// MetricProducersReconnectMaxRetry is the counter pulsar_client_producers_reconnect_max_retry.
+	MetricProducersReconnectMaxRetry = api.MetricProducersReconnectMaxRetry
+	// MetricProducersPartitions is the gauge pulsar_client_producers_partitions_active.
+	MetricProducersPartitions = api.MetricProducersPartitions
+	// MetricConsumersOpened is the counter pulsar_client_consumers_opened.
+	MetricConsumersOpened = api.MetricConsumersOpened
+	// MetricConsumersClosed is the counter pulsar_client_consumers_closed.
+	MetricConsumersClosed = api.MetricConsumersClosed
+	// MetricConsumersReconnectFailure is the counter pulsar_client_consumers_reconnect_failure.
+	MetricConsumersReconnectFailure = api.MetricConsumersReconnectFailure
+	// MetricConsumersReconnectMaxRetry is the counter pulsar_client_consumers_reconnect_max_retry.
+	MetricConsumersReconnectMaxRetry = api.MetricConsumersReconnectMaxRetry
+	// MetricConsumersPartitions is the gauge pulsar_client_consumers_partitions_active.
+	MetricConsumersPartitions = api.MetricConsumersPartitions
+	// MetricReadersOpened is the counter pulsar_client_readers_opened.
+	MetricReadersOpened = api.MetricReadersOpened
+	// MetricReadersClosed is the counter pulsar_client_readers_closed.
+	MetricReadersClosed = api.MetricReadersClosed
+	// MetricConnectionsOpened is the counter pulsar_client_connections_opened.
+	MetricConnectionsOpened = api.MetricConnectionsOpened
+	// MetricConnectionsClosed is the counter pulsar_client_connections_closed.
+	MetricConnectionsClosed = api.MetricConnectionsClosed
+	// MetricConnectionsEstablishmentErrors is the counter pulsar_client_connections_establishment_errors.
+	MetricConnectionsEstablishmentErrors = api.MetricConnectionsEstablishmentErrors
+	// MetricConnectionsHandshakeErrors is the counter pulsar_client_connections_handshake_errors.
+	MetricConnectionsHandshakeErrors = api.MetricConnectionsHandshakeErrors
+	// MetricLookupRequests is the counter pulsar_client_lookup_count.
+	MetricLookupRequests = api.MetricLookupRequests
+	// MetricPartitionedTopicMetadataRequests is the counter pulsar_client_partitioned_topic_metadata_count.
 	MetricPartitionedTopicMetadataRequests = api.MetricPartitionedTopicMetadataRequests
-	MetricRPCRequests                      = api.MetricRPCRequests
-	MetricSendingBuffers                   = api.MetricSendingBuffers
+	// MetricRPCRequests is the counter pulsar_client_rpc_count.
+	MetricRPCRequests = api.MetricRPCRequests
+	// MetricSendingBuffers is the gauge pulsar_client_sending_buffers_count.
+	MetricSendingBuffers = api.MetricSendingBuffers
 	// NumMetrics is the number of metrics: an implementation may index an
 	// array by Metric.
 	NumMetrics = api.NumMetrics

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/pulsargo/sdk/brokerstub"
@@ -219,7 +220,11 @@ func (failingProvider) NewClientMetrics(MetricsOptions) (ClientMetrics, error) {
 // TestMetricsPublishErrors counts a message larger than the memory limit
 // and a send timeout under the official client's two error labels.
 func TestMetricsPublishErrors(t *testing.T) {
-	b := brokerstub.RunT(t, brokerstub.Options{NoListener: true})
+	synctest.Test(t, testMetricsPublishErrors)
+}
+
+func testMetricsPublishErrors(t *testing.T) {
+	b := brokerstub.RunT(t, brokerstub.Options{NoListener: true, Logger: csLogger()})
 	rec := newRecorder()
 	c := testClient(t, b, ClientOptions{MetricsRegisterer: rec, MemoryLimitBytes: 1 << 10})
 	topic := testTopic(t)
