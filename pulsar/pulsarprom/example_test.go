@@ -39,8 +39,8 @@ func ExampleRegisterer() {
 			for _, l := range m.GetLabel() {
 				fmt.Printf(" %s=%q", l.GetName(), l.GetValue())
 			}
-			fmt.Println(" ", m.GetCounter().GetValue())
+			fmt.Printf(" %v\n", m.GetCounter().GetValue())
 		}
 	}
-	// Output: pulsar_client_producers_opened client="go" pulsar_namespace="public/default" pulsar_tenant="public"  1
+	// Output: pulsar_client_producers_opened client="go" pulsar_namespace="public/default" pulsar_tenant="public" 1
 }
