@@ -5,7 +5,10 @@ go 1.26
 require (
 	github.com/apache/pulsar-client-go v0.19.0
 	github.com/hamba/avro/v2 v2.29.0
+	github.com/prometheus/client_golang v1.20.5
+	github.com/prometheus/client_model v0.6.1
 	github.com/pulsargo/sdk v0.0.0
+	github.com/pulsargo/sdk/pulsar/pulsarprom v0.0.0
 	github.com/sirupsen/logrus v1.9.3
 	github.com/stretchr/testify v1.12.1
 	google.golang.org/protobuf v1.36.12
@@ -38,8 +41,6 @@ require (
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/pierrec/lz4/v4 v4.1.33 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
-	github.com/prometheus/client_golang v1.20.5 // indirect
-	github.com/prometheus/client_model v0.6.1 // indirect
 	github.com/prometheus/common v0.55.0 // indirect
 	github.com/prometheus/procfs v0.15.1 // indirect
 	github.com/spaolacci/murmur3 v1.1.0 // indirect
@@ -65,3 +66,5 @@ require (
 )
 
 replace github.com/pulsargo/sdk => ../
+
+replace github.com/pulsargo/sdk/pulsar/pulsarprom => ../pulsar/pulsarprom

@@ -110,6 +110,16 @@ type ClientOptions struct {
 	// CustomMetricsLabels are added to every metric of the client, for the
 	// metrics module. Default: none.
 	CustomMetricsLabels map[string]string
+	// MetricsRegisterer receives the client's metrics: a MetricsProvider,
+	// such as pulsarprom.Registerer(prometheus.DefaultRegisterer) from the
+	// module github.com/pulsargo/sdk/pulsar/pulsarprom, which registers the
+	// official client's series. It is typed any so that the official
+	// client's code (a prometheus.Registerer here) compiles unchanged; but
+	// the core has no metrics library, so NewClient fails with
+	// InvalidConfiguration for a value that is not a MetricsProvider (wrap
+	// it with pulsarprom.Registerer). Default nil: no metrics (the official
+	// client defaults to prometheus.DefaultRegisterer).
+	MetricsRegisterer any
 }
 
 // MetricsCardinality is how specific the labels of the client's metrics
@@ -160,6 +170,8 @@ type client struct {
 	pool   *conn.Pool
 	log    *slog.Logger
 	mem    *memoryLimit
+	// metrics receives the client's events; nil for none.
+	metrics ClientMetrics
 
 	ids atomic.Uint64 // producer and consumer ids
 
@@ -203,6 +215,10 @@ func newClient(opts ClientOptions) (*client, error) {
 	if opts.MetricsCardinality == 0 {
 		opts.MetricsCardinality = MetricsCardinalityNamespace
 	}
+	metrics, err := newMetrics(opts)
+	if err != nil {
+		return nil, err
+	}
 	slogger := opts.logger()
 	copts := conn.Options{
 		OperationTimeout:  opts.OperationTimeout,
@@ -214,13 +230,14 @@ func newClient(opts ClientOptions) (*client, error) {
 		MaxConnsPerBroker: opts.MaxConnectionsPerBroker,
 		MaxIdle:           max(opts.ConnectionMaxIdleTime, 0),
 	}
+	c := &client{opts: opts, metrics: metrics}
+	copts.Metrics = c.clientRecorder()
 	if opts.Dialer != nil {
 		copts.Dial = opts.Dialer
 	}
 	if err := initAuth(opts.Authentication); err != nil {
 		return nil, err
 	}
-	var err error
 	if _, ok := lookup.TLSHost(opts.URL); ok {
 		if copts.TLS, err = tlsConfig(opts); err != nil {
 			return nil, err
@@ -235,16 +252,16 @@ func newClient(opts ClientOptions) (*client, error) {
 	}
 	pool := conn.NewPool(copts)
 	ls, err := lookup.New(opts.URL, lookup.Options{Pool: pool, TLS: copts.TLS, Dial: opts.Dialer,
-		AuthMethod: copts.AuthMethod, AuthData: copts.AuthData, AuthRejected: invalidate, Timeout: opts.OperationTimeout, Logger: slogger})
+		AuthMethod: copts.AuthMethod, AuthData: copts.AuthData, AuthRejected: invalidate, Timeout: opts.OperationTimeout, Logger: slogger,
+		Metrics: copts.Metrics})
 	if err != nil {
 		pool.Close()
 		slogger.Error("invalid service URL", "err", err)
 		return nil, api.InvalidOption(InvalidConfiguration, "Invalid service URL")
 	}
-	return &client{
-		opts: opts, lookup: ls, pool: pool, log: slogger,
-		mem: newMemoryLimit(opts.MemoryLimitBytes), closers: map[closer]struct{}{},
-	}, nil
+	c.lookup, c.pool, c.log = ls, pool, slogger
+	c.mem, c.closers = newMemoryLimit(opts.MemoryLimitBytes), map[closer]struct{}{}
+	return c, nil
 }
 
 // logger is the client's logger as a *slog.Logger.

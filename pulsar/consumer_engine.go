@@ -54,6 +54,7 @@ func (c *client) consumerEngineOptions(t partitionTarget, out chan ConsumerMessa
 		Partition:        t.partition,
 		OperationTimeout: c.opts.OperationTimeout,
 		Logger:           c.log,
+		Metrics:          c.topicMetrics(t.name),
 		Connect:          func(ctx context.Context) (*conn.Conn, error) { return c.connFor(ctx, t.name, id) },
 		ConsumerID:       id,
 		Out:              out,

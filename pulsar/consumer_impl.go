@@ -1,6 +1,7 @@
 package pulsar
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -32,6 +33,7 @@ type consumerImpl struct {
 
 	closeOnce sync.Once
 	closed    chan struct{}
+	metrics   api.Recorder // the first topic's metrics (metrics.go)
 }
 
 func (c *client) subscribe(opts ConsumerOptions) (Consumer, error) {
@@ -86,6 +88,7 @@ func (c *client) subscribe(opts ConsumerOptions) (Consumer, error) {
 	if !opts.EnableZeroQueueConsumer {
 		cs.followPartitions()
 	}
+	cs.metrics.Add(MetricConsumersOpened, 1)
 	if err := c.register(cs); err != nil {
 		cs.Close()
 		return nil, err
@@ -101,6 +104,10 @@ func (c *client) newConsumerImpl(opts ConsumerOptions, single bool, schemas *con
 		nackBackoff: nackPolicy(opts), closed: make(chan struct{}),
 	}
 	cs.self = cs
+	cs.metrics = c.topicMetrics(cmp.Or(opts.Topic, opts.TopicsPattern))
+	if opts.Topic == "" && len(opts.Topics) > 0 {
+		cs.metrics = c.topicMetrics(opts.Topics[0])
+	}
 	if opts.EnableZeroQueueConsumer {
 		cs.self = &zeroQueueConsumer{consumerImpl: cs}
 	}
@@ -310,6 +317,7 @@ func (cs *consumerImpl) Close() {
 		cs.disc.stop()
 		cs.closeEngines()
 		cs.c.unregister(cs)
+		cs.metrics.Add(MetricConsumersClosed, 1)
 	})
 }
 

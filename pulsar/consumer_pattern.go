@@ -78,6 +78,7 @@ func (c *client) subscribePattern(opts ConsumerOptions, schemas *consumerSchemas
 		return nil, consumerErr("subscribe to "+opts.TopicsPattern, err)
 	}
 	pc.cs.disc = startDiscovery(pc.run)
+	pc.cs.metrics.Add(MetricConsumersOpened, 1)
 	if err := c.register(pc.cs); err != nil {
 		pc.cs.Close()
 		return nil, err

@@ -24,6 +24,7 @@ type partitionedProducer struct {
 	router  func(*ProducerMessage, TopicMetadata) int
 	disc    *discovery       // partition discovery (partition_discovery.go), nil without partitions
 	schemas *producerSchemas // the producer's schema and the versions of its messages' schemas
+	metrics api.Recorder     // the topic's metrics (metrics.go)
 
 	mu    sync.RWMutex // guards parts, which discovery grows
 	parts []*producer.Producer
@@ -55,6 +56,7 @@ func (c *client) createProducer(opts ProducerOptions) (Producer, error) {
 		return nil, err
 	}
 	p := &partitionedProducer{c: c, topic: opts.Topic, opts: opts, parts: make([]*producer.Producer, len(names)), schemas: schemas}
+	p.metrics = c.topicMetrics(opts.Topic)
 	if opts.MessageRouter != nil {
 		p.router = opts.MessageRouter
 	} else {
@@ -84,6 +86,7 @@ func (c *client) createProducer(opts ProducerOptions) (Producer, error) {
 	if partitioned {
 		p.followPartitions()
 	}
+	p.metrics.Add(MetricProducersOpened, 1)
 	if err := c.register(p); err != nil {
 		p.Close()
 		return nil, err
@@ -95,6 +98,7 @@ func (c *client) createProducer(opts ProducerOptions) (Producer, error) {
 // -1 for a topic without partitions), with the producer's schema.
 func (p *partitionedProducer) engineOptions(name string, part int32) producer.Options {
 	eo := p.c.engineOptions(p.opts, name, part)
+	eo.Metrics = p.metrics
 	if p.schemas.schema != nil {
 		eo.Schema = schemaProto(p.schemas.schema.GetSchemaInfo())
 	}
@@ -276,6 +280,7 @@ func (p *partitionedProducer) Close() {
 		p.c.unregister(p)
 		p.disc.stop()
 		p.closeParts()
+		p.metrics.Add(MetricProducersClosed, 1)
 	})
 }
 

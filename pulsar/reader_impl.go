@@ -21,6 +21,7 @@ type readerImpl struct {
 	engines []*consumerEngine
 
 	closeOnce sync.Once
+	metrics   api.Recorder // the topic's metrics (metrics.go)
 	closed    chan struct{}
 }
 
@@ -57,7 +58,8 @@ func (c *client) createReader(opts ReaderOptions) (Reader, error) {
 	if sub == "" {
 		sub = randomName("reader")
 	}
-	r := &readerImpl{c: c, topic: opts.Topic, ch: make(chan ConsumerMessage), closed: make(chan struct{})}
+	r := &readerImpl{c: c, topic: opts.Topic, ch: make(chan ConsumerMessage), closed: make(chan struct{}),
+		metrics: c.topicMetrics(opts.Topic)}
 	wrap := func(m *consumer.Message) ConsumerMessage { return ConsumerMessage{Message: newMessage(m, schemas)} }
 	r.engines = make([]*consumerEngine, len(targets))
 	errs := make([]error, len(targets))
@@ -90,6 +92,9 @@ func (c *client) createReader(opts ReaderOptions) (Reader, error) {
 		r.closeEngines()
 		return nil, err
 	}
+	// The official client's reader is a consumer, and counted as one too.
+	r.metrics.Add(MetricReadersOpened, 1)
+	r.metrics.Add(MetricConsumersOpened, 1)
 	return r, nil
 }
 
@@ -183,6 +188,8 @@ func (r *readerImpl) Close() {
 		close(r.closed)
 		r.closeEngines()
 		r.c.unregister(r)
+		r.metrics.Add(MetricReadersClosed, 1)
+		r.metrics.Add(MetricConsumersClosed, 1)
 	})
 }
 

@@ -17,6 +17,7 @@ import (
 
 	gproto "google.golang.org/protobuf/proto"
 
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/frameq"
 	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/internal/wire"
@@ -64,6 +65,10 @@ type Options struct {
 	// consumer or pending request for this long (checked every MaxIdle/2,
 	// so it closes after MaxIdle to 1.5 x MaxIdle). Default 0: never.
 	MaxIdle time.Duration
+	// Metrics receives the connection events (opened, closed, failed to
+	// establish, failed the handshake) and a count of requests. Default:
+	// none.
+	Metrics api.Recorder
 }
 
 func (o Options) withDefaults() Options {
@@ -126,6 +131,12 @@ type response struct {
 // CONNECT handshake.
 func Dial(ctx context.Context, addr string, opts Options) (*Conn, error) {
 	opts = opts.withDefaults()
+	c, err := dial(ctx, addr, opts)
+	dialed(opts.Metrics, err)
+	return c, err
+}
+
+func dial(ctx context.Context, addr string, opts Options) (*Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, opts.OperationTimeout)
 	defer cancel()
 	nc, err := opts.Dial(ctx, "tcp", addr)
@@ -284,6 +295,7 @@ func (c *Conn) closeWith(err error) {
 			h.ConnectionClosed()
 		}
 		c.log.Debug("connection closed", "err", err)
+		c.opts.Metrics.Add(api.MetricConnectionsClosed, 1)
 	})
 }
 

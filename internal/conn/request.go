@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
@@ -16,6 +17,7 @@ import (
 // ends the timeout, as in the official client: Request then waits, as long
 // as ctx lets it, for the PRODUCER_SUCCESS that says ready.
 func (c *Conn) Request(ctx context.Context, requestID uint64, cmd *proto.BaseCommand) (*proto.BaseCommand, error) {
+	c.opts.Metrics.Add(api.MetricRPCRequests, 1)
 	ch := make(chan response, 2) // room for a not-ready answer and the final one
 	c.mu.Lock()
 	if c.Err() != nil {

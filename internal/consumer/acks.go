@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/conn"
@@ -27,6 +28,7 @@ type tracked struct {
 	chunks  []messageid.ID // chunked: every chunk, in order
 	handed  bool           // handed to the application
 	timeout int64          // ack-timeout deadline (Unix nanos), 0 when none
+	at      time.Time      // when it was received, with metrics only
 }
 
 // ids returns the entries to acknowledge or redeliver for the whole of t.
@@ -107,10 +109,14 @@ func (e *Engine[T]) ack(ctx context.Context, id messageid.MessageID, cumulative 
 	var cn *conn.Conn
 	var err error
 	callErr := e.call(func() {
+		at := e.receivedAt(id)
 		if cumulative {
 			datas = e.ackCumulativeLocal(id)
 		} else {
 			datas, err = e.ackLocal(id)
+		}
+		if err == nil {
+			e.metricAcked(at)
 		}
 		if err != nil || len(datas) == 0 {
 			return
@@ -226,6 +232,7 @@ func (e *Engine[T]) untrack(t *tracked) {
 	}
 	e.queue = slices.DeleteFunc(e.queue, func(m *Message) bool {
 		if posOf(messageid.FirstChunk(m.ID)) == t.key {
+			e.metricPrefetched(m, -1)
 			e.grant(1)
 			return true
 		}

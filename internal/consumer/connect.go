@@ -7,6 +7,7 @@ import (
 
 	gproto "google.golang.org/protobuf/proto"
 
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/conn"
 	"github.com/pulsargo/sdk/internal/frameq"
 	"github.com/pulsargo/sdk/internal/proto"
@@ -182,6 +183,7 @@ func (e *Engine[T]) disconnected() {
 func (e *Engine[T]) reconnect() {
 	if max := e.o.MaxReconnect; max != nil && e.tries >= *max {
 		e.log.Warn("consumer gave up reconnecting", "attempts", e.tries)
+		e.o.Metrics.Add(api.MetricConsumersReconnectMaxRetry, 1)
 		return
 	}
 	e.tries++
@@ -203,6 +205,7 @@ func (e *Engine[T]) startConnect(delay time.Duration) {
 				return
 			}
 			e.log.Info("subscribe failed; retrying", "err", err)
+			e.o.Metrics.Add(api.MetricConsumersReconnectFailure, 1)
 			e.reconnect()
 		})
 	}

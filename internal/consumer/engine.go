@@ -54,6 +54,7 @@ type Engine[T any] struct {
 	cancel   context.CancelFunc
 
 	closeOnce sync.Once
+	started   bool // Start succeeded: counted as an active partition (metrics.go)
 
 	// Owned by the loop goroutine.
 	gen        uint64 // registration generation; events of others are stale
@@ -130,6 +131,7 @@ func (e *Engine[T]) Start(ctx context.Context) error {
 		close(e.done)
 		return err
 	}
+	e.metricStarted()
 	go e.run()
 	return e.call(func() { e.subscribed(0, cn) })
 }
@@ -225,6 +227,7 @@ func (e *Engine[T]) handle(ev event) {
 // handedOut runs when the head of the queue was taken by the application.
 func (e *Engine[T]) handedOut() {
 	m := e.queue[0]
+	e.metricPrefetched(m, -1)
 	e.queue[0] = nil
 	e.queue = e.queue[1:]
 	var zero T
@@ -237,6 +240,9 @@ func (e *Engine[T]) handedOut() {
 
 // clearQueue drops the messages not handed out yet.
 func (e *Engine[T]) clearQueue() {
+	for _, m := range e.queue {
+		e.metricPrefetched(m, -1)
+	}
 	clear(e.queue)
 	e.queue = e.queue[:0]
 	var zero T
@@ -261,6 +267,7 @@ func (e *Engine[T]) Close() {
 			e.closeOnBroker(ctx, cn)
 			cancel()
 		}
+		e.metricClosed()
 		e.cancel()
 		select {
 		case <-e.quit:

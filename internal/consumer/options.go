@@ -159,6 +159,10 @@ type Options[T any] struct {
 	// and is responsible for acknowledging it. It runs on the engine's
 	// goroutine and must not block.
 	Divert func(*Message) bool
+	// Metrics receives the consumer's events (received, prefetched, acks,
+	// nacks, dead letters, processing time, reconnect failures). Default:
+	// none.
+	Metrics api.Recorder
 }
 
 func (o Options[T]) withDefaults() Options[T] {

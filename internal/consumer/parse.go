@@ -184,7 +184,7 @@ func (e *Engine[T]) onBatch(entry messageid.ID, cm *proto.CommandMessage, md *pr
 		e.grant(min(max(charged, 1), max(e.window.size, 1)))
 		return
 	}
-	t := &tracked{key: posOf(entry), last: posOf(entry), batch: n}
+	t := &tracked{key: posOf(entry), last: posOf(entry), batch: n, at: e.metricsNow()}
 	t.pending = make([]uint64, (n+63)/64)
 	t.acked = make([]uint64, (n+63)/64)
 	var keep []*Message
@@ -228,7 +228,7 @@ func (e *Engine[T]) accept(m *Message, ids []messageid.ID) {
 		e.grant(1)
 		return
 	}
-	t := &tracked{key: posOf(messageid.FirstChunk(m.ID)), last: posOf(messageid.LastChunk(m.ID))}
+	t := &tracked{key: posOf(messageid.FirstChunk(m.ID)), last: posOf(messageid.LastChunk(m.ID)), at: e.metricsNow()}
 	if len(ids) > 1 {
 		t.chunks = ids
 	}
@@ -238,11 +238,14 @@ func (e *Engine[T]) accept(m *Message, ids []messageid.ID) {
 
 // enqueue offers m to Divert and queues it otherwise.
 func (e *Engine[T]) enqueue(m *Message) {
+	e.metricReceived(m)
 	if e.o.Divert != nil && e.o.Divert(m) {
+		e.o.Metrics.Add(api.MetricDLQ, 1)
 		e.grant(1)
 		return
 	}
 	e.queue = append(e.queue, m)
+	e.metricPrefetched(m, 1)
 }
 
 // corrupt drops entries that cannot be parsed: logged, and acknowledged

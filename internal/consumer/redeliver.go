@@ -3,6 +3,7 @@ package consumer
 import (
 	"time"
 
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/messageid"
 )
@@ -63,6 +64,7 @@ func (e *Engine[T]) stopAlarms() {
 // Nack asks for the redelivery of the message id names (every chunk of a
 // chunked message; the whole entry of a batched one) after NackDelay.
 func (e *Engine[T]) Nack(id messageid.MessageID) {
+	e.o.Metrics.Add(api.MetricNacks, 1)
 	e.do(func() { e.redeliverLater(e.entriesOf(id)) })
 }
 
@@ -82,6 +84,7 @@ func (e *Engine[T]) entriesOf(id messageid.MessageID) []messageid.ID {
 // NackAfter is Nack with its own delay (a nack backoff policy's) instead
 // of NackDelay.
 func (e *Engine[T]) NackAfter(id messageid.MessageID, delay time.Duration) {
+	e.o.Metrics.Add(api.MetricNacks, 1)
 	e.do(func() { e.redeliverAfter(e.entriesOf(id), delay) })
 }
 

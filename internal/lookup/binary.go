@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/conn"
 	"github.com/pulsargo/sdk/internal/proto"
 )
@@ -14,15 +15,20 @@ type Binary struct {
 	Pool *conn.Pool
 	// Addr is the service URL's "host:port".
 	Addr string
+	// Metrics counts the lookups and partition-count requests. Default:
+	// none.
+	Metrics api.Recorder
 }
 
 // Lookup sends LOOKUP to Addr and follows redirects.
 func (b *Binary) Lookup(ctx context.Context, topic string) (string, error) {
+	b.Metrics.Add(api.MetricLookupRequests, 1)
 	return b.Pool.Lookup(ctx, b.Addr, topic)
 }
 
 // PartitionedMetadata sends PARTITIONED_METADATA to Addr.
 func (b *Binary) PartitionedMetadata(ctx context.Context, topic string) (int, error) {
+	b.Metrics.Add(api.MetricPartitionedTopicMetadataRequests, 1)
 	return b.Pool.PartitionedMetadata(ctx, b.Addr, topic)
 }
 

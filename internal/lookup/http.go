@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/backoff"
 	"github.com/pulsargo/sdk/internal/conn"
 	"github.com/pulsargo/sdk/internal/topicname"
@@ -48,10 +49,11 @@ type HTTP struct {
 	onAuthRejected func()
 	timeout        time.Duration
 	log            *slog.Logger
+	metrics        api.Recorder
 }
 
 func newHTTP(scheme string, hosts []string, opts Options) *HTTP {
-	h := &HTTP{scheme: scheme, tls: scheme == "https", timeout: opts.Timeout, log: opts.Logger}
+	h := &HTTP{scheme: scheme, tls: scheme == "https", timeout: opts.Timeout, log: opts.Logger, metrics: opts.Metrics}
 	for _, host := range hosts {
 		if _, port, err := net.SplitHostPort(host); err != nil || port == "" {
 			if h.tls {
@@ -110,6 +112,7 @@ func authHeader(method string, data func() ([]byte, error)) func() (string, erro
 // Lookup asks GET /lookup/v2/topic/{domain}/{tenant}/{ns}/{topic} and
 // returns the broker URL it names (brokerUrlTls over https).
 func (h *HTTP) Lookup(ctx context.Context, topic string) (string, error) {
+	h.metrics.Add(api.MetricLookupRequests, 1)
 	n, err := topicname.Parse(topic)
 	if err != nil {
 		return "", err
@@ -135,6 +138,7 @@ func (h *HTTP) Lookup(ctx context.Context, topic string) (string, error) {
 // PartitionedMetadata asks GET /admin/v2/{domain}/{tenant}/{ns}/{topic}/partitions
 // with checkAllowAutoCreation=true, as the official client does.
 func (h *HTTP) PartitionedMetadata(ctx context.Context, topic string) (int, error) {
+	h.metrics.Add(api.MetricPartitionedTopicMetadataRequests, 1)
 	n, err := topicname.Parse(topic)
 	if err != nil {
 		return 0, err

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/conn"
 )
 
@@ -67,6 +68,9 @@ type Options struct {
 	Timeout time.Duration
 	// Logger receives debug logs. Default: discarded.
 	Logger *slog.Logger
+	// Metrics counts the lookups and partition-count requests. Default:
+	// none.
+	Metrics api.Recorder
 }
 
 // New returns the Service for serviceURL: pulsar://, pulsar+ssl://, http://
@@ -82,7 +86,7 @@ func New(serviceURL string, opts Options) (Service, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Binary{Pool: opts.Pool, Addr: addr}, nil
+		return &Binary{Pool: opts.Pool, Addr: addr, Metrics: opts.Metrics}, nil
 	case "http", "https":
 		return newHTTP(scheme, hosts, opts), nil
 	}

@@ -128,7 +128,7 @@ func (p *Producer) addToBatch(m *api.ProducerMessage, schemaVersion []byte, cb C
 		b.firstSeq = seq
 	}
 	b.lastSeq = max(b.lastSeq, seq)
-	b.msgs = append(b.msgs, pending{cb: cb, size: len(m.Payload)})
+	b.msgs = append(b.msgs, pending{cb: cb, size: len(m.Payload), at: p.metricsNow()})
 	b.mem += mem
 	if flushNow || len(b.msgs) >= p.opts.BatchMaxMessages || len(b.buf) >= p.batchMaxBytes() {
 		p.flushBatch(b)

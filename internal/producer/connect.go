@@ -52,6 +52,7 @@ func (p *Producer) connectRetrying(ctx context.Context, first bool) error {
 	for tries := uint(0); ; tries++ {
 		if max := p.opts.MaxReconnect; !first && max != nil && tries >= *max {
 			p.log.Warn("producer gave up re-attaching", "attempts", tries, "err", last)
+			p.opts.Metrics.Add(api.MetricProducersReconnectMaxRetry, 1)
 			return fmt.Errorf("producer %s: gave up after %d attempts: %w", p.opts.Topic, tries, cmp.Or(last, error(conn.ErrClosed)))
 		}
 		err := p.connectOnce(ctx)
@@ -59,6 +60,9 @@ func (p *Producer) connectRetrying(ctx context.Context, first bool) error {
 			return nil
 		}
 		last = err
+		if !first {
+			p.opts.Metrics.Add(api.MetricProducersReconnectFailure, 1)
+		}
 		if ctx.Err() != nil {
 			return fmt.Errorf("producer %s: %w (last error: %w)", p.opts.Topic, ctx.Err(), last)
 		}

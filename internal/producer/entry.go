@@ -11,7 +11,8 @@ import (
 // pending is one message inside an entry.
 type pending struct {
 	cb   Callback
-	size int // uncompressed payload bytes
+	size int       // uncompressed payload bytes
+	at   time.Time // when Send was called, with metrics only
 }
 
 // entry is one unit sent to the broker and acknowledged by sequence id: a
@@ -33,6 +34,7 @@ type entry struct {
 	finished     bool          // acknowledged or failed; its callbacks are queued
 	done         chan struct{} // closed when finished, if a Flush waits
 	err          error         // why it failed, set when finished
+	written      time.Time     // when it was last written, with metrics only
 }
 
 // queue is the FIFO of entries awaiting receipts, in send order.

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/backoff"
 	"github.com/pulsargo/sdk/internal/clock"
 	"github.com/pulsargo/sdk/internal/compress"
@@ -131,6 +132,9 @@ type Options struct {
 	Clock Clock
 	// Logger receives the producer's logs. Default: discarded.
 	Logger *slog.Logger
+	// Metrics receives the producer's events (published, pending, errors,
+	// latencies, reconnect failures). Default: none.
+	Metrics api.Recorder
 }
 
 func (o Options) withDefaults() Options {

@@ -91,6 +91,7 @@ func New(ctx context.Context, opts Options) (*Producer, error) {
 	}
 	p.loop.Add(1)
 	go p.connectLoop()
+	p.opts.Metrics.Add(api.MetricProducersPartitions, 1)
 	return p, nil
 }
 
@@ -199,6 +200,7 @@ func (p *Producer) Close(ctx context.Context) {
 
 	p.mu.Lock()
 	p.state = stateClosed
+	p.opts.Metrics.Add(api.MetricProducersPartitions, -1)
 	c, ready := p.conn, p.ready
 	p.ready = false
 	p.gen++ // ignore anything the connection still routes to us

@@ -99,6 +99,7 @@ func (p *Producer) failAll(err error) {
 func (p *Producer) finish(e *entry, ids interface{ at(int) messageid.MessageID }, err error) {
 	p.release(len(e.msgs), e.mem)
 	e.mem = 0
+	p.metricFinished(e, err)
 	if err == nil {
 		p.stats.messages.Add(uint64(len(e.msgs)))
 		p.stats.entries.Add(1)

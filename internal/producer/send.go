@@ -70,6 +70,7 @@ func (p *Producer) SendAsyncVersioned(ctx context.Context, m *api.ProducerMessag
 func (p *Producer) send(ctx context.Context, m *api.ProducerMessage, schemaVersion []byte, cb Callback, flushNow bool) {
 	if err := p.sendAsync(ctx, m, schemaVersion, cb, flushNow); err != nil {
 		p.stats.failed.Add(1)
+		p.metricFailed(1, err)
 		cb(nil, err)
 	}
 }
@@ -100,7 +101,7 @@ func (p *Producer) sendAsync(ctx context.Context, m *api.ProducerMessage, schema
 	if err := p.waitRoom(ctx, mem); err != nil {
 		return err
 	}
-	p.stats.pendingBytes.Add(mem)
+	p.pendingChanged(1, mem)
 
 	p.mu.Lock()
 	if p.state == stateOpen && p.batchable(m, n) {
@@ -129,7 +130,7 @@ func (p *Producer) sendAsync(ctx context.Context, m *api.ProducerMessage, schema
 	seq := p.assignSeq(m)
 	md := p.entryMetadata(m, seq, now, n)
 	md.SchemaVersion = schemaVersion
-	e := &entry{seq: seq, highest: seq, msgs: []pending{{cb: cb, size: n}}, meta: md, payload: payload, mem: mem, deadline: deadline}
+	e := &entry{seq: seq, highest: seq, msgs: []pending{{cb: cb, size: n, at: p.metricsNow()}}, meta: md, payload: payload, mem: mem, deadline: deadline}
 	if err := p.plan(e); err != nil {
 		p.release(1, mem)
 		return err
@@ -179,7 +180,7 @@ func (p *Producer) adjustMemory(e *entry, held int64) {
 	case d > 0:
 		p.opts.Memory.Add(d)
 	}
-	p.stats.pendingBytes.Add(held - e.mem)
+	p.pendingChanged(0, held-e.mem)
 	e.mem = held
 }
 
@@ -189,7 +190,7 @@ func (p *Producer) release(msgs int, mem int64) {
 		<-p.permits
 	}
 	p.opts.Memory.Release(mem)
-	p.stats.pendingBytes.Add(-mem)
+	p.pendingChanged(-msgs, -mem)
 }
 
 // enqueue appends e to the queue and writes it when attached. Called with
@@ -217,6 +218,7 @@ func (p *Producer) write(e *entry) {
 		}
 	}
 	cmd := &proto.BaseCommand{Type: proto.BaseCommand_SEND.Enum(), Send: send}
+	e.written = p.metricsNow()
 	var err error
 	if e.chunks == 0 {
 		err = p.conn.SendPayload(cmd, e.meta, e.payload)

@@ -159,6 +159,9 @@ var _ *int64 = &new(pulsar.ClientOptions).MemoryLimitBytes
 // pulsar.ClientOptions.MetricsCardinality
 var _ *pulsar.MetricsCardinality = &new(pulsar.ClientOptions).MetricsCardinality
 
+// pulsar.ClientOptions.MetricsRegisterer
+var _ = &new(pulsar.ClientOptions).MetricsRegisterer
+
 // pulsar.ClientOptions.OperationTimeout
 var _ *time.Duration = &new(pulsar.ClientOptions).OperationTimeout
 
