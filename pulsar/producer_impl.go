@@ -24,6 +24,7 @@ type partitionedProducer struct {
 	router  func(*ProducerMessage, TopicMetadata) int
 	disc    *discovery       // partition discovery (partition_discovery.go), nil without partitions
 	schemas *producerSchemas // the producer's schema and the versions of its messages' schemas
+	crypto  *producerCrypto  // end-to-end encryption, nil for none
 
 	mu    sync.RWMutex // guards parts, which discovery grows
 	parts []*producer.Producer
@@ -45,6 +46,10 @@ func (c *client) createProducer(opts ProducerOptions) (Producer, error) {
 	if err != nil {
 		return nil, err
 	}
+	pcrypto, err := newProducerCrypto(opts, c.log)
+	if err != nil {
+		return nil, err
+	}
 	if c.isClosed() {
 		return nil, ErrClientClosed
 	}
@@ -54,7 +59,7 @@ func (c *client) createProducer(opts ProducerOptions) (Producer, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &partitionedProducer{c: c, topic: opts.Topic, opts: opts, parts: make([]*producer.Producer, len(names)), schemas: schemas}
+	p := &partitionedProducer{c: c, topic: opts.Topic, opts: opts, parts: make([]*producer.Producer, len(names)), schemas: schemas, crypto: pcrypto}
 	if opts.MessageRouter != nil {
 		p.router = opts.MessageRouter
 	} else {
@@ -95,6 +100,7 @@ func (c *client) createProducer(opts ProducerOptions) (Producer, error) {
 // -1 for a topic without partitions), with the producer's schema.
 func (p *partitionedProducer) engineOptions(name string, part int32) producer.Options {
 	eo := p.c.engineOptions(p.opts, name, part)
+	eo.Encryptor = p.crypto.engine()
 	if p.schemas.schema != nil {
 		eo.Schema = schemaProto(p.schemas.schema.GetSchemaInfo())
 	}
