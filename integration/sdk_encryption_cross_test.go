@@ -100,7 +100,7 @@ func TestEncryptionOfficialToSDK(t *testing.T) {
 				defer cons.Close()
 				o := official.ProducerOptions{Topic: topic, CompressionType: official.LZ4, DisableBatching: !s.batched,
 					BatchingMaxPublishDelay: 5 * time.Millisecond,
-					Encryption: &official.ProducerEncryptionInfo{KeyReader: officialcrypto.NewFileKeyReader(pub, priv), Keys: []string{"app"}}}
+					Encryption:              &official.ProducerEncryptionInfo{KeyReader: officialcrypto.NewFileKeyReader(pub, priv), Keys: []string{"app"}}}
 				if s.chunked {
 					o.EnableChunking, o.ChunkMaxMessageSize, o.CompressionType = true, 8<<10, official.NoCompression
 				}
@@ -157,7 +157,7 @@ func TestEncryptionSDKToOfficial(t *testing.T) {
 				defer cons.Close()
 				o := pulsar.ProducerOptions{Topic: topic, CompressionType: pulsar.ZSTD, DisableBatching: !s.batched,
 					BatchingMaxPublishDelay: 5 * time.Millisecond,
-					Encryption: &pulsar.ProducerEncryptionInfo{KeyReader: crypto.NewFileKeyReader(pub, priv), Keys: []string{"app"}}}
+					Encryption:              &pulsar.ProducerEncryptionInfo{KeyReader: crypto.NewFileKeyReader(pub, priv), Keys: []string{"app"}}}
 				if s.chunked {
 					o.EnableChunking, o.ChunkMaxMessageSize, o.CompressionType = true, 8<<10, pulsar.NoCompression
 				}
