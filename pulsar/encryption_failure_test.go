@@ -1,16 +1,19 @@
 package pulsar
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	gproto "google.golang.org/protobuf/proto"
 
+	"github.com/pulsargo/sdk/brokerstub"
 	"github.com/pulsargo/sdk/internal/clock"
 	"github.com/pulsargo/sdk/internal/compress"
 	"github.com/pulsargo/sdk/internal/proto"
@@ -237,4 +240,45 @@ func TestConsumerForgedEncryptionMetadata(t *testing.T) {
 		ConsumerCryptoFailureAction: crypto.ConsumerCryptoFailureActionDiscard}})
 	assert.Equal(t, []string{"genuine", "genuine"}, csNames(csRecvN(t, cons, 2)))
 	csNone(t, cons, 100*time.Millisecond)
+}
+
+// A topic unloaded in the middle of an encrypted chunked message: the
+// chunks written again after the reconnect are sealed again (a fresh IV
+// each) and the consumer decrypts the whole message.
+func TestEncryptedChunksResentAfterUnload(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		kr := encKeys(t, "rsa")
+		b := brokerstub.RunT(t, brokerstub.Options{NoListener: true, MaxMessageSize: 32 << 10})
+		c := testClient(t, b)
+		topic := testTopic(t)
+		p := testProducer(t, c, ProducerOptions{Topic: topic, EnableChunking: true, DisableBatching: true, CompressionType: LZ4,
+			Encryption: &ProducerEncryptionInfo{KeyReader: kr, Keys: []string{"k"}}})
+		var sends atomic.Int32
+		unloaded := make(chan struct{})
+		b.Intercept(func(ev brokerstub.Event) brokerstub.Action {
+			if ev.Type == "SEND" && sends.Add(1) == 5 {
+				go func() {
+					if err := b.Unload(topic); err != nil {
+						t.Error(err)
+					}
+					close(unloaded)
+				}()
+				<-unloaded
+			}
+			return brokerstub.Action{}
+		})
+		msgs := []*ProducerMessage{{Payload: []byte("before")}, {Payload: payloadOf(300<<10, 3)}, {Payload: []byte("after")}}
+		sendAllAsync(t, p, msgs)
+		<-unloaded
+		b.Intercept(nil)
+		cons, err := c.Subscribe(ConsumerOptions{Topic: topic, SubscriptionName: "s", SubscriptionInitialPosition: SubscriptionPositionEarliest,
+			Decryption: &MessageDecryptionInfo{KeyReader: kr}})
+		require.NoError(t, err)
+		defer cons.Close()
+		for i, want := range msgs {
+			m, err := cons.Receive(csCtx(t))
+			require.NoError(t, err)
+			assert.True(t, bytes.Equal(want.Payload, m.Payload()), "message %d", i)
+		}
+	})
 }
