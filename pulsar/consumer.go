@@ -244,6 +244,10 @@ type ConsumerOptions struct {
 	// after it, as the official Go client's. A Seek to a chunk id delivers
 	// its whole message next either way. See Consumer.Seek for the table.
 	StartMessageIDInclusive bool
+	// Decryption decrypts end-to-end encrypted messages (see
+	// MessageDecryptionInfo). Default nil: encrypted messages are not
+	// delivered (redelivered later).
+	Decryption *MessageDecryptionInfo
 }
 
 // ConsumerMessage is a message with the consumer it came from, as sent on

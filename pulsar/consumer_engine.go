@@ -99,6 +99,7 @@ func applyConsumerOptions(o *consumer.Options[ConsumerMessage], opts ConsumerOpt
 	if opts.Type == KeyShared {
 		o.KeySharedMeta = keySharedMeta(opts.KeySharedPolicy)
 	}
+	applyDecryption(o, opts.Decryption, o.Logger)
 }
 
 // chunkPolicy is p, or ChunkAck with the official client's

@@ -60,6 +60,10 @@ type Message interface {
 	// the broker entry metadata (appendBrokerTimestampMetadataInterceptor),
 	// nil when the broker sends none.
 	BrokerPublishTime() *time.Time
+	// GetEncryptionContext returns, for a message delivered still
+	// encrypted (ConsumerCryptoFailureActionConsume), how to decrypt it;
+	// nil for any other message.
+	GetEncryptionContext() *EncryptionContext
 }
 
 // message is the Message implementation: a view of the engine's message
@@ -128,3 +132,5 @@ func millis(t time.Time) uint64 {
 func fromMillis(ms uint64) time.Time {
 	return time.UnixMilli(int64(ms))
 }
+
+func (m *message) GetEncryptionContext() *EncryptionContext { return encryptionContext(m.m) }

@@ -160,6 +160,9 @@ type ProducerOptions struct {
 	// partition's reconnection attempts. Default: 100 ms doubling up to
 	// 30 s, with jitter.
 	BackOffPolicyFunc func() backoff.Policy
+	// Encryption, when set with Keys, encrypts every message end to end
+	// (see ProducerEncryptionInfo). Default nil: none.
+	Encryption *ProducerEncryptionInfo
 }
 
 // Producer publishes messages to a topic. It is safe for concurrent use.

@@ -25,6 +25,7 @@ type partitionedProducer struct {
 	disc    *discovery       // partition discovery (partition_discovery.go), nil without partitions
 	schemas *producerSchemas // the producer's schema and the versions of its messages' schemas
 	metrics api.Recorder     // the topic's metrics (metrics.go)
+	crypto  *producerCrypto  // end-to-end encryption, nil for none
 
 	mu    sync.RWMutex // guards parts, which discovery grows
 	parts []*producer.Producer
@@ -46,6 +47,10 @@ func (c *client) createProducer(opts ProducerOptions) (Producer, error) {
 	if err != nil {
 		return nil, err
 	}
+	pcrypto, err := newProducerCrypto(opts, c.log)
+	if err != nil {
+		return nil, err
+	}
 	if c.isClosed() {
 		return nil, ErrClientClosed
 	}
@@ -55,7 +60,7 @@ func (c *client) createProducer(opts ProducerOptions) (Producer, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &partitionedProducer{c: c, topic: opts.Topic, opts: opts, parts: make([]*producer.Producer, len(names)), schemas: schemas}
+	p := &partitionedProducer{c: c, topic: opts.Topic, opts: opts, parts: make([]*producer.Producer, len(names)), schemas: schemas, crypto: pcrypto}
 	p.metrics = c.topicMetrics(opts.Topic)
 	if opts.MessageRouter != nil {
 		p.router = opts.MessageRouter
@@ -99,6 +104,7 @@ func (c *client) createProducer(opts ProducerOptions) (Producer, error) {
 func (p *partitionedProducer) engineOptions(name string, part int32) producer.Options {
 	eo := p.c.engineOptions(p.opts, name, part)
 	eo.Metrics = p.metrics
+	eo.Encryptor = p.crypto.engine()
 	if p.schemas.schema != nil {
 		eo.Schema = schemaProto(p.schemas.schema.GetSchemaInfo())
 	}

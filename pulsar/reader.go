@@ -50,6 +50,10 @@ type ReaderOptions struct {
 	// here, BackOff in the producer's and consumer's options). Default:
 	// 100 ms doubling up to 60 s, with jitter.
 	BackoffPolicyFunc func() backoff.Policy
+	// Decryption decrypts end-to-end encrypted messages (see
+	// MessageDecryptionInfo). Default nil: encrypted messages are not
+	// delivered.
+	Decryption *MessageDecryptionInfo
 }
 
 // Reader reads a topic from a position without a durable subscription.

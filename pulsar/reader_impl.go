@@ -75,6 +75,7 @@ func (c *client) createReader(opts ReaderOptions) (Reader, error) {
 		o.Backoff = opts.BackoffPolicyFunc
 		o.Chunks = chunk.Options{MaxPendingMessages: opts.MaxPendingChunkedMessage, ExpireAfter: opts.ExpireTimeOfIncompleteChunk}
 		o.IncompleteChunkPolicy = chunkPolicy(opts.IncompleteChunkPolicy, false)
+		applyDecryption(&o, opts.Decryption, o.Logger)
 		e := consumer.New(o)
 		r.engines[i] = e
 		wg.Go(func() {

@@ -63,6 +63,10 @@ func preparePulsargo(ctx context.Context, p *prepared, official string, ps ports
 	if err := copyTree(filepath.Join(official, "integration-tests"), filepath.Join(sdk, "integration-tests"), nil); err != nil {
 		return err
 	}
+	// The encryption tests read crypto/testdata (the official test keys).
+	if err := copyTree(filepath.Join(official, "pulsar", "crypto", "testdata"), filepath.Join(sdk, "pulsar", "crypto", "testdata"), nil); err != nil {
+		return err
+	}
 	if err := goCmd(ctx, log, sdk, "mod", "tidy"); err != nil {
 		return err
 	}

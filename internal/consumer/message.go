@@ -25,6 +25,10 @@ type Message struct {
 	// BrokerMeta is the broker entry metadata of the entry (of a chunked
 	// message, of its last chunk), nil when the broker sends none.
 	BrokerMeta *proto.BrokerEntryMetadata
+	// Encrypted reports a payload delivered as it came because it could
+	// not be decrypted (CryptoConsume): still encrypted, compressed, and
+	// the whole entry.
+	Encrypted bool
 }
 
 // Key returns the partition key.

@@ -125,6 +125,12 @@ type Options[T any] struct {
 	// disconnection: after that many failures the engine stops trying (the
 	// official client's MaxReconnectToBroker). Default nil: no bound.
 	MaxReconnect *uint
+	// Decryptor, when set, decrypts end-to-end encrypted entries. Default
+	// nil: an encrypted entry goes to CryptoFailureAction.
+	Decryptor Decryptor
+	// CryptoFailureAction is what happens to an entry that cannot be
+	// decrypted. Default CryptoFail.
+	CryptoFailureAction CryptoAction
 	// Clock is the time source. Default: the real clock.
 	Clock Clock
 	// Logger receives logs. Default: discarded.

@@ -31,14 +31,18 @@ func (e *Engine[T]) onMessage(ev event) {
 	}
 	md := ev.frame.Meta
 	e.brokerMeta = ev.frame.BrokerMeta
+	payload, ok := e.decrypt(entry, cm, md, ev.frame.Payload)
+	if !ok {
+		return
+	}
 	if isChunk(md) {
-		e.onChunk(entry, cm, md, ev.frame.Payload)
+		e.onChunk(entry, cm, md, payload)
 		// The Assembler copied the chunk: its frame buffer can serve the
 		// next frame, so a chunked message costs one buffer of its size.
 		ev.frame.Release()
 		return
 	}
-	e.onEntry(entry, nil, cm, md, ev.frame.Payload)
+	e.onEntry(entry, nil, cm, md, payload)
 }
 
 // onChunk feeds a chunk to the Assembler and handles what it gives up on.

@@ -128,6 +128,9 @@ type Options struct {
 	// (and its pending messages time out), as the official client's
 	// MaxReconnectToBroker. Default nil: no bound.
 	MaxReconnect *uint
+	// Encryptor, when set, seals every frame's payload (end-to-end
+	// encryption), after compression. Default nil: none.
+	Encryptor Encryptor
 	// Clock is the time source. Default: the real clock.
 	Clock Clock
 	// Logger receives the producer's logs. Default: discarded.

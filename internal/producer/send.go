@@ -146,7 +146,7 @@ func (p *Producer) sendAsync(ctx context.Context, m *api.ProducerMessage, schema
 // held.
 func (p *Producer) plan(e *entry) error {
 	n := len(e.payload)
-	limit := p.maxMsg
+	limit := p.maxMsg - p.encryptionOverhead()
 	custom := p.opts.EnableChunking && p.opts.ChunkMaxSize > 0
 	if custom {
 		limit = min(limit, p.opts.ChunkMaxSize)
@@ -155,7 +155,7 @@ func (p *Producer) plan(e *entry) error {
 		return nil
 	}
 	uuid := chunk.UUID(p.name, e.seq)
-	size := p.maxMsg - gproto.Size(e.meta) - chunk.MetadataOverhead(uuid)
+	size := p.maxMsg - gproto.Size(e.meta) - chunk.MetadataOverhead(uuid) - p.encryptionOverhead()
 	if custom {
 		size = min(size, p.opts.ChunkMaxSize)
 	}
@@ -221,17 +221,26 @@ func (p *Producer) write(e *entry) {
 	e.written = p.metricsNow()
 	var err error
 	if e.chunks == 0 {
-		err = p.conn.SendPayload(cmd, e.meta, e.payload)
+		var payload []byte
+		if payload, err = p.seal(e.meta, e.payload); err == nil {
+			err = p.conn.SendPayload(cmd, e.meta, payload)
+		}
 	} else {
 		send.IsChunk = gproto.Bool(true)
 		for i := e.acked; i < e.chunks && err == nil; i++ {
 			c := e.plan.Chunk(i)
 			wire.SetChunkHeader(e.meta, c.Header)
-			err = p.conn.SendPayload(cmd, e.meta, c.Payload)
+			var payload []byte
+			if payload, err = p.seal(e.meta, c.Payload); err == nil {
+				err = p.conn.SendPayload(cmd, e.meta, payload)
+			}
 		}
 	}
 	switch {
 	case err == nil:
+	case errors.Is(err, api.ErrCrypto):
+		p.queue.remove(e)
+		p.finish(e, nil, err)
 	case errors.Is(err, conn.ErrClosed):
 		// The connection handler reports it; pending entries are resent.
 		p.ready = false

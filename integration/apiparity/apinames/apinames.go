@@ -30,7 +30,7 @@ const (
 
 // Packages are the compared packages, relative to the modules: the client
 // and the subpackages applications import.
-var Packages = []string{"pulsar", "pulsar/log", "pulsar/backoff", "pulsar/auth"}
+var Packages = []string{"pulsar", "pulsar/log", "pulsar/backoff", "pulsar/auth", "pulsar/crypto"}
 
 // Load type-checks the packages (import paths) from export data, running
 // go list in dir (a directory of a module that requires both clients).

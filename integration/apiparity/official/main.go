@@ -18,6 +18,7 @@ import (
 	"github.com/apache/pulsar-client-go/pulsar"
 	"github.com/apache/pulsar-client-go/pulsar/auth"
 	"github.com/apache/pulsar-client-go/pulsar/backoff"
+	"github.com/apache/pulsar-client-go/pulsar/crypto"
 	"github.com/apache/pulsar-client-go/pulsar/log"
 )
 
@@ -330,6 +331,9 @@ var _ *func() backoff.Policy = &new(pulsar.ConsumerOptions).BackOffPolicyFunc
 // pulsar.ConsumerOptions.DLQ
 var _ **pulsar.DLQPolicy = &new(pulsar.ConsumerOptions).DLQ
 
+// pulsar.ConsumerOptions.Decryption
+var _ **pulsar.MessageDecryptionInfo = &new(pulsar.ConsumerOptions).Decryption
+
 // pulsar.ConsumerOptions.EnableAutoScaledReceiverQueueSize
 var _ *bool = &new(pulsar.ConsumerOptions).EnableAutoScaledReceiverQueueSize
 
@@ -464,6 +468,36 @@ var _ pulsar.SubscriptionMode = pulsar.Durable
 
 // pulsar.EarliestMessageID
 var _ func() pulsar.MessageID = pulsar.EarliestMessageID
+
+// pulsar.EncryptionContext
+var _ *pulsar.EncryptionContext = (*pulsar.EncryptionContext)(nil)
+
+// pulsar.EncryptionContext.Algorithm
+var _ *string = &new(pulsar.EncryptionContext).Algorithm
+
+// pulsar.EncryptionContext.BatchSize
+var _ *int = &new(pulsar.EncryptionContext).BatchSize
+
+// pulsar.EncryptionContext.CompressionType
+var _ *pulsar.CompressionType = &new(pulsar.EncryptionContext).CompressionType
+
+// pulsar.EncryptionContext.Keys
+var _ *map[string]pulsar.EncryptionKey = &new(pulsar.EncryptionContext).Keys
+
+// pulsar.EncryptionContext.Param
+var _ *[]byte = &new(pulsar.EncryptionContext).Param
+
+// pulsar.EncryptionContext.UncompressedSize
+var _ *int = &new(pulsar.EncryptionContext).UncompressedSize
+
+// pulsar.EncryptionKey
+var _ *pulsar.EncryptionKey = (*pulsar.EncryptionKey)(nil)
+
+// pulsar.EncryptionKey.KeyValue
+var _ *[]byte = &new(pulsar.EncryptionKey).KeyValue
+
+// pulsar.EncryptionKey.Metadata
+var _ *map[string]string = &new(pulsar.EncryptionKey).Metadata
 
 // pulsar.ErrClientTransactionsNotEnabled
 var _ error = pulsar.ErrClientTransactionsNotEnabled
@@ -669,6 +703,9 @@ var _ func(pulsar.Message) *time.Time = pulsar.Message.BrokerPublishTime
 // pulsar.Message.EventTime
 var _ func(pulsar.Message) time.Time = pulsar.Message.EventTime
 
+// pulsar.Message.GetEncryptionContext
+var _ func(pulsar.Message) *pulsar.EncryptionContext = pulsar.Message.GetEncryptionContext
+
 // pulsar.Message.GetReplicatedFrom
 var _ func(pulsar.Message) string = pulsar.Message.GetReplicatedFrom
 
@@ -710,6 +747,18 @@ var _ func(pulsar.Message) []byte = pulsar.Message.SchemaVersion
 
 // pulsar.Message.Topic
 var _ func(pulsar.Message) string = pulsar.Message.Topic
+
+// pulsar.MessageDecryptionInfo
+var _ *pulsar.MessageDecryptionInfo = (*pulsar.MessageDecryptionInfo)(nil)
+
+// pulsar.MessageDecryptionInfo.ConsumerCryptoFailureAction
+var _ *int = &new(pulsar.MessageDecryptionInfo).ConsumerCryptoFailureAction
+
+// pulsar.MessageDecryptionInfo.KeyReader
+var _ *crypto.KeyReader = &new(pulsar.MessageDecryptionInfo).KeyReader
+
+// pulsar.MessageDecryptionInfo.MessageCrypto
+var _ *crypto.MessageCrypto = &new(pulsar.MessageDecryptionInfo).MessageCrypto
 
 // pulsar.MessageID
 var _ *pulsar.MessageID = (*pulsar.MessageID)(nil)
@@ -918,6 +967,21 @@ var _ pulsar.Result = pulsar.ProducerBlockedQuotaExceededException
 // pulsar.ProducerClosed
 var _ pulsar.Result = pulsar.ProducerClosed
 
+// pulsar.ProducerEncryptionInfo
+var _ *pulsar.ProducerEncryptionInfo = (*pulsar.ProducerEncryptionInfo)(nil)
+
+// pulsar.ProducerEncryptionInfo.KeyReader
+var _ *crypto.KeyReader = &new(pulsar.ProducerEncryptionInfo).KeyReader
+
+// pulsar.ProducerEncryptionInfo.Keys
+var _ *[]string = &new(pulsar.ProducerEncryptionInfo).Keys
+
+// pulsar.ProducerEncryptionInfo.MessageCrypto
+var _ *crypto.MessageCrypto = &new(pulsar.ProducerEncryptionInfo).MessageCrypto
+
+// pulsar.ProducerEncryptionInfo.ProducerCryptoFailureAction
+var _ *int = &new(pulsar.ProducerEncryptionInfo).ProducerCryptoFailureAction
+
 // pulsar.ProducerFenced
 var _ pulsar.Result = pulsar.ProducerFenced
 
@@ -1013,6 +1077,9 @@ var _ *bool = &new(pulsar.ProducerOptions).DisableMultiSchema
 
 // pulsar.ProducerOptions.EnableChunking
 var _ *bool = &new(pulsar.ProducerOptions).EnableChunking
+
+// pulsar.ProducerOptions.Encryption
+var _ **pulsar.ProducerEncryptionInfo = &new(pulsar.ProducerOptions).Encryption
 
 // pulsar.ProducerOptions.HashingScheme
 var _ *pulsar.HashingScheme = &new(pulsar.ProducerOptions).HashingScheme
@@ -1115,6 +1182,9 @@ var _ *pulsar.ReaderOptions = (*pulsar.ReaderOptions)(nil)
 
 // pulsar.ReaderOptions.BackoffPolicyFunc
 var _ *func() backoff.Policy = &new(pulsar.ReaderOptions).BackoffPolicyFunc
+
+// pulsar.ReaderOptions.Decryption
+var _ **pulsar.MessageDecryptionInfo = &new(pulsar.ReaderOptions).Decryption
 
 // pulsar.ReaderOptions.ExpireTimeOfIncompleteChunk
 var _ *time.Duration = &new(pulsar.ReaderOptions).ExpireTimeOfIncompleteChunk
@@ -1397,6 +1467,84 @@ var _ func(backoff.Policy) time.Duration = backoff.Policy.Next
 
 // pulsar/backoff.Policy.Reset
 var _ func(backoff.Policy) = backoff.Policy.Reset
+
+// pulsar/crypto.ConsumerCryptoFailureActionConsume
+var _ = crypto.ConsumerCryptoFailureActionConsume
+
+// pulsar/crypto.ConsumerCryptoFailureActionDiscard
+var _ = crypto.ConsumerCryptoFailureActionDiscard
+
+// pulsar/crypto.ConsumerCryptoFailureActionFail
+var _ = crypto.ConsumerCryptoFailureActionFail
+
+// pulsar/crypto.DefaultMessageCrypto
+var _ *crypto.DefaultMessageCrypto = (*crypto.DefaultMessageCrypto)(nil)
+
+// pulsar/crypto.EncryptionKeyInfo
+var _ *crypto.EncryptionKeyInfo = (*crypto.EncryptionKeyInfo)(nil)
+
+// pulsar/crypto.FileKeyReader
+var _ *crypto.FileKeyReader = (*crypto.FileKeyReader)(nil)
+
+// pulsar/crypto.KeyReader
+var _ *crypto.KeyReader = (*crypto.KeyReader)(nil)
+
+// pulsar/crypto.KeyReader.PrivateKey
+var _ func(crypto.KeyReader, string, map[string]string) (*crypto.EncryptionKeyInfo, error) = crypto.KeyReader.PrivateKey
+
+// pulsar/crypto.KeyReader.PublicKey
+var _ func(crypto.KeyReader, string, map[string]string) (*crypto.EncryptionKeyInfo, error) = crypto.KeyReader.PublicKey
+
+// pulsar/crypto.MessageCrypto
+var _ *crypto.MessageCrypto = (*crypto.MessageCrypto)(nil)
+
+// pulsar/crypto.MessageCrypto.AddPublicKeyCipher
+var _ func(crypto.MessageCrypto, []string, crypto.KeyReader) error = crypto.MessageCrypto.AddPublicKeyCipher
+
+// pulsar/crypto.MessageCrypto.Decrypt
+var _ func(crypto.MessageCrypto, crypto.MessageMetadataSupplier, []byte, crypto.KeyReader) ([]byte, error) = crypto.MessageCrypto.Decrypt
+
+// pulsar/crypto.MessageCrypto.Encrypt
+var _ func(crypto.MessageCrypto, []string, crypto.KeyReader, crypto.MessageMetadataSupplier, []byte) ([]byte, error) = crypto.MessageCrypto.Encrypt
+
+// pulsar/crypto.MessageCrypto.RemoveKeyCipher
+var _ func(crypto.MessageCrypto, string) bool = crypto.MessageCrypto.RemoveKeyCipher
+
+// pulsar/crypto.MessageMetadata
+var _ *crypto.MessageMetadata = (*crypto.MessageMetadata)(nil)
+
+// pulsar/crypto.MessageMetadataSupplier
+var _ *crypto.MessageMetadataSupplier = (*crypto.MessageMetadataSupplier)(nil)
+
+// pulsar/crypto.MessageMetadataSupplier.EncryptionKeys
+var _ func(crypto.MessageMetadataSupplier) []crypto.EncryptionKeyInfo = crypto.MessageMetadataSupplier.EncryptionKeys
+
+// pulsar/crypto.MessageMetadataSupplier.EncryptionParam
+var _ func(crypto.MessageMetadataSupplier) []byte = crypto.MessageMetadataSupplier.EncryptionParam
+
+// pulsar/crypto.MessageMetadataSupplier.SetEncryptionParam
+var _ func(crypto.MessageMetadataSupplier, []byte) = crypto.MessageMetadataSupplier.SetEncryptionParam
+
+// pulsar/crypto.MessageMetadataSupplier.UpsertEncryptionKey
+var _ func(crypto.MessageMetadataSupplier, crypto.EncryptionKeyInfo) = crypto.MessageMetadataSupplier.UpsertEncryptionKey
+
+// pulsar/crypto.NewDefaultMessageCrypto
+var _ func(logCtx string, keyGenNeeded bool, logger log.Logger) (*crypto.DefaultMessageCrypto, error) = crypto.NewDefaultMessageCrypto
+
+// pulsar/crypto.NewEncryptionKeyInfo
+var _ func(name string, key []byte, metadata map[string]string) *crypto.EncryptionKeyInfo = crypto.NewEncryptionKeyInfo
+
+// pulsar/crypto.NewFileKeyReader
+var _ func(publicKeyPath string, privateKeyPath string) *crypto.FileKeyReader = crypto.NewFileKeyReader
+
+// pulsar/crypto.NewMessageMetadataSupplier
+var _ = crypto.NewMessageMetadataSupplier
+
+// pulsar/crypto.ProducerCryptoFailureActionFail
+var _ = crypto.ProducerCryptoFailureActionFail
+
+// pulsar/crypto.ProducerCryptoFailureActionSend
+var _ = crypto.ProducerCryptoFailureActionSend
 
 // pulsar/log.DefaultNopLogger
 var _ func() log.Logger = log.DefaultNopLogger
