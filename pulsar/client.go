@@ -15,6 +15,7 @@ import (
 	"github.com/pulsargo/sdk/internal/conn"
 	"github.com/pulsargo/sdk/internal/lookup"
 	"github.com/pulsargo/sdk/internal/topicname"
+	"github.com/pulsargo/sdk/internal/txn"
 	"github.com/pulsargo/sdk/pulsar/log"
 )
 
@@ -110,6 +111,14 @@ type ClientOptions struct {
 	// CustomMetricsLabels are added to every metric of the client, for the
 	// metrics module. Default: none.
 	CustomMetricsLabels map[string]string
+	// EnableTransaction makes the client a transaction client: NewClient
+	// connects to every transaction coordinator (the partitions of
+	// TransactionCoordinatorAssign) and fails if it cannot, or with
+	// ErrTransactionCoordinatorNotEnabled when the cluster has none; then
+	// NewTransaction works. Default false: NewTransaction fails with
+	// ErrClientTransactionsNotEnabled. A transaction's sends and acks, and
+	// Commit's and Abort's wait for them, are bounded by OperationTimeout.
+	EnableTransaction bool
 }
 
 // MetricsCardinality is how specific the labels of the client's metrics
@@ -149,6 +158,10 @@ type Client interface {
 	// TopicPartitions returns the partition names of a topic (the topic
 	// itself for a topic without partitions).
 	TopicPartitions(topic string) ([]string, error)
+	// NewTransaction opens a transaction that the broker aborts if it has
+	// not committed within timeout (see transaction.go). It needs
+	// ClientOptions.EnableTransaction.
+	NewTransaction(timeout time.Duration) (Transaction, error)
 	// Close closes every producer, consumer and reader and the connections.
 	Close()
 }
@@ -160,6 +173,7 @@ type client struct {
 	pool   *conn.Pool
 	log    *slog.Logger
 	mem    *memoryLimit
+	tc     *txn.Coordinator // nil without EnableTransaction
 
 	ids atomic.Uint64 // producer and consumer ids
 
@@ -241,10 +255,17 @@ func newClient(opts ClientOptions) (*client, error) {
 		slogger.Error("invalid service URL", "err", err)
 		return nil, api.InvalidOption(InvalidConfiguration, "Invalid service URL")
 	}
-	return &client{
+	c := &client{
 		opts: opts, lookup: ls, pool: pool, log: slogger,
 		mem: newMemoryLimit(opts.MemoryLimitBytes), closers: map[closer]struct{}{},
-	}, nil
+	}
+	if opts.EnableTransaction {
+		if err := c.startTransactions(); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	return c, nil
 }
 
 // logger is the client's logger as a *slog.Logger.

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/pulsargo/sdk/chunk"
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/messageid"
 )
@@ -33,6 +34,7 @@ type entry struct {
 	finished     bool          // acknowledged or failed; its callbacks are queued
 	done         chan struct{} // closed when finished, if a Flush waits
 	err          error         // why it failed, set when finished
+	txn          *api.TxnID    // the transaction of its messages, nil for none
 }
 
 // queue is the FIFO of entries awaiting receipts, in send order.
