@@ -15,7 +15,6 @@ import (
 	"github.com/pulsargo/sdk/internal/conn"
 	"github.com/pulsargo/sdk/internal/lookup"
 	"github.com/pulsargo/sdk/internal/topicname"
-	"github.com/pulsargo/sdk/internal/txn"
 	"github.com/pulsargo/sdk/pulsar/log"
 )
 
@@ -173,7 +172,10 @@ type client struct {
 	pool   *conn.Pool
 	log    *slog.Logger
 	mem    *memoryLimit
-	tc     *txn.Coordinator // nil without EnableTransaction
+	// tcClient is the transaction coordinator client, nil without
+	// EnableTransaction (named as the official client's field, so that its
+	// transaction tests that reach it compile against this package).
+	tcClient *transactionCoordinatorClient
 
 	ids atomic.Uint64 // producer and consumer ids
 

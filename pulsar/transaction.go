@@ -45,6 +45,10 @@ const (
 	TxnTimeout = api.TxnTimeout
 )
 
+// transactionCoordinatorClient is the client of the cluster's transaction
+// coordinators (internal/txn).
+type transactionCoordinatorClient = txn.Coordinator
+
 // TransactionCoordinatorAssign is the topic whose partitions place the
 // transaction coordinators: its partition count is their number, and
 // coordinator i is served by the broker of partition i.
@@ -56,7 +60,7 @@ const TransactionCoordinatorAssign = txn.AssignTopic
 // ClientOptions.EnableTransaction, else ErrClientTransactionsNotEnabled.
 // A timeout <= 0 is refused with ErrInvalidOptions.
 func (c *client) NewTransaction(timeout time.Duration) (Transaction, error) {
-	if c.tc == nil {
+	if c.tcClient == nil {
 		return nil, ErrClientTransactionsNotEnabled
 	}
 	if timeout <= 0 {
@@ -64,7 +68,7 @@ func (c *client) NewTransaction(timeout time.Duration) (Transaction, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), c.opts.OperationTimeout)
 	defer cancel()
-	t, err := c.tc.NewTxn(ctx, timeout)
+	t, err := c.tcClient.NewTxn(ctx, timeout)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +91,7 @@ func (c *client) startTransactions() error {
 	if err != nil {
 		return wrapErr("partitions of "+TransactionCoordinatorAssign, err)
 	}
-	c.tc, err = txn.Start(ctx, n, txn.Options{
+	c.tcClient, err = txn.Start(ctx, n, txn.Options{
 		Connect: func(ctx context.Context, tc uint64) (txn.Conn, error) {
 			cn, err := c.connFor(ctx, txn.AssignPartition(tc), c.nextID())
 			if err != nil {
