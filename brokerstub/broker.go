@@ -46,6 +46,7 @@ type Broker struct {
 
 	admin    *adminServer                 // admin REST API (admin_server.go)
 	policies atomic.Pointer[policy.State] // tenants, namespaces, policies
+	tc       atomic.Pointer[coordinator]  // transactions (txn_coordinator.go); nil when off
 }
 
 // Start starts a broker with the given options.
@@ -147,6 +148,15 @@ func (b *Broker) listen(addr string) error {
 	b.conns = make(map[*conn]struct{})
 	b.closed = false
 	b.mu.Unlock()
+	if err := b.startCoordinator(); err != nil { // txn_coordinator.go
+		if ln != nil {
+			_ = ln.Close()
+		}
+		if tlsLn != nil {
+			_ = tlsLn.Close()
+		}
+		return err
+	}
 	if ln != nil {
 		b.serveWG.Add(1)
 		go b.acceptLoop(ln)
@@ -309,6 +319,7 @@ func (b *Broker) shutdown(graceful bool) bool {
 		c.close()
 	}
 	b.serveWG.Wait()
+	b.stopCoordinator() // txn_coordinator.go: before the topics it calls stop
 	for _, t := range topics {
 		t.stop(graceful)
 	}

@@ -84,7 +84,7 @@ func isSecurityKey(k string) bool {
 // delayedDeliveryTickTimeMillis, isDelayedDeliveryDeliverAtTimeStrict,
 // delayedDeliveryMaxDelayInMillis,
 // schemaCompatibilityStrategy, isAllowAutoUpdateSchemaEnabled,
-// schemaValidationEnforced, brokerDeduplicationEnabled,
+// schemaValidationEnforced, brokerDeduplicationEnabled, transactionCoordinatorEnabled,
 // activeConsumerFailoverDelayTimeMillis,
 // activeConsumerFailoverConsistentHashing,
 // backlogQuotaDefaultLimitBytes,
@@ -165,6 +165,7 @@ func ParseConfig(r io.Reader) (Config, error) {
 	o.DisableSchemaAutoUpdate = !p.bool("isAllowAutoUpdateSchemaEnabled", true)
 	o.SchemaValidationEnforced = p.bool("schemaValidationEnforced", false)
 	o.BrokerDeduplicationEnabled = p.bool("brokerDeduplicationEnabled", false)
+	o.TransactionCoordinatorEnabled = p.bool("transactionCoordinatorEnabled", false)
 	if ms := p.int("activeConsumerFailoverDelayTimeMillis", 1000, -1<<31); ms > 0 {
 		o.ActiveConsumerFailoverDelay = time.Duration(ms) * time.Millisecond
 	} else {

@@ -77,16 +77,21 @@ func (s *subscription) nextCandidate() (ledger.Position, bool, bool) {
 }
 
 // nextUnread returns the first unacknowledged entry after readPos, moving
-// readPos past the acknowledged entries before it.
+// readPos past the acknowledged entries before it. With transactions it
+// stops at the max-read position and acknowledges the markers and aborted
+// messages it passes, as Pulsar's dispatcher does (txn_buffer.go).
 func (s *subscription) nextUnread() (ledger.Position, bool) {
 	p := s.readPos
+	limit, limited := s.t.txnReadLimit()
 	for {
 		next, ok := s.t.led.Next(p)
-		if !ok {
+		if !ok || (limited && !next.Less(limit)) {
 			return ledger.Position{}, false
 		}
 		if !s.cur.IsAcked(next) {
-			return next, true
+			if !s.txnSkip(next) {
+				return next, true
+			}
 		}
 		s.readPos = next
 		p = next

@@ -19,7 +19,8 @@ const maxProtocolVersion = int32(proto.ProtocolVersion_v20)
 // namespace), handle_schema.go, handle_producer.go (producer, send, close
 // producer), handle_consumer.go (subscribe, flow, close consumer,
 // unsubscribe, stats), handle_ack.go (ack, redeliver), handle_seek.go
-// (seek, last message id) and handle_topiclist.go (topic-list watchers).
+// (seek, last message id), handle_topiclist.go (topic-list watchers) and
+// txn_handlers.go (the transaction coordinator).
 func (c *conn) handle(f *wire.Frame) bool {
 	cmd := f.Cmd
 	t := cmd.GetType()
@@ -74,6 +75,9 @@ func (c *conn) handle(f *wire.Frame) bool {
 	case proto.BaseCommand_WATCH_TOPIC_LIST_CLOSE:
 		c.handleWatchTopicListClose(cmd.GetWatchTopicListClose())
 	default:
+		if c.handleTxnCommand(cmd) { // txn_handlers.go
+			break
+		}
 		c.replyError(cmd, proto.ServerError_NotAllowedError, "brokerstub does not support "+t.String())
 	}
 	return true

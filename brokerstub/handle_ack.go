@@ -15,6 +15,10 @@ func (c *conn) handleAck(m *proto.CommandAck) {
 		c.ackResponse(m, proto.ServerError_ConsumerNotFound, "consumer not found")
 		return
 	}
+	if id, ok := txnIDOf(m.TxnidMostBits, m.TxnidLeastBits); ok {
+		c.handleTxnAck(cs, m, id) // txn_ack.go
+		return
+	}
 	t := cs.sub.t
 	ok := t.do(func() {
 		code, msg := cs.sub.ack(cs, m)
@@ -38,7 +42,8 @@ func (c *conn) ackResponse(m *proto.CommandAck, code proto.ServerError, msg stri
 		}
 		return
 	}
-	r := &proto.CommandAckResponse{ConsumerId: m.ConsumerId, RequestId: m.RequestId}
+	r := &proto.CommandAckResponse{ConsumerId: m.ConsumerId, RequestId: m.RequestId,
+		TxnidMostBits: m.TxnidMostBits, TxnidLeastBits: m.TxnidLeastBits} // unset unless transactional
 	if msg != "" {
 		r.Error, r.Message = code.Enum(), &msg
 	}
@@ -46,7 +51,8 @@ func (c *conn) ackResponse(m *proto.CommandAck, code proto.ServerError, msg stri
 }
 
 // ack applies an individual or cumulative ack to the cursor and drops what
-// became fully acknowledged from the consumers' pending sets.
+// became fully acknowledged from the consumers' pending sets. cs is nil for
+// the acks of a committed transaction (txn_ack.go).
 func (s *subscription) ack(cs *consumer, m *proto.CommandAck) (proto.ServerError, string) {
 	cumulative := m.GetAckType() == proto.CommandAck_Cumulative
 	if cumulative && (s.typ == proto.CommandSubscribe_Shared || s.typ == proto.CommandSubscribe_Key_Shared) {
@@ -97,7 +103,7 @@ func (s *subscription) ack(cs *consumer, m *proto.CommandAck) (proto.ServerError
 			// The entry may be held by another consumer of the subscription
 			// (acknowledged by id after a reconnect): Pulsar releases it
 			// from whichever consumer holds it.
-			if !s.release(cs, pos) {
+			if cs == nil || !s.release(cs, pos) {
 				for _, other := range s.consumers {
 					if s.release(other, pos) {
 						break

@@ -144,6 +144,7 @@ func (c *conn) handleSend(m *proto.CommandSend, f *wire.Frame) bool {
 	}
 	rawMeta, payload, publishTime, md := f.RawMeta, f.Payload, f.Meta.GetPublishTime(), f.Meta
 	seq, highest := m.GetSequenceId(), m.GetHighestSequenceId()
+	txn, inTxn := txnIDOf(m.TxnidMostBits, m.TxnidLeastBits)
 	t := p.t
 	ok := t.do(func() {
 		if t.np != nil {
@@ -162,11 +163,22 @@ func (c *conn) handleSend(m *proto.CommandSend, f *wire.Frame) bool {
 			c.write(t.dupReceipt(p.id, seq, highest))
 			return
 		}
-		pos, err := t.led.Append(rawMeta, payload, publishTime, num)
+		stored := rawMeta
+		if inTxn {
+			if err := t.txnAdmitSend(txn); err != nil { // txn_buffer.go
+				c.write(sendError(p.id, seq, txnErrorCode(err), txnErrorText(err)))
+				return
+			}
+			stored = txnTagged(rawMeta, txn)
+		}
+		pos, err := t.led.Append(stored, payload, publishTime, num)
 		if err != nil {
 			c.log.Error("store entry", "topic", t.name.Full, "err", err)
 			c.write(sendError(p.id, seq, proto.ServerError_PersistenceError, err.Error()))
 			return
+		}
+		if inTxn {
+			t.txnStored(txn, pos)
 		}
 		t.countIn(p, num, len(payload))
 		t.dedup.record(md, p.name, seq, highest)

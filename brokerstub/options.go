@@ -202,6 +202,13 @@ type Options struct {
 	// modulo the number of consumers (Pulsar's
 	// activeConsumerFailoverConsistentHashing). Default false, as Pulsar's.
 	ActiveConsumerFailoverConsistentHashing bool
+	// TransactionCoordinatorEnabled turns on transactions (PIP-31; Pulsar's
+	// transactionCoordinatorEnabled): one transaction coordinator, a
+	// transaction buffer per persistent topic, pending transactional acks,
+	// all kept in the store. Default false, as Pulsar's: the coordinator's
+	// commands are refused with NotAllowedError "Transactions are not
+	// enabled.".
+	TransactionCoordinatorEnabled bool
 	// Clock is the broker's time source. Default: the real clock.
 	Clock Clock
 	// Logger receives the broker's logs. Default: discarded.

@@ -34,7 +34,7 @@ func TestUnsupportedCommandGetsError(t *testing.T) {
 	b := RunT(t)
 	c := dialRaw(t, b)
 	c.connect()
-	// NEW_TXN is in the protocol but not implemented by the stub.
+	// NEW_TXN with transactionCoordinatorEnabled off (the default).
 	c.send(&proto.BaseCommand{Type: proto.BaseCommand_NEW_TXN.Enum(), NewTxn: &proto.CommandNewTxn{RequestId: gproto.Uint64(7)}})
 	e := c.expect(proto.BaseCommand_ERROR).GetError()
 	assert.Equal(t, uint64(7), e.GetRequestId())

@@ -41,6 +41,9 @@ type topic struct {
 	// np is the state of a non-persistent topic (nonpersistent.go), nil for
 	// a persistent one.
 	np *npState
+	// txn is the transaction buffer (txn_buffer.go), nil unless
+	// transactions are enabled and the topic is persistent.
+	txn *txnBuffer
 }
 
 // entryInfo is what dispatch needs from an entry's metadata, parsed once.
@@ -53,6 +56,9 @@ type entryInfo struct {
 	key         []byte // sticky key for Key_Shared (keyshared.StickyKey)
 	murmur      uint32 // keyshared.Murmur31(key), mapped per selector range
 	deliverAt   int64  // deliver_at_time, Unix ms; 0 when not delayed
+	inTxn       bool   // the metadata has a transaction id (txn_buffer.go)
+	txn         txnID  // that id
+	marker      int32  // marker_type, 0 for a message
 }
 
 // openTopic loads a topic: its ledger from the store and its durable
@@ -88,6 +94,7 @@ func (b *Broker) openTopic(name topicName) (*topic, error) {
 		if err := t.restoreSubscriptions(); err != nil {
 			return nil, err
 		}
+		t.loadTxnBuffer() // txn_buffer.go
 	}
 	t.checkDedup()
 	b.topicsWG.Add(1)
@@ -221,6 +228,8 @@ func parseEntryInfo(e ledger.Entry) *entryInfo {
 		}
 		in.key = keyshared.StickyKey(&md)
 		in.deliverAt = md.GetDeliverAtTime()
+		in.txn, in.inTxn = txnIDOf(md.TxnidMostBits, md.TxnidLeastBits)
+		in.marker = md.GetMarkerType()
 	} else {
 		in.key = keyshared.StickyKey(&pb.MessageMetadata{})
 	}

@@ -1,0 +1,421 @@
+package brokerstub
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/store"
+)
+
+// tcStateKey is the MetaStore key of the coordinator's state: its next
+// sequence number and every transaction not yet ended (Pulsar's transaction
+// log), so that a Restart or a Crash between the two phases of an end
+// finishes what was decided and times out what was open.
+const tcStateKey = "txn-coordinator/0"
+
+// defaultTxnTimeout is the timeout of a NEW_TXN that gives none (0), as the
+// Java client's default.
+const defaultTxnTimeout = time.Minute
+
+// txnSubRef names a subscription taking part in a transaction.
+type txnSubRef struct {
+	Topic string `json:"topic"`
+	Sub   string `json:"sub"`
+}
+
+// txnAckRec is one transactional ack held pending until the end: the
+// position (with the ack set of a batch-index ack) on a subscription.
+type txnAckRec struct {
+	Topic      string  `json:"topic"`
+	Sub        string  `json:"sub"`
+	Ledger     int64   `json:"ledger"`
+	Entry      int64   `json:"entry"`
+	AckSet     []int64 `json:"ackSet,omitempty"`
+	Batch      int     `json:"batch"`
+	Cumulative bool    `json:"cumulative,omitempty"`
+}
+
+// txnMeta is one transaction at the coordinator.
+type txnMeta struct {
+	Least      uint64      `json:"least"`
+	Status     txnStatus   `json:"status"`
+	OpenedAt   int64       `json:"openedAt"`  // Unix ms
+	TimeoutAt  int64       `json:"timeoutAt"` // Unix ms
+	Partitions []string    `json:"partitions,omitempty"`
+	Subs       []txnSubRef `json:"subs,omitempty"`
+	Acks       []txnAckRec `json:"acks,omitempty"`
+
+	stop func() bool // the timeout timer; nil once stopped
+}
+
+// tcState is what tcStateKey holds.
+type tcState struct {
+	Next uint64     `json:"next"`
+	Txns []*txnMeta `json:"txns"`
+}
+
+// coordinator is transaction coordinator 0. Its state is guarded by mu,
+// which is never held while a topic is called (topics call it back).
+type coordinator struct {
+	b *Broker
+
+	mu     sync.Mutex
+	closed bool
+	next   uint64
+	txns   map[uint64]*txnMeta // by least bits
+	wg     sync.WaitGroup      // timeouts running
+
+	// beforePhaseTwo, when set by a test, runs after an end was decided and
+	// persisted and before the topics learn it; false stops the end there,
+	// as a broker that dies between the two phases (END_TXN then fails with
+	// ServiceNotReady).
+	beforePhaseTwo func(txnID) bool
+}
+
+// startCoordinator loads the coordinator's state when transactions are
+// enabled: open transactions get their timeouts again, committing and
+// aborting ones are finished.
+func (b *Broker) startCoordinator() error {
+	if !b.opts.TransactionCoordinatorEnabled {
+		b.tc.Store(nil)
+		return nil
+	}
+	// As a standalone with the coordinator on: the assign topic exists with
+	// one partition per coordinator, so clients find coordinator 0.
+	if b.partitionCount(tcAssignTopic) != tcCount {
+		if err := b.st.SetPartitions(tcAssignTopic, tcCount); err != nil {
+			return fmt.Errorf("brokerstub: create %s: %w", tcAssignTopic, err)
+		}
+	}
+	c := &coordinator{b: b, txns: map[uint64]*txnMeta{}}
+	var st tcState
+	if kv, ok := b.st.(store.MetaStore); ok {
+		raw, found, err := kv.GetMeta(tcStateKey)
+		if err != nil {
+			return fmt.Errorf("brokerstub: load transactions: %w", err)
+		}
+		if found {
+			if err := json.Unmarshal(raw, &st); err != nil {
+				return fmt.Errorf("brokerstub: load transactions: %w: %w", store.ErrCorrupt, err)
+			}
+		}
+	}
+	c.next = st.Next
+	now := b.opts.Clock.Now().UnixMilli()
+	var finish []*txnMeta
+	for _, m := range st.Txns {
+		if m == nil {
+			continue
+		}
+		c.txns[m.Least] = m
+		c.next = max(c.next, m.Least+1)
+		if m.Status == txnOpen {
+			c.armTimeout(m, time.Duration(m.TimeoutAt-now)*time.Millisecond)
+		} else {
+			finish = append(finish, m)
+		}
+	}
+	b.tc.Store(c)
+	// Finished before the broker serves: no client sees half of one.
+	for _, m := range finish {
+		id := txnID{least: m.Least}
+		if err := c.end(id, m.Status == txnCommitting); err != nil {
+			b.log.Warn("finish transaction after restart", "txn", id, "err", err)
+		}
+	}
+	return nil
+}
+
+// stopCoordinator stops the timeouts and waits for ends in progress.
+func (b *Broker) stopCoordinator() {
+	c := b.tc.Load()
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	c.closed = true
+	for _, m := range c.txns {
+		if m.stop != nil {
+			m.stop()
+			m.stop = nil
+		}
+	}
+	c.mu.Unlock()
+	c.wg.Wait()
+}
+
+// coordinatorFor returns the coordinator of id, or the error Pulsar answers.
+func (b *Broker) coordinatorFor(tcID uint64) (*coordinator, error) {
+	c := b.tc.Load()
+	if c == nil {
+		return nil, errTxnDisabled
+	}
+	if tcID >= tcCount {
+		return nil, fmt.Errorf("%w: %d", errTCNotFound, tcID)
+	}
+	return c, nil
+}
+
+// armTimeout aborts m once d has passed on the broker's clock. Called with
+// mu held (or before the coordinator is shared).
+func (c *coordinator) armTimeout(m *txnMeta, d time.Duration) {
+	id := txnID{least: m.Least}
+	m.stop = c.b.opts.Clock.AfterFunc(max(d, 0), func() {
+		c.mu.Lock()
+		if c.closed {
+			c.mu.Unlock()
+			return
+		}
+		c.wg.Add(1)
+		c.mu.Unlock()
+		defer c.wg.Done()
+		if err := c.end(id, false); err != nil && !errors.Is(err, errTxnStatus) && !errors.Is(err, errTxnNotFound) {
+			c.b.log.Warn("abort timed-out transaction", "txn", id, "err", err)
+		}
+	})
+}
+
+// persistLocked writes the coordinator's state; mu is held.
+func (c *coordinator) persistLocked() error {
+	kv, ok := c.b.st.(store.MetaStore)
+	if !ok {
+		return nil
+	}
+	st := tcState{Next: c.next, Txns: make([]*txnMeta, 0, len(c.txns))}
+	for _, m := range c.txns {
+		st.Txns = append(st.Txns, m)
+	}
+	slices.SortFunc(st.Txns, func(a, b *txnMeta) int { return cmp.Compare(a.Least, b.Least) })
+	raw, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	if err := kv.PutMeta(tcStateKey, raw); err != nil {
+		return fmt.Errorf("persist transactions: %w", err)
+	}
+	return nil
+}
+
+// newTxn opens a transaction that aborts after timeout (0: one minute).
+func (c *coordinator) newTxn(timeout time.Duration) (txnID, error) {
+	if timeout <= 0 {
+		timeout = defaultTxnTimeout
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return txnID{}, errTopicClosed
+	}
+	now := c.b.opts.Clock.Now()
+	m := &txnMeta{Least: c.next, Status: txnOpen, OpenedAt: now.UnixMilli(), TimeoutAt: now.Add(timeout).UnixMilli()}
+	c.next++
+	c.txns[m.Least] = m
+	if err := c.persistLocked(); err != nil {
+		delete(c.txns, m.Least)
+		return txnID{}, err
+	}
+	c.armTimeout(m, timeout)
+	return txnID{least: m.Least}, nil
+}
+
+// openLocked returns the open transaction id, or why it is not one.
+func (c *coordinator) openLocked(id txnID) (*txnMeta, error) {
+	if id.most >= tcCount {
+		return nil, fmt.Errorf("%w: %d", errTCNotFound, id.most)
+	}
+	m := c.txns[id.least]
+	if m == nil {
+		return nil, fmt.Errorf("%w: %s", errTxnNotFound, id)
+	}
+	if m.Status != txnOpen {
+		return nil, fmt.Errorf("%w: %s is %s, not OPEN", errTxnStatus, id, m.Status)
+	}
+	return m, nil
+}
+
+// update applies f to open transaction id and persists it.
+func (c *coordinator) update(id txnID, f func(*txnMeta)) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m, err := c.openLocked(id)
+	if err != nil {
+		return err
+	}
+	f(m)
+	return c.persistLocked()
+}
+
+// checkOpen reports whether id is an open transaction.
+func (c *coordinator) checkOpen(id txnID) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, err := c.openLocked(id)
+	return err
+}
+
+// addPartitions records topics that id produces to.
+func (c *coordinator) addPartitions(id txnID, parts []string) error {
+	return c.update(id, func(m *txnMeta) {
+		for _, p := range parts {
+			if !slices.Contains(m.Partitions, p) {
+				m.Partitions = append(m.Partitions, p)
+			}
+		}
+	})
+}
+
+// addSubs records subscriptions that id acknowledges on.
+func (c *coordinator) addSubs(id txnID, subs []txnSubRef) error {
+	return c.update(id, func(m *txnMeta) {
+		for _, s := range subs {
+			if !slices.Contains(m.Subs, s) {
+				m.Subs = append(m.Subs, s)
+			}
+		}
+	})
+}
+
+// recordAcks records acks that id holds pending (and their subscription).
+func (c *coordinator) recordAcks(id txnID, recs []txnAckRec) error {
+	return c.update(id, func(m *txnMeta) {
+		for _, r := range recs {
+			if ref := (txnSubRef{r.Topic, r.Sub}); !slices.Contains(m.Subs, ref) {
+				m.Subs = append(m.Subs, ref)
+			}
+		}
+		m.Acks = append(m.Acks, recs...)
+	})
+}
+
+// pendingAcksOn returns the acks held by transactions not yet ended on
+// topic, for its transaction buffer when it loads.
+func (c *coordinator) pendingAcksOn(topic string) map[txnID][]txnAckRec {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[txnID][]txnAckRec{}
+	for _, m := range c.txns {
+		for _, r := range m.Acks {
+			if r.Topic == topic {
+				id := txnID{least: m.Least}
+				out[id] = append(out[id], r)
+			}
+		}
+	}
+	return out
+}
+
+// snapshot returns a copy of transaction id for the admin API.
+func (c *coordinator) snapshot(id txnID) (txnMeta, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if id.most >= tcCount {
+		return txnMeta{}, fmt.Errorf("%w: %d", errTCNotFound, id.most)
+	}
+	m := c.txns[id.least]
+	if m == nil {
+		return txnMeta{}, fmt.Errorf("%w: %s", errTxnNotFound, id)
+	}
+	cp := *m
+	cp.Partitions, cp.Subs, cp.Acks = slices.Clone(m.Partitions), slices.Clone(m.Subs), slices.Clone(m.Acks)
+	cp.stop = nil
+	return cp, nil
+}
+
+// end commits or aborts id in two phases: the decision (COMMITTING or
+// ABORTING) is persisted first; then every partition writes its marker and
+// every subscription applies or drops its pending acks; then the
+// transaction is removed. An end of a transaction already deciding the same
+// way is a retry and runs the second phase again (it is idempotent).
+func (c *coordinator) end(id txnID, commit bool) error {
+	want := txnAborting
+	if commit {
+		want = txnCommitting
+	}
+	c.mu.Lock()
+	if id.most >= tcCount {
+		c.mu.Unlock()
+		return fmt.Errorf("%w: %d", errTCNotFound, id.most)
+	}
+	m := c.txns[id.least]
+	switch {
+	case m == nil:
+		c.mu.Unlock()
+		return fmt.Errorf("%w: %s", errTxnNotFound, id)
+	case m.Status == txnOpen:
+		m.Status = want
+		if m.stop != nil {
+			m.stop()
+			m.stop = nil
+		}
+		if err := c.persistLocked(); err != nil {
+			m.Status = txnOpen
+			c.mu.Unlock()
+			return err
+		}
+	case m.Status != want:
+		c.mu.Unlock()
+		return fmt.Errorf("%w: %s is %s", errTxnStatus, id, m.Status)
+	}
+	parts, subs, acks := slices.Clone(m.Partitions), slices.Clone(m.Subs), slices.Clone(m.Acks)
+	hook := c.beforePhaseTwo
+	c.mu.Unlock()
+
+	if hook != nil && !hook(id) {
+		return fmt.Errorf("%w: stopped between the phases of %s", errTopicClosed, id)
+	}
+	if err := c.phaseTwo(id, commit, parts, subs, acks); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.txns[id.least] == m {
+		delete(c.txns, id.least)
+		return c.persistLocked()
+	}
+	return nil
+}
+
+// phaseTwo tells every partition and subscription of id the outcome.
+func (c *coordinator) phaseTwo(id txnID, commit bool, parts []string, subs []txnSubRef, acks []txnAckRec) error {
+	for _, p := range parts {
+		err := c.onTopic(p, func(t *topic) { t.txnEnd(id, commit) })
+		if err != nil {
+			return err
+		}
+	}
+	for _, s := range subs {
+		var recs []txnAckRec
+		for _, r := range acks {
+			if r.Topic == s.Topic && r.Sub == s.Sub {
+				recs = append(recs, r)
+			}
+		}
+		err := c.onTopic(s.Topic, func(t *topic) { t.txnEndSub(s.Sub, id, commit, recs) })
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// onTopic runs f on the named topic's goroutine; a topic that does not
+// exist (deleted, or never created) has nothing to end.
+func (c *coordinator) onTopic(topic string, f func(*topic)) error {
+	name, err := parseTopic(topic)
+	if err != nil || c.b.partitionCountOf(name) > 0 {
+		return nil // never a topic, or a partitioned one: nothing stored on it
+	}
+	t, err := c.b.getTopic(name, false)
+	if errors.Is(err, errTopicNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return t.call(func() { f(t) })
+}

@@ -1,0 +1,138 @@
+package brokerstub
+
+import (
+	"time"
+
+	"github.com/pulsargo/sdk/internal/proto"
+)
+
+// The transaction coordinator's commands (PIP-31). With
+// transactionCoordinatorEnabled off each is refused with CommandError
+// NotAllowedError "Transactions are not enabled.", as Pulsar's ServerCnx
+// does; otherwise every answer is the command's own response, with Pulsar's
+// error code when it fails.
+
+// handleTxnCommand dispatches a coordinator command; it reports false for a
+// command that is not one.
+func (c *conn) handleTxnCommand(cmd *proto.BaseCommand) bool {
+	switch cmd.GetType() {
+	case proto.BaseCommand_TC_CLIENT_CONNECT_REQUEST:
+		c.handleTcConnect(cmd.GetTcClientConnectRequest())
+	case proto.BaseCommand_NEW_TXN:
+		c.handleNewTxn(cmd.GetNewTxn())
+	case proto.BaseCommand_ADD_PARTITION_TO_TXN:
+		c.handleAddPartitionToTxn(cmd.GetAddPartitionToTxn())
+	case proto.BaseCommand_ADD_SUBSCRIPTION_TO_TXN:
+		c.handleAddSubscriptionToTxn(cmd.GetAddSubscriptionToTxn())
+	case proto.BaseCommand_END_TXN:
+		c.handleEndTxn(cmd.GetEndTxn())
+	default:
+		return false
+	}
+	return true
+}
+
+// txnRefused answers a coordinator command when transactions are off.
+func (c *conn) txnRefused(rid uint64) bool {
+	if c.b.tc.Load() != nil {
+		return false
+	}
+	c.sendError(rid, proto.ServerError_NotAllowedError, txnDisabledMsg)
+	return true
+}
+
+// errFields returns the error and message fields of a response.
+func errFields(err error) (*proto.ServerError, *string) {
+	if err == nil {
+		return nil, nil
+	}
+	return txnErrorCode(err).Enum(), strp(txnErrorText(err))
+}
+
+func (c *conn) handleTcConnect(m *proto.CommandTcClientConnectRequest) {
+	rid := m.GetRequestId()
+	if c.txnRefused(rid) {
+		return
+	}
+	_, err := c.b.coordinatorFor(m.GetTcId())
+	r := &proto.CommandTcClientConnectResponse{RequestId: &rid}
+	r.Error, r.Message = errFields(err)
+	c.write(&proto.BaseCommand{Type: proto.BaseCommand_TC_CLIENT_CONNECT_RESPONSE.Enum(), TcClientConnectResponse: r})
+}
+
+// handleNewTxn opens a transaction. txn_ttl_seconds is, despite its name, in
+// milliseconds: the clients send the timeout in ms and Pulsar's coordinator
+// reads it so.
+func (c *conn) handleNewTxn(m *proto.CommandNewTxn) {
+	rid := m.GetRequestId()
+	if c.txnRefused(rid) {
+		return
+	}
+	r := &proto.CommandNewTxnResponse{RequestId: &rid}
+	tc, err := c.b.coordinatorFor(m.GetTcId())
+	var id txnID
+	if err == nil {
+		ttl := min(m.GetTxnTtlSeconds(), uint64(maxTxnTimeout/time.Millisecond))
+		id, err = tc.newTxn(time.Duration(ttl) * time.Millisecond)
+	}
+	if err == nil {
+		id.most = m.GetTcId()
+		r.TxnidMostBits, r.TxnidLeastBits = &id.most, &id.least
+	}
+	r.Error, r.Message = errFields(err)
+	c.write(&proto.BaseCommand{Type: proto.BaseCommand_NEW_TXN_RESPONSE.Enum(), NewTxnResponse: r})
+}
+
+// maxTxnTimeout bounds a NEW_TXN's timeout, so that no input overflows the
+// clock's arithmetic.
+const maxTxnTimeout = 365 * 24 * time.Hour
+
+func (c *conn) handleAddPartitionToTxn(m *proto.CommandAddPartitionToTxn) {
+	rid := m.GetRequestId()
+	if c.txnRefused(rid) {
+		return
+	}
+	id, _ := txnIDOf(m.TxnidMostBits, m.TxnidLeastBits)
+	tc, err := c.b.coordinatorFor(id.most)
+	if err == nil {
+		err = tc.addPartitions(id, m.GetPartitions())
+	}
+	r := &proto.CommandAddPartitionToTxnResponse{RequestId: &rid, TxnidMostBits: &id.most, TxnidLeastBits: &id.least}
+	r.Error, r.Message = errFields(err)
+	c.write(&proto.BaseCommand{Type: proto.BaseCommand_ADD_PARTITION_TO_TXN_RESPONSE.Enum(), AddPartitionToTxnResponse: r})
+}
+
+func (c *conn) handleAddSubscriptionToTxn(m *proto.CommandAddSubscriptionToTxn) {
+	rid := m.GetRequestId()
+	if c.txnRefused(rid) {
+		return
+	}
+	id, _ := txnIDOf(m.TxnidMostBits, m.TxnidLeastBits)
+	tc, err := c.b.coordinatorFor(id.most)
+	if err == nil {
+		subs := make([]txnSubRef, 0, len(m.GetSubscription()))
+		for _, s := range m.GetSubscription() {
+			subs = append(subs, txnSubRef{Topic: s.GetTopic(), Sub: s.GetSubscription()})
+		}
+		err = tc.addSubs(id, subs)
+	}
+	r := &proto.CommandAddSubscriptionToTxnResponse{RequestId: &rid, TxnidMostBits: &id.most, TxnidLeastBits: &id.least}
+	r.Error, r.Message = errFields(err)
+	c.write(&proto.BaseCommand{Type: proto.BaseCommand_ADD_SUBSCRIPTION_TO_TXN_RESPONSE.Enum(), AddSubscriptionToTxnResponse: r})
+}
+
+// handleEndTxn commits or aborts; it answers once both phases are done.
+func (c *conn) handleEndTxn(m *proto.CommandEndTxn) {
+	rid := m.GetRequestId()
+	if c.txnRefused(rid) {
+		return
+	}
+	id, _ := txnIDOf(m.TxnidMostBits, m.TxnidLeastBits)
+	tc, err := c.b.coordinatorFor(id.most)
+	if err == nil {
+		err = tc.end(id, m.GetTxnAction() == proto.TxnAction_COMMIT)
+	}
+	r := &proto.CommandEndTxnResponse{RequestId: &rid, TxnidMostBits: &id.most, TxnidLeastBits: &id.least}
+	r.Error, r.Message = errFields(err)
+	c.write(&proto.BaseCommand{Type: proto.BaseCommand_END_TXN_RESPONSE.Enum(), EndTxnResponse: r})
+}
