@@ -263,3 +263,27 @@ func TestTxnChunked(t *testing.T) {
 		v.waitCursor(topic, "s", ackedThrough(m.ID()))
 	})
 }
+
+// TestTxnAcrossBrokerRestart: the restart closes every connection; the
+// producer and the coordinator client reconnect (TC_CLIENT_CONNECT again)
+// and the transaction, kept by the broker, commits with both messages.
+func TestTxnAcrossBrokerRestart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		v := newTxnEnv(t)
+		topic := csTopic()
+		p := testProducer(t, v.c, ProducerOptions{Topic: topic, DisableBatching: true})
+		tx := v.newTxn(time.Hour)
+		sendTxn(t, p, tx, "before-restart")
+		if err := v.b.Restart(); err != nil {
+			t.Fatal(err)
+		}
+		sendTxn(t, p, tx, "after-restart")
+		if err := tx.Commit(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		cons := v.subscribe(ConsumerOptions{Topic: topic})
+		if got := csNames(csRecvN(t, cons, 2)); !slices.Equal(got, []string{"before-restart", "after-restart"}) {
+			t.Fatalf("got %v", got)
+		}
+	})
+}
