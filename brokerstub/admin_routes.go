@@ -104,6 +104,7 @@ func (a *adminServer) register() {
 	a.add(get, schemaPath+"/schemas", persistentDomain(getAllSchemas))
 	a.add(post, schemaPath+"/compatibility", persistentDomain(testSchemaCompatibility))
 	a.add(post, schemaPath+"/version", persistentDomain(getSchemaVersion))
+	a.registerTransactions() // admin_transactions.go
 	a.add(get, "/metrics", getMetrics)
 	a.add(get, "/status.html", func(*adminReq) (any, error) { return rawReply{contentType: "text/plain", body: []byte("OK")}, nil })
 }

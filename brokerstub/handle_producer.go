@@ -147,6 +147,10 @@ func (c *conn) handleSend(m *proto.CommandSend, f *wire.Frame) bool {
 	txn, inTxn := txnIDOf(m.TxnidMostBits, m.TxnidLeastBits)
 	t := p.t
 	ok := t.do(func() {
+		if t.np != nil && inTxn { // as Pulsar's NonPersistentTopic
+			c.write(sendError(p.id, seq, proto.ServerError_NotAllowedError, "Do not support transaction on non-persistent topics"))
+			return
+		}
 		if t.np != nil {
 			t.publishNonPersistent(c, p, seq, highest, rawMeta, payload, num)
 			return

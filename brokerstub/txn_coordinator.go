@@ -3,7 +3,6 @@ package brokerstub
 import (
 	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -161,25 +160,6 @@ func (b *Broker) coordinatorFor(tcID uint64) (*coordinator, error) {
 	return c, nil
 }
 
-// armTimeout aborts m once d has passed on the broker's clock. Called with
-// mu held (or before the coordinator is shared).
-func (c *coordinator) armTimeout(m *txnMeta, d time.Duration) {
-	id := txnID{least: m.Least}
-	m.stop = c.b.opts.Clock.AfterFunc(max(d, 0), func() {
-		c.mu.Lock()
-		if c.closed {
-			c.mu.Unlock()
-			return
-		}
-		c.wg.Add(1)
-		c.mu.Unlock()
-		defer c.wg.Done()
-		if err := c.end(id, false); err != nil && !errors.Is(err, errTxnStatus) && !errors.Is(err, errTxnNotFound) {
-			c.b.log.Warn("abort timed-out transaction", "txn", id, "err", err)
-		}
-	})
-}
-
 // persistLocked writes the coordinator's state; mu is held.
 func (c *coordinator) persistLocked() error {
 	kv, ok := c.b.st.(store.MetaStore)
@@ -238,15 +218,18 @@ func (c *coordinator) openLocked(id txnID) (*txnMeta, error) {
 	return m, nil
 }
 
-// update applies f to open transaction id and persists it.
-func (c *coordinator) update(id txnID, f func(*txnMeta)) error {
+// update applies f to open transaction id and persists it when f reports
+// a change.
+func (c *coordinator) update(id txnID, f func(*txnMeta) bool) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	m, err := c.openLocked(id)
 	if err != nil {
 		return err
 	}
-	f(m)
+	if !f(m) {
+		return nil
+	}
 	return c.persistLocked()
 }
 
@@ -260,35 +243,40 @@ func (c *coordinator) checkOpen(id txnID) error {
 
 // addPartitions records topics that id produces to.
 func (c *coordinator) addPartitions(id txnID, parts []string) error {
-	return c.update(id, func(m *txnMeta) {
+	return c.update(id, func(m *txnMeta) bool {
+		n := len(m.Partitions)
 		for _, p := range parts {
 			if !slices.Contains(m.Partitions, p) {
 				m.Partitions = append(m.Partitions, p)
 			}
 		}
+		return len(m.Partitions) != n
 	})
 }
 
 // addSubs records subscriptions that id acknowledges on.
 func (c *coordinator) addSubs(id txnID, subs []txnSubRef) error {
-	return c.update(id, func(m *txnMeta) {
+	return c.update(id, func(m *txnMeta) bool {
+		n := len(m.Subs)
 		for _, s := range subs {
 			if !slices.Contains(m.Subs, s) {
 				m.Subs = append(m.Subs, s)
 			}
 		}
+		return len(m.Subs) != n
 	})
 }
 
 // recordAcks records acks that id holds pending (and their subscription).
 func (c *coordinator) recordAcks(id txnID, recs []txnAckRec) error {
-	return c.update(id, func(m *txnMeta) {
+	return c.update(id, func(m *txnMeta) bool {
 		for _, r := range recs {
 			if ref := (txnSubRef{r.Topic, r.Sub}); !slices.Contains(m.Subs, ref) {
 				m.Subs = append(m.Subs, ref)
 			}
 		}
 		m.Acks = append(m.Acks, recs...)
+		return true
 	})
 }
 
@@ -324,98 +312,4 @@ func (c *coordinator) snapshot(id txnID) (txnMeta, error) {
 	cp.Partitions, cp.Subs, cp.Acks = slices.Clone(m.Partitions), slices.Clone(m.Subs), slices.Clone(m.Acks)
 	cp.stop = nil
 	return cp, nil
-}
-
-// end commits or aborts id in two phases: the decision (COMMITTING or
-// ABORTING) is persisted first; then every partition writes its marker and
-// every subscription applies or drops its pending acks; then the
-// transaction is removed. An end of a transaction already deciding the same
-// way is a retry and runs the second phase again (it is idempotent).
-func (c *coordinator) end(id txnID, commit bool) error {
-	want := txnAborting
-	if commit {
-		want = txnCommitting
-	}
-	c.mu.Lock()
-	if id.most >= tcCount {
-		c.mu.Unlock()
-		return fmt.Errorf("%w: %d", errTCNotFound, id.most)
-	}
-	m := c.txns[id.least]
-	switch {
-	case m == nil:
-		c.mu.Unlock()
-		return fmt.Errorf("%w: %s", errTxnNotFound, id)
-	case m.Status == txnOpen:
-		m.Status = want
-		if m.stop != nil {
-			m.stop()
-			m.stop = nil
-		}
-		if err := c.persistLocked(); err != nil {
-			m.Status = txnOpen
-			c.mu.Unlock()
-			return err
-		}
-	case m.Status != want:
-		c.mu.Unlock()
-		return fmt.Errorf("%w: %s is %s", errTxnStatus, id, m.Status)
-	}
-	parts, subs, acks := slices.Clone(m.Partitions), slices.Clone(m.Subs), slices.Clone(m.Acks)
-	hook := c.beforePhaseTwo
-	c.mu.Unlock()
-
-	if hook != nil && !hook(id) {
-		return fmt.Errorf("%w: stopped between the phases of %s", errTopicClosed, id)
-	}
-	if err := c.phaseTwo(id, commit, parts, subs, acks); err != nil {
-		return err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.txns[id.least] == m {
-		delete(c.txns, id.least)
-		return c.persistLocked()
-	}
-	return nil
-}
-
-// phaseTwo tells every partition and subscription of id the outcome.
-func (c *coordinator) phaseTwo(id txnID, commit bool, parts []string, subs []txnSubRef, acks []txnAckRec) error {
-	for _, p := range parts {
-		err := c.onTopic(p, func(t *topic) { t.txnEnd(id, commit) })
-		if err != nil {
-			return err
-		}
-	}
-	for _, s := range subs {
-		var recs []txnAckRec
-		for _, r := range acks {
-			if r.Topic == s.Topic && r.Sub == s.Sub {
-				recs = append(recs, r)
-			}
-		}
-		err := c.onTopic(s.Topic, func(t *topic) { t.txnEndSub(s.Sub, id, commit, recs) })
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// onTopic runs f on the named topic's goroutine; a topic that does not
-// exist (deleted, or never created) has nothing to end.
-func (c *coordinator) onTopic(topic string, f func(*topic)) error {
-	name, err := parseTopic(topic)
-	if err != nil || c.b.partitionCountOf(name) > 0 {
-		return nil // never a topic, or a partitioned one: nothing stored on it
-	}
-	t, err := c.b.getTopic(name, false)
-	if errors.Is(err, errTopicNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	return t.call(func() { f(t) })
 }

@@ -1,6 +1,10 @@
 package brokerstub
 
 import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,6 +59,7 @@ func TestTxnMessagesVisibleOnlyAfterCommit(t *testing.T) {
 	m0 := receiptOf(t, pc.publish(1, name, 0, "m0", nil))
 	got, last := cc.received(1)
 	assert.Equal(t, []string{"m0"}, got)
+	assert.Equal(t, m0.GetEntryId(), last.GetEntryId())
 
 	id := pc.newTxn(60_000)
 	receiptOf(t, pc.publish(1, name, 1, "t1", &id))
@@ -105,48 +110,6 @@ func TestTxnAbortedNeverDispatched(t *testing.T) {
 	assert.Equal(t, []string{"plain"}, got)
 }
 
-func TestTxnAckHeldUntilCommit(t *testing.T) {
-	b := RunT(t, txnOptions())
-	pc, cc := dialTxn(t, b), dialTxn(t, b)
-	topic := "persistent://public/default/txn-ack"
-	name := pc.producer(topic, 1)
-	cc.subscribe(topic, "s", 1, proto.CommandSubscribe_Shared, true)
-	var ids []*proto.MessageIdData
-	for i := range 3 {
-		ids = append(ids, receiptOf(t, pc.publish(1, name, uint64(i), "m", nil)))
-	}
-	got, _ := cc.received(1)
-	require.Len(t, got, 3)
-
-	t1, t2 := pc.newTxn(60_000), pc.newTxn(60_000)
-	r := cc.ack(1, ids[0], &t1)
-	require.Nil(t, r.Error, r.GetMessage())
-	assert.Equal(t, t1.most, r.GetTxnidMostBits())
-	assert.Equal(t, t1.least, r.GetTxnidLeastBits())
-	cur, _, err := b.Cursor(topic, "s")
-	require.NoError(t, err)
-	assert.Equal(t, int64(-1), cur.MarkDelete.Entry, "a transactional ack is pending, not applied")
-
-	// The same message in another open transaction conflicts.
-	r = cc.ack(1, ids[0], &t2)
-	assert.Equal(t, proto.ServerError_TransactionConflict, r.GetError())
-	assert.Equal(t, t2.least, r.GetTxnidLeastBits())
-	// So does a message already acknowledged.
-	require.Nil(t, cc.ack(1, ids[2], nil).Error)
-	assert.Equal(t, proto.ServerError_TransactionConflict, cc.ack(1, ids[2], &t2).GetError())
-
-	// t2 acks m1 and aborts: dropped, and m1 is delivered again.
-	require.Nil(t, cc.ack(1, ids[1], &t2).Error)
-	require.Nil(t, pc.endTxn(t2, false).Error)
-	got, _ = cc.received(1)
-	assert.Len(t, got, 1, "the aborted ack's message is redelivered")
-
-	require.Nil(t, pc.endTxn(t1, true).Error)
-	cur, _, err = b.Cursor(topic, "s")
-	require.NoError(t, err)
-	assert.Equal(t, ids[0].GetEntryId(), uint64(cur.MarkDelete.Entry), "the committed ack is applied")
-}
-
 func TestTxnBadInputGetsPulsarErrors(t *testing.T) {
 	b := RunT(t, txnOptions())
 	c := dialTxn(t, b)
@@ -166,6 +129,12 @@ func TestTxnBadInputGetsPulsarErrors(t *testing.T) {
 		RequestId: c.nextRID(), TxnidMostBits: &id.most, TxnidLeastBits: &id.least, Partitions: []string{"persistent://public/default/p"}}})
 	assert.Equal(t, proto.ServerError_TransactionNotFound,
 		c.expect(proto.BaseCommand_ADD_PARTITION_TO_TXN_RESPONSE).GetAddPartitionToTxnResponse().GetError())
+	// Non-persistent topics take no transactions, as Pulsar's.
+	open := c.newTxn(60_000)
+	npName := c.producer("non-persistent://public/default/txn-np", 2)
+	r = c.publish(2, npName, 0, "x", &open)
+	require.Equal(t, proto.BaseCommand_SEND_ERROR, r.GetType())
+	assert.Equal(t, proto.ServerError_NotAllowedError, r.GetSendError().GetError())
 	// The broker keeps serving.
 	receiptOf(t, c.publish(1, name, 1, "ok", nil))
 }
@@ -241,4 +210,47 @@ func TestTxnCrashBetweenPhasesCommits(t *testing.T) {
 	clk.Advance(time.Minute)
 	got, _ = cc.received(1)
 	assert.Equal(t, []string{"plain"}, got)
+}
+
+func TestTxnAdminMetadata(t *testing.T) {
+	b := RunT(t, txnOptions())
+	pc, cc := dialTxn(t, b), dialTxn(t, b)
+	topic := "persistent://public/default/txn-admin"
+	name := pc.producer(topic, 1)
+	cc.subscribe(topic, "s", 1, proto.CommandSubscribe_Exclusive, true)
+	m0 := receiptOf(t, pc.publish(1, name, 0, "m0", nil))
+	cc.received(1)
+	id := pc.newTxn(30_000)
+	first := receiptOf(t, pc.publish(1, name, 1, "t", &id))
+	require.Nil(t, cc.ack(1, m0, &id).Error)
+
+	code, body := adminDo(t, b, "GET", "/admin/v3/transactions/transactionMetadata/0/"+strconv.FormatUint(id.least, 10), "")
+	require.Equal(t, 200, code, body)
+	var md map[string]any
+	require.NoError(t, json.Unmarshal([]byte(body), &md))
+	assert.Equal(t, "(0,0)", md["txnId"])
+	assert.Equal(t, "OPEN", md["status"])
+	assert.Equal(t, float64(30_000), md["timeoutAt"])
+	assert.Equal(t, map[string]any{topic: map[string]any{
+		"startPosition": fmt.Sprintf("%d:%d", first.GetLedgerId(), first.GetEntryId()), "aborted": false}}, md["producedPartitions"])
+	assert.Equal(t, map[string]any{topic: map[string]any{"s": map[string]any{"cumulativeAckPosition": nil}}}, md["ackedPartitions"])
+
+	require.Nil(t, pc.endTxn(id, true).Error)
+	code, _ = adminDo(t, b, "GET", "/admin/v3/transactions/transactionMetadata/0/0", "")
+	assert.Equal(t, 404, code, "an ended transaction is removed")
+
+	off := RunT(t)
+	code, _ = adminDo(t, off, "GET", "/admin/v3/transactions/transactionMetadata/0/0", "")
+	assert.Equal(t, 503, code)
+}
+
+func TestTxnConfigKey(t *testing.T) {
+	for conf, want := range map[string]bool{"": false, "transactionCoordinatorEnabled=true\n": true, "transactionCoordinatorEnabled=false\n": false} {
+		cfg, err := ParseConfig(strings.NewReader(conf))
+		require.NoError(t, err)
+		assert.Equal(t, want, cfg.Options.TransactionCoordinatorEnabled, "%q", conf)
+		assert.NotContains(t, cfg.Ignored, "transactionCoordinatorEnabled")
+	}
+	_, err := ParseConfig(strings.NewReader("transactionCoordinatorEnabled=maybe\n"))
+	assert.Error(t, err)
 }
