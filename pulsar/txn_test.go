@@ -27,11 +27,11 @@ func TestTxnNotEnabledOnBroker(t *testing.T) {
 		c.Close()
 		t.Fatal("NewClient with EnableTransaction succeeded against a broker without a coordinator")
 	}
-	var e *Error
-	var se *ServerError
-	if !errors.As(err, &e) && !errors.As(err, &se) {
-		t.Fatalf("untyped error %v", err)
+	// Without a coordinator the assign topic has no partitions.
+	if !errors.Is(err, ErrTransactionCoordinatorNotEnabled) {
+		t.Fatalf("got %v, want ErrTransactionCoordinatorNotEnabled", err)
 	}
+	wantResult(t, err, TransactionCoordinatorNotEnabled)
 }
 
 // Messages of an open transaction are not dispatched, nor is anything
