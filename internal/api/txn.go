@@ -1,9 +1,6 @@
 package api
 
-import (
-	"context"
-	"fmt"
-)
+import "context"
 
 // TxnState is the state of a transaction, as the official Go client's:
 // the same values in the same order.
@@ -61,9 +58,6 @@ type TxnID struct {
 	// LeastSigBits are the least significant 64 bits of the id.
 	LeastSigBits uint64
 }
-
-// String returns "(most,least)", as Pulsar prints a TxnID.
-func (id TxnID) String() string { return fmt.Sprintf("(%d,%d)", id.MostSigBits, id.LeastSigBits) }
 
 // Transaction groups sends and acknowledgments that take effect together
 // on commit, or not at all on abort, as the official client's interface.
