@@ -120,6 +120,14 @@ type ClientOptions struct {
 	// it with pulsarprom.Registerer). Default nil: no metrics (the official
 	// client defaults to prometheus.DefaultRegisterer).
 	MetricsRegisterer any
+	// EnableTransaction makes the client a transaction client: NewClient
+	// connects to every transaction coordinator (the partitions of
+	// TransactionCoordinatorAssign) and fails if it cannot, or with
+	// ErrTransactionCoordinatorNotEnabled when the cluster has none; then
+	// NewTransaction works. Default false: NewTransaction fails with
+	// ErrClientTransactionsNotEnabled. A transaction's sends and acks, and
+	// Commit's and Abort's wait for them, are bounded by OperationTimeout.
+	EnableTransaction bool
 }
 
 // MetricsCardinality is how specific the labels of the client's metrics
@@ -159,6 +167,10 @@ type Client interface {
 	// TopicPartitions returns the partition names of a topic (the topic
 	// itself for a topic without partitions).
 	TopicPartitions(topic string) ([]string, error)
+	// NewTransaction opens a transaction that the broker aborts if it has
+	// not committed within timeout (see transaction.go). It needs
+	// ClientOptions.EnableTransaction.
+	NewTransaction(timeout time.Duration) (Transaction, error)
 	// Close closes every producer, consumer and reader and the connections.
 	Close()
 }
@@ -172,6 +184,10 @@ type client struct {
 	mem    *memoryLimit
 	// metrics receives the client's events; nil for none.
 	metrics ClientMetrics
+	// tcClient is the transaction coordinator client, nil without
+	// EnableTransaction (named as the official client's field, so that its
+	// transaction tests that reach it compile against this package).
+	tcClient *transactionCoordinatorClient
 
 	ids atomic.Uint64 // producer and consumer ids
 
@@ -261,6 +277,12 @@ func newClient(opts ClientOptions) (*client, error) {
 	}
 	c.lookup, c.pool, c.log = ls, pool, slogger
 	c.mem, c.closers = newMemoryLimit(opts.MemoryLimitBytes), map[closer]struct{}{}
+	if opts.EnableTransaction {
+		if err := c.startTransactions(); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
 	return c, nil
 }
 

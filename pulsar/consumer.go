@@ -295,6 +295,9 @@ type Consumer interface {
 	AckIDList(ids []MessageID) error
 	// AckCumulative acknowledges every message up to msg.
 	AckCumulative(msg Message) error
+	// AckWithTxn acknowledges msg inside a transaction: the ack takes
+	// effect when the transaction commits (see transaction_ops.go).
+	AckWithTxn(msg Message, txn Transaction) error
 	// AckIDCumulative acknowledges every message up to id.
 	AckIDCumulative(id MessageID) error
 	// Nack asks for redelivery after NackRedeliveryDelay (or the

@@ -95,13 +95,14 @@ var (
 	ErrInvalidAck = api.ErrInvalidAck
 )
 
-// The official client's transaction sentinels. This SDK has no
-// transactions yet and never returns them; they exist so that code that
-// checks them compiles.
+// The official client's transaction sentinels.
 var (
-	// ErrTransaction: a transaction failed.
+	// ErrTransaction: a send in a transaction failed before it was queued
+	// (the transaction is not open, or its partition could not be
+	// registered); the error wraps the cause too.
 	ErrTransaction = api.ErrTransaction
-	// ErrClientTransactionsNotEnabled: the client has no transactions.
+	// ErrClientTransactionsNotEnabled: NewTransaction on a client without
+	// ClientOptions.EnableTransaction.
 	ErrClientTransactionsNotEnabled = api.ErrClientTransactionsNotEnabled
 	// ErrMaxConcurrentOpsReached: too many concurrent transaction
 	// operations. Result MaxConcurrentOperationsReached.

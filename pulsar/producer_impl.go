@@ -202,7 +202,11 @@ func (p *partitionedProducer) Send(ctx context.Context, msg *ProducerMessage) (M
 	if err != nil {
 		return nil, err
 	}
-	id, err := pp.SendVersioned(ctx, m, version)
+	end, err := txnSend(ctx, msg, pp.Topic())
+	if err != nil {
+		return nil, err
+	}
+	id, err := sendIn(ctx, pp, m, version, end)
 	if err != nil {
 		return nil, producerErr("send to "+pp.Topic(), err)
 	}
@@ -230,7 +234,15 @@ func (p *partitionedProducer) SendAsync(ctx context.Context, msg *ProducerMessag
 		return
 	}
 	topic := pp.Topic()
+	end, err := txnSend(ctx, msg, topic)
+	if err != nil {
+		callback(nil, msg, err)
+		return
+	}
 	pp.SendAsyncVersioned(ctx, m, version, func(id messageid.MessageID, err error) {
+		if end != nil {
+			end(err)
+		}
 		if err != nil {
 			callback(nil, msg, producerErr("send to "+topic, err))
 			return

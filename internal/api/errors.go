@@ -124,9 +124,7 @@ var (
 	ErrInvalidAck = &Error{msg: "invalid ack", result: InvalidConfiguration, also: ErrInvalidOptions}
 )
 
-// The official client's transaction sentinels, with its texts. This SDK has
-// no transactions yet and never returns them; they exist so that code
-// that checks them compiles.
+// The official client's transaction sentinels, with its texts.
 var (
 	// ErrTransaction: a transaction failed (official).
 	ErrTransaction = errors.New("transaction error")

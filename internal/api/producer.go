@@ -40,6 +40,10 @@ type ProducerMessage struct {
 	// with its version, unless ProducerOptions.DisableMultiSchema refuses a
 	// schema other than the producer's.
 	Schema Schema
+	// Transaction, when set, sends the message inside it: it is not
+	// visible to consumers before the transaction commits, and never if it
+	// aborts. Default nil: no transaction.
+	Transaction Transaction
 }
 
 // ProducerStats are a producer's counters since it was created, summed over

@@ -25,6 +25,7 @@ type batch struct {
 	partitionKey  string
 	orderingKey   string
 	schemaVersion []byte
+	txn           *api.TxnID
 }
 
 // batches are the open batches: one (DefaultBatchBuilder) or one per key
@@ -106,14 +107,14 @@ func (p *Producer) batchable(m *api.ProducerMessage, n int) bool {
 func (p *Producer) addToBatch(m *api.ProducerMessage, schemaVersion []byte, cb Callback, mem int64, deadline time.Time, flushNow bool) error {
 	key := p.batchKey(m)
 	b := p.batches.get(key)
-	if b != nil && (!p.fits(b, len(m.Payload)) || !bytes.Equal(b.schemaVersion, schemaVersion)) {
+	if b != nil && (!p.fits(b, len(m.Payload)) || !bytes.Equal(b.schemaVersion, schemaVersion) || !sameTxn(b.txn, txnOf(m))) {
 		p.flushBatch(b)
 		b = nil
 	}
 	if b == nil {
 		b = p.batches.start(key)
 		b.partitionKey, b.orderingKey, b.deadline = m.Key, m.OrderingKey, deadline
-		b.schemaVersion = schemaVersion
+		b.schemaVersion, b.txn = schemaVersion, txnOf(m)
 		p.armBatchTimer()
 	}
 	seq := p.assignSeq(m)
@@ -176,8 +177,9 @@ func (p *Producer) flushBatch(b *batch) {
 	}
 	e := &entry{
 		seq: b.firstSeq, highest: b.highest(), msgs: b.msgs, batched: true,
-		meta: md, payload: payload, mem: b.mem, deadline: b.deadline,
+		meta: md, payload: payload, mem: b.mem, deadline: b.deadline, txn: b.txn,
 	}
+	setMetaTxn(md, b.txn)
 	p.adjustMemory(e, int64(len(payload)))
 	p.enqueue(e)
 }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/pulsargo/sdk/chunk"
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/messageid"
 )
@@ -35,6 +36,7 @@ type entry struct {
 	done         chan struct{} // closed when finished, if a Flush waits
 	err          error         // why it failed, set when finished
 	written      time.Time     // when it was last written, with metrics only
+	txn          *api.TxnID    // the transaction of its messages, nil for none
 }
 
 // queue is the FIFO of entries awaiting receipts, in send order.

@@ -130,7 +130,8 @@ func (p *Producer) sendAsync(ctx context.Context, m *api.ProducerMessage, schema
 	seq := p.assignSeq(m)
 	md := p.entryMetadata(m, seq, now, n)
 	md.SchemaVersion = schemaVersion
-	e := &entry{seq: seq, highest: seq, msgs: []pending{{cb: cb, size: n, at: p.metricsNow()}}, meta: md, payload: payload, mem: mem, deadline: deadline}
+	e := &entry{seq: seq, highest: seq, msgs: []pending{{cb: cb, size: n, at: p.metricsNow()}}, meta: md, payload: payload, mem: mem, deadline: deadline, txn: txnOf(m)}
+	setMetaTxn(md, e.txn)
 	if err := p.plan(e); err != nil {
 		p.release(1, mem)
 		return err
@@ -217,6 +218,7 @@ func (p *Producer) write(e *entry) {
 			send.HighestSequenceId = gproto.Uint64(e.highest)
 		}
 	}
+	setSendTxn(send, e.txn)
 	cmd := &proto.BaseCommand{Type: proto.BaseCommand_SEND.Enum(), Send: send}
 	e.written = p.metricsNow()
 	var err error

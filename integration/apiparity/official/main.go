@@ -112,6 +112,9 @@ var _ func(pulsar.Client, pulsar.ReaderOptions) (pulsar.Reader, error) = pulsar.
 // pulsar.Client.CreateTableView
 var _ func(pulsar.Client, pulsar.TableViewOptions) (pulsar.TableView, error) = pulsar.Client.CreateTableView
 
+// pulsar.Client.NewTransaction
+var _ func(pulsar.Client, time.Duration) (pulsar.Transaction, error) = pulsar.Client.NewTransaction
+
 // pulsar.Client.Subscribe
 var _ func(pulsar.Client, pulsar.ConsumerOptions) (pulsar.Consumer, error) = pulsar.Client.Subscribe
 
@@ -138,6 +141,9 @@ var _ *map[string]string = &new(pulsar.ClientOptions).CustomMetricsLabels
 
 // pulsar.ClientOptions.Description
 var _ *string = &new(pulsar.ClientOptions).Description
+
+// pulsar.ClientOptions.EnableTransaction
+var _ *bool = &new(pulsar.ClientOptions).EnableTransaction
 
 // pulsar.ClientOptions.KeepAliveInterval
 var _ *time.Duration = &new(pulsar.ClientOptions).KeepAliveInterval
@@ -222,6 +228,9 @@ var _ func(pulsar.Consumer, pulsar.MessageID) error = pulsar.Consumer.AckIDCumul
 
 // pulsar.Consumer.AckIDList
 var _ func(pulsar.Consumer, []pulsar.MessageID) error = pulsar.Consumer.AckIDList
+
+// pulsar.Consumer.AckWithTxn
+var _ func(pulsar.Consumer, pulsar.Message, pulsar.Transaction) error = pulsar.Consumer.AckWithTxn
 
 // pulsar.Consumer.Chan
 var _ func(pulsar.Consumer) <-chan pulsar.ConsumerMessage = pulsar.Consumer.Chan
@@ -1033,6 +1042,9 @@ var _ *pulsar.Schema = &new(pulsar.ProducerMessage).Schema
 // pulsar.ProducerMessage.SequenceID
 var _ **int64 = &new(pulsar.ProducerMessage).SequenceID
 
+// pulsar.ProducerMessage.Transaction
+var _ *pulsar.Transaction = &new(pulsar.ProducerMessage).Transaction
+
 // pulsar.ProducerMessage.Value
 var _ *interface{} = &new(pulsar.ProducerMessage).Value
 
@@ -1408,11 +1420,62 @@ var _ pulsar.Result = pulsar.TopicNotFound
 // pulsar.TopicTerminated
 var _ pulsar.Result = pulsar.TopicTerminated
 
+// pulsar.Transaction
+var _ *pulsar.Transaction = (*pulsar.Transaction)(nil)
+
+// pulsar.Transaction.Abort
+var _ func(pulsar.Transaction, context.Context) error = pulsar.Transaction.Abort
+
+// pulsar.Transaction.Commit
+var _ func(pulsar.Transaction, context.Context) error = pulsar.Transaction.Commit
+
+// pulsar.Transaction.GetState
+var _ func(pulsar.Transaction) pulsar.TxnState = pulsar.Transaction.GetState
+
+// pulsar.Transaction.GetTxnID
+var _ func(pulsar.Transaction) pulsar.TxnID = pulsar.Transaction.GetTxnID
+
+// pulsar.TransactionCoordinatorAssign
+var _ = pulsar.TransactionCoordinatorAssign
+
 // pulsar.TransactionCoordinatorNotEnabled
 var _ pulsar.Result = pulsar.TransactionCoordinatorNotEnabled
 
 // pulsar.TransactionNoFoundError
 var _ pulsar.Result = pulsar.TransactionNoFoundError
+
+// pulsar.TxnAborted
+var _ pulsar.TxnState = pulsar.TxnAborted
+
+// pulsar.TxnAborting
+var _ pulsar.TxnState = pulsar.TxnAborting
+
+// pulsar.TxnCommitted
+var _ pulsar.TxnState = pulsar.TxnCommitted
+
+// pulsar.TxnCommitting
+var _ pulsar.TxnState = pulsar.TxnCommitting
+
+// pulsar.TxnError
+var _ pulsar.TxnState = pulsar.TxnError
+
+// pulsar.TxnID
+var _ *pulsar.TxnID = (*pulsar.TxnID)(nil)
+
+// pulsar.TxnID.LeastSigBits
+var _ *uint64 = &new(pulsar.TxnID).LeastSigBits
+
+// pulsar.TxnID.MostSigBits
+var _ *uint64 = &new(pulsar.TxnID).MostSigBits
+
+// pulsar.TxnOpen
+var _ pulsar.TxnState = pulsar.TxnOpen
+
+// pulsar.TxnState
+var _ *pulsar.TxnState = (*pulsar.TxnState)(nil)
+
+// pulsar.TxnTimeout
+var _ pulsar.TxnState = pulsar.TxnTimeout
 
 // pulsar.UnknownError
 var _ pulsar.Result = pulsar.UnknownError
