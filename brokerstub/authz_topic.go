@@ -1,0 +1,78 @@
+package brokerstub
+
+import (
+	"encoding/json"
+	"slices"
+	"sort"
+)
+
+// destinationAuthField holds a namespace's topic-level permissions
+// (Pulsar's auth_policies.destination_auth: topic -> role -> actions), in
+// the namespace's policies as Pulsar keeps them.
+const destinationAuthField = "destination_auth"
+
+// topicGrants is a namespace's destination_auth.
+type topicGrants map[string]map[string][]string
+
+// topicGrants returns the topic-level permissions of namespace ns (empty
+// when it has none or does not exist).
+func (b *Broker) topicGrants(ns string) topicGrants {
+	g := topicGrants{}
+	raw, ok, err := b.pol().NamespacePolicy(ns, destinationAuthField)
+	if err != nil || !ok {
+		return g
+	}
+	if json.Unmarshal(raw, &g) != nil {
+		return topicGrants{}
+	}
+	return g
+}
+
+// setTopicGrants stores the namespace's topic-level permissions; an empty
+// map removes the field.
+func (b *Broker) setTopicGrants(ns string, g topicGrants) error {
+	if len(g) == 0 {
+		return b.pol().SetNamespacePolicy(ns, destinationAuthField, nil)
+	}
+	raw, err := json.Marshal(g)
+	if err != nil {
+		return err
+	}
+	return b.pol().SetNamespacePolicy(ns, destinationAuthField, raw)
+}
+
+// topicActions returns the actions granted to role on topic name itself:
+// on its name and, for a partition, on its partitioned topic (Pulsar
+// grants a partitioned topic's permissions to each of its partitions).
+func (b *Broker) topicActions(name topicName, role string) []string {
+	g := b.topicGrants(name.Namespace)
+	out := slices.Clone(g[name.Full][role])
+	if name.Base != name.Full {
+		out = append(out, g[name.Base][role]...)
+	}
+	return out
+}
+
+// grantTopic gives role the actions on topic (its full name), replacing
+// what the role had there.
+func (g topicGrants) grant(topic, role string, actions []string) {
+	if g[topic] == nil {
+		g[topic] = map[string][]string{}
+	}
+	a := slices.Clone(actions)
+	sort.Strings(a)
+	g[topic][role] = slices.Compact(a)
+}
+
+// revoke removes role from topic; it reports false when the role had no
+// topic-level permission there.
+func (g topicGrants) revoke(topic, role string) bool {
+	if _, ok := g[topic][role]; !ok {
+		return false
+	}
+	delete(g[topic], role)
+	if len(g[topic]) == 0 {
+		delete(g, topic)
+	}
+	return true
+}
