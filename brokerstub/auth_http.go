@@ -81,7 +81,11 @@ func (a *adminServer) authorizeHTTP(r *http.Request, segs []string, p map[string
 	}
 	ns := tenant + "/" + p["ns"]
 	_, topicScoped := p["topic"]
-	listing := len(segs) > 0 && (segs[len(segs)-1] == "topics" || p["domain"] != "" && !topicScoped)
+	domain := p["domain"]
+	if domain == "" && len(segs) > 2 && (segs[2] == "persistent" || segs[2] == nonPersistentDomain) {
+		domain = segs[2] // the routes of admin_nonpersistent.go have no {domain}
+	}
+	listing := len(segs) > 0 && (segs[len(segs)-1] == "topics" || domain != "" && !topicScoped)
 	readOnly := r.Method == http.MethodGet || r.Method == http.MethodHead
 	if listing && !topicScoped && readOnly && b.allowNamespaceTopics(role, ns) {
 		return nil
@@ -100,7 +104,6 @@ func (a *adminServer) authorizeHTTP(r *http.Request, segs []string, p map[string
 		act, ok = actProduce, true
 	}
 	if ok {
-		domain := p["domain"]
 		if domain == "" {
 			domain = "persistent" // the schema paths have no domain segment
 		}
