@@ -30,7 +30,7 @@ func getTopicPermissions(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := rq.b.topicGrants(name.Namespace)
+	g := rq.b.topicGrantsOf(name.Namespace)
 	for _, t := range []string{name.Full, name.Base} {
 		for role, actions := range g[t] {
 			perms[role] = append(perms[role], actions...)
@@ -60,7 +60,7 @@ func grantTopicPermission(rq *adminReq) (any, error) {
 			return nil, restErr(http.StatusBadRequest, "Unknown auth action %q", act)
 		}
 	}
-	g := rq.b.topicGrants(name.Namespace)
+	g := rq.b.topicGrantsOf(name.Namespace)
 	g.grant(name.Full, rq.p["role"], actions)
 	return nil, rq.b.setTopicGrants(name.Namespace, g)
 }
@@ -73,7 +73,7 @@ func revokeTopicPermission(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := rq.b.topicGrants(name.Namespace)
+	g := rq.b.topicGrantsOf(name.Namespace)
 	if !g.revoke(name.Full, rq.p["role"]) {
 		return nil, restErr(http.StatusPreconditionFailed, "Permissions are not set at the topic level")
 	}

@@ -14,9 +14,9 @@ const destinationAuthField = "destination_auth"
 // topicGrants is a namespace's destination_auth.
 type topicGrants map[string]map[string][]string
 
-// topicGrants returns the topic-level permissions of namespace ns (empty
+// topicGrantsOf returns the topic-level permissions of namespace ns (empty
 // when it has none or does not exist).
-func (b *Broker) topicGrants(ns string) topicGrants {
+func (b *Broker) topicGrantsOf(ns string) topicGrants {
 	g := topicGrants{}
 	raw, ok, err := b.pol().NamespacePolicy(ns, destinationAuthField)
 	if err != nil || !ok {
@@ -45,7 +45,7 @@ func (b *Broker) setTopicGrants(ns string, g topicGrants) error {
 // on its name and, for a partition, on its partitioned topic (Pulsar
 // grants a partitioned topic's permissions to each of its partitions).
 func (b *Broker) topicActions(name topicName, role string) []string {
-	g := b.topicGrants(name.Namespace)
+	g := b.topicGrantsOf(name.Namespace)
 	out := slices.Clone(g[name.Full][role])
 	if name.Base != name.Full {
 		out = append(out, g[name.Base][role]...)
@@ -53,7 +53,7 @@ func (b *Broker) topicActions(name topicName, role string) []string {
 	return out
 }
 
-// grantTopic gives role the actions on topic (its full name), replacing
+// grant gives role the actions on topic (its full name), replacing
 // what the role had there.
 func (g topicGrants) grant(topic, role string, actions []string) {
 	if g[topic] == nil {
