@@ -60,9 +60,10 @@ func grantTopicPermission(rq *adminReq) (any, error) {
 			return nil, restErr(http.StatusBadRequest, "Unknown auth action %q", act)
 		}
 	}
-	g := rq.b.topicGrantsOf(name.Namespace)
-	g.grant(name.Full, rq.p["role"], actions)
-	return nil, rq.b.setTopicGrants(name.Namespace, g)
+	return nil, rq.b.updateTopicGrants(name.Namespace, func(g topicGrants) error {
+		g.grant(name.Full, rq.p["role"], actions)
+		return nil
+	})
 }
 
 // revokeTopicPermission removes a role's permissions on one topic; a role
@@ -73,9 +74,10 @@ func revokeTopicPermission(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := rq.b.topicGrantsOf(name.Namespace)
-	if !g.revoke(name.Full, rq.p["role"]) {
-		return nil, restErr(http.StatusPreconditionFailed, "Permissions are not set at the topic level")
-	}
-	return nil, rq.b.setTopicGrants(name.Namespace, g)
+	return nil, rq.b.updateTopicGrants(name.Namespace, func(g topicGrants) error {
+		if !g.revoke(name.Full, rq.p["role"]) {
+			return restErr(http.StatusPreconditionFailed, "Permissions are not set at the topic level")
+		}
+		return nil
+	})
 }

@@ -28,17 +28,23 @@ func (b *Broker) topicGrantsOf(ns string) topicGrants {
 	return g
 }
 
-// setTopicGrants stores the namespace's topic-level permissions; an empty
-// map removes the field.
-func (b *Broker) setTopicGrants(ns string, g topicGrants) error {
-	if len(g) == 0 {
-		return b.pol().SetNamespacePolicy(ns, destinationAuthField, nil)
-	}
-	raw, err := json.Marshal(g)
-	if err != nil {
-		return err
-	}
-	return b.pol().SetNamespacePolicy(ns, destinationAuthField, raw)
+// updateTopicGrants applies f to the namespace's topic-level permissions
+// atomically (two grants at once both stay); an error of f changes
+// nothing.
+func (b *Broker) updateTopicGrants(ns string, f func(topicGrants) error) error {
+	return b.pol().UpdateNamespacePolicy(ns, destinationAuthField, func(raw json.RawMessage) (json.RawMessage, error) {
+		g := topicGrants{}
+		if raw != nil && json.Unmarshal(raw, &g) != nil {
+			g = topicGrants{}
+		}
+		if err := f(g); err != nil {
+			return nil, err
+		}
+		if len(g) == 0 {
+			return nil, nil
+		}
+		return json.Marshal(g)
+	})
 }
 
 // topicActions returns the actions granted to role on topic name itself:

@@ -2,7 +2,9 @@ package brokerstub
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -61,6 +63,44 @@ func TestTopicPermissionsGrantedOnOneTopic(t *testing.T) {
 
 	code, _ = b.do("admin", http.MethodPost, topicPermsPath+"/alice", `["fly"]`)
 	assert.Equal(t, http.StatusBadRequest, code)
+}
+
+// TestConcurrentTopicGrantsAllStay: grants of one topic's permissions (and
+// of subscription permissions) at the same time are each kept (a
+// read-modify-write of the namespace's policy field would lose some).
+func TestConcurrentTopicGrantsAllStay(t *testing.T) {
+	b := newAuthzBroker(t, "")
+	const n = 16
+	var wg sync.WaitGroup
+	codes := make([]int, n)
+	for i := range n {
+		wg.Go(func() {
+			codes[i], _ = b.do("admin", http.MethodPost, fmt.Sprintf("%s/role-%d", topicPermsPath, i), `["produce"]`)
+		})
+	}
+	wg.Wait()
+	_, body := b.do("admin", http.MethodGet, topicPermsPath, "")
+	var perms map[string][]string
+	require.NoError(t, json.Unmarshal([]byte(body), &perms))
+	for i := range n {
+		assert.Equal(t, http.StatusNoContent, codes[i])
+		assert.Equal(t, []string{"produce"}, perms[fmt.Sprintf("role-%d", i)], "role-%d", i)
+	}
+
+	// So are subscription permissions granted at once.
+	for i := range n {
+		wg.Go(func() {
+			codes[i], _ = b.do("admin", http.MethodPost, fmt.Sprintf("/admin/v2/namespaces/private/auth/permissions/subscription/sub-%d", i), `["r"]`)
+		})
+	}
+	wg.Wait()
+	_, body = b.do("admin", http.MethodGet, "/admin/v2/namespaces/private/auth/permissions/subscription", "")
+	var subs map[string][]string
+	require.NoError(t, json.Unmarshal([]byte(body), &subs))
+	for i := range n {
+		assert.Equal(t, http.StatusNoContent, codes[i])
+		assert.Equal(t, []string{"r"}, subs[fmt.Sprintf("sub-%d", i)], "sub-%d", i)
+	}
 }
 
 func TestTopicPermissionsOfAPartitionedTopicCoverItsPartitions(t *testing.T) {
