@@ -113,7 +113,7 @@ func getNamespace(rq *adminReq) (any, error) {
 	}
 	out := map[string]any{
 		"auth_policies": map[string]any{
-			"namespace_auth": perms, "destination_auth": map[string]any{}, "subscription_auth_roles": subRoles(pol),
+			"namespace_auth": perms, "destination_auth": rq.b.topicGrantsOf(ns), "subscription_auth_roles": subRoles(pol),
 		},
 		"bundles":                                   map[string]any{"boundaries": []string{"0x00000000", "0xffffffff"}, "numBundles": 1},
 		"backlog_quota_map":                         rq.b.backlogQuotaMap(pol),
@@ -134,7 +134,7 @@ func getNamespace(rq *adminReq) (any, error) {
 		"properties":                                map[string]any{},
 	}
 	for k, v := range pol {
-		if k != "backlog_quota_map" && k != subscriptionRolesField {
+		if k != "backlog_quota_map" && k != subscriptionRolesField && k != destinationAuthField {
 			out[k] = v
 		}
 	}

@@ -21,12 +21,19 @@ func (rq *adminReq) subscriptionRoles(ns string) (map[string][]string, error) {
 	return m, nil
 }
 
-func (rq *adminReq) setSubscriptionRoles(ns string, m map[string][]string) error {
-	raw, err := json.Marshal(m)
-	if err != nil {
-		return err
-	}
-	return rq.b.pol().SetNamespacePolicy(ns, subscriptionRolesField, raw)
+// updateSubscriptionRoles applies f to the namespace's subscription
+// permissions atomically; an error of f changes nothing.
+func (rq *adminReq) updateSubscriptionRoles(ns string, f func(map[string][]string) error) error {
+	return rq.b.pol().UpdateNamespacePolicy(ns, subscriptionRolesField, func(raw json.RawMessage) (json.RawMessage, error) {
+		m := map[string][]string{}
+		if raw != nil {
+			_ = json.Unmarshal(raw, &m)
+		}
+		if err := f(m); err != nil {
+			return nil, err
+		}
+		return json.Marshal(m)
+	})
 }
 
 func getSubPermissions(rq *adminReq) (any, error) {
@@ -37,8 +44,8 @@ func getSubPermissions(rq *adminReq) (any, error) {
 	return rq.subscriptionRoles(ns)
 }
 
-// grantSubPermission gives roles the right to use a subscription; the
-// roles are stored, not checked (authorization is not implemented).
+// grantSubPermission gives roles the right to use a subscription (checked
+// on SUBSCRIBE with authorization on, allowSubscription).
 func grantSubPermission(rq *adminReq) (any, error) {
 	ns, err := rq.namespace()
 	if err != nil {
@@ -48,14 +55,12 @@ func grantSubPermission(rq *adminReq) (any, error) {
 	if err := rq.decode(&roles); err != nil {
 		return nil, err
 	}
-	m, err := rq.subscriptionRoles(ns)
-	if err != nil {
-		return nil, err
-	}
-	all := append(m[rq.p["sub"]], roles...)
-	sort.Strings(all)
-	m[rq.p["sub"]] = slices.Compact(all)
-	return nil, rq.setSubscriptionRoles(ns, m)
+	return nil, rq.updateSubscriptionRoles(ns, func(m map[string][]string) error {
+		all := append(m[rq.p["sub"]], roles...)
+		sort.Strings(all)
+		m[rq.p["sub"]] = slices.Compact(all)
+		return nil
+	})
 }
 
 func revokeSubPermission(rq *adminReq) (any, error) {
@@ -63,19 +68,17 @@ func revokeSubPermission(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := rq.subscriptionRoles(ns)
-	if err != nil {
-		return nil, err
-	}
-	roles, ok := m[rq.p["sub"]]
-	if !ok || !slices.Contains(roles, rq.p["role"]) {
-		return nil, restErr(http.StatusPreconditionFailed, "Role %s is not granted the subscription %s", rq.p["role"], rq.p["sub"])
-	}
-	m[rq.p["sub"]] = slices.DeleteFunc(roles, func(r string) bool { return r == rq.p["role"] })
-	if len(m[rq.p["sub"]]) == 0 {
-		delete(m, rq.p["sub"])
-	}
-	return nil, rq.setSubscriptionRoles(ns, m)
+	return nil, rq.updateSubscriptionRoles(ns, func(m map[string][]string) error {
+		roles, ok := m[rq.p["sub"]]
+		if !ok || !slices.Contains(roles, rq.p["role"]) {
+			return restErr(http.StatusPreconditionFailed, "Role %s is not granted the subscription %s", rq.p["role"], rq.p["sub"])
+		}
+		m[rq.p["sub"]] = slices.DeleteFunc(roles, func(r string) bool { return r == rq.p["role"] })
+		if len(m[rq.p["sub"]]) == 0 {
+			delete(m, rq.p["sub"])
+		}
+		return nil
+	})
 }
 
 // bookieAffinity serves a namespace's bookie affinity group, stored only

@@ -87,6 +87,7 @@ func (a *adminServer) register() {
 	a.add(post, subPath+"/expireMessages", expireByID)
 	a.add(post, subPath+"/expireMessages/{seconds}", expireMessages)
 	a.add(get, subPath+"/position/{n}", peekMessage)
+	a.registerTopicPermissions() // admin_topic_permissions.go: before {policy}
 	a.add(get, topicPath+"/properties", topicProperties(get))
 	a.add(put, topicPath+"/properties", topicProperties(put))
 	a.add(del, topicPath+"/properties", topicProperties(del))

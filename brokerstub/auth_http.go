@@ -3,6 +3,7 @@ package brokerstub
 import (
 	"encoding/base64"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -80,19 +81,36 @@ func (a *adminServer) authorizeHTTP(r *http.Request, segs []string, p map[string
 	}
 	ns := tenant + "/" + p["ns"]
 	_, topicScoped := p["topic"]
-	listing := len(segs) > 0 && (segs[len(segs)-1] == "topics" || p["domain"] != "" && !topicScoped)
+	domain := p["domain"]
+	if domain == "" && len(segs) > 2 && (segs[2] == "persistent" || segs[2] == nonPersistentDomain) {
+		domain = segs[2] // the routes of admin_nonpersistent.go have no {domain}
+	}
+	listing := len(segs) > 0 && (segs[len(segs)-1] == "topics" || domain != "" && !topicScoped)
+	readOnly := r.Method == http.MethodGet || r.Method == http.MethodHead
+	if listing && !topicScoped && readOnly && b.allowNamespaceTopics(role, ns) {
+		return nil
+	}
 	act, ok := actLookup, false
 	switch {
-	case !topicScoped && !listing:
-	case r.Method == http.MethodGet || r.Method == http.MethodHead:
+	case !topicScoped:
+	case slices.Contains(segs, "permissions"):
+		// A topic's permissions are its tenant admins' (Pulsar's
+		// validateAdminAccessForTenant), even to read.
+	case readOnly:
 		ok = true
 	case p["sub"] != "" || strings.Contains(r.URL.Path, "/subscription"):
 		act, ok = actConsume, true
 	case len(segs) > 2 && segs[2] == "schemas" && r.Method == http.MethodPost:
 		act, ok = actProduce, true
 	}
-	if ok && b.allowTopic(role, ns, act, p["sub"]) {
-		return nil
+	if ok {
+		if domain == "" {
+			domain = "persistent" // the schema paths have no domain segment
+		}
+		name, err := parseTopic(domain + "://" + ns + "/" + p["topic"])
+		if err == nil && b.allowTopic(role, name, act, p["sub"]) {
+			return nil
+		}
 	}
 	b.log.Info("admin authorization refused", "role", role, "method", r.Method, "path", r.URL.Path)
 	return restErr(http.StatusForbidden, "Don't have permission to administrate resources on this tenant")

@@ -35,12 +35,46 @@ func (b *Broker) isTenantAdmin(role, tenant string) bool {
 	return err == nil && role != "" && slices.Contains(t.AdminRoles, role)
 }
 
-// allowTopic reports whether role may do act on the topics of namespace
-// ns ("tenant/namespace"), as Pulsar's PulsarAuthorizationProvider: super
-// users and tenant admins may do anything; other roles what the
-// namespace's permissions grant them (for consume also the subscription's
-// roles, when the namespace names any for sub).
-func (b *Broker) allowTopic(role, ns string, act authzAction, sub string) bool {
+// allowTopic reports whether role may do act on topic name, as Pulsar's
+// PulsarAuthorizationProvider: super users and tenant admins may do
+// anything; other roles what the namespace's permissions, or the topic's
+// own (granted on the topic, or for a partition on its partitioned topic),
+// grant them; for consume also the subscription's roles, when the
+// namespace names any for sub.
+func (b *Broker) allowTopic(role string, name topicName, act authzAction, sub string) bool {
+	if !b.authzOn() {
+		return true
+	}
+	tenant, _, _ := strings.Cut(name.Namespace, "/")
+	if b.isTenantAdmin(role, tenant) {
+		return true
+	}
+	if role == "" {
+		return false
+	}
+	_, perms, err := b.pol().Policies(name.Namespace)
+	if err != nil {
+		return false
+	}
+	actions := append(perms[role], b.topicActions(name, role)...)
+	switch act {
+	case actProduce:
+		return slices.Contains(actions, "produce")
+	case actConsume:
+		if !slices.Contains(actions, "consume") {
+			return false
+		}
+		return b.allowSubscription(role, name.Namespace, sub)
+	}
+	return slices.Contains(actions, "produce") || slices.Contains(actions, "consume")
+}
+
+// allowNamespaceTopics reports whether role may list the topics of
+// namespace ns (Pulsar's NamespaceOperation.GET_TOPICS, which
+// GET_TOPICS_OF_NAMESPACE, WATCH_TOPIC_LIST and the admin topic lists
+// check): super users and tenant admins, and roles the namespace grants
+// produce or consume. A grant on one topic does not open the list.
+func (b *Broker) allowNamespaceTopics(role, ns string) bool {
 	if !b.authzOn() {
 		return true
 	}
@@ -55,17 +89,7 @@ func (b *Broker) allowTopic(role, ns string, act authzAction, sub string) bool {
 	if err != nil {
 		return false
 	}
-	actions := perms[role]
-	switch act {
-	case actProduce:
-		return slices.Contains(actions, "produce")
-	case actConsume:
-		if !slices.Contains(actions, "consume") {
-			return false
-		}
-		return b.allowSubscription(role, ns, sub)
-	}
-	return slices.Contains(actions, "produce") || slices.Contains(actions, "consume")
+	return slices.Contains(perms[role], "produce") || slices.Contains(perms[role], "consume")
 }
 
 // allowSubscription applies the namespace's subscription_auth_roles: a
@@ -87,7 +111,7 @@ func (b *Broker) allowSubscription(role, ns, sub string) bool {
 // AuthorizationError and reports false.
 func (c *conn) authorizeTopic(rid uint64, name topicName, act authzAction, sub string) bool {
 	role := c.role()
-	if c.b.allowTopic(role, name.Namespace, act, sub) {
+	if c.b.allowTopic(role, name, act, sub) {
 		return true
 	}
 	what := map[authzAction]string{actLookup: "Lookup", actProduce: "Produce", actConsume: "Consume"}[act]
@@ -99,9 +123,20 @@ func (c *conn) authorizeTopic(rid uint64, name topicName, act authzAction, sub s
 // lookupRefusal returns the message of a refused lookup, "" when role may
 // look name up.
 func (c *conn) lookupRefusal(name topicName) string {
-	if c.b.allowTopic(c.role(), name.Namespace, actLookup, "") {
+	if c.b.allowTopic(c.role(), name, actLookup, "") {
 		return ""
 	}
 	c.log.Info("authorization refused", "role", c.role(), "topic", name.Full, "action", "Lookup")
 	return "Client is not authorized to Lookup"
+}
+
+// authorizeNamespaceTopics answers a refused topic listing of namespace ns
+// with AuthorizationError and msg, and reports false.
+func (c *conn) authorizeNamespaceTopics(rid uint64, ns, msg string) bool {
+	if c.b.allowNamespaceTopics(c.role(), ns) {
+		return true
+	}
+	c.log.Info("authorization refused", "role", c.role(), "namespace", ns, "action", "GetTopics")
+	c.sendError(rid, proto.ServerError_AuthorizationError, msg)
+	return false
 }

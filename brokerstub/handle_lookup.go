@@ -81,6 +81,9 @@ func (c *conn) handlePartitionedMetadata(m *proto.CommandPartitionedTopicMetadat
 // and changed is false.
 func (c *conn) handleTopicsOfNamespace(m *proto.CommandGetTopicsOfNamespace) {
 	rid := m.GetRequestId()
+	if !c.authorizeNamespaceTopics(rid, m.GetNamespace(), "Proxy Client is not authorized to GetTopicsOfNamespace") {
+		return
+	}
 	mode := m.GetMode()
 	topics := c.b.listNamespaceTopics(m.GetNamespace(),
 		mode != proto.CommandGetTopicsOfNamespace_NON_PERSISTENT,

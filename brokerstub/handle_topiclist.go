@@ -57,6 +57,9 @@ func (b *Broker) watchTopicList(c *conn, m *proto.CommandWatchTopicList) {
 		c.sendError(rid, proto.ServerError_MetadataError, err.Error())
 		return
 	}
+	if !c.authorizeNamespaceTopics(rid, ns, "Proxy Client is not authorized to watchTopicList") {
+		return
+	}
 	b.watch.mu.Lock()
 	defer b.watch.mu.Unlock()
 	w := b.watch.byConn[c][id]

@@ -372,6 +372,29 @@ func (s *State) SetNamespacePolicy(ns, field string, val json.RawMessage) error 
 	})
 }
 
+// UpdateNamespacePolicy sets one policy field of a namespace to what f
+// makes of its current value (nil when unset; f returning nil removes the
+// field), under the state's lock: concurrent updates of a field do not
+// lose each other. An error of f leaves the field as it was.
+func (s *State) UpdateNamespacePolicy(ns, field string, f func(json.RawMessage) (json.RawMessage, error)) error {
+	return s.update(func() error {
+		n, err := s.nsLocked(ns)
+		if err != nil {
+			return err
+		}
+		val, err := f(slices.Clone(n.Policies[field]))
+		if err != nil {
+			return err
+		}
+		if val == nil {
+			delete(n.Policies, field)
+		} else {
+			n.Policies[field] = slices.Clone(val)
+		}
+		return nil
+	})
+}
+
 // Grant gives role the actions on the namespace; Revoke (actions nil)
 // removes the role.
 func (s *State) Grant(ns, role string, actions []string) error {

@@ -1,0 +1,84 @@
+package brokerstub
+
+import (
+	"encoding/json"
+	"slices"
+	"sort"
+)
+
+// destinationAuthField holds a namespace's topic-level permissions
+// (Pulsar's auth_policies.destination_auth: topic -> role -> actions), in
+// the namespace's policies as Pulsar keeps them.
+const destinationAuthField = "destination_auth"
+
+// topicGrants is a namespace's destination_auth.
+type topicGrants map[string]map[string][]string
+
+// topicGrantsOf returns the topic-level permissions of namespace ns (empty
+// when it has none or does not exist).
+func (b *Broker) topicGrantsOf(ns string) topicGrants {
+	g := topicGrants{}
+	raw, ok, err := b.pol().NamespacePolicy(ns, destinationAuthField)
+	if err != nil || !ok {
+		return g
+	}
+	if json.Unmarshal(raw, &g) != nil {
+		return topicGrants{}
+	}
+	return g
+}
+
+// updateTopicGrants applies f to the namespace's topic-level permissions
+// atomically (two grants at once both stay); an error of f changes
+// nothing.
+func (b *Broker) updateTopicGrants(ns string, f func(topicGrants) error) error {
+	return b.pol().UpdateNamespacePolicy(ns, destinationAuthField, func(raw json.RawMessage) (json.RawMessage, error) {
+		g := topicGrants{}
+		if raw != nil && json.Unmarshal(raw, &g) != nil {
+			g = topicGrants{}
+		}
+		if err := f(g); err != nil {
+			return nil, err
+		}
+		if len(g) == 0 {
+			return nil, nil
+		}
+		return json.Marshal(g)
+	})
+}
+
+// topicActions returns the actions granted to role on topic name itself:
+// on its name and, for a partition, on its partitioned topic (Pulsar
+// grants a partitioned topic's permissions to each of its partitions).
+func (b *Broker) topicActions(name topicName, role string) []string {
+	g := b.topicGrantsOf(name.Namespace)
+	out := slices.Clone(g[name.Full][role])
+	if name.Base != name.Full {
+		out = append(out, g[name.Base][role]...)
+	}
+	return out
+}
+
+// grant gives role the actions on topic (its full name), replacing
+// what the role had there.
+func (g topicGrants) grant(topic, role string, actions []string) {
+	if g[topic] == nil {
+		g[topic] = map[string][]string{}
+	}
+	a := slices.Clone(actions)
+	sort.Strings(a)
+	g[topic][role] = slices.Compact(a)
+}
+
+// revoke removes role from topic; it reports false when the role had no
+// topic-level permission there.
+func (g topicGrants) revoke(topic, role string) bool {
+	if _, ok := g[topic][role]; !ok {
+		return false
+	}
+	delete(g[topic], role)
+	if len(g[topic]) == 0 {
+		delete(g, topic)
+	}
+	return true
+}
