@@ -1,6 +1,7 @@
 package pulsar
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -55,7 +56,7 @@ func (c *client) createReader(opts ReaderOptions) (Reader, error) {
 	}
 	sub := opts.SubscriptionName
 	if sub == "" {
-		sub = randomName("reader")
+		sub = randomName(cmp.Or(opts.SubscriptionRolePrefix, "reader"))
 	}
 	r := &readerImpl{c: c, topic: opts.Topic, ch: make(chan ConsumerMessage), closed: make(chan struct{})}
 	wrap := func(m *consumer.Message) ConsumerMessage { return ConsumerMessage{Message: newMessage(m, schemas)} }
@@ -65,6 +66,7 @@ func (c *client) createReader(opts ReaderOptions) (Reader, error) {
 	for i, t := range targets {
 		o := c.consumerEngineOptions(t, r.ch, wrap)
 		o.Subscription, o.Name = sub, opts.Name
+		o.Properties = opts.Properties
 		o.NonDurable, o.Reader = true, true
 		o.StartID, o.StartInclusive = start, opts.StartMessageIDInclusive
 		o.ReadCompacted = opts.ReadCompacted
@@ -72,7 +74,7 @@ func (c *client) createReader(opts ReaderOptions) (Reader, error) {
 		o.ReceiverQueueSize = opts.ReceiverQueueSize
 		o.Backoff = opts.BackoffPolicyFunc
 		o.Chunks = chunk.Options{MaxPendingMessages: opts.MaxPendingChunkedMessage, ExpireAfter: opts.ExpireTimeOfIncompleteChunk}
-		o.IncompleteChunkPolicy = chunkPolicy(opts.IncompleteChunkPolicy, false)
+		o.IncompleteChunkPolicy = chunkPolicy(opts.IncompleteChunkPolicy, opts.AutoAckIncompleteChunk)
 		e := consumer.New(o)
 		r.engines[i] = e
 		wg.Go(func() {
