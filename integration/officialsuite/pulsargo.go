@@ -74,6 +74,22 @@ func preparePulsargo(ctx context.Context, p *prepared, official string, ps ports
 	if err := requireTestModules(ctx, log, official, sdk, mods); err != nil {
 		return err
 	}
+	if _, ok := mods[officialPath]; ok {
+		// The official pulsaradmin the tests use is the work copy's, its
+		// default web service URL retargeted to the stub as in a run of
+		// the official client (the module cache's copy says
+		// localhost:8080).
+		if err := retargetPort(official, ps); err != nil {
+			return err
+		}
+		abs, err := filepath.Abs(official)
+		if err != nil {
+			return err
+		}
+		if err := goCmd(ctx, log, sdk, "mod", "edit", "-replace="+officialPath+"="+abs); err != nil {
+			return err
+		}
+	}
 	// Every package the tests import is provided by a module the official
 	// client's build requires (at its version), so tidy looks nothing up
 	// at "latest"; it may fetch go.mod files of the module graph.
