@@ -95,7 +95,9 @@ type Reader interface {
 	Seek(MessageID) error
 	// SeekByTime moves the reader to the first message at or after t.
 	SeekByTime(t time.Time) error
-	// GetLastMessageID returns the id of the topic's last message.
+	// GetLastMessageID returns the id of the topic's last message; on a
+	// partitioned topic it fails (Result OperationNotSupported), as the
+	// official client's.
 	GetLastMessageID() (MessageID, error)
 	// Close closes the reader.
 	Close()

@@ -159,24 +159,20 @@ func (r *readerImpl) forAll(f func(*consumerEngine) error, op string) error {
 	return consumerErr(op, errors.Join(errs...))
 }
 
-// GetLastMessageID returns the id of the topic's last message; for a
-// partitioned topic, the newest of the partitions' last ids by publish
-// order is not known, so it returns the last id of the highest partition
-// that has one.
+// GetLastMessageID returns the id of the topic's last message. A reader
+// of a partitioned topic has no single last message: it fails with Result
+// OperationNotSupported, as the official client's.
 func (r *readerImpl) GetLastMessageID() (MessageID, error) {
+	if len(r.engines) > 1 {
+		return nil, api.NewError(OperationNotSupported, "GetLastMessageID is not supported for multi-topics reader")
+	}
 	ctx, cancel := r.c.opContext()
 	defer cancel()
-	var last MessageID
-	for _, e := range r.engines {
-		id, err := e.GetLastMessageID(ctx)
-		if err != nil {
-			return nil, consumerErr("get last message id", err)
-		}
-		if last == nil || id.LedgerID() >= 0 {
-			last = id
-		}
+	id, err := r.engines[0].GetLastMessageID(ctx)
+	if err != nil {
+		return nil, consumerErr("get last message id", err)
 	}
-	return last, nil
+	return id, nil
 }
 
 // Close closes the reader.
