@@ -21,7 +21,11 @@ import (
 // run against the same stub. Declarations that cannot compile against
 // pulsargo — they use the official client's unexported internals, or API
 // pulsargo does not have yet — are pruned until the rest compiles; the tests
-// they held are reported as not built.
+// they held are reported as not built. The tests' own dependencies (testify,
+// uuid, logrus, pkg/errors, testcontainers, ...) are provided at the
+// versions the official client requires, and so is the official pulsaradmin
+// they create topics with, as a user who changes only the pulsar import
+// keeps them.
 
 const (
 	// officialPath is the official client's module path.
