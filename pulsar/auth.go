@@ -2,122 +2,109 @@ package pulsar
 
 import (
 	"crypto/tls"
-	"fmt"
-	"io"
-	"os"
-	"strings"
+
+	"github.com/pulsargo/sdk/internal/authn"
+	"github.com/pulsargo/sdk/pulsar/auth"
 )
 
-// Authentication supplies credentials sent when connecting. The methods of
-// this package (token, TLS, basic, OAuth2, or any of them by name through
-// NewAuthentication) implement it; a method whose Name is "" sends none.
-type Authentication interface {
-	// Name is the authentication method name sent to the broker ("token",
-	// "tls", "basic"; OAuth2 sends "token").
-	Name() string
-	// Data returns the credentials; it is called on every (re)connect and
-	// on every AUTH_CHALLENGE of the broker, so they can refresh.
-	Data() ([]byte, error)
+// Authentication supplies the credentials sent when connecting: an
+// auth.Provider. The constructors of this package and of package
+// pulsar/auth return the same providers (token, TLS, basic, OAuth2, or any
+// of them by name through NewAuthentication), and an application's own
+// auth.Provider is one too. NewClient calls its Init. Default: none (nil,
+// as auth.NewAuthDisabled).
+type Authentication = auth.Provider
+
+// The errors of the authentication methods. NewClient, and the operations
+// that connect, return errors that wrap them (errors.Is); a broker or web
+// service that refuses the credentials answers with a *ServerError whose
+// Code is "AuthenticationError" (or "AuthorizationError") instead.
+var (
+	// ErrAuthenticationData: the credentials could not be obtained (an
+	// unreadable token or key file, an empty token, an OAuth2 issuer that
+	// fails or answers garbage). Result ErrorGettingAuthenticationData.
+	ErrAuthenticationData = authn.ErrAuthenticationData
+	// ErrAuthenticationParams: the parameters of an authentication method
+	// are malformed or missing, or name no method (NewAuthentication); a
+	// case of ErrInvalidOptions. Result InvalidConfiguration.
+	ErrAuthenticationParams = authn.ErrAuthenticationParams
+	// ErrAthenzNotSupported: Athenz authentication is not implemented (it
+	// needs Athenz's ZTS client, which has no well-kept Go library outside
+	// the Athenz project); a case of ErrInvalidOptions. Result
+	// InvalidConfiguration.
+	ErrAthenzNotSupported = authn.ErrAthenzNotSupported
+)
+
+// OAuth2Error is an OAuth2 issuer's refusal (RFC 6749 section 5.2) or an
+// answer that is not one: the well-known document or the token endpoint
+// answered a non-2xx status, or a body that is not the JSON expected or is
+// too large. It wraps ErrAuthenticationData.
+type OAuth2Error = authn.OAuth2Error
+
+// NewAuthentication returns the authentication method named name, with
+// params as a JSON object of strings or "key:value" pairs separated by
+// commas; see auth.NewProvider for the names and their params. Malformed
+// params, a missing parameter or an unknown name return an error wrapping
+// ErrAuthenticationParams.
+func NewAuthentication(name string, params string) (Authentication, error) {
+	return authn.NewProvider(name, params)
 }
-
-// authInit is implemented by methods that check their configuration when
-// the client is created, as the official client's Provider.Init: NewClient
-// fails with its error.
-type authInit interface{ init() error }
-
-// authTLS is implemented by methods that authenticate with a TLS client
-// certificate; it is called at every TLS handshake (pulsar+ssl and https).
-type authTLS interface {
-	tlsCertificate() (*tls.Certificate, error)
-}
-
-// authInvalidate is implemented by methods that cache credentials: it
-// drops them after a web service answered 401, as the official client does
-// for OAuth2.
-type authInvalidate interface{ invalidate() }
-
-// tokenAuth is a token method; init calls supply once, as the official
-// client's Init does.
-type tokenAuth struct{ supply func() (string, error) }
-
-func (tokenAuth) Name() string { return "token" }
-
-func (a tokenAuth) Data() ([]byte, error) {
-	t, err := a.supply()
-	if err != nil {
-		return nil, fmt.Errorf("%w: token: %w", ErrAuthenticationData, err)
-	}
-	return []byte(t), nil
-}
-
-func (a tokenAuth) init() error {
-	_, err := a.Data()
-	return err
-}
-
-// errEmptyToken is the official client's refusal of an empty token.
-var errEmptyToken = fmt.Errorf("empty token credentials")
 
 // NewAuthenticationToken authenticates with a fixed JWT token. An empty
 // token makes NewClient fail, as the official client's.
-func NewAuthenticationToken(token string) Authentication {
-	return tokenAuth{supply: func() (string, error) {
-		if token == "" {
-			return "", errEmptyToken
-		}
-		return token, nil
-	}}
-}
+func NewAuthenticationToken(token string) Authentication { return authn.NewToken(token) }
 
 // NewAuthenticationTokenFromSupplier authenticates with a token obtained
 // anew at every connect and challenge (NewClient calls it once to check it).
-func NewAuthenticationTokenFromSupplier(supplier func() (string, error)) Authentication {
-	return tokenAuth{supply: supplier}
+func NewAuthenticationTokenFromSupplier(tokenSupplier func() (string, error)) Authentication {
+	return authn.NewTokenFromSupplier(tokenSupplier)
 }
 
 // NewAuthenticationTokenFromFile authenticates with the token in a file
 // (spaces and newlines around it trimmed), read at every connect so a
 // rotated token is picked up. NewClient fails when the file cannot be read
 // or is empty; a file larger than 1 MiB is refused.
-func NewAuthenticationTokenFromFile(path string) Authentication {
-	return tokenAuth{supply: func() (string, error) {
-		b, err := readFileLimited(path, maxCredentialFile)
-		if err != nil {
-			return "", err
-		}
-		t := strings.Trim(string(b), " \r\n\t")
-		if t == "" {
-			return "", errEmptyToken
-		}
-		return t, nil
-	}}
+func NewAuthenticationTokenFromFile(tokenFilePath string) Authentication {
+	return authn.NewTokenFromFile(tokenFilePath)
 }
 
-// maxCredentialFile bounds the credential files read (tokens, OAuth2 key
-// files, certificates and keys).
-const maxCredentialFile = 1 << 20
-
-// readFileLimited reads a file of at most limit bytes; a larger one is an
-// error, and no more than limit+1 bytes are read.
-func readFileLimited(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = f.Close() }()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, limit)
-	}
-	return b, nil
+// NewAuthenticationTLS authenticates with the client certificate and key in
+// two PEM files, read at every TLS handshake (pulsar+ssl:// and https://
+// only: a plain connection carries no certificate). NewClient fails when
+// they cannot be read or do not match.
+func NewAuthenticationTLS(certificatePath string, privateKeyPath string) Authentication {
+	return authn.NewTLS(certificatePath, privateKeyPath)
 }
 
-// authDisabled is the method of NewAuthentication("", ...): no
-// credentials.
-type authDisabled struct{}
+// NewAuthenticationFromTLSCertSupplier authenticates with the client
+// certificate the supplier returns, called at every TLS handshake (and once
+// by NewClient, which fails with its error).
+func NewAuthenticationFromTLSCertSupplier(tlsCertSupplier func() (*tls.Certificate, error)) Authentication {
+	return authn.NewTLSFromSupplier(tlsCertSupplier)
+}
 
-func (authDisabled) Name() string          { return "" }
-func (authDisabled) Data() ([]byte, error) { return nil, nil }
+// NewAuthenticationBasic authenticates with a user name and password
+// (Pulsar's AuthenticationProviderBasic checks them against its htpasswd
+// file). Both are required: an empty one is an error wrapping
+// ErrAuthenticationParams.
+func NewAuthenticationBasic(username, password string) (Authentication, error) {
+	return authn.NewBasic(username, password)
+}
+
+// NewAuthenticationOAuth2 authenticates with an OAuth2 access token of the
+// client credentials flow, as the official client's; see
+// auth.NewAuthenticationOAuth2WithParams for the params and when the token
+// is fetched. A type other than client_credentials makes NewClient fail
+// with an error wrapping ErrAuthenticationParams (the official client then
+// silently authenticates with nothing). The broker receives the method
+// "token".
+func NewAuthenticationOAuth2(authParams map[string]string) Authentication {
+	return authn.NewOAuth2OrFailing(authParams)
+}
+
+// NewAuthenticationAthenz exists so that code written for the official
+// client compiles; Athenz is not implemented, and NewClient fails with
+// ErrAthenzNotSupported whatever the params.
+func NewAuthenticationAthenz(authParams map[string]string) Authentication {
+	return authn.NewAthenz()
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/pulsargo/sdk/internal/authn"
 	"io"
 	"net"
 	"strings"
@@ -130,10 +131,10 @@ func TestOAuth2TokenRefreshedOnAuthChallenge(t *testing.T) {
 		return nil
 	}})
 	proxy := &challengeProxy{b: b, responses: make(chan *proto.CommandAuthResponse, 4)}
-	a, err := newOAuth2(iss.params(t))
+	a, err := authn.NewOAuth2(iss.params(t))
 	require.NoError(t, err)
 	clk := clock.NewFake(time.Now())
-	a.clock = clk
+	a.SetClock(clk)
 	c, err := NewClient(ClientOptions{URL: b.URL(), Dialer: proxy.dial, Authentication: a})
 	require.NoError(t, err)
 	defer c.Close()

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/pulsargo/sdk/internal/authn"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -133,12 +134,12 @@ func TestOAuth2ClientCredentialsAgainstStub(t *testing.T) {
 
 func TestOAuth2TokenCachedAndRefreshedBeforeExpiry(t *testing.T) {
 	iss := newFakeIssuer(t)
-	a, err := newOAuth2(iss.params(t))
+	a, err := authn.NewOAuth2(iss.params(t))
 	require.NoError(t, err)
 	clk := clock.NewFake(time.Unix(1000, 0))
-	a.clock = clk
+	a.SetClock(clk)
 	data := func() string {
-		d, err := a.Data()
+		d, err := a.GetData()
 		require.NoError(t, err)
 		return string(d)
 	}
@@ -148,12 +149,12 @@ func TestOAuth2TokenCachedAndRefreshedBeforeExpiry(t *testing.T) {
 	assert.Equal(t, "tok-1", data())
 	clk.Advance(2 * time.Second)
 	assert.Equal(t, "tok-2", data(), "refreshed a minute before expiry")
-	a.invalidate()
+	a.Invalidate()
 	assert.Equal(t, "tok-3", data(), "fetched anew once a web service refused it")
 
 	// A short-lived token is used for half its life, not fetched every time.
 	iss.expiresIn = 10
-	a.invalidate()
+	a.Invalidate()
 	assert.Equal(t, "tok-4", data())
 	clk.Advance(4 * time.Second)
 	assert.Equal(t, "tok-4", data())
@@ -162,14 +163,14 @@ func TestOAuth2TokenCachedAndRefreshedBeforeExpiry(t *testing.T) {
 
 	// No expires_in: kept.
 	iss.expiresIn = 0
-	a.invalidate()
+	a.Invalidate()
 	assert.Equal(t, "tok-6", data())
 	clk.Advance(24 * time.Hour)
 	assert.Equal(t, "tok-6", data())
 }
 
 func TestOAuth2IssuerMisbehaving(t *testing.T) {
-	huge := strings.Repeat(" ", maxOAuth2Body+1) + `{"access_token":"x"}`
+	huge := strings.Repeat(" ", authn.MaxOAuth2Body+1) + `{"access_token":"x"}`
 	for name, h := range map[string]func(w http.ResponseWriter, r *http.Request){
 		"garbage":         func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("<html>hello")) },
 		"huge":            func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(huge)) },
@@ -186,9 +187,9 @@ func TestOAuth2IssuerMisbehaving(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			iss := newFakeIssuer(t)
 			iss.token = h
-			a, err := newOAuth2(iss.params(t))
+			a, err := authn.NewOAuth2(iss.params(t))
 			require.NoError(t, err)
-			_, err = a.Data()
+			_, err = a.GetData()
 			var oe *OAuth2Error
 			require.ErrorAs(t, err, &oe)
 			assert.ErrorIs(t, err, ErrAuthenticationData)
@@ -200,9 +201,9 @@ func TestOAuth2IssuerMisbehaving(t *testing.T) {
 		iss := newFakeIssuer(t)
 		p := iss.params(t)
 		p["privateKey"] = "data:," + `{"client_id":"client-id","client_secret":"wrong"}`
-		a, err := newOAuth2(p)
+		a, err := authn.NewOAuth2(p)
 		require.NoError(t, err)
-		_, err = a.Data()
+		_, err = a.GetData()
 		var oe *OAuth2Error
 		require.ErrorAs(t, err, &oe)
 		assert.Equal(t, http.StatusUnauthorized, oe.Status)
@@ -216,7 +217,7 @@ func TestOAuth2IssuerMisbehaving(t *testing.T) {
 		}))
 		defer srv.Close()
 		p := map[string]string{"type": "client_credentials", "issuerUrl": srv.URL, "privateKey": "data:," + goodCredentials}
-		_, err := NewAuthenticationOAuth2(p).Data()
+		_, err := NewAuthenticationOAuth2(p).GetData()
 		var oe *OAuth2Error
 		assert.ErrorAs(t, err, &oe)
 	})
@@ -253,7 +254,7 @@ func TestOAuth2BadParams(t *testing.T) {
 		"bad data URL":     "data:;base64,%%%",
 		"not JSON":         "data:,client_id=x",
 		"no client_id":     "data:,{}",
-		"huge credentials": keyFile(t, strings.Repeat(" ", maxCredentialFile+1)),
+		"huge credentials": keyFile(t, strings.Repeat(" ", authn.MaxCredentialFile+1)),
 	} {
 		t.Run(name, func(t *testing.T) {
 			p := map[string]string{"type": "client_credentials", "issuerUrl": iss.srv.URL}
@@ -261,8 +262,8 @@ func TestOAuth2BadParams(t *testing.T) {
 				p["privateKey"] = key
 			}
 			a := NewAuthenticationOAuth2(p)
-			require.NoError(t, a.(authInit).init())
-			_, err := a.Data()
+			require.NoError(t, a.Init())
+			_, err := a.GetData()
 			require.Error(t, err)
 			assert.True(t, errors.Is(err, ErrAuthenticationParams) || errors.Is(err, ErrAuthenticationData), err)
 		})

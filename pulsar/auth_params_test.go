@@ -2,6 +2,7 @@ package pulsar
 
 import (
 	"errors"
+	"github.com/pulsargo/sdk/internal/authn"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -67,7 +68,7 @@ func TestNewAuthenticationNamesAndParamFormats(t *testing.T) {
 		a, err := NewAuthentication(c.name, c.params)
 		require.NoError(t, err, c)
 		assert.Equal(t, c.method, a.Name(), c)
-		d, err := a.Data()
+		d, err := a.GetData()
 		require.NoError(t, err, c)
 		assert.Equal(t, c.data, string(d), c)
 	}
@@ -82,7 +83,7 @@ func TestNewAuthenticationNamesAndParamFormats(t *testing.T) {
 		{"token", ""},
 		{"token", `{"other":"x"}`},
 		{"oauth2", `{"type":"password"}`},
-		{"basic", strings.Repeat("k:v,", maxAuthParams)},
+		{"basic", strings.Repeat("k:v,", authn.MaxParams)},
 	} {
 		_, err := NewAuthentication(c.name, c.params)
 		assert.ErrorIs(t, err, ErrAuthenticationParams, c)

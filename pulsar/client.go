@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pulsargo/sdk/internal/api"
+	"github.com/pulsargo/sdk/internal/authn"
 	"github.com/pulsargo/sdk/internal/backoff"
 	"github.com/pulsargo/sdk/internal/conn"
 	"github.com/pulsargo/sdk/internal/lookup"
@@ -261,9 +262,9 @@ func newClient(opts ClientOptions) (*client, error) {
 	}
 	var invalidate func()
 	if a := opts.Authentication; a != nil {
-		copts.AuthMethod, copts.AuthData = a.Name(), a.Data
-		if ai, ok := a.(authInvalidate); ok {
-			invalidate = ai.invalidate
+		copts.AuthMethod, copts.AuthData = a.Name(), a.GetData
+		if ai, ok := a.(authn.Invalidator); ok {
+			invalidate = ai.Invalidate
 		}
 	}
 	pool := conn.NewPool(copts)

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/pulsargo/sdk/internal/api"
+	"github.com/pulsargo/sdk/internal/authn"
 )
 
 // maxTrustFile bounds the CA file read (system bundles are a few hundred
@@ -16,11 +17,10 @@ const maxTrustFile = 16 << 20
 // initAuth checks an authentication method's configuration, as the
 // official client's Provider.Init does in NewClient.
 func initAuth(a Authentication) error {
-	ai, ok := a.(authInit)
-	if !ok {
+	if a == nil {
 		return nil
 	}
-	if err := ai.init(); err != nil {
+	if err := a.Init(); err != nil {
 		return fmt.Errorf("authentication %q: %w", a.Name(), err)
 	}
 	return nil
@@ -51,7 +51,7 @@ func tlsConfig(opts ClientOptions) (*tls.Config, error) {
 		InsecureSkipVerify: opts.TLSAllowInsecureConnection,
 	}
 	if opts.TLSTrustCertsFilePath != "" {
-		pem, err := readFileLimited(opts.TLSTrustCertsFilePath, maxTrustFile)
+		pem, err := authn.ReadFileLimited(opts.TLSTrustCertsFilePath, maxTrustFile)
 		if err != nil {
 			return nil, fmt.Errorf("%w: trust certs: %w", ErrInvalidOptions, err)
 		}
@@ -77,24 +77,41 @@ func tlsConfig(opts ClientOptions) (*tls.Config, error) {
 	return cfg, nil
 }
 
-// clientCertificate returns what presents the client certificate: a TLS
-// Authentication's (loaded at each handshake), else the options' files
-// (loaded now); nil for none.
+// clientCertificate returns what presents the client certificate: the
+// Authentication's GetTLSCertificate (called at each handshake), or when it
+// gives none the options' files (loaded now); nil for none.
 func clientCertificate(opts ClientOptions) (func() (*tls.Certificate, error), error) {
-	if a, ok := opts.Authentication.(authTLS); ok {
-		return a.tlsCertificate, nil
-	}
-	if opts.TLSCertificateFile == "" && opts.TLSKeyFilePath == "" {
-		return nil, nil
-	}
-	if opts.TLSCertificateFile == "" || opts.TLSKeyFilePath == "" {
+	var files *tls.Certificate
+	switch {
+	case opts.TLSCertificateFile == "" && opts.TLSKeyFilePath == "":
+	case opts.TLSCertificateFile == "" || opts.TLSKeyFilePath == "":
 		return nil, api.InvalidOption(InvalidConfiguration, "TLSCertificateFile and TLSKeyFilePath must be set together")
+	default:
+		c, err := authn.LoadKeyPair(opts.TLSCertificateFile, opts.TLSKeyFilePath)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
+		}
+		files = c
 	}
-	c, err := loadKeyPair(opts.TLSCertificateFile, opts.TLSKeyFilePath)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
+	a := opts.Authentication
+	if a == nil {
+		if files == nil {
+			return nil, nil
+		}
+		return func() (*tls.Certificate, error) { return files, nil }, nil
 	}
-	return func() (*tls.Certificate, error) { return c, nil }, nil
+	return func() (*tls.Certificate, error) {
+		c, err := a.GetTLSCertificate()
+		switch {
+		case err != nil:
+			return nil, err
+		case c != nil:
+			return c, nil
+		case files != nil:
+			return files, nil
+		}
+		return &tls.Certificate{}, nil // none: the handshake goes on without one
+	}, nil
 }
 
 // checkTLSVersions refuses versions that are not TLS 1.0 to 1.3, or a

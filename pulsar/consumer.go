@@ -173,6 +173,18 @@ type ConsumerOptions struct {
 	// NackRedeliveryDelay is how long a nacked message waits before
 	// redelivery. Default 1 min.
 	NackRedeliveryDelay time.Duration
+	// NackPrecisionBit is how many low bits of a nacked message's
+	// redelivery time (Unix milliseconds) are cleared, as the official
+	// client's nack tracker does: the nacks due in the same 2^bits ms
+	// window are redelivered together, up to 2^bits ms before their delay
+	// is over. Default (nil) 8, a 256 ms window; 0 keeps the exact time; a
+	// negative value is refused with ErrInvalidOptions.
+	NackPrecisionBit *int64
+	// ReplicateSubscriptionState asks the broker to replicate the
+	// subscription's state (its mark-delete position) to the other clusters
+	// of a geo-replicated topic (SUBSCRIBE's replicate_subscription_state).
+	// Default false.
+	ReplicateSubscriptionState bool
 	// AckTimeout redelivers messages not acknowledged in this long; 0
 	// disables it (default).
 	AckTimeout time.Duration

@@ -79,6 +79,11 @@ func applyConsumerOptions(o *consumer.Options[ConsumerMessage], opts ConsumerOpt
 	o.ZeroQueue = opts.EnableZeroQueueConsumer
 	o.AutoScaleQueue = opts.EnableAutoScaledReceiverQueueSize
 	o.NackDelay = opts.NackRedeliveryDelay
+	o.NackPrecisionBit = defaultNackPrecisionBit
+	if opts.NackPrecisionBit != nil {
+		o.NackPrecisionBit = *opts.NackPrecisionBit
+	}
+	o.ReplicateSubscriptionState = opts.ReplicateSubscriptionState
 	o.AckTimeout = opts.AckTimeout
 	o.AckWithResponse = opts.AckWithResponse
 	o.BatchIndexAck = opts.EnableBatchIndexAcknowledgment

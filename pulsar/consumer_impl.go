@@ -51,6 +51,8 @@ func (c *client) subscribe(opts ConsumerOptions) (Consumer, error) {
 		return nil, fmt.Errorf("%w: RetryEnable is not supported with TopicsPattern yet", ErrInvalidOptions)
 	case opts.EnableZeroQueueConsumer && pattern:
 		return nil, fmt.Errorf("%w: ZeroQueueConsumer is not supported with TopicsPattern", ErrInvalidOptions)
+	case opts.NackPrecisionBit != nil && *opts.NackPrecisionBit < 0:
+		return nil, api.InvalidOption(InvalidConfiguration, "NackPrecisionBit cannot be negative")
 	}
 	schemas, err := newConsumerSchemas(c, opts.Schema)
 	if err != nil {

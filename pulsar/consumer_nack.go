@@ -19,6 +19,10 @@ const (
 	defaultNackBackoffMax = 10 * time.Minute
 )
 
+// defaultNackPrecisionBit is ConsumerOptions.NackPrecisionBit's default,
+// the official client's: nacks are redelivered in 256 ms windows.
+const defaultNackPrecisionBit = int64(8)
+
 // defaultNackBackoffPolicy is the official client's default policy, under
 // its name.
 type defaultNackBackoffPolicy struct{}

@@ -1,6 +1,7 @@
 package pulsar
 
 import (
+	"errors"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -51,6 +52,7 @@ func TestNackBackoffPolicyDelays(t *testing.T) {
 				}
 				opts := tc.opts
 				opts.Topic, opts.Type = topic, Shared
+				opts.NackPrecisionBit = new(int64(0)) // exact times
 				c := v.subscribe(opts)
 				m := csRecv(t, c)
 				for i, want := range tc.want {
@@ -75,4 +77,74 @@ func TestNackBackoffPolicyDelays(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestNackPrecisionBitWindows: as the official nack tracker, a nack's
+// redelivery time is rounded down to a multiple of 2^NackPrecisionBit ms
+// (8, 256 ms, by default), so nacks due within one window are redelivered
+// together at its start (at once when that is past); 0 keeps the exact
+// time; a negative value is refused.
+func TestNackPrecisionBitWindows(t *testing.T) {
+	ms := time.Millisecond
+	for _, tc := range []struct {
+		name   string
+		bits   *int64
+		nackAt [2]time.Duration // after a multiple of 1024 ms of Unix time
+		want   [2]time.Duration // the redeliveries, from the same start
+	}{
+		// 1 s delay: due at 1010 and 1200 ms, trimmed to 768 and 1024.
+		{"default 8", nil, [2]time.Duration{10 * ms, 200 * ms}, [2]time.Duration{768 * ms, 1024 * ms}},
+		// 1010 trimmed to 0, past: redelivered as it is nacked.
+		{"10", new(int64(10)), [2]time.Duration{10 * ms, 200 * ms}, [2]time.Duration{10 * ms, 1024 * ms}},
+		// 1100 and 1400 share the window [1024, 1536).
+		{"same window", new(int64(9)), [2]time.Duration{100 * ms, 400 * ms}, [2]time.Duration{1024 * ms, 1024 * ms}},
+		{"exact", new(int64(0)), [2]time.Duration{10 * ms, 200 * ms}, [2]time.Duration{1010 * ms, 1200 * ms}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				v := newCSEnv(t)
+				topic := csTopic()
+				p := testProducer(t, v.c, ProducerOptions{Topic: topic, DisableBatching: true})
+				for _, s := range []string{"a", "b"} {
+					if _, err := p.Send(csCtx(t), &ProducerMessage{Payload: []byte(s)}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				c := v.subscribe(ConsumerOptions{Topic: topic, Type: Shared, NackRedeliveryDelay: time.Second, NackPrecisionBit: tc.bits})
+				first := []Message{csRecv(t, c), csRecv(t, c)}
+				const align = 1024
+				time.Sleep(time.Duration(align-time.Now().UnixMilli()%align) * ms)
+				start := time.Now()
+				got := map[string]time.Duration{}
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					for range 2 {
+						m, err := c.Receive(csCtx(t))
+						if err != nil {
+							return
+						}
+						got[string(m.Payload())] = time.Since(start)
+					}
+				}()
+				for i, m := range first {
+					time.Sleep(tc.nackAt[i] - time.Since(start))
+					c.Nack(m)
+				}
+				<-done
+				for i, name := range []string{"a", "b"} {
+					if d, ok := got[name]; !ok || d != tc.want[i] {
+						t.Errorf("message %s redelivered at %v (received %v), want %v", name, d, ok, tc.want[i])
+					}
+				}
+			})
+		})
+	}
+	synctest.Test(t, func(t *testing.T) {
+		v := newCSEnv(t)
+		_, err := v.c.Subscribe(ConsumerOptions{Topic: csTopic(), SubscriptionName: "s", NackPrecisionBit: new(int64(-1))})
+		if !errors.Is(err, ErrInvalidOptions) {
+			t.Fatalf("negative NackPrecisionBit: %v, want ErrInvalidOptions", err)
+		}
+	})
 }

@@ -7,6 +7,13 @@ import (
 	"github.com/pulsargo/sdk/pulsar/backoff"
 )
 
+// ReaderMessage is a message with the reader it came from, as the
+// official client's (the element type of ReaderOptions.MessageChannel).
+type ReaderMessage struct {
+	Reader
+	Message
+}
+
 // ReaderOptions configure a Reader. Field names follow the official Go
 // client.
 type ReaderOptions struct {
@@ -14,6 +21,9 @@ type ReaderOptions struct {
 	Topic string
 	// Name of the reader. Default: generated.
 	Name string
+	// Properties are the reader's metadata, sent in SUBSCRIBE (the broker
+	// shows them in the topic's stats). Default none.
+	Properties map[string]string
 	// StartMessageID is where to start: EarliestMessageID(),
 	// LatestMessageID() or an id — a chunk id stands for its whole message
 	// (with StartMessageIDInclusive, the reader starts with all of it; the
@@ -36,8 +46,15 @@ type ReaderOptions struct {
 	// nil.
 	Schema Schema
 	// SubscriptionName of the reader's non-durable subscription. Default
-	// generated.
+	// SubscriptionRolePrefix, a dash and a random suffix.
 	SubscriptionName string
+	// SubscriptionRolePrefix starts the generated subscription name when
+	// SubscriptionName is empty. Default "reader".
+	SubscriptionRolePrefix string
+	// MessageChannel is accepted, as the official client's field, and not
+	// used, as the official client does not use it either: messages are
+	// read with Next. Default nil.
+	MessageChannel chan ReaderMessage
 	// ReadCompacted reads the compacted view.
 	ReadCompacted bool
 	// MaxPendingChunkedMessage, ExpireTimeOfIncompleteChunk and
@@ -45,6 +62,11 @@ type ReaderOptions struct {
 	MaxPendingChunkedMessage    int
 	ExpireTimeOfIncompleteChunk time.Duration
 	IncompleteChunkPolicy       ChunkPolicy
+	// AutoAckIncompleteChunk is the official client's option: true sets
+	// IncompleteChunkPolicy to ChunkAck (an incomplete chunked message that
+	// is evicted or expires is skipped instead of read again). Default
+	// false.
+	AutoAckIncompleteChunk bool
 	// BackoffPolicyFunc, when set, makes the policy that spaces the
 	// reader's resubscription attempts (the official client spells it so
 	// here, BackOff in the producer's and consumer's options). Default:
@@ -77,7 +99,9 @@ type Reader interface {
 	Seek(MessageID) error
 	// SeekByTime moves the reader to the first message at or after t.
 	SeekByTime(t time.Time) error
-	// GetLastMessageID returns the id of the topic's last message.
+	// GetLastMessageID returns the id of the topic's last message; on a
+	// partitioned topic it fails (Result OperationNotSupported), as the
+	// official client's.
 	GetLastMessageID() (MessageID, error)
 	// Close closes the reader.
 	Close()

@@ -1,6 +1,7 @@
 package pulsar
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -56,7 +57,7 @@ func (c *client) createReader(opts ReaderOptions) (Reader, error) {
 	}
 	sub := opts.SubscriptionName
 	if sub == "" {
-		sub = randomName("reader")
+		sub = randomName(cmp.Or(opts.SubscriptionRolePrefix, "reader"))
 	}
 	r := &readerImpl{c: c, topic: opts.Topic, ch: make(chan ConsumerMessage), closed: make(chan struct{}),
 		metrics: c.topicMetrics(opts.Topic)}
@@ -67,6 +68,7 @@ func (c *client) createReader(opts ReaderOptions) (Reader, error) {
 	for i, t := range targets {
 		o := c.consumerEngineOptions(t, r.ch, wrap)
 		o.Subscription, o.Name = sub, opts.Name
+		o.Properties = opts.Properties
 		o.NonDurable, o.Reader = true, true
 		o.StartID, o.StartInclusive = start, opts.StartMessageIDInclusive
 		o.ReadCompacted = opts.ReadCompacted
@@ -74,7 +76,7 @@ func (c *client) createReader(opts ReaderOptions) (Reader, error) {
 		o.ReceiverQueueSize = opts.ReceiverQueueSize
 		o.Backoff = opts.BackoffPolicyFunc
 		o.Chunks = chunk.Options{MaxPendingMessages: opts.MaxPendingChunkedMessage, ExpireAfter: opts.ExpireTimeOfIncompleteChunk}
-		o.IncompleteChunkPolicy = chunkPolicy(opts.IncompleteChunkPolicy, false)
+		o.IncompleteChunkPolicy = chunkPolicy(opts.IncompleteChunkPolicy, opts.AutoAckIncompleteChunk)
 		applyDecryption(&o, opts.Decryption, o.Logger)
 		e := consumer.New(o)
 		r.engines[i] = e
@@ -163,24 +165,20 @@ func (r *readerImpl) forAll(f func(*consumerEngine) error, op string) error {
 	return consumerErr(op, errors.Join(errs...))
 }
 
-// GetLastMessageID returns the id of the topic's last message; for a
-// partitioned topic, the newest of the partitions' last ids by publish
-// order is not known, so it returns the last id of the highest partition
-// that has one.
+// GetLastMessageID returns the id of the topic's last message. A reader
+// of a partitioned topic has no single last message: it fails with Result
+// OperationNotSupported, as the official client's.
 func (r *readerImpl) GetLastMessageID() (MessageID, error) {
+	if len(r.engines) > 1 {
+		return nil, api.NewError(OperationNotSupported, "GetLastMessageID is not supported for multi-topics reader")
+	}
 	ctx, cancel := r.c.opContext()
 	defer cancel()
-	var last MessageID
-	for _, e := range r.engines {
-		id, err := e.GetLastMessageID(ctx)
-		if err != nil {
-			return nil, consumerErr("get last message id", err)
-		}
-		if last == nil || id.LedgerID() >= 0 {
-			last = id
-		}
+	id, err := r.engines[0].GetLastMessageID(ctx)
+	if err != nil {
+		return nil, consumerErr("get last message id", err)
 	}
-	return last, nil
+	return id, nil
 }
 
 // Close closes the reader.

@@ -188,5 +188,10 @@ func TestReaderPartitionedTopic(t *testing.T) {
 		if _, err := v.c.CreateReader(ReaderOptions{Topic: topic, StartMessageID: NewMessageID(1, 1, -1, 0)}); !errors.Is(err, ErrInvalidOptions) {
 			t.Fatalf("specific start on 2 partitions: %v", err)
 		}
+		// No single last message: refused, as the official reader.
+		var pe *Error
+		if id, err := r.GetLastMessageID(); !errors.As(err, &pe) || pe.Result() != OperationNotSupported {
+			t.Fatalf("GetLastMessageID on 2 partitions: %v, %v; want OperationNotSupported", id, err)
+		}
 	})
 }

@@ -12,7 +12,9 @@ import (
 	"github.com/pulsargo/sdk/pulsar/log"
 )
 
-// tableView is the TableView. A goroutine per partition reads it and
+// TableViewImpl is the TableView (Client.CreateTableView returns a
+// *TableViewImpl, under the official client's type name). A goroutine per
+// partition reads it and
 // decodes each message into an update; one goroutine, run, applies the
 // updates in the order it receives them and calls the listeners, so that
 // listeners see the updates one at a time and in the order of the map.
@@ -20,7 +22,7 @@ import (
 // application reads it (Get, Size, ...) synchronously from any goroutine:
 // run is its only writer, and it never holds the lock while it calls a
 // listener, so listeners may read the view.
-type tableView struct {
+type TableViewImpl struct {
 	c    *client
 	opts TableViewOptions
 	log  *slog.Logger
@@ -85,7 +87,7 @@ func (c *client) createTableView(opts TableViewOptions) (TableView, error) {
 		logger = log.Slog(opts.Logger)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	tv := &tableView{
+	tv := &TableViewImpl{
 		c: c, opts: opts, log: logger.With("topic", opts.Topic),
 		zero: reflect.Zero(opts.SchemaValueType).Interface(),
 		data: map[string]any{}, updates: make(chan tvUpdate, 64),
@@ -111,7 +113,7 @@ func (c *client) createTableView(opts TableViewOptions) (TableView, error) {
 }
 
 // run applies the updates until Close.
-func (tv *tableView) run() {
+func (tv *TableViewImpl) run() {
 	defer close(tv.ran)
 	for {
 		select {
@@ -123,7 +125,7 @@ func (tv *tableView) run() {
 	}
 }
 
-func (tv *tableView) apply(u tvUpdate) {
+func (tv *TableViewImpl) apply(u tvUpdate) {
 	switch {
 	case u.barrier != nil:
 		close(u.barrier)
@@ -151,7 +153,7 @@ func (tv *tableView) apply(u tvUpdate) {
 
 // listen is ForEachAndListen on run's goroutine: nothing changes the map
 // while action goes through it.
-func (tv *tableView) listen(action func(string, any) error) error {
+func (tv *TableViewImpl) listen(action func(string, any) error) error {
 	for k, v := range tv.data { // run is the only writer: no lock to read
 		if err := action(k, v); err != nil {
 			return err
@@ -162,7 +164,7 @@ func (tv *tableView) listen(action func(string, any) error) error {
 }
 
 // push hands u to run; false when the view is closed.
-func (tv *tableView) push(u tvUpdate) bool {
+func (tv *TableViewImpl) push(u tvUpdate) bool {
 	select {
 	case tv.updates <- u:
 		return true
@@ -171,7 +173,7 @@ func (tv *tableView) push(u tvUpdate) bool {
 	}
 }
 
-func (tv *tableView) isClosed() bool {
+func (tv *TableViewImpl) isClosed() bool {
 	select {
 	case <-tv.done:
 		return true
@@ -181,17 +183,17 @@ func (tv *tableView) isClosed() bool {
 }
 
 // Size returns the number of keys.
-func (tv *tableView) Size() int {
+func (tv *TableViewImpl) Size() int {
 	tv.mu.RLock()
 	defer tv.mu.RUnlock()
 	return len(tv.data)
 }
 
 // IsEmpty reports whether the view has no key.
-func (tv *tableView) IsEmpty() bool { return tv.Size() == 0 }
+func (tv *TableViewImpl) IsEmpty() bool { return tv.Size() == 0 }
 
 // ContainsKey reports whether the view has key.
-func (tv *tableView) ContainsKey(key string) bool {
+func (tv *TableViewImpl) ContainsKey(key string) bool {
 	tv.mu.RLock()
 	defer tv.mu.RUnlock()
 	_, ok := tv.data[key]
@@ -199,21 +201,21 @@ func (tv *tableView) ContainsKey(key string) bool {
 }
 
 // Get returns the value of key, or nil.
-func (tv *tableView) Get(key string) any {
+func (tv *TableViewImpl) Get(key string) any {
 	tv.mu.RLock()
 	defer tv.mu.RUnlock()
 	return tv.data[key]
 }
 
 // Entries returns a copy of the map.
-func (tv *tableView) Entries() map[string]any {
+func (tv *TableViewImpl) Entries() map[string]any {
 	tv.mu.RLock()
 	defer tv.mu.RUnlock()
 	return maps.Clone(tv.data)
 }
 
 // Keys returns the keys, sorted.
-func (tv *tableView) Keys() []string {
+func (tv *TableViewImpl) Keys() []string {
 	tv.mu.RLock()
 	keys := slices.Collect(maps.Keys(tv.data))
 	tv.mu.RUnlock()
@@ -222,7 +224,7 @@ func (tv *tableView) Keys() []string {
 }
 
 // ForEach calls action on a snapshot, so that action may use the view.
-func (tv *tableView) ForEach(action func(string, any) error) error {
+func (tv *TableViewImpl) ForEach(action func(string, any) error) error {
 	for k, v := range tv.Entries() {
 		if err := action(k, v); err != nil {
 			return err
@@ -232,7 +234,7 @@ func (tv *tableView) ForEach(action func(string, any) error) error {
 }
 
 // ForEachAndListen has run go through the map and register action.
-func (tv *tableView) ForEachAndListen(action func(string, any) error) error {
+func (tv *TableViewImpl) ForEachAndListen(action func(string, any) error) error {
 	req := &tvListen{action: action, result: make(chan error, 1)}
 	if !tv.push(tvUpdate{listen: req}) {
 		return tv.ForEach(action)
@@ -252,7 +254,7 @@ func (tv *tableView) ForEachAndListen(action func(string, any) error) error {
 
 // Close stops the readers, the partition discovery and run (without
 // waiting for a listener in progress).
-func (tv *tableView) Close() {
+func (tv *TableViewImpl) Close() {
 	tv.closeOnce.Do(func() {
 		close(tv.done)
 		tv.cancel()

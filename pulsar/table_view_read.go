@@ -11,7 +11,7 @@ import (
 // none yet and waits until each new one has handed run every message its
 // partition had. It reports whether the topic has partitions. A reader
 // that fails leaves the others running (the next poll tries again).
-func (tv *tableView) addPartitions(ctx context.Context) (bool, error) {
+func (tv *TableViewImpl) addPartitions(ctx context.Context) (bool, error) {
 	st, err := tv.c.resolveTopic(ctx, tv.opts.Topic, 0)
 	if err != nil {
 		return false, err
@@ -58,7 +58,7 @@ func (tv *tableView) addPartitions(ctx context.Context) (bool, error) {
 // read hands run the updates of r's partition: first every message it has
 // now (then it closes loaded, through run), then each that arrives, until
 // Close.
-func (tv *tableView) read(r Reader, loaded chan struct{}) {
+func (tv *TableViewImpl) read(r Reader, loaded chan struct{}) {
 	defer tv.wg.Done()
 	for r.HasNext() {
 		m, err := r.Next(tv.ctx)
@@ -85,7 +85,7 @@ func (tv *tableView) read(r Reader, loaded chan struct{}) {
 
 // update turns m into the update of its key: false for a message without
 // a key, and for a value that does not decode (logged).
-func (tv *tableView) update(m Message) (tvUpdate, bool) {
+func (tv *TableViewImpl) update(m Message) (tvUpdate, bool) {
 	if !hasKey(m) {
 		return tvUpdate{}, false
 	}
@@ -118,7 +118,7 @@ func hasKey(m Message) bool {
 
 // followPartitions polls the partition count every
 // AutoUpdatePartitionsInterval and reads the partitions added.
-func (tv *tableView) followPartitions() {
+func (tv *TableViewImpl) followPartitions() {
 	every := tv.opts.AutoUpdatePartitionsInterval
 	tv.readersMu.Lock()
 	defer tv.readersMu.Unlock()

@@ -243,7 +243,7 @@ func TestTableViewFollowsPartitions(t *testing.T) {
 		require.True(t, tv.ContainsKey("2"), "partition 2 not read after the view's poll")
 		assert.Equal(t, "v2", *tv.Get("2").(*string))
 		v.c.Close()
-		assert.True(t, tv.(*tableView).isClosed(), "closing the client closed the view")
+		assert.True(t, tv.(*TableViewImpl).isClosed(), "closing the client closed the view")
 	})
 }
 

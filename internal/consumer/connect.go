@@ -100,6 +100,8 @@ func (e *Engine[T]) subscribeCmd(rid uint64, start messageid.MessageID) *proto.B
 		ReadCompacted:   gproto.Bool(e.o.ReadCompacted),
 		KeySharedMeta:   e.o.KeySharedMeta,
 		Schema:          e.o.Schema,
+
+		ReplicateSubscriptionState: gproto.Bool(e.o.ReplicateSubscriptionState),
 	}
 	if e.o.NoTopicCreation {
 		s.ForceTopicCreation = gproto.Bool(false)

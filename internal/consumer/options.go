@@ -73,6 +73,15 @@ type Options[T any] struct {
 	// NackDelay is how long a negatively acknowledged message waits before
 	// the broker is asked to redeliver it. Default 1 min.
 	NackDelay time.Duration
+	// NackPrecisionBit clears this many low bits of a nack's redelivery
+	// time in Unix milliseconds, so that nacks due in the same 2^bits ms
+	// window are asked for together (the official client's nack tracker).
+	// Default 0: the exact time.
+	NackPrecisionBit int64
+	// ReplicateSubscriptionState is SUBSCRIBE's
+	// replicate_subscription_state, sent always as the official client
+	// does. Default false.
+	ReplicateSubscriptionState bool
 	// AckTimeout redelivers messages handed out and not acknowledged in
 	// this long; 0 disables it (default).
 	AckTimeout time.Duration

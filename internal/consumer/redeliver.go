@@ -91,11 +91,28 @@ func (e *Engine[T]) NackAfter(id messageid.MessageID, delay time.Duration) {
 // redeliverLater schedules a redelivery request after NackDelay.
 func (e *Engine[T]) redeliverLater(ids []messageid.ID) { e.redeliverAfter(ids, e.o.NackDelay) }
 
-// redeliverAfter schedules a redelivery request after delay.
+// redeliverAfter schedules a redelivery request after delay, its time
+// trimmed to NackPrecisionBit; a request due at the time of the last one
+// joins it.
 func (e *Engine[T]) redeliverAfter(ids []messageid.ID, delay time.Duration) {
-	at := e.o.Clock.Now().Add(max(delay, 0))
-	e.nacks = append(e.nacks, nackItem{at: at, ids: ids})
+	at := trimNackTime(e.o.Clock.Now().Add(max(delay, 0)), e.o.NackPrecisionBit)
+	if n := len(e.nacks); n > 0 && e.nacks[n-1].at.Equal(at) {
+		e.nacks[n-1].ids = append(e.nacks[n-1].ids, ids...)
+	} else {
+		e.nacks = append(e.nacks, nackItem{at: at, ids: ids})
+	}
 	e.arm(&e.nackAlarm, at, e.nackDue)
+}
+
+// trimNackTime clears the low bits of at in Unix milliseconds, as the
+// official client's nack tracker: at rounded down to a multiple of 2^bits
+// ms (bits <= 0: at unchanged; at most 62 bits are cleared).
+func trimNackTime(at time.Time, bits int64) time.Time {
+	if bits <= 0 {
+		return at
+	}
+	bits = min(bits, 62)
+	return time.UnixMilli(at.UnixMilli() &^ (int64(1)<<bits - 1))
 }
 
 // nackDue sends the redeliveries whose time has come.

@@ -11,7 +11,9 @@ package main
 import (
 	"context"
 	"crypto/tls"
+	"io"
 	"log/slog"
+	"net/http"
 	"reflect"
 	"time"
 
@@ -81,6 +83,12 @@ var _ *pulsar.BatcherBuilderType = (*pulsar.BatcherBuilderType)(nil)
 
 // pulsar.Better
 var _ pulsar.CompressionLevel = pulsar.Better
+
+// pulsar.BinaryFreeList
+var _ *pulsar.BinaryFreeList = (*pulsar.BinaryFreeList)(nil)
+
+// pulsar.BinarySerializer
+var _ pulsar.BinaryFreeList = pulsar.BinarySerializer
 
 // pulsar.BrokerMetadataError
 var _ pulsar.Result = pulsar.BrokerMetadataError
@@ -379,6 +387,9 @@ var _ *chan pulsar.ConsumerMessage = &new(pulsar.ConsumerOptions).MessageChannel
 // pulsar.ConsumerOptions.NackBackoffPolicy
 var _ *pulsar.NackBackoffPolicy = &new(pulsar.ConsumerOptions).NackBackoffPolicy
 
+// pulsar.ConsumerOptions.NackPrecisionBit
+var _ **int64 = &new(pulsar.ConsumerOptions).NackPrecisionBit
+
 // pulsar.ConsumerOptions.NackRedeliveryDelay
 var _ *time.Duration = &new(pulsar.ConsumerOptions).NackRedeliveryDelay
 
@@ -393,6 +404,9 @@ var _ *bool = &new(pulsar.ConsumerOptions).ReadCompacted
 
 // pulsar.ConsumerOptions.ReceiverQueueSize
 var _ *int = &new(pulsar.ConsumerOptions).ReceiverQueueSize
+
+// pulsar.ConsumerOptions.ReplicateSubscriptionState
+var _ *bool = &new(pulsar.ConsumerOptions).ReplicateSubscriptionState
 
 // pulsar.ConsumerOptions.RetryEnable
 var _ *bool = &new(pulsar.ConsumerOptions).RetryEnable
@@ -589,6 +603,9 @@ var _ *pulsar.FloatSchema = (*pulsar.FloatSchema)(nil)
 // pulsar.FloatSchema.SchemaInfo
 var _ *pulsar.SchemaInfo = &new(pulsar.FloatSchema).SchemaInfo
 
+// pulsar.GetBatcherBuilderProvider
+var _ = pulsar.GetBatcherBuilderProvider
+
 // pulsar.HashingScheme
 var _ *pulsar.HashingScheme = (*pulsar.HashingScheme)(nil)
 
@@ -645,6 +662,9 @@ var _ pulsar.Result = pulsar.InvalidTopicName
 
 // pulsar.InvalidURL
 var _ pulsar.Result = pulsar.InvalidURL
+
+// pulsar.IoMaxSize
+var _ = pulsar.IoMaxSize
 
 // pulsar.JSON
 var _ pulsar.SchemaType = pulsar.JSON
@@ -888,6 +908,9 @@ var _ func(jsonAvroSchemaDef string, properties map[string]string) *pulsar.JSONS
 
 // pulsar.NewJSONSchemaWithValidation
 var _ func(jsonAvroSchemaDef string, properties map[string]string) (*pulsar.JSONSchema, error) = pulsar.NewJSONSchemaWithValidation
+
+// pulsar.NewKeySharedPolicySticky
+var _ func(hashRanges []int) (*pulsar.KeySharedPolicy, error) = pulsar.NewKeySharedPolicySticky
 
 // pulsar.NewMessageID
 var _ func(ledgerID int64, entryID int64, batchIdx int32, partitionIdx int32) pulsar.MessageID = pulsar.NewMessageID
@@ -1162,6 +1185,9 @@ var _ *pulsar.ProtoSchema = (*pulsar.ProtoSchema)(nil)
 // pulsar.ProtoSchema.SchemaInfo
 var _ *pulsar.SchemaInfo = &new(pulsar.ProtoSchema).SchemaInfo
 
+// pulsar.ReadElements
+var _ func(r io.Reader, elements ...interface{}) error = pulsar.ReadElements
+
 // pulsar.ReadError
 var _ pulsar.Result = pulsar.ReadError
 
@@ -1189,8 +1215,20 @@ var _ func(pulsar.Reader, time.Time) error = pulsar.Reader.SeekByTime
 // pulsar.Reader.Topic
 var _ func(pulsar.Reader) string = pulsar.Reader.Topic
 
+// pulsar.ReaderMessage
+var _ *pulsar.ReaderMessage = (*pulsar.ReaderMessage)(nil)
+
+// pulsar.ReaderMessage.Message
+var _ *pulsar.Message = &new(pulsar.ReaderMessage).Message
+
+// pulsar.ReaderMessage.Reader
+var _ *pulsar.Reader = &new(pulsar.ReaderMessage).Reader
+
 // pulsar.ReaderOptions
 var _ *pulsar.ReaderOptions = (*pulsar.ReaderOptions)(nil)
+
+// pulsar.ReaderOptions.AutoAckIncompleteChunk
+var _ *bool = &new(pulsar.ReaderOptions).AutoAckIncompleteChunk
 
 // pulsar.ReaderOptions.BackoffPolicyFunc
 var _ *func() backoff.Policy = &new(pulsar.ReaderOptions).BackoffPolicyFunc
@@ -1204,8 +1242,14 @@ var _ *time.Duration = &new(pulsar.ReaderOptions).ExpireTimeOfIncompleteChunk
 // pulsar.ReaderOptions.MaxPendingChunkedMessage
 var _ *int = &new(pulsar.ReaderOptions).MaxPendingChunkedMessage
 
+// pulsar.ReaderOptions.MessageChannel
+var _ *chan pulsar.ReaderMessage = &new(pulsar.ReaderOptions).MessageChannel
+
 // pulsar.ReaderOptions.Name
 var _ *string = &new(pulsar.ReaderOptions).Name
+
+// pulsar.ReaderOptions.Properties
+var _ *map[string]string = &new(pulsar.ReaderOptions).Properties
 
 // pulsar.ReaderOptions.ReadCompacted
 var _ *bool = &new(pulsar.ReaderOptions).ReadCompacted
@@ -1224,6 +1268,9 @@ var _ *bool = &new(pulsar.ReaderOptions).StartMessageIDInclusive
 
 // pulsar.ReaderOptions.SubscriptionName
 var _ *string = &new(pulsar.ReaderOptions).SubscriptionName
+
+// pulsar.ReaderOptions.SubscriptionRolePrefix
+var _ *string = &new(pulsar.ReaderOptions).SubscriptionRolePrefix
 
 // pulsar.ReaderOptions.Topic
 var _ *string = &new(pulsar.ReaderOptions).Topic
@@ -1357,6 +1404,9 @@ var _ func(pulsar.TableView) []string = pulsar.TableView.Keys
 // pulsar.TableView.Size
 var _ func(pulsar.TableView) int = pulsar.TableView.Size
 
+// pulsar.TableViewImpl
+var _ *pulsar.TableViewImpl = (*pulsar.TableViewImpl)(nil)
+
 // pulsar.TableViewOptions
 var _ *pulsar.TableViewOptions = (*pulsar.TableViewOptions)(nil)
 
@@ -1483,6 +1533,9 @@ var _ pulsar.Result = pulsar.UnknownError
 // pulsar.UnsupportedVersionError
 var _ pulsar.Result = pulsar.UnsupportedVersionError
 
+// pulsar.WriteElements
+var _ func(w io.Writer, elements ...interface{}) error = pulsar.WriteElements
+
 // pulsar.ZLib
 var _ pulsar.CompressionType = pulsar.ZLib
 
@@ -1509,6 +1562,96 @@ var _ = auth.ConfigParamType
 
 // pulsar/auth.ConfigParamTypeClientCredentials
 var _ = auth.ConfigParamTypeClientCredentials
+
+// pulsar/auth.HTTPAuthProvider
+var _ *auth.HTTPAuthProvider = (*auth.HTTPAuthProvider)(nil)
+
+// pulsar/auth.HTTPAuthProvider.RoundTrip
+var _ func(auth.HTTPAuthProvider, *http.Request) (*http.Response, error) = auth.HTTPAuthProvider.RoundTrip
+
+// pulsar/auth.HTTPAuthProvider.Transport
+var _ func(auth.HTTPAuthProvider) http.RoundTripper = auth.HTTPAuthProvider.Transport
+
+// pulsar/auth.HTTPAuthProvider.WithTransport
+var _ func(auth.HTTPAuthProvider, http.RoundTripper) error = auth.HTTPAuthProvider.WithTransport
+
+// pulsar/auth.HTTPTransport
+var _ *auth.HTTPTransport = (*auth.HTTPTransport)(nil)
+
+// pulsar/auth.HTTPTransport.T
+var _ *http.RoundTripper = &new(auth.HTTPTransport).T
+
+// pulsar/auth.NewAuthDisabled
+var _ func() auth.Provider = auth.NewAuthDisabled
+
+// pulsar/auth.NewAuthenticationAthenz
+var _ func(providerDomain string, tenantDomain string, tenantService string, privateKey string, keyID string, x509CertChain string, caCert string, principalHeader string, roleHeader string, ztsURL string, ztsProxyURL string) auth.Provider = auth.NewAuthenticationAthenz
+
+// pulsar/auth.NewAuthenticationAthenzWithParams
+var _ func(params map[string]string) (auth.Provider, error) = auth.NewAuthenticationAthenzWithParams
+
+// pulsar/auth.NewAuthenticationBasic
+var _ func(username string, password string) (auth.Provider, error) = auth.NewAuthenticationBasic
+
+// pulsar/auth.NewAuthenticationBasicWithParams
+var _ func(params map[string]string) (auth.Provider, error) = auth.NewAuthenticationBasicWithParams
+
+// pulsar/auth.NewAuthenticationFromTLSCertSupplier
+var _ func(tlsCertSupplier func() (*tls.Certificate, error)) auth.Provider = auth.NewAuthenticationFromTLSCertSupplier
+
+// pulsar/auth.NewAuthenticationOAuth2
+var _ = auth.NewAuthenticationOAuth2
+
+// pulsar/auth.NewAuthenticationOAuth2WithParams
+var _ func(params map[string]string) (auth.Provider, error) = auth.NewAuthenticationOAuth2WithParams
+
+// pulsar/auth.NewAuthenticationTLS
+var _ func(certificatePath string, privateKeyPath string) auth.Provider = auth.NewAuthenticationTLS
+
+// pulsar/auth.NewAuthenticationTLSWithParams
+var _ func(params map[string]string) auth.Provider = auth.NewAuthenticationTLSWithParams
+
+// pulsar/auth.NewAuthenticationToken
+var _ func(token string) auth.Provider = auth.NewAuthenticationToken
+
+// pulsar/auth.NewAuthenticationTokenFromFile
+var _ func(tokenFilePath string) auth.Provider = auth.NewAuthenticationTokenFromFile
+
+// pulsar/auth.NewAuthenticationTokenFromSupplier
+var _ func(tokenSupplier func() (string, error)) auth.Provider = auth.NewAuthenticationTokenFromSupplier
+
+// pulsar/auth.NewAuthenticationTokenWithParams
+var _ func(params map[string]string) (auth.Provider, error) = auth.NewAuthenticationTokenWithParams
+
+// pulsar/auth.NewProvider
+var _ func(name string, params string) (auth.Provider, error) = auth.NewProvider
+
+// pulsar/auth.Provider
+var _ *auth.Provider = (*auth.Provider)(nil)
+
+// pulsar/auth.Provider.Close
+var _ func(auth.Provider) error = auth.Provider.Close
+
+// pulsar/auth.Provider.GetData
+var _ func(auth.Provider) ([]byte, error) = auth.Provider.GetData
+
+// pulsar/auth.Provider.GetTLSCertificate
+var _ func(auth.Provider) (*tls.Certificate, error) = auth.Provider.GetTLSCertificate
+
+// pulsar/auth.Provider.Init
+var _ func(auth.Provider) error = auth.Provider.Init
+
+// pulsar/auth.Provider.Name
+var _ func(auth.Provider) string = auth.Provider.Name
+
+// pulsar/auth.Provider.RoundTrip
+var _ func(auth.Provider, *http.Request) (*http.Response, error) = auth.Provider.RoundTrip
+
+// pulsar/auth.Provider.Transport
+var _ func(auth.Provider) http.RoundTripper = auth.Provider.Transport
+
+// pulsar/auth.Provider.WithTransport
+var _ func(auth.Provider, http.RoundTripper) error = auth.Provider.WithTransport
 
 // pulsar/backoff.DefaultBackoff
 var _ *backoff.DefaultBackoff = (*backoff.DefaultBackoff)(nil)

@@ -1,4 +1,4 @@
-package pulsar
+package authn
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 
 // Limits on what an OAuth2 issuer's answers may make the client read.
 const (
-	maxOAuth2Body  = 1 << 20  // the well-known document, a token answer
+	MaxOAuth2Body  = 1 << 20  // the well-known document, a token answer
 	maxOAuth2Error = 64 << 10 // an error answer
 )
 
@@ -38,20 +38,20 @@ type oauth2Token struct {
 
 // credentials reads the privateKey parameter: file://path, data:...,
 // data://raw, or a path, holding the credentials JSON.
-func (a *oauth2Auth) credentials() (*oauth2Credentials, error) {
+func (a *OAuth2) credentials() (*oauth2Credentials, error) {
 	var raw []byte
 	var err error
 	switch k := a.keyFile; {
 	case k == "":
 		return nil, fmt.Errorf("%w: oauth2 %s is required", ErrAuthenticationParams, oauth2ParamKeyFile)
 	case strings.HasPrefix(k, "file://"):
-		raw, err = readFileLimited(strings.TrimPrefix(k, "file://"), maxCredentialFile)
+		raw, err = ReadFileLimited(strings.TrimPrefix(k, "file://"), MaxCredentialFile)
 	case strings.HasPrefix(k, "data://"):
 		raw = []byte(strings.TrimPrefix(k, "data://"))
 	case strings.HasPrefix(k, "data:"):
 		raw, err = decodeDataURL(k)
 	default:
-		raw, err = readFileLimited(k, maxCredentialFile)
+		raw, err = ReadFileLimited(k, MaxCredentialFile)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: oauth2 %s: %w", ErrAuthenticationData, oauth2ParamKeyFile, err)
@@ -84,7 +84,7 @@ func decodeDataURL(s string) ([]byte, error) {
 }
 
 // fetch obtains a new access token with the client credentials grant.
-func (a *oauth2Auth) fetch() (*oauth2Token, error) {
+func (a *OAuth2) fetch() (*oauth2Token, error) {
 	creds, err := a.credentials()
 	if err != nil {
 		return nil, err
@@ -128,7 +128,7 @@ func (a *oauth2Auth) fetch() (*oauth2Token, error) {
 
 // discover reads the token endpoint from the issuer's
 // /.well-known/openid-configuration.
-func (a *oauth2Auth) discover(issuer string) (string, error) {
+func (a *OAuth2) discover(issuer string) (string, error) {
 	u, err := parseHTTPURL(issuer)
 	if err != nil {
 		return "", fmt.Errorf("%w: oauth2 %s %q: %w", ErrAuthenticationParams, oauth2ParamIssuer, issuer, err)
@@ -163,9 +163,9 @@ func parseHTTPURL(s string) (*url.URL, error) {
 	return u, nil
 }
 
-// do sends req and decodes a 2xx JSON answer of at most maxOAuth2Body
+// do sends req and decodes a 2xx JSON answer of at most MaxOAuth2Body
 // bytes into out; anything else is an *OAuth2Error.
-func (a *oauth2Auth) do(req *http.Request, out any) error {
+func (a *OAuth2) do(req *http.Request, out any) error {
 	endpoint := req.URL.String()
 	resp, err := a.http.Do(req)
 	if err != nil {
@@ -186,12 +186,12 @@ func (a *oauth2Auth) do(req *http.Request, out any) error {
 		}
 		return e
 	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxOAuth2Body+1))
+	b, err := io.ReadAll(io.LimitReader(resp.Body, MaxOAuth2Body+1))
 	if err != nil {
 		return fmt.Errorf("%w: oauth2 %s: %w", ErrAuthenticationData, endpoint, err)
 	}
-	if len(b) > maxOAuth2Body {
-		return &OAuth2Error{Endpoint: endpoint, Description: fmt.Sprintf("answer larger than %d bytes", maxOAuth2Body)}
+	if len(b) > MaxOAuth2Body {
+		return &OAuth2Error{Endpoint: endpoint, Description: fmt.Sprintf("answer larger than %d bytes", MaxOAuth2Body)}
 	}
 	if err := json.NewDecoder(bytes.NewReader(b)).Decode(out); err != nil {
 		return &OAuth2Error{Endpoint: endpoint, Description: "answer is not the JSON expected: " + err.Error()}

@@ -1,4 +1,4 @@
-package pulsar
+package authn
 
 import (
 	"fmt"
@@ -14,16 +14,16 @@ var (
 	// ErrAuthenticationData: the credentials could not be obtained (an
 	// unreadable token or key file, an empty token, an OAuth2 issuer that
 	// fails or answers garbage). Result ErrorGettingAuthenticationData.
-	ErrAuthenticationData = api.NewError(ErrorGettingAuthenticationData, "failed to get authentication data")
+	ErrAuthenticationData = api.NewError(api.ErrorGettingAuthenticationData, "failed to get authentication data")
 	// ErrAuthenticationParams: the parameters of an authentication method
 	// are malformed or missing, or name no method (NewAuthentication); a
 	// case of ErrInvalidOptions. Result InvalidConfiguration.
-	ErrAuthenticationParams = api.InvalidOption(InvalidConfiguration, "invalid authentication parameters")
+	ErrAuthenticationParams = api.InvalidOption(api.InvalidConfiguration, "invalid authentication parameters")
 	// ErrAthenzNotSupported: Athenz authentication is not implemented (it
 	// needs Athenz's ZTS client, which has no well-kept Go library outside
 	// the Athenz project); a case of ErrInvalidOptions. Result
 	// InvalidConfiguration.
-	ErrAthenzNotSupported = api.InvalidOption(InvalidConfiguration, "athenz authentication is not supported by pulsargo")
+	ErrAthenzNotSupported = api.InvalidOption(api.InvalidConfiguration, "athenz authentication is not supported by pulsargo")
 )
 
 // OAuth2Error is an OAuth2 issuer's refusal (RFC 6749 section 5.2) or an
