@@ -169,8 +169,23 @@ func (s *boltStore) AppendEntry(topic string, e StoredEntry) error {
 	if err != nil {
 		return err
 	}
-	return s.group.submit(&appendReq{topic: topic, e: e, key: entryKey(e.Ledger, e.Entry), value: value,
-		done: make(chan error, 1)})
+	return s.group.submit(&appendReq{topic: topic, e: e, key: entryKey(e.Ledger, e.Entry), value: value})
+}
+
+// AppendEntryAsync queues e for the next group commit and returns at once;
+// done gets AppendEntry's outcome once the entry is durable or failed
+// (bolt_group.go).
+func (s *boltStore) AppendEntryAsync(topic string, e StoredEntry, done func(error)) {
+	if err := checkEntry(topic, e); err != nil {
+		done(err)
+		return
+	}
+	value, err := encodeEntryValue(e)
+	if err != nil {
+		done(err)
+		return
+	}
+	s.group.submitAsync(&appendReq{topic: topic, e: e, key: entryKey(e.Ledger, e.Entry), value: value, done: done})
 }
 
 // putEntry stores r's entry in tx, after the topic's last entry.
