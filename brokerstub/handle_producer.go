@@ -162,17 +162,17 @@ func (c *conn) handleSend(m *proto.CommandSend, f *wire.Frame) bool {
 			c.write(t.dupReceipt(p.id, seq, highest))
 			return
 		}
-		pos, err := t.led.Append(rawMeta, payload, publishTime, num)
-		if err != nil {
-			c.log.Error("store entry", "topic", t.name.Full, "err", err)
-			c.write(sendError(p.id, seq, proto.ServerError_PersistenceError, err.Error()))
-			return
-		}
-		t.countIn(p, num, len(payload))
-		t.dedup.record(md, p.name, seq, highest)
-		c.write(t.receipt(p.id, seq, highest, pos))
-		t.dispatchAll()
-		t.afterAppend(pos) // retention.go
+		// The receipt goes once the entry is durable (pipeline.go).
+		t.appendEntry(rawMeta, payload, publishTime, num, func(pos ledger.Position, err error) {
+			if err != nil {
+				c.log.Error("store entry", "topic", t.name.Full, "err", err)
+				c.write(sendError(p.id, seq, proto.ServerError_PersistenceError, err.Error()))
+				return
+			}
+			t.countIn(p, num, len(payload))
+			t.dedup.record(md, p.name, seq, highest)
+			c.write(t.receipt(p.id, seq, highest, pos))
+		})
 	})
 	if !ok {
 		c.write(sendError(p.id, seq, proto.ServerError_ServiceNotReady, "topic is being unloaded"))

@@ -41,6 +41,11 @@ type topic struct {
 	// np is the state of a non-persistent topic (nonpersistent.go), nil for
 	// a persistent one.
 	np *npState
+	// durable holds the appends the store has made durable, for the topic
+	// goroutine to finish (pipeline.go); finishing is its reused buffer.
+	durable   durableQueue
+	finishing []finishedAppend
+	inflight  int // appends handed to the store and not finished
 }
 
 // entryInfo is what dispatch needs from an entry's metadata, parsed once.
@@ -66,6 +71,7 @@ func (b *Broker) openTopic(name topicName) (*topic, error) {
 		producers: map[*producer]struct{}{},
 		subs:      map[string]*subscription{},
 		infos:     map[ledger.Position]*entryInfo{},
+		durable:   newDurableQueue(),
 	}
 	st := b.st
 	if name.Domain == nonPersistentDomain {
@@ -105,6 +111,8 @@ func (t *topic) run() {
 		select {
 		case f := <-t.ops:
 			f()
+		case <-t.durable.wake:
+			t.finishDurable() // pipeline.go
 		case <-t.quit:
 			t.shutdown()
 			return
@@ -121,6 +129,7 @@ func (t *topic) shutdown() {
 	t.adm.stopTimers()
 	t.timers.stop()
 	if t.graceful {
+		t.awaitDurable() // pipeline.go
 		t.flushCursors(true)
 	}
 	for _, s := range t.subs {
