@@ -171,6 +171,7 @@ func (c *conn) handleSend(m *proto.CommandSend, f *wire.Frame) bool {
 			}
 			t.countIn(p, num, len(payload))
 			t.dedup.record(md, p.name, seq, highest)
+			t.noteInfo(pos, md, num)
 			c.write(t.receipt(p.id, seq, highest, pos))
 		})
 	})

@@ -221,21 +221,31 @@ func (t *topic) info(e ledger.Entry) *entryInfo {
 
 // parseEntryInfo parses what dispatch needs from an entry's metadata.
 func parseEntryInfo(e ledger.Entry) *entryInfo {
-	in := &entryInfo{numMessages: e.NumMessages}
 	var md pb.MessageMetadata
-	if err := (proto.UnmarshalOptions{AllowPartial: true}).Unmarshal(e.Meta, &md); err == nil {
-		in.batched = md.NumMessagesInBatch != nil
-		if md.NumChunksFromMsg != nil && md.GetNumChunksFromMsg() > 1 {
-			in.uuid, in.chunkID, in.numChunks = md.GetUuid(), md.GetChunkId(), md.GetNumChunksFromMsg()
-		}
-		in.key = keyshared.StickyKey(&md)
-		in.deliverAt = md.GetDeliverAtTime()
-	} else {
-		in.key = keyshared.StickyKey(&pb.MessageMetadata{})
+	if err := (proto.UnmarshalOptions{AllowPartial: true}).Unmarshal(e.Meta, &md); err != nil {
+		md.Reset()
 	}
+	return entryInfoOf(&md, e.NumMessages)
+}
+
+// entryInfoOf is what dispatch needs from an entry's decoded metadata.
+func entryInfoOf(md *pb.MessageMetadata, numMessages int32) *entryInfo {
+	in := &entryInfo{numMessages: numMessages}
+	in.batched = md.NumMessagesInBatch != nil
+	if md.NumChunksFromMsg != nil && md.GetNumChunksFromMsg() > 1 {
+		in.uuid, in.chunkID, in.numChunks = md.GetUuid(), md.GetChunkId(), md.GetNumChunksFromMsg()
+	}
+	in.key = keyshared.StickyKey(md)
+	in.deliverAt = md.GetDeliverAtTime()
 	in.murmur = keyshared.Murmur31(in.key)
 	if in.numMessages < 1 {
 		in.numMessages = 1
 	}
 	return in
+}
+
+// noteInfo records what dispatch needs of an entry just stored at p, from
+// the metadata its SEND decoded, so that dispatch does not parse it again.
+func (t *topic) noteInfo(p ledger.Position, md *pb.MessageMetadata, numMessages int32) {
+	t.infos[p] = entryInfoOf(md, numMessages)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"math"
+	"slices"
 	"strconv"
 
 	protobuf "google.golang.org/protobuf/proto"
@@ -42,6 +43,7 @@ func appendCommand(dst []byte, cmd *proto.BaseCommand) ([]byte, error) {
 		return dst, err
 	}
 	start := len(dst)
+	dst = slices.Grow(dst, 8+marshalOpts.Size(cmd)) // one allocation for the frame, not one per append
 	out, err := marshalOpts.MarshalAppend(append(dst, 0, 0, 0, 0, 0, 0, 0, 0), cmd)
 	if err != nil {
 		return dst, cmdError(ErrMalformed, "encoding command", err, cmd)
@@ -103,6 +105,15 @@ func AppendPayloadFrame(dst []byte, cmd *proto.BaseCommand, meta *proto.MessageM
 func appendPayloadHeader(dst []byte, cmd *proto.BaseCommand, brokerMeta *proto.BrokerEntryMetadata,
 	meta *proto.MessageMetadata, rawMeta, payload []byte) ([]byte, error) {
 	start := len(dst)
+	// Size the whole header first: it is then allocated once.
+	need := 8 + marshalOpts.Size(cmd) + 10 + len(rawMeta)
+	if brokerMeta != nil {
+		need += 6 + marshalOpts.Size(brokerMeta)
+	}
+	if meta != nil {
+		need += marshalOpts.Size(meta)
+	}
+	dst = slices.Grow(dst, need)
 	dst, err := appendCommand(dst, cmd)
 	if err != nil {
 		return dst[:start], err
