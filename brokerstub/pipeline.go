@@ -64,6 +64,9 @@ func (q *durableQueue) take(buf []finishedAppend) []finishedAppend {
 // subscriptions are dispatched after finish. Topic goroutine.
 func (t *topic) appendEntry(rawMeta, payload []byte, publishTime uint64, num int32, finish func(ledger.Position, error)) {
 	if t.dedup != nil {
+		// Deduplication just switched on: the entries still in flight join
+		// the ledger first, so that this one follows them.
+		t.awaitDurable()
 		pos, err := t.led.Append(rawMeta, payload, publishTime, num)
 		finish(pos, err)
 		if err == nil {
