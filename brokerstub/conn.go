@@ -165,7 +165,10 @@ func (c *conn) writeLoop() {
 		case <-c.out.Ready():
 		}
 		for _, f := range c.out.Take() {
-			act := c.b.intercept(c.id, Outbound, f.cmd)
+			var act Action
+			if c.b.interceptor.Load() != nil {
+				act = c.b.intercept(c.id, Outbound, f.command())
+			}
 			if act.CloseConn {
 				c.close()
 				return
@@ -221,18 +224,18 @@ func (c *conn) write(cmd *proto.BaseCommand) {
 		c.log.Error("encode command", "type", cmd.GetType(), "err", err)
 		return
 	}
-	c.out.Push(outFrame{cmd: cmd, header: frame})
+	c.out.Push(outFrame{header: frame})
 }
 
 // writeMessage queues a payload frame whose metadata and payload are sent
-// as stored.
+// as stored. cmd is encoded at once and not kept (the caller may reuse it).
 func (c *conn) writeMessage(cmd *proto.BaseCommand, rawMeta, payload []byte) {
 	hdr, err := wire.AppendPayloadHeaderRaw(nil, cmd, rawMeta, payload)
 	if err != nil {
 		c.log.Error("encode message", "err", err)
 		return
 	}
-	c.out.Push(outFrame{cmd: cmd, header: hdr, payload: payload})
+	c.out.Push(outFrame{header: hdr, payload: payload})
 }
 
 // sendError answers a request with CommandError.

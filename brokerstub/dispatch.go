@@ -157,21 +157,10 @@ func (s *subscription) deliver(cs *consumer, e ledger.Entry, in *entryInfo, hash
 }
 
 // writeEntry sends cs a MESSAGE for the entry at pos with its redelivery
-// count and the consumer's epoch.
+// count and the consumer's epoch, built in the subscription's reused
+// command: the frame header is all it allocates.
 func (s *subscription) writeEntry(cs *consumer, pos ledger.Position, ackSet []int64, meta, payload []byte) {
-	id, l, en := cs.id, uint64(pos.Ledger), uint64(pos.Entry)
-	part := int32(s.t.name.Partition)
-	msg := &proto.CommandMessage{
-		ConsumerId: &id,
-		MessageId:  &proto.MessageIdData{LedgerId: &l, EntryId: &en, Partition: &part},
-		AckSet:     ackSet,
-	}
-	if n := s.redeliveries[pos]; n > 0 {
-		msg.RedeliveryCount = &n
-	}
-	if cs.epoch > 0 {
-		ep := cs.epoch
-		msg.ConsumerEpoch = &ep
-	}
-	cs.c.writeMessage(&proto.BaseCommand{Type: proto.BaseCommand_MESSAGE.Enum(), Message: msg}, meta, payload)
+	cmd := s.scratch.fill(cs.id, uint64(pos.Ledger), uint64(pos.Entry), int32(s.t.name.Partition),
+		ackSet, s.redeliveries[pos], cs.epoch)
+	cs.c.writeMessage(cmd, meta, payload)
 }

@@ -175,20 +175,26 @@ func (c *conn) handleSend(m *proto.CommandSend, f *wire.Frame) bool {
 			}
 			stored = txnTagged(rawMeta, txn)
 		}
-		pos, err := t.led.Append(stored, payload, publishTime, num)
-		if err != nil {
-			c.log.Error("store entry", "topic", t.name.Full, "err", err)
-			c.write(sendError(p.id, seq, proto.ServerError_PersistenceError, err.Error()))
-			return
-		}
-		if inTxn {
-			t.txnStored(txn, pos)
-		}
-		t.countIn(p, num, len(payload))
-		t.dedup.record(md, p.name, seq, highest)
-		c.write(t.receipt(p.id, seq, highest, pos))
-		t.dispatchAll()
-		t.afterAppend(pos) // retention.go
+		// The receipt goes once the entry is durable (pipeline.go). A
+		// transaction's entry is appended synchronously, so that it is in
+		// the transaction buffer before the next command (an END_TXN) runs.
+		t.appendEntry(stored, payload, publishTime, num, inTxn, func(pos ledger.Position, err error) {
+			if err != nil {
+				c.log.Error("store entry", "topic", t.name.Full, "err", err)
+				c.write(sendError(p.id, seq, proto.ServerError_PersistenceError, err.Error()))
+				return
+			}
+			if inTxn {
+				t.txnStored(txn, pos)
+			} else {
+				// A transaction's entry has its info parsed from the
+				// stored, txn-tagged metadata instead.
+				t.noteInfo(pos, md, num)
+			}
+			t.countIn(p, num, len(payload))
+			t.dedup.record(md, p.name, seq, highest)
+			c.write(t.receipt(p.id, seq, highest, pos))
+		})
 	})
 	if !ok {
 		c.write(sendError(p.id, seq, proto.ServerError_ServiceNotReady, "topic is being unloaded"))

@@ -94,7 +94,7 @@ func (s *soak) subscribe() {
 		InitialPosition: proto.CommandSubscribe_Earliest.Enum()}}, nil, nil)
 	frames := c.c.out.Take()
 	require.NotEmpty(s.t, frames)
-	require.Equal(s.t, proto.BaseCommand_SUCCESS, frames[0].cmd.GetType(), "%s", frames[0].cmd)
+	require.Equal(s.t, proto.BaseCommand_SUCCESS, frames[0].command().GetType(), "%s", frames[0].command())
 	require.Len(s.t, frames, 1, "no message before a flow")
 	s.cons = append(s.cons, c)
 	if n := s.rng.IntN(12); n > 0 {

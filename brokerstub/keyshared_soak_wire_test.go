@@ -37,7 +37,7 @@ func newSoak(t *testing.T, cfg soakConfig, seed uint64) *soak {
 		s.handle(s.prodConn, &proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
 			Topic: &s.topic, ProducerId: &p.id, RequestId: gproto.Uint64(s.nextRID())}}, nil, nil)
 		for _, f := range s.prodConn.out.Take() {
-			if ps := f.cmd.GetProducerSuccess(); ps != nil {
+			if ps := f.command().GetProducerSuccess(); ps != nil {
 				p.name = ps.GetProducerName()
 			}
 		}
@@ -76,9 +76,9 @@ func (s *soak) handle(c *conn, cmd *proto.BaseCommand, md *proto.MessageMetadata
 func (s *soak) barrier() {
 	require.NoError(s.t, s.top.call(func() {}))
 	for _, f := range s.prodConn.out.Take() {
-		r := f.cmd.GetSendReceipt()
+		r := f.command().GetSendReceipt()
 		if r == nil {
-			require.NotEqual(s.t, proto.BaseCommand_SEND_ERROR, f.cmd.GetType(), "%s", f.cmd)
+			require.NotEqual(s.t, proto.BaseCommand_SEND_ERROR, f.command().GetType(), "%s", f.command())
 			continue
 		}
 		k := [2]uint64{r.GetProducerId(), r.GetSequenceId()}
@@ -89,7 +89,7 @@ func (s *soak) barrier() {
 	}
 	for _, c := range s.cons {
 		for _, f := range c.c.out.Take() {
-			if m := f.cmd.GetMessage(); m != nil {
+			if m := f.command().GetMessage(); m != nil {
 				s.delivered(c, m)
 			}
 		}

@@ -14,12 +14,12 @@ import (
 // rawClient speaks the protocol frame by frame, for tests of what the broker
 // answers to exact (and broken) input.
 type rawClient struct {
-	t  *testing.T
+	t  testing.TB
 	nc net.Conn
 	r  *wire.Reader
 }
 
-func dialRaw(t *testing.T, b *Broker) *rawClient {
+func dialRaw(t testing.TB, b *Broker) *rawClient {
 	t.Helper()
 	nc, err := net.Dial("tcp", b.Addr())
 	if err != nil {
@@ -30,7 +30,7 @@ func dialRaw(t *testing.T, b *Broker) *rawClient {
 }
 
 // dialRawOn speaks the raw protocol on an open connection.
-func dialRawOn(t *testing.T, nc net.Conn) *rawClient {
+func dialRawOn(t testing.TB, nc net.Conn) *rawClient {
 	return &rawClient{t: t, nc: nc, r: wire.NewReader(nc, 0)}
 }
 

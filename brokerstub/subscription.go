@@ -30,6 +30,8 @@ type subscription struct {
 	replay keyshared.Replay
 	// redeliveries counts how often each position was handed out again.
 	redeliveries map[ledger.Position]uint32
+	// scratch is the MESSAGE command reused for every delivery (outq.go).
+	scratch messageScratch
 	// delayed holds entries read before their deliver_at_time (delayed.go);
 	// nil until the first one.
 	delayed *delayedState

@@ -44,6 +44,11 @@ type topic struct {
 	// txn is the transaction buffer (txn_buffer.go), nil unless
 	// transactions are enabled and the topic is persistent.
 	txn *txnBuffer
+	// durable holds the appends the store has made durable, for the topic
+	// goroutine to finish (pipeline.go); finishing is its reused buffer.
+	durable   durableQueue
+	finishing []finishedAppend
+	inflight  int // appends handed to the store and not finished
 }
 
 // entryInfo is what dispatch needs from an entry's metadata, parsed once.
@@ -72,6 +77,7 @@ func (b *Broker) openTopic(name topicName) (*topic, error) {
 		producers: map[*producer]struct{}{},
 		subs:      map[string]*subscription{},
 		infos:     map[ledger.Position]*entryInfo{},
+		durable:   newDurableQueue(),
 	}
 	st := b.st
 	if name.Domain == nonPersistentDomain {
@@ -112,6 +118,8 @@ func (t *topic) run() {
 		select {
 		case f := <-t.ops:
 			f()
+		case <-t.durable.wake:
+			t.finishDurable() // pipeline.go
 		case <-t.quit:
 			t.shutdown()
 			return
@@ -128,6 +136,7 @@ func (t *topic) shutdown() {
 	t.adm.stopTimers()
 	t.timers.stop()
 	if t.graceful {
+		t.awaitDurable() // pipeline.go
 		t.flushCursors(true)
 	}
 	for _, s := range t.subs {
@@ -219,23 +228,33 @@ func (t *topic) info(e ledger.Entry) *entryInfo {
 
 // parseEntryInfo parses what dispatch needs from an entry's metadata.
 func parseEntryInfo(e ledger.Entry) *entryInfo {
-	in := &entryInfo{numMessages: e.NumMessages}
 	var md pb.MessageMetadata
-	if err := (proto.UnmarshalOptions{AllowPartial: true}).Unmarshal(e.Meta, &md); err == nil {
-		in.batched = md.NumMessagesInBatch != nil
-		if md.NumChunksFromMsg != nil && md.GetNumChunksFromMsg() > 1 {
-			in.uuid, in.chunkID, in.numChunks = md.GetUuid(), md.GetChunkId(), md.GetNumChunksFromMsg()
-		}
-		in.key = keyshared.StickyKey(&md)
-		in.deliverAt = md.GetDeliverAtTime()
-		in.txn, in.inTxn = txnIDOf(md.TxnidMostBits, md.TxnidLeastBits)
-		in.marker = md.GetMarkerType()
-	} else {
-		in.key = keyshared.StickyKey(&pb.MessageMetadata{})
+	if err := (proto.UnmarshalOptions{AllowPartial: true}).Unmarshal(e.Meta, &md); err != nil {
+		md.Reset()
 	}
+	return entryInfoOf(&md, e.NumMessages)
+}
+
+// entryInfoOf is what dispatch needs from an entry's decoded metadata.
+func entryInfoOf(md *pb.MessageMetadata, numMessages int32) *entryInfo {
+	in := &entryInfo{numMessages: numMessages}
+	in.batched = md.NumMessagesInBatch != nil
+	if md.NumChunksFromMsg != nil && md.GetNumChunksFromMsg() > 1 {
+		in.uuid, in.chunkID, in.numChunks = md.GetUuid(), md.GetChunkId(), md.GetNumChunksFromMsg()
+	}
+	in.key = keyshared.StickyKey(md)
+	in.deliverAt = md.GetDeliverAtTime()
+	in.txn, in.inTxn = txnIDOf(md.TxnidMostBits, md.TxnidLeastBits)
+	in.marker = md.GetMarkerType()
 	in.murmur = keyshared.Murmur31(in.key)
 	if in.numMessages < 1 {
 		in.numMessages = 1
 	}
 	return in
+}
+
+// noteInfo records what dispatch needs of an entry just stored at p, from
+// the metadata its SEND decoded, so that dispatch does not parse it again.
+func (t *topic) noteInfo(p ledger.Position, md *pb.MessageMetadata, numMessages int32) {
+	t.infos[p] = entryInfoOf(md, numMessages)
 }

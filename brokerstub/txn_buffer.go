@@ -125,6 +125,7 @@ func (t *topic) txnEnd(id txnID, commit bool) {
 	}
 	raw, err := gproto.Marshal(md)
 	if err == nil {
+		t.awaitDurable() // the marker follows the entries in flight (pipeline.go)
 		_, err = t.led.Append(txnTagged(raw, id), nil, now, 1)
 	}
 	if err != nil {

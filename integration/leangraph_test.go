@@ -11,7 +11,7 @@ import (
 )
 
 // goTool returns the go command that runs this test.
-func goTool(t *testing.T) string {
+func goTool(t testing.TB) string {
 	t.Helper()
 	goBin, err := exec.LookPath("go") // go test puts GOROOT/bin first in PATH
 	if err != nil {

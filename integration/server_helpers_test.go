@@ -19,7 +19,7 @@ const serverListeningPrefix = "brokerstub: listening on "
 
 // buildServer builds cmd/brokerstub into a temporary directory and returns
 // the binary's path.
-func buildServer(t *testing.T) string {
+func buildServer(t testing.TB) string {
 	t.Helper()
 	goBin := goTool(t)
 	bin := filepath.Join(t.TempDir(), "brokerstub")
@@ -44,7 +44,7 @@ type serverProc struct {
 // startServer starts the brokerstub binary with args and waits for its
 // listening line. The process is killed when the test ends; if the test
 // failed, its log is printed.
-func startServer(t *testing.T, bin string, args ...string) *serverProc {
+func startServer(t testing.TB, bin string, args ...string) *serverProc {
 	t.Helper()
 	p := &serverProc{stderr: &serverOutput{}}
 	out := &serverStdout{first: make(chan struct{})}

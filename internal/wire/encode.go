@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"math"
+	"slices"
 	"strconv"
 
 	protobuf "google.golang.org/protobuf/proto"
@@ -13,6 +14,10 @@ import (
 
 // marshalOpts encodes deterministically and fails on missing required fields.
 var marshalOpts = protobuf.MarshalOptions{Deterministic: true}
+
+// sizedOpts encodes a message whose size marshalOpts.Size has just
+// computed, reusing it (the message must not change in between).
+var sizedOpts = protobuf.MarshalOptions{Deterministic: true, UseCachedSize: true}
 
 func itoa(v uint64) string { return strconv.FormatUint(v, 10) }
 
@@ -41,8 +46,15 @@ func appendCommand(dst []byte, cmd *proto.BaseCommand) ([]byte, error) {
 	if err := checkCommand(cmd); err != nil {
 		return dst, err
 	}
+	n := marshalOpts.Size(cmd)
+	return appendSizedCommand(slices.Grow(dst, 8+n), cmd)
+}
+
+// appendSizedCommand is appendCommand for a cmd whose size was just
+// computed (marshalOpts.Size) and checked, into dst with room for it.
+func appendSizedCommand(dst []byte, cmd *proto.BaseCommand) ([]byte, error) {
 	start := len(dst)
-	out, err := marshalOpts.MarshalAppend(append(dst, 0, 0, 0, 0, 0, 0, 0, 0), cmd)
+	out, err := sizedOpts.MarshalAppend(append(dst, 0, 0, 0, 0, 0, 0, 0, 0), cmd)
 	if err != nil {
 		return dst, cmdError(ErrMalformed, "encoding command", err, cmd)
 	}
@@ -103,14 +115,27 @@ func AppendPayloadFrame(dst []byte, cmd *proto.BaseCommand, meta *proto.MessageM
 func appendPayloadHeader(dst []byte, cmd *proto.BaseCommand, brokerMeta *proto.BrokerEntryMetadata,
 	meta *proto.MessageMetadata, rawMeta, payload []byte) ([]byte, error) {
 	start := len(dst)
-	dst, err := appendCommand(dst, cmd)
+	if err := checkCommand(cmd); err != nil {
+		return dst, err
+	}
+	// Size the whole header first: it is then allocated once, and each
+	// part is encoded with the size computed here.
+	need := 8 + marshalOpts.Size(cmd) + 10 + len(rawMeta)
+	if brokerMeta != nil {
+		need += 6 + marshalOpts.Size(brokerMeta)
+	}
+	if meta != nil {
+		need += marshalOpts.Size(meta)
+	}
+	dst = slices.Grow(dst, need)
+	dst, err := appendSizedCommand(dst, cmd)
 	if err != nil {
 		return dst[:start], err
 	}
 	if brokerMeta != nil {
 		at := len(dst)
 		dst = append(dst, byte(MagicBrokerEntryMetadata>>8), byte(MagicBrokerEntryMetadata&0xff), 0, 0, 0, 0)
-		out, err := marshalOpts.MarshalAppend(dst, brokerMeta)
+		out, err := sizedOpts.MarshalAppend(dst, brokerMeta)
 		if err != nil {
 			return dst[:start], cmdError(ErrMalformed, "encoding broker entry metadata", err, cmd)
 		}
@@ -122,7 +147,7 @@ func appendPayloadHeader(dst []byte, cmd *proto.BaseCommand, brokerMeta *proto.B
 	metaAt := len(dst)
 	dst = append(dst, 0, 0, 0, 0)
 	if meta != nil {
-		out, err := marshalOpts.MarshalAppend(dst, meta)
+		out, err := sizedOpts.MarshalAppend(dst, meta)
 		if err != nil {
 			return dst[:start], cmdError(ErrMalformed, "encoding message metadata", err, cmd)
 		}

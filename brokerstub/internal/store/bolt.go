@@ -50,9 +50,10 @@ type boltStore struct {
 // OpenBolt opens, or creates, the bbolt database file at path (its parent
 // directory is created if missing) and returns a Store backed by it. Every
 // change is fsynced before the method returns, so the data survives kill -9
-// of the process. Entries appended concurrently (by different topics) while
-// a commit is being synced share the next commit and its one fsync, as
-// BookKeeper's journal groups them; a lone entry is committed at once. Only one Store may have the file open at a time: OpenBolt waits up
+// of the process. Entries appended while a commit is being synced — by
+// different topics, or queued by one topic with AppendEntryAsync — share
+// the next commit and its one fsync, as BookKeeper's journal groups them; a
+// lone entry is committed at once. Only one Store may have the file open at a time: OpenBolt waits up
 // to BoltLockTimeout for the file lock. Close the Store to release it.
 //
 // Entries runs in one read transaction for the whole replay; a write that
@@ -169,8 +170,23 @@ func (s *boltStore) AppendEntry(topic string, e StoredEntry) error {
 	if err != nil {
 		return err
 	}
-	return s.group.submit(&appendReq{topic: topic, e: e, key: entryKey(e.Ledger, e.Entry), value: value,
-		done: make(chan error, 1)})
+	return s.group.submit(&appendReq{topic: topic, e: e, key: entryKey(e.Ledger, e.Entry), value: value})
+}
+
+// AppendEntryAsync queues e for the next group commit and returns at once;
+// done gets AppendEntry's outcome once the entry is durable or failed
+// (bolt_group.go).
+func (s *boltStore) AppendEntryAsync(topic string, e StoredEntry, done func(error)) {
+	if err := checkEntry(topic, e); err != nil {
+		done(err)
+		return
+	}
+	value, err := encodeEntryValue(e)
+	if err != nil {
+		done(err)
+		return
+	}
+	s.group.submitAsync(&appendReq{topic: topic, e: e, key: entryKey(e.Ledger, e.Entry), value: value, done: done})
 }
 
 // putEntry stores r's entry in tx, after the topic's last entry.

@@ -152,3 +152,100 @@ func BenchmarkBoltAppendParallel(b *testing.B) {
 		}
 	})
 }
+
+// TestBoltGroupCommitPipelinesOneTopic: one goroutine queues the entries
+// of ONE topic with AppendEntryAsync while a commit is being synced; they
+// share the next commit, and are reported in order, only after it.
+func TestBoltGroupCommitPipelinesOneTopic(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.db")
+	st := openBolt(t, path)
+	bs := st.(*boltStore)
+	holding, release := holdFirstCommit(bs)
+
+	const n = 64
+	var mu sync.Mutex
+	var order []int64
+	done := make(chan error, n)
+	queue := func(i int64) {
+		bs.AppendEntryAsync("t", entry(1, i), func(err error) {
+			mu.Lock()
+			order = append(order, i)
+			mu.Unlock()
+			done <- err
+		})
+	}
+	queue(0)
+	<-holding
+	for i := int64(1); i < n; i++ {
+		queue(i)
+	}
+	if got := bs.group.waiting.Load(); got != n-1 {
+		t.Fatalf("%d appends queued behind the held commit, want %d", got, n-1)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("an append reported (%v) before its commit", err)
+	default:
+	}
+	close(release)
+	for range n {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := bs.group.commits.Load(); got != 2 {
+		t.Fatalf("%d commits for %d entries queued together, want 2", got, n)
+	}
+	for i, got := range order {
+		if got != int64(i) {
+			t.Fatalf("outcomes reported in order %v", order)
+		}
+	}
+	bs.Close()
+	re := openBolt(t, path)
+	want := make([]StoredEntry, n)
+	for i := range want {
+		want[i] = entry(1, int64(i))
+	}
+	checkEntries(t, re, "t", want)
+}
+
+// TestBoltGroupCommitNoHoleAfterFailure: when an entry of a topic fails,
+// the later entries queued for the same ledger fail too (the stored ledger
+// has no hole); an entry of a later ledger is stored again.
+func TestBoltGroupCommitNoHoleAfterFailure(t *testing.T) {
+	st := openBolt(t, filepath.Join(t.TempDir(), "s.db"))
+	bs := st.(*boltStore)
+	refused := errors.New("refused")
+	bs.group.refuse = func(topic string, e StoredEntry) error {
+		if e.Ledger == 1 && e.Entry == 2 {
+			return refused
+		}
+		return nil
+	}
+	holding, release := holdFirstCommit(bs)
+	errs := make([]chan error, 5)
+	for i := range errs {
+		errs[i] = make(chan error, 1)
+		bs.AppendEntryAsync("t", entry(1, int64(i)), func(err error) { errs[i] <- err })
+		if i == 0 {
+			<-holding
+		}
+	}
+	close(release)
+	for i, ch := range errs {
+		err := <-ch
+		switch {
+		case i < 2 && err != nil:
+			t.Fatalf("entry 1:%d: %v", i, err)
+		case i == 2 && !errors.Is(err, refused):
+			t.Fatalf("entry 1:2: %v, want the refusal", err)
+		case i > 2 && !errors.Is(err, ErrOutOfOrder):
+			t.Fatalf("entry 1:%d after the failed 1:2: %v, want ErrOutOfOrder", i, err)
+		}
+	}
+	if err := st.AppendEntry("t", entry(2, 0)); err != nil {
+		t.Fatalf("the next ledger: %v", err)
+	}
+	checkEntries(t, st, "t", []StoredEntry{entry(1, 0), entry(1, 1), entry(2, 0)})
+}

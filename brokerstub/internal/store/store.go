@@ -108,3 +108,18 @@ type Store interface {
 	// ErrClosed; Close itself may be called again and returns nil.
 	Close() error
 }
+
+// AsyncAppender is implemented by stores whose appends can be pipelined
+// (the bbolt store): the caller queues entries without waiting for each to
+// be synced, so that entries queued together share one sync.
+type AsyncAppender interface {
+	// AppendEntryAsync queues e as AppendEntry would store it and returns
+	// at once. done is called exactly once, from another goroutine (or
+	// before AppendEntryAsync returns, for an entry refused at once), with
+	// the error AppendEntry would return, and only once e is durable when
+	// that is nil. The entries one goroutine queues for a topic are stored
+	// and reported in the order it queued them; after one fails, the later
+	// ones of the same topic in the same ledger fail with ErrOutOfOrder, so
+	// that the stored ledger has no hole.
+	AppendEntryAsync(topic string, e StoredEntry, done func(error))
+}

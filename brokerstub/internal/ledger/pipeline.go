@@ -1,0 +1,89 @@
+package ledger
+
+import (
+	"fmt"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/store"
+)
+
+// Pending is an entry handed to the store by AppendAsync and not yet part
+// of the Ledger: it has its position, and becomes readable (Get, Next,
+// Len, Last) only when Finish is given it with the store's outcome.
+type Pending struct {
+	e     Entry
+	err   error
+	added bool // Append stored it synchronously and added it already
+}
+
+// Pos returns the position AppendAsync gave the entry.
+func (p Pending) Pos() Position { return p.e.Pos }
+
+// AppendAsync stores an entry as Append does but does not wait for the
+// store when it can pipeline appends (store.AsyncAppender): it gives the
+// entry the next position, hands it to the store and returns. onDone is
+// called once with the entry and the store's outcome: from the store's
+// goroutine once the entry is durable or failed, or before AppendAsync
+// returns with a synchronous store or an entry refused at once. The owner
+// of the Ledger must then call Finish with it, on its own goroutine and in
+// the order of the AppendAsync calls; until then the entry is not in the
+// Ledger, so nothing reads or delivers an entry that is not durable.
+//
+// After a failure the next append (Append or AppendAsync) starts a new
+// ledger, as with Append; entries already queued in the failed ledger fail
+// too (the store refuses them after the failed one).
+func (l *Ledger) AppendAsync(meta, payload []byte, publishTime uint64, numMessages int32, onDone func(Pending)) {
+	as, ok := l.st.(store.AsyncAppender)
+	if !ok {
+		pos, err := l.Append(meta, payload, publishTime, numMessages)
+		onDone(Pending{e: Entry{Pos: pos}, err: err, added: true})
+		return
+	}
+	id, entry := l.cur, int64(l.curLen)
+	if l.roll || l.curLen >= l.opts.RolloverEntries {
+		var err error
+		if id, err = l.newLedgerID(); err != nil {
+			l.roll = true
+			onDone(Pending{err: err})
+			return
+		}
+		entry = 0
+	}
+	e := Entry{
+		Pos:             Position{Ledger: id, Entry: entry},
+		Meta:            meta,
+		Payload:         payload,
+		PublishTime:     publishTime,
+		BrokerTimestamp: uint64(max(l.opts.Now().UnixMilli(), 0)),
+		NumMessages:     numMessages,
+	}
+	l.cur, l.curLen, l.roll = id, int(entry)+1, false
+	as.AppendEntryAsync(l.topic, store.StoredEntry{
+		Ledger:          e.Pos.Ledger,
+		Entry:           e.Pos.Entry,
+		Meta:            e.Meta,
+		Payload:         e.Payload,
+		PublishTime:     e.PublishTime,
+		BrokerTimestamp: e.BrokerTimestamp,
+		NumMessages:     e.NumMessages,
+	}, func(err error) {
+		if err != nil {
+			err = fmt.Errorf("ledger: topic %q: append %s: %w", l.topic, e.Pos, err)
+		}
+		onDone(Pending{e: e, err: err})
+	})
+}
+
+// Finish adds a pending entry to the Ledger once the store has it, or
+// records its failure so that the next append starts a new ledger, and
+// returns its position or the error.
+func (l *Ledger) Finish(p Pending) (Position, error) {
+	switch {
+	case p.added:
+		return p.e.Pos, p.err
+	case p.err != nil:
+		l.roll = true
+		return Position{}, p.err
+	}
+	l.add(p.e)
+	return p.e.Pos, nil
+}
