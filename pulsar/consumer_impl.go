@@ -162,6 +162,9 @@ func (cs *consumerImpl) engineOf(msg Message) (*consumerEngine, MessageID, error
 	if err != nil {
 		return nil, nil, err
 	}
+	if m, ok := msg.(*message); ok && m.engine != nil && m.from == cs {
+		return m.engine, id, nil
+	}
 	if e := cs.set.named(msg.Topic()); e != nil {
 		return e, id, nil
 	}

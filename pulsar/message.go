@@ -72,6 +72,8 @@ type message struct {
 	m          *consumer.Message
 	properties map[string]string
 	schemas    *consumerSchemas
+	from       *consumerImpl   // the consumer that delivered it; nil from a reader
+	engine     *consumerEngine // the engine of from that delivered it
 }
 
 func newMessage(m *consumer.Message, schemas *consumerSchemas) *message {

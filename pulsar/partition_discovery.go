@@ -167,7 +167,18 @@ func (cs *consumerImpl) startEngines(ctx context.Context, targets []partitionTar
 	errs := make([]error, len(targets))
 	var wg sync.WaitGroup
 	for i, t := range targets {
-		o := cs.c.consumerEngineOptions(t, cs.out, cs.wrap)
+		var e *consumerEngine
+		// Each message names the engine that delivered it: the application
+		// (or an interceptor's BeforeConsume) may acknowledge it before
+		// Subscribe has added the engine to cs.set.
+		wrap := func(m *consumer.Message) ConsumerMessage {
+			cm := cs.wrap(m)
+			if m, ok := cm.Message.(*message); ok {
+				m.from, m.engine = cs, e
+			}
+			return cm
+		}
+		o := cs.c.consumerEngineOptions(t, cs.out, wrap)
 		applyConsumerOptions(&o, cs.opts)
 		o.Name = cs.name
 		o.Schema = cs.schema.protoSchema()
@@ -177,7 +188,6 @@ func (cs *consumerImpl) startEngines(ctx context.Context, targets []partitionTar
 		if !cs.single {
 			o.RecentIDs = recentIDs
 		}
-		var e *consumerEngine
 		cs.hookEngine(&o, t)
 		if cs.letters != nil {
 			o.Divert = cs.letters.divert(t, func() *consumerEngine { return e })
