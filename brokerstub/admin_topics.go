@@ -301,6 +301,9 @@ func (b *Broker) deleteTopic(name topicName, force bool) error {
 	if err := b.st.DeleteTopic(name.Full); err != nil {
 		return err
 	}
+	if err := b.forgetTopicGrants(name); err != nil {
+		return err
+	}
 	return b.pol().ForgetTopic(name.Full)
 }
 
@@ -332,6 +335,9 @@ func (b *Broker) deletePartitioned(base topicName, force bool) error {
 		}
 	}
 	if err := b.st.SetPartitions(base.Full, 0); err != nil {
+		return err
+	}
+	if err := b.forgetTopicGrants(base); err != nil {
 		return err
 	}
 	return b.pol().ForgetTopic(base.Full)

@@ -47,6 +47,19 @@ func (b *Broker) updateTopicGrants(ns string, f func(topicGrants) error) error {
 	})
 }
 
+// forgetTopicGrants drops the topic-level permissions of a deleted topic,
+// as Pulsar does when it deletes a topic, so that a topic created again
+// under the name starts with none.
+func (b *Broker) forgetTopicGrants(name topicName) error {
+	if _, ok := b.topicGrantsOf(name.Namespace)[name.Full]; !ok {
+		return nil
+	}
+	return b.updateTopicGrants(name.Namespace, func(g topicGrants) error {
+		delete(g, name.Full)
+		return nil
+	})
+}
+
 // topicActions returns the actions granted to role on topic name itself:
 // on its name and, for a partition, on its partitioned topic (Pulsar
 // grants a partitioned topic's permissions to each of its partitions).

@@ -205,3 +205,22 @@ func (b *authzBroker) watcherConns() int {
 	defer b.watch.mu.Unlock()
 	return len(b.watch.byConn)
 }
+
+// TestDeletedTopicLosesItsPermissions: deleting a topic drops its
+// topic-level permissions, as Pulsar does, so a topic created again under
+// the name does not inherit them.
+func TestDeletedTopicLosesItsPermissions(t *testing.T) {
+	b := newAuthzBroker(t, "")
+	const topic = "persistent://private/auth/t"
+	code, body := b.do("admin", http.MethodPost, topicPermsPath+"/alice", `["produce"]`)
+	require.Equal(t, http.StatusNoContent, code, body)
+	require.True(t, b.as("alice").produce(topic), "granted on the topic")
+
+	// force: the raw producer's connection may still be attached.
+	code, body = b.do("admin", http.MethodDelete, "/admin/v2/persistent/private/auth/t?force=true", "")
+	require.Equal(t, http.StatusNoContent, code, body)
+	assert.False(t, b.as("alice").produce(topic), "the grant went with the topic")
+	code, body = b.do("admin", http.MethodGet, "/admin/v2/namespaces/private/auth", "")
+	require.Equal(t, http.StatusOK, code, body)
+	assert.NotContains(t, body, topic)
+}
