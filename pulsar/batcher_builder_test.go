@@ -18,3 +18,20 @@ func TestGetBatcherBuilderProvider(t *testing.T) {
 		t.Fatalf("unknown type: %v, %v; want an *Error with InvalidBatchBuilderType", p, err)
 	}
 }
+
+// TestUnknownBatcherBuilderRefusedByProducer: as the official producer, an
+// unknown BatcherBuilderType fails CreateProducer when the producer would
+// batch, and is ignored with DisableBatching.
+func TestUnknownBatcherBuilderRefusedByProducer(t *testing.T) {
+	v := newCSEnv(t)
+	_, err := v.c.CreateProducer(ProducerOptions{Topic: "batcher-unknown", BatcherBuilderType: BatcherBuilderType(7)})
+	var pe *Error
+	if !errors.As(err, &pe) || pe.Result() != InvalidBatchBuilderType {
+		t.Fatalf("CreateProducer: %v; want an *Error with InvalidBatchBuilderType", err)
+	}
+	p, err := v.c.CreateProducer(ProducerOptions{Topic: "batcher-unknown", BatcherBuilderType: BatcherBuilderType(7), DisableBatching: true})
+	if err != nil {
+		t.Fatalf("without batching: %v", err)
+	}
+	p.Close()
+}

@@ -43,6 +43,13 @@ func (c *client) createProducer(opts ProducerOptions) (Producer, error) {
 	if opts.ProducerAccessMode < ProducerAccessModeShared || opts.ProducerAccessMode > ProducerAccessModeWaitForExclusive {
 		return nil, fmt.Errorf("%w: unknown producer access mode %d", ErrInvalidOptions, opts.ProducerAccessMode)
 	}
+	if !opts.DisableBatching {
+		// As the official producer: an unknown batch builder fails the
+		// producer when it would batch.
+		if _, err := GetBatcherBuilderProvider(opts.BatcherBuilderType); err != nil {
+			return nil, err
+		}
+	}
 	schemas, err := newProducerSchemas(opts)
 	if err != nil {
 		return nil, err
