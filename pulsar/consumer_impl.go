@@ -47,8 +47,6 @@ func (c *client) subscribe(opts ConsumerOptions) (Consumer, error) {
 		return nil, fmt.Errorf("%w: unknown subscription type %d", ErrInvalidOptions, opts.Type)
 	case opts.RetryEnable && opts.EnableZeroQueueConsumer:
 		return nil, fmt.Errorf("%w: ZeroQueueConsumer is not supported with RetryEnable", ErrInvalidOptions)
-	case opts.RetryEnable && pattern:
-		return nil, fmt.Errorf("%w: RetryEnable is not supported with TopicsPattern yet", ErrInvalidOptions)
 	case opts.EnableZeroQueueConsumer && pattern:
 		return nil, fmt.Errorf("%w: ZeroQueueConsumer is not supported with TopicsPattern", ErrInvalidOptions)
 	case opts.NackPrecisionBit != nil && *opts.NackPrecisionBit < 0:

@@ -73,7 +73,7 @@ func (c *client) subscribePattern(opts ConsumerOptions, schemas *consumerSchemas
 	if err := pc.list(ctx); err != nil {
 		return nil, consumerErr("subscribe to "+opts.TopicsPattern, err)
 	}
-	if err := pc.cs.addTopics(ctx, pat.filter(pc.names)); err != nil {
+	if err := pc.cs.addTopics(ctx, pc.want()); err != nil {
 		pc.cs.closeEngines()
 		return nil, consumerErr("subscribe to "+opts.TopicsPattern, err)
 	}
@@ -84,6 +84,18 @@ func (c *client) subscribePattern(opts ConsumerOptions, schemas *consumerSchemas
 		return nil, err
 	}
 	return pc.cs, nil
+}
+
+// want is the topics to consume: those of the namespace that match the
+// pattern, and the topics given beside it (the retry letter topic of
+// RetryEnable), as the official client's pattern consumer.
+func (pc *patternConsumer) want() []string {
+	out := pc.pat.filter(pc.names)
+	for _, t := range pc.cs.opts.Topics {
+		out = append(out, topicFull(t))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // list asks the service for the namespace's topics (with the hash of the
@@ -173,7 +185,7 @@ func (pc *patternConsumer) poll(ctx context.Context) {
 // the topics that no longer match (or exist), unsubscribing them as the
 // official client does.
 func (pc *patternConsumer) reconcile(ctx context.Context) {
-	want := pc.pat.filter(pc.names)
+	want := pc.want()
 	have := pc.cs.set.topics()
 	for _, t := range want {
 		if _, ok := have[t]; ok {

@@ -59,19 +59,26 @@ type RetryMessage struct {
 // "-DLQ" of the first topic without partition suffix, or the older
 // "<domain>://<namespace>/<subscription>-RETRY" and "-DLQ" when those exist
 // as partitioned topics; MaxReconsumeTimes) and the retry letter topic
-// added to the topics.
+// added to the topics. A pattern consumer has no first topic: as the
+// official client, its defaults are those of a topic with an empty name in
+// public/default ("persistent://public/default/-<subscription>-RETRY"),
+// and it consumes the retry letter topic beside the topics of its pattern.
 func (c *client) retryDefaults(ctx context.Context, opts *ConsumerOptions) error {
 	first := opts.Topic
 	if first == "" && len(opts.Topics) > 0 {
 		first = opts.Topics[0]
 	}
-	n, err := topicname.Parse(first)
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidOptions, err)
+	base, domain, namespace := "persistent://public/default/", "persistent", "public/default"
+	if first != "" {
+		n, err := topicname.Parse(first)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrInvalidOptions, err)
+		}
+		base, domain, namespace = n.Base, n.Domain, n.Namespace
 	}
-	retry := n.Base + "-" + opts.SubscriptionName + RetryTopicSuffix
-	dlq := n.Base + "-" + opts.SubscriptionName + DlqTopicSuffix
-	old := n.Domain + "://" + n.Namespace + "/" + opts.SubscriptionName
+	retry := base + "-" + opts.SubscriptionName + RetryTopicSuffix
+	dlq := base + "-" + opts.SubscriptionName + DlqTopicSuffix
+	old := domain + "://" + namespace + "/" + opts.SubscriptionName
 	if c.isPartitioned(ctx, old+RetryTopicSuffix) {
 		retry = old + RetryTopicSuffix
 	}

@@ -184,7 +184,8 @@ func (cs *consumerImpl) startEngines(ctx context.Context, targets []partitionTar
 		o.Schema = cs.schema.protoSchema()
 		// A pattern consumer does not create again a topic deleted under
 		// it: it drops the topic (as the official client).
-		o.NoTopicCreation = cs.opts.Topic == "" && len(cs.opts.Topics) == 0
+		// (The topics it was given, such as its retry letter topic, it creates.)
+		o.NoTopicCreation = cs.opts.Topic == "" && !slices.ContainsFunc(cs.opts.Topics, func(n string) bool { return topicFull(n) == t.base })
 		if !cs.single {
 			o.RecentIDs = recentIDs
 		}
