@@ -69,14 +69,16 @@ func prune(ctx context.Context, dir, prefix string, log io.Writer) error {
 		if len(errs) == 0 {
 			return fmt.Errorf("ported tests do not compile, and the output names no line:\n%s", out)
 		}
-		drops := map[string]map[int]bool{} // file -> lines whose declaration goes
-		byName := map[string]bool{}        // names to drop from the ported files
+		drops := map[string]map[int]string{} // file -> lines whose declaration goes, with the error
+		byName := map[string]bool{}          // names to drop from the ported files
 		for _, e := range errs {
 			if strings.HasPrefix(e.file, prefix) {
 				if drops[e.file] == nil {
-					drops[e.file] = map[int]bool{}
+					drops[e.file] = map[int]string{}
 				}
-				drops[e.file][e.line] = true
+				if _, seen := drops[e.file][e.line]; !seen {
+					drops[e.file][e.line] = e.msg
+				}
 				continue
 			}
 			m := redeclared.FindStringSubmatch(e.msg)
@@ -91,11 +93,14 @@ func prune(ctx context.Context, dir, prefix string, log io.Writer) error {
 			return err
 		}
 		for _, path := range files {
-			n, err := dropDecls(path, drops[filepath.Base(path)], byName)
+			gone, err := dropDecls(path, drops[filepath.Base(path)], byName)
 			if err != nil {
 				return err
 			}
-			removed += n
+			for _, g := range gone {
+				fmt.Fprintf(log, "officialsuite: pruned %s (%s): %s\n", g.name, filepath.Base(path), g.why)
+			}
+			removed += len(gone)
 		}
 		fmt.Fprintf(log, "officialsuite: pruning round %d: %d compile errors, %d declarations removed\n", round, len(errs), removed)
 		if removed == 0 {
@@ -107,35 +112,46 @@ func prune(ctx context.Context, dir, prefix string, log io.Writer) error {
 // span is a byte range of a source file to delete.
 type span struct{ from, to int }
 
+// A declaration dropDecls removed: its name and the first compile error
+// in it ("redeclared" for a clash with the SDK's names).
+type dropped struct{ name, why string }
+
 // dropDecls removes from the file the top-level declarations (or the single
-// specs of a grouped declaration) that contain one of lines or declare one
-// of names, and returns how many it removed.
-func dropDecls(path string, lines map[int]bool, names map[string]bool) (int, error) {
+// specs of a grouped declaration) that contain one of lines (mapped to
+// their compile error) or declare one of names, and returns them.
+func dropDecls(path string, lines map[int]string, names map[string]bool) ([]dropped, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, path, src, parser.ParseComments)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	tf := fset.File(f.Pos())
 	off := func(p token.Pos) int { return tf.Offset(p) }
-	hit := func(n ast.Node) bool {
+	// why returns the first error within n's lines, or "".
+	why := func(n ast.Node) string {
 		a, b := fset.Position(n.Pos()).Line, fset.Position(n.End()).Line
-		for l := range lines {
-			if l >= a && l <= b {
-				return true
+		for l := a; l <= b; l++ {
+			if msg, ok := lines[l]; ok {
+				return msg
 			}
 		}
-		return false
+		return ""
 	}
 	var cut []span
+	var gone []dropped
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
-			if hit(d) || d.Recv == nil && names[d.Name.Name] {
+			msg := why(d)
+			if msg == "" && d.Recv == nil && names[d.Name.Name] {
+				msg = "redeclared"
+			}
+			if msg != "" {
+				gone = append(gone, dropped{d.Name.Name, msg})
 				from := d.Pos()
 				if d.Doc != nil {
 					from = d.Doc.Pos()
@@ -143,36 +159,54 @@ func dropDecls(path string, lines map[int]bool, names map[string]bool) (int, err
 				cut = append(cut, span{off(from), off(d.End())})
 			}
 		case *ast.GenDecl:
-			var gone []ast.Spec
+			var specs []ast.Spec
 			for _, s := range d.Specs {
-				if hit(s) || declares(s, names) {
-					gone = append(gone, s)
+				msg := why(s)
+				if msg == "" && declares(s, names) {
+					msg = "redeclared"
+				}
+				if msg != "" {
+					specs = append(specs, s)
+					gone = append(gone, dropped{specName(s), msg})
 				}
 			}
 			switch {
-			case len(gone) == 0:
-			case len(gone) == len(d.Specs):
+			case len(specs) == 0:
+			case len(specs) == len(d.Specs):
 				from := d.Pos()
 				if d.Doc != nil {
 					from = d.Doc.Pos()
 				}
 				cut = append(cut, span{off(from), off(d.End())})
 			default:
-				for _, s := range gone {
+				for _, s := range specs {
 					cut = append(cut, span{off(s.Pos()), off(s.End())})
 				}
 			}
 		}
 	}
 	if len(cut) == 0 {
-		return 0, nil
+		return nil, nil
 	}
 	sort.Slice(cut, func(i, j int) bool { return cut[i].from > cut[j].from })
 	for _, c := range cut {
 		src = append(src[:c.from:c.from], src[c.to:]...)
 	}
 	src = bytes.ReplaceAll(src, []byte("import ()"), nil)
-	return len(cut), os.WriteFile(path, src, 0o644)
+	return gone, os.WriteFile(path, src, 0o644)
+}
+
+// specName names a spec for the pruning log.
+func specName(s ast.Spec) string {
+	switch s := s.(type) {
+	case *ast.TypeSpec:
+		return s.Name.Name
+	case *ast.ValueSpec:
+		return s.Names[0].Name
+	case *ast.ImportSpec:
+		return s.Path.Value
+	}
+	return "?"
 }
 
 func declares(s ast.Spec, names map[string]bool) bool {
