@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/pulsargo/sdk/internal/api"
 )
 
 // TopicMessageID is a message id with the topic (partition) it belongs to,
@@ -44,6 +46,17 @@ func (e AckError) Error() string {
 // fail are returned in an AckError, those that name none of this
 // consumer's partitions are skipped with a warning.
 func (cs *consumerImpl) AckIDList(ids []MessageID) error {
+	if cs.isClosed() {
+		// Every id fails, as on the official client's closed consumer.
+		failed := AckError{}
+		for _, id := range ids {
+			failed[id] = api.ErrAckOnClosedConsumer
+		}
+		if len(failed) == 0 {
+			return nil
+		}
+		return failed
+	}
 	byEngine := map[*consumerEngine][]MessageID{}
 	for _, id := range ids {
 		own, err := ownID(id)
@@ -83,12 +96,20 @@ func (cs *consumerImpl) AckIDList(ids []MessageID) error {
 // ackOn acknowledges id on e, or fails at once when the consumer is
 // closed.
 func (cs *consumerImpl) ackOn(e *consumerEngine, id MessageID) error {
-	select {
-	case <-cs.closed:
-		return ErrConsumerClosed
-	default:
+	if cs.isClosed() {
+		return api.ErrAckOnClosedConsumer
 	}
 	return consumerErr("ack", e.Ack(context.Background(), id))
+}
+
+// isClosed reports whether Close has begun.
+func (cs *consumerImpl) isClosed() bool {
+	select {
+	case <-cs.closed:
+		return true
+	default:
+		return false
+	}
 }
 
 // GetLastMessageIDs asks the broker for the last message id of every

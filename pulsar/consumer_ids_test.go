@@ -9,47 +9,61 @@ import (
 )
 
 // AckIDList acknowledges every id on the broker; after Close every id
-// comes back in an AckError (the official TestAckIDList's last step).
+// comes back in an AckError with the official text (the last steps of the
+// official TestAckIDList and TestMultiTopicAckIDList), for a partitioned
+// topic and for a consumer of two topics.
 func TestAckIDList(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		v := newCSEnv(t)
-		topic := csTopic()
-		if err := v.b.CreatePartitionedTopic(topic, 2); err != nil {
-			t.Fatal(err)
-		}
+	for _, multi := range []bool{false, true} {
+		t.Run(fmt.Sprintf("multi-topic=%v", multi), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) { testAckIDList(t, multi) })
+		})
+	}
+}
+
+func testAckIDList(t *testing.T, multi bool) {
+	v := newCSEnv(t)
+	topics := []string{csTopic()}
+	opts := ConsumerOptions{Topic: topics[0], Type: Shared, AckWithResponse: true}
+	if multi {
+		topics = append(topics, csTopic())
+		opts = ConsumerOptions{Topics: topics, Type: Shared, AckWithResponse: true}
+	} else if err := v.b.CreatePartitionedTopic(topics[0], 2); err != nil {
+		t.Fatal(err)
+	}
+	for _, topic := range topics {
 		p := testProducer(t, v.c, ProducerOptions{Topic: topic, DisableBatching: true})
-		for i := range 6 {
+		for i := range 6 / len(topics) {
 			if _, err := p.Send(csCtx(t), &ProducerMessage{Payload: fmt.Appendf(nil, "m%d", i), Key: fmt.Sprint(i)}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		c := v.subscribe(ConsumerOptions{Topic: topic, Type: Shared, AckWithResponse: true})
-		ms := csRecvN(t, c, 6)
-		ids := make([]MessageID, len(ms))
-		for i, m := range ms {
-			ids[i] = m.ID()
+	}
+	c := v.subscribe(opts)
+	ms := csRecvN(t, c, 6)
+	ids := make([]MessageID, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID()
+	}
+	if err := c.AckIDList(ids); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	// Nothing is redelivered to the subscription.
+	c2 := v.subscribe(opts)
+	csNone(t, c2, 5*time.Second)
+	err := c.AckIDList(ids)
+	var ae AckError
+	if !errors.As(err, &ae) || len(ae) != len(ids) {
+		t.Fatalf("AckIDList after Close: %v", err)
+	}
+	for _, id := range ids {
+		if !errors.Is(ae[id], ErrConsumerClosed) || ae[id].Error() != "consumer state is closed" {
+			t.Fatalf("id %v: %v", id, ae[id])
 		}
-		if err := c.AckIDList(ids); err != nil {
-			t.Fatal(err)
-		}
-		c.Close()
-		// Nothing is redelivered to the subscription.
-		c2 := v.subscribe(ConsumerOptions{Topic: topic, Type: Shared})
-		csNone(t, c2, 5*time.Second)
-		err := c.AckIDList(ids)
-		var ae AckError
-		if !errors.As(err, &ae) || len(ae) != len(ids) {
-			t.Fatalf("AckIDList after Close: %v", err)
-		}
-		for _, id := range ids {
-			if !errors.Is(ae[id], ErrConsumerClosed) {
-				t.Fatalf("id %v: %v", id, ae[id])
-			}
-		}
-		if c.AckIDList(nil) != nil {
-			t.Fatal("AckIDList(nil) failed")
-		}
-	})
+	}
+	if c.AckIDList(nil) != nil {
+		t.Fatal("AckIDList(nil) failed")
+	}
 }
 
 func TestGetLastMessageIDs(t *testing.T) {

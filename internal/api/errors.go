@@ -61,6 +61,10 @@ var (
 	// ErrConsumerClosed: the Consumer or Reader was closed; the official
 	// client's text for a Receive on a closed consumer.
 	ErrConsumerClosed = NewError(ConsumerClosed, "consumer closed")
+	// ErrAckOnClosedConsumer is what AckIDList gives each id on a closed
+	// consumer: the official client's bare text (no result name), and a
+	// case of ErrConsumerClosed for errors.Is.
+	ErrAckOnClosedConsumer error = textCase{"consumer state is closed", ErrConsumerClosed}
 	// ErrInvalidOptions: options were missing or inconsistent.
 	ErrInvalidOptions = NewError(InvalidConfiguration, "invalid options")
 	// ErrSendTimeout: a message was not acknowledged by the broker within
@@ -139,3 +143,15 @@ var (
 	ErrTransactionCoordinatorNotEnabled = NewError(TransactionCoordinatorNotEnabled,
 		"The broker doesn't enable the transaction coordinator, or the transaction coordinator has not initialized")
 )
+
+// textCase is an error with a fixed text that errors.Is matches with a
+// sentinel, for the places where the official client returns a bare text.
+type textCase struct {
+	text string
+	of   *Error
+}
+
+func (e textCase) Error() string { return e.text }
+
+// Unwrap returns the sentinel e is a case of.
+func (e textCase) Unwrap() error { return e.of }

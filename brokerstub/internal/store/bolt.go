@@ -33,6 +33,10 @@ var (
 	bucketEntries    = []byte("entries")
 	bucketCursors    = []byte("cursors")
 	keyFormat        = []byte("format")
+	// keyLastLedger (in bucketMeta) holds the highest ledger id of any
+	// topic; a store written before it existed has the per-topic counters
+	// only, and their maximum stands in.
+	keyLastLedger = []byte("last-ledger-id")
 )
 
 // boltFormat is the version of the layout above.
@@ -157,9 +161,38 @@ func ledgerID(tx *bolt.Tx, topic string) (int64, error) {
 	return int64(n), nil
 }
 
-// putLedgerID stores the ledger id counter of topic.
+// putLedgerID stores the ledger id counter of topic, and raises the
+// store's highest ledger id to id.
 func putLedgerID(tx *bolt.Tx, topic string, id int64) error {
-	return tx.Bucket(bucketLedgerIDs).Put([]byte(topic), encodeUint64(uint64(id)))
+	if err := tx.Bucket(bucketLedgerIDs).Put([]byte(topic), encodeUint64(uint64(id))); err != nil {
+		return err
+	}
+	last, err := lastLedgerID(tx)
+	if err != nil || id <= last {
+		return err
+	}
+	return tx.Bucket(bucketMeta).Put(keyLastLedger, encodeUint64(uint64(id)))
+}
+
+// lastLedgerID returns the highest ledger id of any topic (0 if none).
+func lastLedgerID(tx *bolt.Tx) (int64, error) {
+	if v := tx.Bucket(bucketMeta).Get(keyLastLedger); v != nil {
+		n, err := decodeUint64(v)
+		if err != nil {
+			return 0, err
+		}
+		if n > math.MaxInt64 {
+			return 0, errorf(ErrCorrupt, "last ledger id %d", n)
+		}
+		return int64(n), nil
+	}
+	var last int64
+	err := tx.Bucket(bucketLedgerIDs).ForEach(func(k, _ []byte) error {
+		id, err := ledgerID(tx, string(k))
+		last = max(last, id)
+		return err
+	})
+	return last, err
 }
 
 func (s *boltStore) AppendEntry(topic string, e StoredEntry) error {
@@ -256,11 +289,15 @@ func (s *boltStore) NewLedgerID(topic string) (int64, error) {
 		if _, err := topicBucket(tx, topic); err != nil {
 			return err
 		}
-		last, err := ledgerID(tx, topic)
+		last, err := lastLedgerID(tx)
 		if err != nil {
 			return err
 		}
-		if id, err = nextLedgerID(topic, last); err != nil {
+		own, err := ledgerID(tx, topic)
+		if err != nil {
+			return err
+		}
+		if id, err = nextLedgerID(topic, max(last, own)); err != nil {
 			return err
 		}
 		return putLedgerID(tx, topic, id)

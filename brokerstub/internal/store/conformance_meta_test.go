@@ -224,6 +224,7 @@ func TestConcurrentTopics(t *testing.T) {
 		const topics, perTopic = 8, 12
 		var wg sync.WaitGroup
 		errs := make(chan error, topics)
+		ids := make(chan int64, topics*perTopic)
 		for i := range topics {
 			wg.Go(func() {
 				topic := fmt.Sprintf("t%d", i)
@@ -231,6 +232,9 @@ func TestConcurrentTopics(t *testing.T) {
 					id, err := s.NewLedgerID(topic)
 					if err == nil {
 						err = s.AppendEntry(topic, entry(id, int64(j)))
+					}
+					if err == nil {
+						ids <- id
 					}
 					if err == nil {
 						err = s.SaveCursor(topic, "sub", fmt.Append(nil, j))
@@ -253,14 +257,29 @@ func TestConcurrentTopics(t *testing.T) {
 		for err := range errs {
 			t.Fatal(err)
 		}
+		close(ids)
+		seen := map[int64]bool{}
+		for id := range ids {
+			if seen[id] {
+				t.Fatalf("ledger id %d given twice", id)
+			}
+			seen[id] = true
+		}
 		s = restart(s)
 		for i := range topics {
 			topic := fmt.Sprintf("t%d", i)
-			var want []StoredEntry
-			for j := range perTopic {
-				want = append(want, entry(FirstLedgerID+int64(j), int64(j)))
+			n := 0
+			err := s.Entries(topic, func(e StoredEntry) error {
+				want := entry(e.Ledger, int64(n))
+				if e.Entry != int64(n) || !seen[e.Ledger] || !bytes.Equal(e.Payload, want.Payload) || e.PublishTime != want.PublishTime {
+					return fmt.Errorf("entry %d is %d:%d", n, e.Ledger, e.Entry)
+				}
+				n++
+				return nil
+			})
+			if err != nil || n != perTopic {
+				t.Fatalf("Entries(%q): %d entries, %v", topic, n, err)
 			}
-			checkEntries(t, s, topic, want)
 			checkLoad(t, s, topic, "sub", fmt.Append(nil, perTopic-1), true)
 		}
 	})

@@ -223,16 +223,18 @@ func TestNewLedgerID(t *testing.T) {
 		if id := next("a"); id != FirstLedgerID+1 {
 			t.Fatalf("second id = %d", id)
 		}
-		if id := next("b"); id != FirstLedgerID {
-			t.Fatalf("first id of another topic = %d", id)
+		// Ledger ids are unique in the store, as in a Pulsar cluster: a
+		// message id must name one topic's entry.
+		if id := next("b"); id != FirstLedgerID+2 {
+			t.Fatalf("first id of another topic = %d, want %d", id, FirstLedgerID+2)
 		}
 		s = restart(s)
-		if id := next("a"); id != FirstLedgerID+2 {
+		if id := next("a"); id != FirstLedgerID+3 {
 			t.Fatalf("id after restart = %d", id)
 		}
 		mustAppend(t, s, "a", entry(40, 0))
-		if id := next("a"); id != 41 {
-			t.Fatalf("id after appending to ledger 40 = %d, want 41", id)
+		if id := next("b"); id != 41 {
+			t.Fatalf("id of b after appending to a's ledger 40 = %d, want 41", id)
 		}
 		if err := s.DeleteTopic("a"); err != nil {
 			t.Fatal(err)

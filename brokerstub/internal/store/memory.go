@@ -15,6 +15,7 @@ type memory struct {
 	closed     bool
 	topics     map[string]*memTopic
 	ledgerIDs  map[string]int64 // kept across DeleteTopic
+	lastLedger int64            // the highest ledger id of any topic
 	partitions map[string]int
 	meta       map[string][]byte // MetaStore (memory_meta.go); nil until first PutMeta
 }
@@ -69,6 +70,7 @@ func (m *memory) AppendEntry(topic string, e StoredEntry) error {
 	if e.Ledger > m.ledgerIDs[topic] {
 		m.ledgerIDs[topic] = e.Ledger
 	}
+	m.lastLedger = max(m.lastLedger, e.Ledger)
 	return nil
 }
 
@@ -105,11 +107,11 @@ func (m *memory) NewLedgerID(topic string) (int64, error) {
 	if m.closed {
 		return 0, ErrClosed
 	}
-	id, err := nextLedgerID(topic, m.ledgerIDs[topic])
+	id, err := nextLedgerID(topic, max(m.lastLedger, m.ledgerIDs[topic]))
 	if err != nil {
 		return 0, err
 	}
-	m.ledgerIDs[topic] = id
+	m.ledgerIDs[topic], m.lastLedger = id, id
 	m.topic(topic)
 	return id, nil
 }

@@ -2,7 +2,7 @@ package store
 
 import "errors"
 
-// FirstLedgerID is the first ledger id that NewLedgerID returns for a topic.
+// FirstLedgerID is the first ledger id that NewLedgerID returns in a store.
 // Pulsar ledger ids are >= 0, and -1 is reserved for the "earliest" marker;
 // starting at 1 keeps 0 free so that a zero Position never names a real entry.
 const FirstLedgerID int64 = 1
@@ -60,10 +60,12 @@ type Store interface {
 	Entries(topic string, fn func(StoredEntry) error) error
 
 	// NewLedgerID returns a ledger id for topic that is greater than every
-	// id this store has returned or stored for topic before, also across a
-	// reopen and across DeleteTopic, and records it durably before
-	// returning. The first id of a topic is FirstLedgerID. It creates the
-	// topic if needed.
+	// id this store has returned or stored before, for any topic, also
+	// across a reopen and across DeleteTopic, and records it durably before
+	// returning: ledger ids are unique in the store, as Pulsar's are in a
+	// cluster (BookKeeper allocates them), so a message id names one
+	// topic's entry. The first id of a store is FirstLedgerID. It creates
+	// the topic if needed.
 	NewLedgerID(topic string) (int64, error)
 
 	// Topics returns the names of all existing topics, sorted (an empty,
