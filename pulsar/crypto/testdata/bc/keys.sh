@@ -20,3 +20,6 @@ done
 openssl ecparam -name prime256v1 -genkey -param_enc explicit -conv_form compressed -out p256-compressed.priv.pem
 openssl ec -in p256-compressed.priv.pem -pubout -conv_form compressed -out p256-compressed.pub.pem 2>/dev/null
 openssl pkcs8 -topk8 -nocrypt -in p256-compressed.priv.pem -out p256-compressed.pkcs8.pem
+# A self-signed certificate of an explicit-parameters key (the Java client
+# takes a certificate's key as a public key).
+openssl req -x509 -key p521-explicit.priv.pem -subj /CN=pulsargo-ecies -days 36500 -out p521-explicit.cert.pem
