@@ -21,8 +21,9 @@
 // explicit` (Pulsar's docs) makes them, and points may be compressed; an
 // "EC PARAMETERS" block before the key gives the curve only when the key
 // has none. EC keys must be on P-256, P-384 or P-521 (the curves of the
-// standard library): others, secp256k1 included, fail with an
-// *UnsupportedCurveError naming the curve.
+// standard library): others, secp256k1 and P-224 included, fail with an
+// *UnsupportedCurveError naming the curve. A key of more than 1 MiB is
+// refused unread.
 //
 // Only the standard library's crypto is used.
 package crypto

@@ -2,6 +2,9 @@ package crypto
 
 import (
 	"crypto/ecdh"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/x509"
 	"encoding/asn1"
 	"encoding/pem"
@@ -76,7 +79,7 @@ func TestCertificatePublicKey(t *testing.T) {
 }
 
 // secp256k1 (which BouncyCastle accepts) is refused by name in every form,
-// named or explicit, also by the producer's Encrypt.
+// named or explicit, also by the producer's Encrypt; P-224 too.
 func TestSecp256k1IsRefusedByName(t *testing.T) {
 	for _, stem := range []string{"secp256k1-named", "secp256k1-explicit"} {
 		for _, form := range []string{".pub.pem", ".priv.pem", ".pkcs8.pem"} {
@@ -93,9 +96,18 @@ func TestSecp256k1IsRefusedByName(t *testing.T) {
 			assert.Contains(t, err.Error(), "secp256k1")
 		}
 	}
-	kr := &mapReader{pub: map[string][]byte{"k": keyFile(t, "secp256k1-explicit", ".pub.pem")}}
-	_, err := newProducerCrypto(t).Encrypt([]string{"k"}, kr, NewMessageMetadataSupplier(nil), []byte("x"))
+	// P-224, which crypto/x509 reads but crypto/ecdh lacks, likewise.
+	p224, err := ecdsa.GenerateKey(elliptic.P224(), rand.Reader)
+	require.NoError(t, err)
+	der, err := x509.MarshalPKIXPublicKey(&p224.PublicKey)
+	require.NoError(t, err)
+	_, err = parsePublicKey(pemOf("PUBLIC KEY", der))
 	var uc *UnsupportedCurveError
+	require.ErrorAs(t, err, &uc)
+	assert.Equal(t, "P-224", uc.Curve)
+
+	kr := &mapReader{pub: map[string][]byte{"k": keyFile(t, "secp256k1-explicit", ".pub.pem")}}
+	_, err = newProducerCrypto(t).Encrypt([]string{"k"}, kr, NewMessageMetadataSupplier(nil), []byte("x"))
 	require.ErrorAs(t, err, &uc)
 	require.ErrorIs(t, err, ErrEncrypt)
 }

@@ -42,13 +42,18 @@ func (c *ecCurve) fieldLen() int { return (c.p.BitLen() + 7) / 8 }
 func (c *ecCurve) scalarLen() int { return (c.n.BitLen() + 7) / 8 }
 
 // knownCurves are the curves keys are matched against, built once and
-// never changed: the three of the standard library and secp256k1 (common
-// in BouncyCastle examples), which is recognised to be refused by name.
+// never changed: the three of the standard library's crypto/ecdh, and
+// P-224 and secp256k1 (which BouncyCastle accepts), recognised to be
+// refused by name.
 var knownCurves = sync.OnceValue(func() []*ecCurve {
 	std := func(name string, oid asn1.ObjectIdentifier, c ecdh.Curve, e elliptic.Curve) *ecCurve {
 		p := e.Params()
 		return &ecCurve{name: name, oid: oid, curve: c, ell: e, p: p.P, a: new(big.Int).Sub(p.P, big.NewInt(3)),
 			b: p.B, gx: p.Gx, gy: p.Gy, n: p.N}
+	}
+	unsupported := func(c *ecCurve) *ecCurve {
+		c.curve, c.ell = nil, nil
+		return c
 	}
 	hex := func(s string) *big.Int {
 		v, _ := new(big.Int).SetString(s, 16)
@@ -58,6 +63,7 @@ var knownCurves = sync.OnceValue(func() []*ecCurve {
 		std("P-256", asn1.ObjectIdentifier{1, 2, 840, 10045, 3, 1, 7}, ecdh.P256(), elliptic.P256()),
 		std("P-384", asn1.ObjectIdentifier{1, 3, 132, 0, 34}, ecdh.P384(), elliptic.P384()),
 		std("P-521", asn1.ObjectIdentifier{1, 3, 132, 0, 35}, ecdh.P521(), elliptic.P521()),
+		unsupported(std("P-224", asn1.ObjectIdentifier{1, 3, 132, 0, 33}, nil, elliptic.P224())),
 		{name: "secp256k1", oid: asn1.ObjectIdentifier{1, 3, 132, 0, 10},
 			p:  hex("fffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2f"),
 			a:  big.NewInt(0),
