@@ -5,12 +5,14 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/x509"
 	"encoding/asn1"
 	"encoding/pem"
 	"errors"
 	"math/big"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -73,6 +75,16 @@ func TestCertificatePublicKey(t *testing.T) {
 	cert, err := parsePublicKey(keyFile(t, "p521-explicit", ".cert.pem"))
 	require.NoError(t, err)
 	assert.True(t, cert.(ecPublic).k.Equal(pub.(ecPublic).k))
+
+	// An RSA certificate (crypto/x509's, with a [0] version) likewise.
+	rk, err := rsa.GenerateKey(rand.Reader, 2048)
+	require.NoError(t, err)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(7), NotBefore: time.Unix(0, 0), NotAfter: time.Unix(3600, 0)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &rk.PublicKey, rk)
+	require.NoError(t, err)
+	rc, err := parsePublicKey(pemOf("CERTIFICATE", der))
+	require.NoError(t, err)
+	assert.True(t, rc.(rsaPublic).k.Equal(&rk.PublicKey))
 
 	_, err = parsePublicKey(pemOf("CERTIFICATE", []byte{0x30, 0x03, 0x30, 0x01, 0x02}))
 	require.ErrorIs(t, err, ErrInvalidKey)
