@@ -60,6 +60,15 @@ func encKeys(t *testing.T, kind string) *crypto.FileKeyReader {
 	return crypto.NewFileKeyReader(pubPath, privPath)
 }
 
+// opensslKeys returns a FileKeyReader of an EC key pair made by openssl
+// (pulsar/crypto/testdata/bc/keys): the public key stem.pub.pem and the
+// private key in the form privForm (".priv.pem": SEC 1 after an "EC
+// PARAMETERS" block; ".pkcs8.pem").
+func opensslKeys(stem, privForm string) *crypto.FileKeyReader {
+	dir := filepath.Join("crypto", "testdata", "bc", "keys")
+	return crypto.NewFileKeyReader(filepath.Join(dir, stem+".pub.pem"), filepath.Join(dir, stem+privForm))
+}
+
 // rawEntry is one entry as the broker stored and dispatched it.
 type rawEntry struct {
 	Meta    *proto.MessageMetadata

@@ -50,10 +50,21 @@ func (c encCase) payload(i int) []byte {
 }
 
 // Messages encrypted by pulsargo's producer reach pulsargo's consumer
-// decrypted: every key type, batched, compressed and chunked.
+// decrypted: every key type, batched, compressed and chunked. The EC keys
+// include openssl's with explicit curve parameters, as Pulsar's docs make
+// them ("openssl ecparam -name secp521r1 -genkey -param_enc explicit").
 func TestEncryptionRoundTrip(t *testing.T) {
-	for _, kind := range []string{"rsa", "ec"} {
-		kr := encKeys(t, kind)
+	keys := []struct {
+		kind string
+		kr   crypto.KeyReader
+	}{
+		{"rsa", encKeys(t, "rsa")},
+		{"ec", encKeys(t, "ec")},
+		{"ec-p521-explicit", opensslKeys("p521-explicit", ".priv.pem")},
+		{"ec-p384-explicit-pkcs8", opensslKeys("p384-explicit", ".pkcs8.pem")},
+	}
+	for _, k := range keys {
+		kind, kr := k.kind, k.kr
 		for _, c := range encCases {
 			t.Run(kind+"-"+c.name, func(t *testing.T) {
 				v := newCSEnv(t)

@@ -1,6 +1,9 @@
 package crypto
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Errors of this package; every error it returns wraps one of them.
 var (
@@ -20,3 +23,21 @@ var (
 	// ErrEncrypt: a payload could not be sealed (no key could be loaded).
 	ErrEncrypt = errors.New("crypto: unable to encrypt payload")
 )
+
+// UnsupportedCurveError is the error of an EC key on a curve that cannot
+// wrap data keys: the standard library has P-256, P-384 and P-521 only, so
+// secp256k1 (which BouncyCastle and so the Java client accept) and other
+// curves are refused by name. It wraps ErrUnsupportedKey.
+type UnsupportedCurveError struct {
+	// Curve names the curve: "secp256k1", the OID of another named curve,
+	// or a description of explicit parameters that match no known curve.
+	Curve string
+}
+
+// Error names the curve.
+func (e *UnsupportedCurveError) Error() string {
+	return fmt.Sprintf("%v: EC curve %s (P-256, P-384 and P-521 are supported)", ErrUnsupportedKey, e.Curve)
+}
+
+// Unwrap returns ErrUnsupportedKey.
+func (e *UnsupportedCurveError) Unwrap() error { return ErrUnsupportedKey }

@@ -2,7 +2,6 @@ package crypto
 
 import (
 	"crypto/ecdh"
-	"crypto/ecdsa"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha1" //nolint:gosec // RSA-OAEP with SHA-1 is Pulsar's wire format
@@ -45,35 +44,50 @@ func (e ecPublic) wrap(dataKey []byte) ([]byte, error) { return eciesSeal(e.k, d
 
 func (e ecPrivate) unwrap(wrapped []byte) ([]byte, error) { return eciesOpen(e.k, wrapped) }
 
-// pemBlock returns the first PEM block of data that is not EC parameters.
-func pemBlock(data []byte) (*pem.Block, error) {
+// pemBlock returns the first PEM block of data that is not EC parameters,
+// and the DER of the last "EC PARAMETERS" block before it (nil for none).
+func pemBlock(data []byte) (*pem.Block, []byte, error) {
+	if len(data) > maxKeyFile {
+		return nil, nil, fmt.Errorf("%w: key of %d bytes", ErrInvalidKey, len(data))
+	}
+	var params []byte
 	for {
 		b, rest := pem.Decode(data)
 		if b == nil {
-			return nil, fmt.Errorf("%w: no PEM key", ErrInvalidKey)
+			return nil, nil, fmt.Errorf("%w: no PEM key", ErrInvalidKey)
 		}
 		if b.Type != "EC PARAMETERS" {
-			return b, nil
+			return b, params, nil
 		}
+		params = b.Bytes
 		data = rest
 	}
 }
 
-// parsePublicKey parses a PEM public key (PKIX, or an X.509 certificate).
+// parsePublicKey parses a PEM public key: PKIX, PKCS#1 (RSA), or the
+// subject key of an X.509 certificate (as the Java client, which takes it
+// without checking the certificate). EC keys are read by
+// parseECPublicKeyInfo, with named or explicit curve parameters.
 func parsePublicKey(data []byte) (publicKey, error) {
-	b, err := pemBlock(data)
+	b, params, err := pemBlock(data)
 	if err != nil {
 		return nil, err
 	}
-	var k any
+	der := b.Bytes
 	if b.Type == "CERTIFICATE" {
-		c, err := x509.ParseCertificate(b.Bytes)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrInvalidKey, err)
+		if der, err = certificateKeyInfo(der); err != nil {
+			return nil, err
 		}
-		k = c.PublicKey
-	} else if k, err = x509.ParsePKIXPublicKey(b.Bytes); err != nil {
-		if rk, err2 := x509.ParsePKCS1PublicKey(b.Bytes); err2 == nil {
+	}
+	if ek, ok, err := parseECPublicKeyInfo(der, params); ok {
+		if err != nil {
+			return nil, err
+		}
+		return ecPublic{ek}, nil
+	}
+	k, err := x509.ParsePKIXPublicKey(der)
+	if err != nil {
+		if rk, err2 := x509.ParsePKCS1PublicKey(der); err2 == nil {
 			k = rk
 		} else {
 			return nil, fmt.Errorf("%w: %w", ErrInvalidKey, err)
@@ -82,49 +96,48 @@ func parsePublicKey(data []byte) (publicKey, error) {
 	switch k := k.(type) {
 	case *rsa.PublicKey:
 		return rsaPublic{k}, nil
-	case *ecdsa.PublicKey:
-		ek, err := k.ECDH()
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrUnsupportedKey, err)
-		}
-		return ecPublic{ek}, nil
 	case *ecdh.PublicKey:
-		if k.Curve() == ecdh.X25519() {
-			return nil, fmt.Errorf("%w: X25519", ErrUnsupportedKey)
-		}
-		return ecPublic{k}, nil
+		return nil, fmt.Errorf("%w: %v", ErrUnsupportedKey, k.Curve())
 	default:
 		return nil, fmt.Errorf("%w: %T", ErrUnsupportedKey, k)
 	}
 }
 
-// parsePrivateKey parses a PEM private key (PKCS#1, SEC 1 or PKCS#8).
+// parsePrivateKey parses a PEM private key: PKCS#1 (RSA), SEC 1 (EC) or
+// PKCS#8. EC keys are read by parseSEC1 and parseECPKCS8, with named or
+// explicit curve parameters.
 func parsePrivateKey(data []byte) (privateKey, error) {
-	b, err := pemBlock(data)
+	b, params, err := pemBlock(data)
 	if err != nil {
 		return nil, err
 	}
-	var k any
 	switch b.Type {
 	case "RSA PRIVATE KEY":
-		k, err = x509.ParsePKCS1PrivateKey(b.Bytes)
+		k, err := x509.ParsePKCS1PrivateKey(b.Bytes)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidKey, err)
+		}
+		return rsaPrivate{k}, nil
 	case "EC PRIVATE KEY":
-		k, err = x509.ParseECPrivateKey(b.Bytes)
-	default:
-		k, err = x509.ParsePKCS8PrivateKey(b.Bytes)
+		k, err := parseSEC1(b.Bytes, nil, params)
+		if err != nil {
+			return nil, err
+		}
+		return ecPrivate{k}, nil
 	}
+	if ek, ok, err := parseECPKCS8(b.Bytes); ok {
+		if err != nil {
+			return nil, err
+		}
+		return ecPrivate{ek}, nil
+	}
+	k, err := x509.ParsePKCS8PrivateKey(b.Bytes)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidKey, err)
 	}
 	switch k := k.(type) {
 	case *rsa.PrivateKey:
 		return rsaPrivate{k}, nil
-	case *ecdsa.PrivateKey:
-		ek, err := k.ECDH()
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrUnsupportedKey, err)
-		}
-		return ecPrivate{ek}, nil
 	default:
 		return nil, fmt.Errorf("%w: %T", ErrUnsupportedKey, k)
 	}
