@@ -186,8 +186,8 @@ func (s *subscription) txnAck(id txnID, m *proto.CommandAck) error {
 }
 
 // txnEndSub is the end of id on subscription sub (END_TXN_ON_SUBSCRIPTION):
-// on commit its acks recs are applied to the cursor; on abort the messages
-// that a consumer holds are redelivered. Idempotent.
+// on commit its acks recs are applied to the cursor; on abort their
+// messages are delivered again. Idempotent.
 func (t *topic) txnEndSub(sub string, id txnID, commit bool, recs []txnAckRec) {
 	if t.txn != nil {
 		if pa := t.txn.acks[sub]; pa != nil {
@@ -199,15 +199,7 @@ func (t *topic) txnEndSub(sub string, id txnID, commit bool, recs []txnAckRec) {
 		return
 	}
 	if !commit {
-		for _, r := range recs {
-			p := r.pos()
-			for _, cs := range s.consumers {
-				if _, ok := cs.pending[p]; ok {
-					s.requeue(cs, []ledger.Position{p})
-					break
-				}
-			}
-		}
+		s.txnRedeliverAborted(recs) // txn_filter.go
 		s.dispatch()
 		return
 	}
