@@ -91,7 +91,7 @@ func (t *topic) txnAdmitSend(id txnID) error {
 	if c == nil || t.txn == nil {
 		return errTxnDisabled
 	}
-	return c.addPartitions(id, []string{t.name.Full})
+	return c.addPartitions(id, txnByBroker, []string{t.name.Full})
 }
 
 // txnStored records that a message of id was stored at pos.
