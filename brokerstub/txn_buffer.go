@@ -21,13 +21,13 @@ import (
 // topic loads, so it survives Restart and Crash with the entries. Owned by
 // the topic goroutine.
 type txnBuffer struct {
-	open    map[txnID]ledger.Position // first entry of each open transaction
+	open map[txnID]ledger.Position // first entry of each open transaction
 	// aborted holds the aborted transactions with entries here, by the
 	// position of their abort marker; one is forgotten once the ledger of
 	// its marker is trimmed, and with it every entry of the transaction
 	// (pruneAborted), as Pulsar's trimExpiredAbortedTxns.
 	aborted map[txnID]ledger.Position
-	acks    map[string]*pendingAcks   // transactional acks by subscription (txn_ack.go)
+	acks    map[string]*pendingAcks // transactional acks by subscription (txn_ack.go)
 }
 
 // loadTxnBuffer rebuilds the buffer from the ledger and the pending acks
