@@ -1,12 +1,15 @@
 package brokerstub
 
 import (
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	gproto "google.golang.org/protobuf/proto"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/store"
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
@@ -83,4 +86,21 @@ func TestTxnOwnershipWithoutAuthorization(t *testing.T) {
 	t1 := alice.newTxn(60_000)
 	assert.Equal(t, proto.ServerError_TransactionNotFound, admin.endTxn(t1, true).GetError())
 	require.Nil(t, alice.endTxn(t1, true).Error)
+}
+
+// A coordinator record written before owners were kept (no "owner") still
+// loads, and its transactions are open to every role, as Pulsar's null
+// owner.
+func TestTxnOwnerlessRecordLoads(t *testing.T) {
+	b, secret := txnOwnerBroker(t, true, t.TempDir())
+	kv, ok := b.st.(store.MetaStore)
+	require.True(t, ok)
+	timeout := b.opts.Clock.Now().Add(time.Hour).UnixMilli()
+	old := fmt.Sprintf(`{"next":1,"txns":[{"least":0,"status":0,"openedAt":1,"timeoutAt":%d}]}`, timeout)
+	require.NoError(t, kv.PutMeta(tcStateKey, []byte(old)))
+	require.NoError(t, b.Restart())
+
+	bob := dialTxnAs(t, b, secret, "bob")
+	require.Nil(t, bob.endTxn(txnID{0, 0}, true).Error)
+	assert.Equal(t, txnID{0, 1}, bob.newTxn(60_000), "the sequence goes on from the old record")
 }
