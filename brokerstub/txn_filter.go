@@ -16,28 +16,44 @@ import (
 // deliverable. When the transaction aborts, the messages it held become
 // deliverable again and are replayed (txnRedeliverAborted).
 
-// txnPendingAt returns the individual pending ack held at p on s, if any.
-func (s *subscription) txnPendingAt(p ledger.Position) (pendingTxnAck, bool) {
+// txnPendingAt returns what transactions hold pending at p on s: ok is
+// false for nothing; otherwise set is nil when the whole entry is pending,
+// or the ack set of a batch with the pending indexes cleared (Pulsar's
+// position in the pending-ack handle, the AND of every transaction's).
+func (s *subscription) txnPendingAt(p ledger.Position) (set []int64, ok bool) {
 	if s.t.txn == nil {
-		return pendingTxnAck{}, false
+		return nil, false
 	}
 	pa := s.t.txn.acks[s.name]
 	if pa == nil || len(pa.ind) == 0 {
-		return pendingTxnAck{}, false
+		return nil, false
 	}
-	a, ok := pa.ind[p]
-	return a, ok
+	list := pa.ind[p]
+	if len(list) == 0 {
+		return nil, false
+	}
+	for _, a := range list {
+		if a.rec.AckSet == nil {
+			return nil, true
+		}
+		if set == nil {
+			set = a.rec.AckSet
+		} else {
+			set = andAckSets(set, a.rec.AckSet)
+		}
+	}
+	return set, true
 }
 
 // txnHeld reports whether dispatch passes over the unacknowledged entry at
 // p: every message of it is acknowledged on the cursor or pending in a
 // transaction.
 func (s *subscription) txnHeld(p ledger.Position) bool {
-	a, ok := s.txnPendingAt(p)
+	pending, ok := s.txnPendingAt(p)
 	if !ok {
 		return false
 	}
-	if a.rec.AckSet == nil {
+	if pending == nil {
 		return true // the whole entry
 	}
 	e, ok := s.t.led.Get(p)
@@ -45,11 +61,9 @@ func (s *subscription) txnHeld(p ledger.Position) bool {
 		return false
 	}
 	batch := int(s.t.info(e).numMessages)
-	set := s.cur.AckSet(p)
-	if set == nil {
-		set = a.rec.AckSet
-	} else {
-		set = andAckSets(set, a.rec.AckSet)
+	set := pending
+	if cur := s.cur.AckSet(p); cur != nil {
+		set = andAckSets(cur, pending)
 	}
 	return popcount64(set, batch) == 0
 }
@@ -58,23 +72,24 @@ func (s *subscription) txnHeld(p ledger.Position) bool {
 // be delivered at p, given the cursor's (ackSet, count): the indexes pending
 // in a transaction are marked acknowledged, as Pulsar ANDs the two sets.
 func (s *subscription) txnDeliverAckSet(p ledger.Position, batch int, ackSet []int64, count int64) ([]int64, int64) {
-	a, ok := s.txnPendingAt(p)
-	if !ok || a.rec.AckSet == nil {
+	pending, ok := s.txnPendingAt(p)
+	if !ok || pending == nil {
 		return ackSet, count
 	}
 	if ackSet == nil {
 		ackSet = fullAckSet(batch)
 	}
-	ackSet = andAckSets(ackSet, a.rec.AckSet)
+	ackSet = andAckSets(ackSet, pending)
 	return ackSet, int64(popcount64(ackSet, batch))
 }
 
 // andAckSets returns the ack set whose set bits (unacknowledged indexes) are
-// set in both a and b; a word missing from one counts as all set.
+// set in both a and b; a word missing from one counts as all clear
+// (acknowledged), as a client's ack set drops its trailing zero words.
 func andAckSets(a, b []int64) []int64 {
 	out := make([]int64, max(len(a), len(b)))
 	for i := range out {
-		x, y := int64(-1), int64(-1)
+		var x, y int64
 		if i < len(a) {
 			x = a[i]
 		}

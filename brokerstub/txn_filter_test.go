@@ -241,3 +241,41 @@ func TestTxnAbortedCumulativeAckRedelivers(t *testing.T) {
 	got, _ = c1.received(1)
 	assert.Equal(t, []string{"m0", "m1", "m2"}, got, "the abort redelivers what the consumer holds")
 }
+
+// Two transactions may hold disjoint indexes of one batch pending, as in
+// Pulsar; an index pending in one conflicts in the other. The batch is
+// redelivered with every pending index marked acknowledged, and the commit
+// of one and abort of the other leave the committed indexes acknowledged.
+func TestTxnDisjointBatchIndexesInTwoTxns(t *testing.T) {
+	b := RunT(t, txnOptions())
+	pc, c1 := dialTxn(t, b), dialTxn(t, b)
+	topic := "persistent://public/default/txn-filter-disjoint"
+	name := pc.producer(topic, 1)
+	id := receiptOf(t, pc.publishBatch(1, name, 0, 3))
+	c1.subscribe(topic, "s", 1, proto.CommandSubscribe_Shared, true)
+	c1.received(1)
+
+	ackBatch := func(tx txnID, set int64) *proto.CommandAckResponse {
+		m := &proto.CommandAck{ConsumerId: gproto.Uint64(1), AckType: proto.CommandAck_Individual.Enum(), RequestId: c1.nextRID(),
+			MessageId:     []*proto.MessageIdData{{LedgerId: id.LedgerId, EntryId: id.EntryId, AckSet: []int64{set}}},
+			TxnidMostBits: &tx.most, TxnidLeastBits: &tx.least}
+		c1.send(&proto.BaseCommand{Type: proto.BaseCommand_ACK.Enum(), Ack: m})
+		return c1.expect(proto.BaseCommand_ACK_RESPONSE).GetAckResponse()
+	}
+	t1, t2 := pc.newTxn(60_000), pc.newTxn(60_000)
+	require.Nil(t, ackBatch(t1, 0b110).Error, "t1 holds index 0")
+	r := ackBatch(t2, 0b101)
+	require.Nil(t, r.Error, "t2 may hold index 1: %s", r.GetMessage())
+	assert.Equal(t, proto.ServerError_TransactionConflict, ackBatch(t2, 0b110).GetError(), "index 0 is pending in t1")
+
+	c1.redeliverAll(1)
+	msgs := c1.messages(1)
+	require.Len(t, msgs, 1)
+	assert.Equal(t, []int64{0b100}, msgs[0].GetAckSet(), "only index 2 is deliverable")
+
+	require.Nil(t, pc.endTxn(t1, true).Error)
+	require.Nil(t, pc.endTxn(t2, false).Error)
+	msgs = c1.messages(1)
+	require.Len(t, msgs, 1, "the abort redelivers the batch")
+	assert.Equal(t, []int64{0b110}, msgs[0].GetAckSet(), "t1's index 0 is acknowledged; t2's index 1 is not")
+}
