@@ -60,17 +60,17 @@ func (s *subscription) dispatch() {
 
 // nextCandidate returns the next position to dispatch: the first replay
 // position that is still unacknowledged, else the first unacknowledged entry
-// after readPos.
+// after readPos. Entries pending in a transaction are passed over.
 func (s *subscription) nextCandidate() (ledger.Position, bool, bool) {
 	for {
 		p, ok := s.replay.First()
 		if !ok {
 			break
 		}
-		if !s.cur.IsAcked(p) {
+		if !s.cur.IsAcked(p) && !s.txnHeld(p) {
 			return p, true, true
 		}
-		s.replay.Remove(p)
+		s.replay.Remove(p) // acknowledged, or pending in a transaction (txn_filter.go)
 	}
 	p, ok := s.nextUnread()
 	return p, false, ok
@@ -89,7 +89,7 @@ func (s *subscription) nextUnread() (ledger.Position, bool) {
 			return ledger.Position{}, false
 		}
 		if !s.cur.IsAcked(next) {
-			if !s.txnSkip(next) {
+			if !s.txnSkip(next) && !s.txnHeld(next) {
 				return next, true
 			}
 		}
@@ -148,6 +148,7 @@ func (s *subscription) deliver(cs *consumer, e ledger.Entry, in *entryInfo, hash
 	if !s.t.b.opts.DisableBatchIndexAck && in.numMessages > 1 {
 		ackSet = s.cur.AckSet(e.Pos)
 		count = int64(s.cur.UnackedInEntry(e.Pos, int(in.numMessages)))
+		ackSet, count = s.txnDeliverAckSet(e.Pos, int(in.numMessages), ackSet, count)
 	}
 	cs.permits -= count
 	s.countOut(cs, count, len(e.Payload))

@@ -122,7 +122,7 @@ func txnErrorCode(err error) proto.ServerError {
 		return proto.ServerError_NotAllowedError
 	case errors.Is(err, errTCNotFound):
 		return proto.ServerError_TransactionCoordinatorNotFound
-	case errors.Is(err, errTxnNotFound):
+	case errors.Is(err, errTxnNotFound), errors.Is(err, errTxnNotOwned):
 		return proto.ServerError_TransactionNotFound
 	case errors.Is(err, errTxnStatus):
 		return proto.ServerError_InvalidTxnStatus

@@ -12,11 +12,14 @@ import (
 // (Pulsar's PendingAckHandle): applied to the cursor when their transaction
 // commits, dropped (and the messages redelivered) when it aborts. An ack of
 // a message already acknowledged, or pending in another transaction, is a
-// TransactionConflict. Owned by the topic goroutine; the coordinator keeps
-// a copy of each for recovery.
+// TransactionConflict; two transactions may hold disjoint batch indexes of
+// one entry, as in Pulsar. Owned by the topic goroutine; the coordinator
+// keeps a copy of each for recovery.
 type pendingAcks struct {
-	ind map[ledger.Position]pendingTxnAck // individual acks by position
-	cum *pendingTxnAck                    // the cumulative ack, at most one transaction's
+	// ind holds the individual acks by position, one per transaction (more
+	// than one only for disjoint batch indexes).
+	ind map[ledger.Position][]pendingTxnAck
+	cum *pendingTxnAck // the cumulative ack, at most one transaction's
 }
 
 // pendingTxnAck is one pending ack and its transaction.
@@ -31,7 +34,7 @@ func (r txnAckRec) pos() ledger.Position { return ledger.Position{Ledger: r.Ledg
 func (tb *txnBuffer) subAcks(sub string) *pendingAcks {
 	pa := tb.acks[sub]
 	if pa == nil {
-		pa = &pendingAcks{ind: map[ledger.Position]pendingTxnAck{}}
+		pa = &pendingAcks{ind: map[ledger.Position][]pendingTxnAck{}}
 		tb.acks[sub] = pa
 	}
 	return pa
@@ -46,33 +49,30 @@ func (pa *pendingAcks) add(id txnID, r txnAckRec) {
 		}
 		return
 	}
-	if old, ok := pa.ind[r.pos()]; ok && old.txn == id {
+	list := pa.ind[r.pos()]
+	for i, old := range list {
+		if old.txn != id {
+			continue
+		}
 		if old.rec.AckSet == nil || r.AckSet == nil {
 			r.AckSet = nil
 		} else {
-			n := max(len(old.rec.AckSet), len(r.AckSet))
-			set := make([]int64, n)
-			for i := range set {
-				var a, b int64
-				if i < len(old.rec.AckSet) {
-					a = old.rec.AckSet[i]
-				}
-				if i < len(r.AckSet) {
-					b = r.AckSet[i]
-				}
-				set[i] = a & b
-			}
-			r.AckSet = set
+			r.AckSet = andAckSets(old.rec.AckSet, r.AckSet)
 		}
+		list[i].rec = r
+		return
 	}
-	pa.ind[r.pos()] = pendingTxnAck{txn: id, rec: r}
+	pa.ind[r.pos()] = append(list, pendingTxnAck{txn: id, rec: r})
 }
 
 // drop forgets every pending ack of id.
 func (pa *pendingAcks) drop(id txnID) {
-	for p, a := range pa.ind {
-		if a.txn == id {
+	for p, list := range pa.ind {
+		list = slices.DeleteFunc(list, func(a pendingTxnAck) bool { return a.txn == id })
+		if len(list) == 0 {
 			delete(pa.ind, p)
+		} else {
+			pa.ind[p] = list
 		}
 	}
 	if pa.cum != nil && pa.cum.txn == id {
@@ -90,9 +90,11 @@ func (pa *pendingAcks) conflict(id txnID, s *subscription, r txnAckRec) error {
 		if pa.cum != nil && pa.cum.txn != id {
 			return fmt.Errorf("%w: %s holds a cumulative ack on %s", errTxnConflict, pa.cum.txn, s.name)
 		}
-		for p, a := range pa.ind {
-			if a.txn != id && !pos.Less(p) {
-				return fmt.Errorf("%w: %s is pending in %s", errTxnConflict, p, a.txn)
+		for p, list := range pa.ind {
+			for _, a := range list {
+				if a.txn != id && !pos.Less(p) {
+					return fmt.Errorf("%w: %s is pending in %s", errTxnConflict, p, a.txn)
+				}
 			}
 		}
 		return nil
@@ -100,8 +102,13 @@ func (pa *pendingAcks) conflict(id txnID, s *subscription, r txnAckRec) error {
 	if s.cur.IsAcked(pos) || bitsAlreadyAcked(s.cur.AckSet(pos), r.AckSet, r.Batch) {
 		return fmt.Errorf("%w: %s is already acknowledged on %s", errTxnConflict, pos, s.name)
 	}
-	if a, ok := pa.ind[pos]; ok && a.txn != id {
-		return fmt.Errorf("%w: %s is pending in %s", errTxnConflict, pos, a.txn)
+	for _, a := range pa.ind[pos] {
+		if a.txn == id {
+			continue
+		}
+		if a.rec.AckSet == nil || r.AckSet == nil || bitsAlreadyAcked(a.rec.AckSet, r.AckSet, r.Batch) {
+			return fmt.Errorf("%w: %s is pending in %s", errTxnConflict, pos, a.txn)
+		}
 	}
 	if pa.cum != nil && pa.cum.txn != id && !pa.cum.rec.pos().Less(pos) {
 		return fmt.Errorf("%w: %s is under the cumulative ack of %s", errTxnConflict, pos, pa.cum.txn)
@@ -186,8 +193,8 @@ func (s *subscription) txnAck(id txnID, m *proto.CommandAck) error {
 }
 
 // txnEndSub is the end of id on subscription sub (END_TXN_ON_SUBSCRIPTION):
-// on commit its acks recs are applied to the cursor; on abort the messages
-// that a consumer holds are redelivered. Idempotent.
+// on commit its acks recs are applied to the cursor; on abort their
+// messages are delivered again. Idempotent.
 func (t *topic) txnEndSub(sub string, id txnID, commit bool, recs []txnAckRec) {
 	if t.txn != nil {
 		if pa := t.txn.acks[sub]; pa != nil {
@@ -199,15 +206,7 @@ func (t *topic) txnEndSub(sub string, id txnID, commit bool, recs []txnAckRec) {
 		return
 	}
 	if !commit {
-		for _, r := range recs {
-			p := r.pos()
-			for _, cs := range s.consumers {
-				if _, ok := cs.pending[p]; ok {
-					s.requeue(cs, []ledger.Position{p})
-					break
-				}
-			}
-		}
+		s.txnRedeliverAborted(recs) // txn_filter.go
 		s.dispatch()
 		return
 	}

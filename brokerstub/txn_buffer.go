@@ -21,9 +21,13 @@ import (
 // topic loads, so it survives Restart and Crash with the entries. Owned by
 // the topic goroutine.
 type txnBuffer struct {
-	open    map[txnID]ledger.Position // first entry of each open transaction
-	aborted map[txnID]struct{}        // aborted transactions with entries here
-	acks    map[string]*pendingAcks   // transactional acks by subscription (txn_ack.go)
+	open map[txnID]ledger.Position // first entry of each open transaction
+	// aborted holds the aborted transactions with entries here, by the
+	// position of their abort marker; one is forgotten once the ledger of
+	// its marker is trimmed, and with it every entry of the transaction
+	// (pruneAborted), as Pulsar's trimExpiredAbortedTxns.
+	aborted map[txnID]ledger.Position
+	acks    map[string]*pendingAcks // transactional acks by subscription (txn_ack.go)
 }
 
 // loadTxnBuffer rebuilds the buffer from the ledger and the pending acks
@@ -34,7 +38,7 @@ func (t *topic) loadTxnBuffer() {
 	if c == nil || t.np != nil {
 		return
 	}
-	tb := &txnBuffer{open: map[txnID]ledger.Position{}, aborted: map[txnID]struct{}{}, acks: map[string]*pendingAcks{}}
+	tb := &txnBuffer{open: map[txnID]ledger.Position{}, aborted: map[txnID]ledger.Position{}, acks: map[string]*pendingAcks{}}
 	t.txn = tb
 	ended := map[txnID]bool{}
 	if first, ok := t.led.First(); ok {
@@ -48,7 +52,7 @@ func (t *topic) loadTxnBuffer() {
 				delete(tb.open, in.txn)
 				ended[in.txn] = true
 				if in.marker == markerTxnAbort {
-					tb.aborted[in.txn] = struct{}{}
+					tb.aborted[in.txn] = e.Pos
 				}
 			default:
 				if _, ok := tb.open[in.txn]; !ok && !ended[in.txn] {
@@ -91,7 +95,7 @@ func (t *topic) txnAdmitSend(id txnID) error {
 	if c == nil || t.txn == nil {
 		return errTxnDisabled
 	}
-	return c.addPartitions(id, []string{t.name.Full})
+	return c.addPartitions(id, txnByBroker, []string{t.name.Full})
 }
 
 // txnStored records that a message of id was stored at pos.
@@ -124,9 +128,10 @@ func (t *topic) txnEnd(id txnID, commit bool) {
 		MarkerType:   &marker,
 	}
 	raw, err := gproto.Marshal(md)
+	var pos ledger.Position
 	if err == nil {
 		t.awaitDurable() // the marker follows the entries in flight (pipeline.go)
-		_, err = t.led.Append(txnTagged(raw, id), nil, now, 1)
+		pos, err = t.led.Append(txnTagged(raw, id), nil, now, 1)
 	}
 	if err != nil {
 		// The coordinator retries the end (the client's retry, or the
@@ -136,9 +141,25 @@ func (t *topic) txnEnd(id txnID, commit bool) {
 	}
 	delete(t.txn.open, id)
 	if !commit {
-		t.txn.aborted[id] = struct{}{}
+		t.txn.aborted[id] = pos
 	}
+	t.afterAppend(pos) // a marker that fills its ledger trims as a message does (retention.go)
 	t.dispatchAll()
+}
+
+// pruneAborted forgets the aborted transactions whose abort marker is no
+// longer stored: retention trimmed its ledger, and every entry of the
+// transaction (all before the marker) with it. Called after a trim, so
+// that the set is bounded by what the topic stores. Topic goroutine.
+func (t *topic) pruneAborted() {
+	if t.txn == nil {
+		return
+	}
+	for id, marker := range t.txn.aborted {
+		if _, ok := t.led.Get(marker); !ok {
+			delete(t.txn.aborted, id)
+		}
+	}
 }
 
 // txnReadLimit is the max-read position: entries at or after it are not

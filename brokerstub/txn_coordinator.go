@@ -48,6 +48,10 @@ type txnMeta struct {
 	Partitions []string    `json:"partitions,omitempty"`
 	Subs       []txnSubRef `json:"subs,omitempty"`
 	Acks       []txnAckRec `json:"acks,omitempty"`
+	// Owner is the role that opened the transaction, "" when opened without
+	// authentication (and in records written before owners were kept):
+	// anyone may use it then (txn_owner.go).
+	Owner string `json:"owner,omitempty"`
 
 	stop func() bool // the timeout timer; nil once stopped
 }
@@ -123,7 +127,7 @@ func (b *Broker) startCoordinator() error {
 	// Finished before the broker serves: no client sees half of one.
 	for _, m := range finish {
 		id := txnID{least: m.Least}
-		if err := c.end(id, m.Status == txnCommitting); err != nil {
+		if err := c.end(id, txnByBroker, m.Status == txnCommitting); err != nil {
 			b.log.Warn("finish transaction after restart", "txn", id, "err", err)
 		}
 	}
@@ -181,8 +185,9 @@ func (c *coordinator) persistLocked() error {
 	return nil
 }
 
-// newTxn opens a transaction that aborts after timeout (0: one minute).
-func (c *coordinator) newTxn(timeout time.Duration) (txnID, error) {
+// newTxn opens a transaction owned by as that aborts after timeout (0: one
+// minute).
+func (c *coordinator) newTxn(as txnAs, timeout time.Duration) (txnID, error) {
 	if timeout <= 0 {
 		timeout = defaultTxnTimeout
 	}
@@ -192,7 +197,8 @@ func (c *coordinator) newTxn(timeout time.Duration) (txnID, error) {
 		return txnID{}, errTopicClosed
 	}
 	now := c.b.opts.Clock.Now()
-	m := &txnMeta{Least: c.next, Status: txnOpen, OpenedAt: now.UnixMilli(), TimeoutAt: now.Add(timeout).UnixMilli()}
+	m := &txnMeta{Least: c.next, Status: txnOpen, OpenedAt: now.UnixMilli(), TimeoutAt: now.Add(timeout).UnixMilli(),
+		Owner: c.b.txnOwnerOf(as)}
 	c.next++
 	c.txns[m.Least] = m
 	if err := c.persistLocked(); err != nil {
@@ -203,8 +209,9 @@ func (c *coordinator) newTxn(timeout time.Duration) (txnID, error) {
 	return txnID{least: m.Least}, nil
 }
 
-// openLocked returns the open transaction id, or why it is not one.
-func (c *coordinator) openLocked(id txnID) (*txnMeta, error) {
+// openLocked returns the open transaction id, or why it is not one or as
+// may not use it.
+func (c *coordinator) openLocked(id txnID, as txnAs) (*txnMeta, error) {
 	if id.most >= tcCount {
 		return nil, fmt.Errorf("%w: %d", errTCNotFound, id.most)
 	}
@@ -212,18 +219,21 @@ func (c *coordinator) openLocked(id txnID) (*txnMeta, error) {
 	if m == nil {
 		return nil, fmt.Errorf("%w: %s", errTxnNotFound, id)
 	}
+	if err := c.checkOwnerLocked(m, as); err != nil {
+		return nil, err
+	}
 	if m.Status != txnOpen {
 		return nil, fmt.Errorf("%w: %s is %s, not OPEN", errTxnStatus, id, m.Status)
 	}
 	return m, nil
 }
 
-// update applies f to open transaction id and persists it when f reports
-// a change.
-func (c *coordinator) update(id txnID, f func(*txnMeta) bool) error {
+// update applies f to open transaction id for as and persists it when f
+// reports a change.
+func (c *coordinator) update(id txnID, as txnAs, f func(*txnMeta) bool) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	m, err := c.openLocked(id)
+	m, err := c.openLocked(id, as)
 	if err != nil {
 		return err
 	}
@@ -237,13 +247,13 @@ func (c *coordinator) update(id txnID, f func(*txnMeta) bool) error {
 func (c *coordinator) checkOpen(id txnID) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	_, err := c.openLocked(id)
+	_, err := c.openLocked(id, txnByBroker)
 	return err
 }
 
 // addPartitions records topics that id produces to.
-func (c *coordinator) addPartitions(id txnID, parts []string) error {
-	return c.update(id, func(m *txnMeta) bool {
+func (c *coordinator) addPartitions(id txnID, as txnAs, parts []string) error {
+	return c.update(id, as, func(m *txnMeta) bool {
 		n := len(m.Partitions)
 		for _, p := range parts {
 			if !slices.Contains(m.Partitions, p) {
@@ -255,8 +265,8 @@ func (c *coordinator) addPartitions(id txnID, parts []string) error {
 }
 
 // addSubs records subscriptions that id acknowledges on.
-func (c *coordinator) addSubs(id txnID, subs []txnSubRef) error {
-	return c.update(id, func(m *txnMeta) bool {
+func (c *coordinator) addSubs(id txnID, as txnAs, subs []txnSubRef) error {
+	return c.update(id, as, func(m *txnMeta) bool {
 		n := len(m.Subs)
 		for _, s := range subs {
 			if !slices.Contains(m.Subs, s) {
@@ -269,7 +279,7 @@ func (c *coordinator) addSubs(id txnID, subs []txnSubRef) error {
 
 // recordAcks records acks that id holds pending (and their subscription).
 func (c *coordinator) recordAcks(id txnID, recs []txnAckRec) error {
-	return c.update(id, func(m *txnMeta) bool {
+	return c.update(id, txnByBroker, func(m *txnMeta) bool {
 		for _, r := range recs {
 			if ref := (txnSubRef{r.Topic, r.Sub}); !slices.Contains(m.Subs, ref) {
 				m.Subs = append(m.Subs, ref)

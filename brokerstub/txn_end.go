@@ -23,18 +23,18 @@ func (c *coordinator) armTimeout(m *txnMeta, d time.Duration) {
 		c.wg.Add(1)
 		c.mu.Unlock()
 		defer c.wg.Done()
-		if err := c.end(id, false); err != nil && !errors.Is(err, errTxnStatus) && !errors.Is(err, errTxnNotFound) {
+		if err := c.end(id, txnByBroker, false); err != nil && !errors.Is(err, errTxnStatus) && !errors.Is(err, errTxnNotFound) {
 			c.b.log.Warn("abort timed-out transaction", "txn", id, "err", err)
 		}
 	})
 }
 
-// end commits or aborts id in two phases: the decision (COMMITTING or
+// end commits or aborts id for as in two phases: the decision (COMMITTING or
 // ABORTING) is persisted first; then every partition writes its marker and
 // every subscription applies or drops its pending acks; then the
 // transaction is removed. An end of a transaction already deciding the same
 // way is a retry and runs the second phase again (it is idempotent).
-func (c *coordinator) end(id txnID, commit bool) error {
+func (c *coordinator) end(id txnID, as txnAs, commit bool) error {
 	want := txnAborting
 	if commit {
 		want = txnCommitting
@@ -45,10 +45,15 @@ func (c *coordinator) end(id txnID, commit bool) error {
 		return fmt.Errorf("%w: %d", errTCNotFound, id.most)
 	}
 	m := c.txns[id.least]
-	switch {
-	case m == nil:
+	if m == nil {
 		c.mu.Unlock()
 		return fmt.Errorf("%w: %s", errTxnNotFound, id)
+	}
+	if err := c.checkOwnerLocked(m, as); err != nil {
+		c.mu.Unlock()
+		return err
+	}
+	switch {
 	case m.Status == txnOpen:
 		m.Status = want
 		if m.stop != nil {

@@ -73,7 +73,7 @@ func (c *conn) handleNewTxn(m *proto.CommandNewTxn) {
 	var id txnID
 	if err == nil {
 		ttl := min(m.GetTxnTtlSeconds(), uint64(maxTxnTimeout/time.Millisecond))
-		id, err = tc.newTxn(time.Duration(ttl) * time.Millisecond)
+		id, err = tc.newTxn(c.txnCaller(), time.Duration(ttl)*time.Millisecond)
 	}
 	if err == nil {
 		id.most = m.GetTcId()
@@ -95,7 +95,7 @@ func (c *conn) handleAddPartitionToTxn(m *proto.CommandAddPartitionToTxn) {
 	id, _ := txnIDOf(m.TxnidMostBits, m.TxnidLeastBits)
 	tc, err := c.b.coordinatorFor(id.most)
 	if err == nil {
-		err = tc.addPartitions(id, m.GetPartitions())
+		err = tc.addPartitions(id, c.txnCaller(), m.GetPartitions())
 	}
 	r := &proto.CommandAddPartitionToTxnResponse{RequestId: &rid, TxnidMostBits: &id.most, TxnidLeastBits: &id.least}
 	r.Error, r.Message = errFields(err)
@@ -114,7 +114,7 @@ func (c *conn) handleAddSubscriptionToTxn(m *proto.CommandAddSubscriptionToTxn) 
 		for _, s := range m.GetSubscription() {
 			subs = append(subs, txnSubRef{Topic: s.GetTopic(), Sub: s.GetSubscription()})
 		}
-		err = tc.addSubs(id, subs)
+		err = tc.addSubs(id, c.txnCaller(), subs)
 	}
 	r := &proto.CommandAddSubscriptionToTxnResponse{RequestId: &rid, TxnidMostBits: &id.most, TxnidLeastBits: &id.least}
 	r.Error, r.Message = errFields(err)
@@ -130,7 +130,7 @@ func (c *conn) handleEndTxn(m *proto.CommandEndTxn) {
 	id, _ := txnIDOf(m.TxnidMostBits, m.TxnidLeastBits)
 	tc, err := c.b.coordinatorFor(id.most)
 	if err == nil {
-		err = tc.end(id, m.GetTxnAction() == proto.TxnAction_COMMIT)
+		err = tc.end(id, c.txnCaller(), m.GetTxnAction() == proto.TxnAction_COMMIT)
 	}
 	r := &proto.CommandEndTxnResponse{RequestId: &rid, TxnidMostBits: &id.most, TxnidLeastBits: &id.least}
 	r.Error, r.Message = errFields(err)
