@@ -174,17 +174,7 @@ func (c *txnClient) publishBatch(pid uint64, name string, seq uint64, n int) *pr
 	c.sendPayload(&proto.BaseCommand{Type: proto.BaseCommand_SEND.Enum(), Send: &proto.CommandSend{
 		ProducerId: &pid, SequenceId: &seq, NumMessages: &nb}},
 		&proto.MessageMetadata{ProducerName: &name, SequenceId: &seq, PublishTime: gproto.Uint64(1), NumMessagesInBatch: &nb}, payload)
-	for {
-		f, err := c.next()
-		require.NoError(c.t, err)
-		switch f.Cmd.GetType() {
-		case proto.BaseCommand_SEND_RECEIPT, proto.BaseCommand_SEND_ERROR:
-			return f.Cmd
-		case proto.BaseCommand_PING:
-		default:
-			c.t.Fatalf("waiting for the answer to a send: got %s", f.Cmd)
-		}
-	}
+	return c.sendAnswer()
 }
 
 // messages reads frames up to the answer of a GET_LAST_MESSAGE_ID for

@@ -62,6 +62,13 @@ func (c *txnClient) publish(pid uint64, name string, seq uint64, payload string,
 	}
 	c.sendPayload(&proto.BaseCommand{Type: proto.BaseCommand_SEND.Enum(), Send: s},
 		&proto.MessageMetadata{ProducerName: &name, SequenceId: &seq, PublishTime: gproto.Uint64(1)}, []byte(payload))
+	return c.sendAnswer()
+}
+
+// sendAnswer reads frames up to the answer of a SEND (SEND_RECEIPT or
+// SEND_ERROR) and returns it.
+func (c *txnClient) sendAnswer() *proto.BaseCommand {
+	c.t.Helper()
 	for {
 		f, err := c.next()
 		require.NoError(c.t, err)

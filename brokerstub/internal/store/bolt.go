@@ -147,7 +147,11 @@ func nested(tx *bolt.Tx, topic string, name []byte) *bolt.Bucket {
 
 // ledgerID returns the stored ledger id counter of topic (0 if none).
 func ledgerID(tx *bolt.Tx, topic string) (int64, error) {
-	v := tx.Bucket(bucketLedgerIDs).Get([]byte(topic))
+	return decodeLedgerID(tx.Bucket(bucketLedgerIDs).Get([]byte(topic)))
+}
+
+// decodeLedgerID decodes a stored ledger id counter (0 for nil).
+func decodeLedgerID(v []byte) (int64, error) {
 	if v == nil {
 		return 0, nil
 	}
@@ -177,14 +181,7 @@ func putLedgerID(tx *bolt.Tx, topic string, id int64) error {
 // lastLedgerID returns the highest ledger id of any topic (0 if none).
 func lastLedgerID(tx *bolt.Tx) (int64, error) {
 	if v := tx.Bucket(bucketMeta).Get(keyLastLedger); v != nil {
-		n, err := decodeUint64(v)
-		if err != nil {
-			return 0, err
-		}
-		if n > math.MaxInt64 {
-			return 0, errorf(ErrCorrupt, "last ledger id %d", n)
-		}
-		return int64(n), nil
+		return decodeLedgerID(v)
 	}
 	var last int64
 	err := tx.Bucket(bucketLedgerIDs).ForEach(func(k, _ []byte) error {
