@@ -9,7 +9,10 @@ type ProducerInterceptor interface {
 	// OnSendAcknowledgement runs once the broker acknowledged the message
 	// (for a chunked message, its last chunk), before Send returns or the
 	// SendAsync callback runs. As in the official client it is not called
-	// for a send that fails.
+	// for a send that fails, and for SendAsync it runs on the connection's
+	// reader goroutine before the next frame is read, so a message received
+	// afterwards from the same connection is ordered after it; it must not
+	// block (a Send or Flush in it would wait for its own connection).
 	OnSendAcknowledgement(producer Producer, message *ProducerMessage, msgID MessageID)
 }
 

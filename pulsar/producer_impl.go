@@ -246,7 +246,14 @@ func (p *partitionedProducer) SendAsync(ctx context.Context, msg *ProducerMessag
 		callback(nil, msg, err)
 		return
 	}
-	pp.SendAsyncVersioned(ctx, m, version, func(id messageid.MessageID, err error) {
+	var receipted producer.Receipted
+	if len(p.opts.Interceptors) > 0 {
+		// On the connection's reader before the callback, as the official
+		// client runs interceptors: a message received later from the
+		// connection comes after them.
+		receipted = func(id messageid.MessageID) { p.opts.Interceptors.OnSendAcknowledgement(p, msg, id) }
+	}
+	pp.SendAsyncReceipted(ctx, m, version, receipted, func(id messageid.MessageID, err error) {
 		if end != nil {
 			end(err)
 		}
@@ -254,7 +261,6 @@ func (p *partitionedProducer) SendAsync(ctx context.Context, msg *ProducerMessag
 			callback(nil, msg, producerErr("send to "+topic, err))
 			return
 		}
-		p.opts.Interceptors.OnSendAcknowledgement(p, msg, id)
 		callback(id, msg, nil)
 	})
 }

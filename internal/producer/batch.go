@@ -104,7 +104,7 @@ func (p *Producer) batchable(m *api.ProducerMessage, n int) bool {
 
 // addToBatch appends m to its batch, flushing batches as limits require,
 // and the batch m joined when flushNow. Called with p.mu held.
-func (p *Producer) addToBatch(m *api.ProducerMessage, schemaVersion []byte, cb Callback, mem int64, deadline time.Time, flushNow bool) error {
+func (p *Producer) addToBatch(m *api.ProducerMessage, schemaVersion []byte, pm pending, mem int64, deadline time.Time, flushNow bool) error {
 	key := p.batchKey(m)
 	b := p.batches.get(key)
 	if b != nil && (!p.fits(b, len(m.Payload)) || !bytes.Equal(b.schemaVersion, schemaVersion) || !sameTxn(b.txn, txnOf(m))) {
@@ -129,7 +129,8 @@ func (p *Producer) addToBatch(m *api.ProducerMessage, schemaVersion []byte, cb C
 		b.firstSeq = seq
 	}
 	b.lastSeq = max(b.lastSeq, seq)
-	b.msgs = append(b.msgs, pending{cb: cb, size: len(m.Payload), at: p.metricsNow()})
+	pm.size, pm.at = len(m.Payload), p.metricsNow()
+	b.msgs = append(b.msgs, pm)
 	b.mem += mem
 	if flushNow || len(b.msgs) >= p.opts.BatchMaxMessages || len(b.buf) >= p.batchMaxBytes() {
 		p.flushBatch(b)

@@ -11,7 +11,8 @@ import (
 
 // pending is one message inside an entry.
 type pending struct {
-	cb   Callback
+	cb        Callback
+	receipted Receipted // nil for none
 	size int       // uncompressed payload bytes
 	at   time.Time // when Send was called, with metrics only
 }

@@ -14,6 +14,13 @@ import (
 // messageid.ChunkMessageID for a chunked message) or an error.
 type Callback func(id messageid.MessageID, err error)
 
+// Receipted is told a message's id when the broker acknowledged it, on the
+// connection's reader goroutine before the next frame is read and before
+// the message's Callback runs (where the official client runs its
+// interceptors' OnSendAcknowledgement): so a message received later from
+// the same connection comes after it. It must not block.
+type Receipted func(id messageid.MessageID)
+
 // batchKey returns the key that key-based batching groups m by.
 func batchKey(m *api.ProducerMessage) string {
 	if m.OrderingKey != "" {

@@ -12,10 +12,30 @@ import (
 // receipt matches a send receipt to the oldest entry by sequence id; the
 // chunks of a chunked message are acknowledged one receipt each, in order.
 func (p *Producer) receipt(gen uint64, r *proto.CommandSendReceipt) {
+	e, ids := p.receiptLocked(gen, r)
+	if e == nil {
+		return
+	}
+	// On the connection's reader, outside the lock, before the callbacks
+	// are queued: see Receipted.
+	for i, m := range e.msgs {
+		if m.receipted != nil {
+			m.receipted(ids.at(i))
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.finish(e, ids, nil)
+	p.armTimeout()
+}
+
+// receiptLocked applies a receipt and returns the entry it completes, taken
+// out of the queue, with its ids; nil when it completes none.
+func (p *Producer) receiptLocked(gen uint64, r *proto.CommandSendReceipt) (*entry, receiptIDs) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if gen != p.gen {
-		return
+		return nil, receiptIDs{}
 	}
 	seq := r.GetSequenceId()
 	e := p.queue.peek()
@@ -23,7 +43,7 @@ func (p *Producer) receipt(gen uint64, r *proto.CommandSendReceipt) {
 	case e == nil || seq < e.seq:
 		// The receipt of a message that already failed (timeout, error).
 		p.log.Debug("receipt for a message no longer pending", "seq", seq)
-		return
+		return nil, receiptIDs{}
 	case seq > e.seq:
 		// The receipt of the oldest entry was lost: resend from a new
 		// connection, as the official clients do.
@@ -31,7 +51,7 @@ func (p *Producer) receipt(gen uint64, r *proto.CommandSendReceipt) {
 		if c := p.conn; c != nil {
 			go c.Close()
 		}
-		return
+		return nil, receiptIDs{}
 	}
 	mid := r.GetMessageId()
 	id := messageid.New(int64(mid.GetLedgerId()), int64(mid.GetEntryId()), -1, p.opts.Partition, 0)
@@ -42,12 +62,11 @@ func (p *Producer) receipt(gen uint64, r *proto.CommandSendReceipt) {
 		e.acked++
 		p.stats.chunks.Add(1)
 		if e.acked < e.chunks {
-			return
+			return nil, receiptIDs{}
 		}
 	}
 	p.queue.pop()
-	p.finish(e, receiptIDs{id: id, e: e}, nil)
-	p.armTimeout()
+	return e, receiptIDs{id: id, e: e}
 }
 
 // receiptIDs computes the message ids of an acknowledged entry.

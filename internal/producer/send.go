@@ -33,7 +33,7 @@ func (p *Producer) SendVersioned(ctx context.Context, m *api.ProducerMessage, sc
 		err error
 	}
 	ch := make(chan result, 1)
-	p.send(ctx, m, schemaVersion, func(id messageid.MessageID, err error) { ch <- result{id, err} }, true)
+	p.send(ctx, m, schemaVersion, pending{cb: func(id messageid.MessageID, err error) { ch <- result{id, err} }}, true)
 	select {
 	case r := <-ch: // failed before it was queued (ctx may have ended too)
 		return r.id, r.err
@@ -57,25 +57,32 @@ func (p *Producer) SendVersioned(ctx context.Context, m *api.ProducerMessage, sc
 // SendAsync returns. Callbacks run in completion order on one goroutine
 // per producer.
 func (p *Producer) SendAsync(ctx context.Context, m *api.ProducerMessage, cb Callback) {
-	p.send(ctx, m, nil, cb, false)
+	p.send(ctx, m, nil, pending{cb: cb}, false)
 }
 
 // SendAsyncVersioned is SendAsync of a message written with the schema
 // version schemaVersion (see SendVersioned).
 func (p *Producer) SendAsyncVersioned(ctx context.Context, m *api.ProducerMessage, schemaVersion []byte, cb Callback) {
-	p.send(ctx, m, schemaVersion, cb, false)
+	p.send(ctx, m, schemaVersion, pending{cb: cb}, false)
+}
+
+// SendAsyncReceipted is SendAsyncVersioned that also tells receipted the
+// id when the broker acknowledged m, before cb runs (see Receipted).
+func (p *Producer) SendAsyncReceipted(ctx context.Context, m *api.ProducerMessage, schemaVersion []byte, receipted Receipted, cb Callback) {
+	p.send(ctx, m, schemaVersion, pending{cb: cb, receipted: receipted}, false)
 }
 
 // send is SendAsyncVersioned; flushNow sends m's batch at once.
-func (p *Producer) send(ctx context.Context, m *api.ProducerMessage, schemaVersion []byte, cb Callback, flushNow bool) {
-	if err := p.sendAsync(ctx, m, schemaVersion, cb, flushNow); err != nil {
+func (p *Producer) send(ctx context.Context, m *api.ProducerMessage, schemaVersion []byte, pm pending, flushNow bool) {
+	if err := p.sendAsync(ctx, m, schemaVersion, pm, flushNow); err != nil {
 		p.stats.failed.Add(1)
 		p.metricFailed(1, err)
-		cb(nil, err)
+		pm.cb(nil, err)
 	}
 }
 
-func (p *Producer) sendAsync(ctx context.Context, m *api.ProducerMessage, schemaVersion []byte, cb Callback, flushNow bool) error {
+// sendAsync queues m; pm holds its callbacks (sizes are filled in here).
+func (p *Producer) sendAsync(ctx context.Context, m *api.ProducerMessage, schemaVersion []byte, pm pending, flushNow bool) error {
 	if m == nil {
 		return fmt.Errorf("%w: nil message", api.ErrInvalidOptions)
 	}
@@ -105,7 +112,7 @@ func (p *Producer) sendAsync(ctx context.Context, m *api.ProducerMessage, schema
 
 	p.mu.Lock()
 	if p.state == stateOpen && p.batchable(m, n) {
-		err := p.addToBatch(m, schemaVersion, cb, mem, deadline, flushNow)
+		err := p.addToBatch(m, schemaVersion, pm, mem, deadline, flushNow)
 		p.mu.Unlock()
 		if err != nil {
 			p.release(1, mem)
@@ -130,7 +137,7 @@ func (p *Producer) sendAsync(ctx context.Context, m *api.ProducerMessage, schema
 	seq := p.assignSeq(m)
 	md := p.entryMetadata(m, seq, now, n)
 	md.SchemaVersion = schemaVersion
-	e := &entry{seq: seq, highest: seq, msgs: []pending{{cb: cb, size: n, at: p.metricsNow()}}, meta: md, payload: payload, mem: mem, deadline: deadline, txn: txnOf(m)}
+	e := &entry{seq: seq, highest: seq, msgs: []pending{{cb: pm.cb, receipted: pm.receipted, size: n, at: p.metricsNow()}}, meta: md, payload: payload, mem: mem, deadline: deadline, txn: txnOf(m)}
 	setMetaTxn(md, e.txn)
 	if err := p.plan(e); err != nil {
 		p.release(1, mem)

@@ -55,10 +55,10 @@ func (p *Producer) SendVersionedNotify(ctx context.Context, m *api.ProducerMessa
 		err error
 	}
 	ch := make(chan result, 1)
-	p.send(ctx, m, schemaVersion, func(id messageid.MessageID, err error) {
+	p.send(ctx, m, schemaVersion, pending{cb: func(id messageid.MessageID, err error) {
 		done(id, err)
 		ch <- result{id, err}
-	}, true)
+	}}, true)
 	select {
 	case r := <-ch:
 		return r.id, r.err
