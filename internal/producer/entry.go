@@ -13,8 +13,8 @@ import (
 type pending struct {
 	cb        Callback
 	receipted Receipted // nil for none
-	size int       // uncompressed payload bytes
-	at   time.Time // when Send was called, with metrics only
+	size      int       // uncompressed payload bytes
+	at        time.Time // when Send was called, with metrics only
 }
 
 // entry is one unit sent to the broker and acknowledged by sequence id: a
