@@ -3,6 +3,7 @@ package brokerstub
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync/atomic"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
@@ -142,17 +143,25 @@ func (c *conn) handleSend(m *proto.CommandSend, f *wire.Frame) bool {
 	if f.Meta.NumMessagesInBatch == nil {
 		num = m.GetNumMessages()
 	}
-	rawMeta, payload, publishTime, md := f.RawMeta, f.Payload, f.Meta.GetPublishTime(), f.Meta
+	// The frame's buffer is the read loop's pooled one: the topic's
+	// goroutine releases it once the ledger has copied the entry (or the
+	// SEND failed), so the read loop must not.
+	own := f.Move()
+	rawMeta, payload, publishTime, md := own.RawMeta, own.Payload, own.Meta.GetPublishTime(), own.Meta
 	seq, highest := m.GetSequenceId(), m.GetHighestSequenceId()
 	txn, inTxn := txnIDOf(m.TxnidMostBits, m.TxnidLeastBits)
 	t := p.t
 	ok := t.do(func() {
+		defer own.Release()
 		if t.np != nil && inTxn { // as Pulsar's NonPersistentTopic
 			c.write(sendError(p.id, seq, proto.ServerError_NotAllowedError, "Do not support transaction on non-persistent topics"))
 			return
 		}
 		if t.np != nil {
-			t.publishNonPersistent(c, p, seq, highest, rawMeta, payload, num)
+			// Consumers' queues keep what they are sent until it is
+			// written, so they get a copy of the pooled frame.
+			meta, body := slices.Clone(rawMeta), slices.Clone(payload)
+			t.publishNonPersistent(c, p, seq, highest, meta, body, num)
 			return
 		}
 		if t.adm.terminated {
@@ -197,6 +206,7 @@ func (c *conn) handleSend(m *proto.CommandSend, f *wire.Frame) bool {
 		})
 	})
 	if !ok {
+		own.Release()
 		c.write(sendError(p.id, seq, proto.ServerError_ServiceNotReady, "topic is being unloaded"))
 	}
 	return true
