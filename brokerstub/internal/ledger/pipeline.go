@@ -75,6 +75,14 @@ func (l *Ledger) AppendAsync(meta, payload []byte, publishTime uint64, numMessag
 	})
 }
 
+// Pipelines reports whether AppendAsync hands entries to the store without
+// waiting (the store is a store.AsyncAppender); when it does not,
+// AppendAsync is Append followed by its callback.
+func (l *Ledger) Pipelines() bool {
+	_, ok := l.st.(store.AsyncAppender)
+	return ok
+}
+
 // Finish adds a pending entry to the Ledger once the store has it, or
 // records its failure so that the next append starts a new ledger, and
 // returns its position or the error.
