@@ -46,6 +46,13 @@ func (p *Producer) receipt(gen uint64, r *proto.CommandSendReceipt) {
 		}
 	}
 	p.queue.pop()
+	if e.batched && p.opts.Compression == 0 {
+		// The broker has the whole frame, so the batch payload is no
+		// longer written or resent (seal gives encryption its own
+		// buffer): it can hold the next batch.
+		p.batches.recycle(e.payload)
+		e.payload = nil
+	}
 	p.finish(e, receiptIDs{id: id, e: e}, nil)
 	p.armTimeout()
 }
