@@ -137,8 +137,9 @@ func (p *Producer) addToBatch(m *api.ProducerMessage, schemaVersion []byte, cb C
 		p.armBatchTimer()
 	}
 	seq := p.assignSeq(m)
+	sm := singleMessage(m, seq)
 	var err error
-	if b.buf, err = wire.AppendBatchEntry(b.buf, singleMetadata(m, seq), m.Payload); err != nil {
+	if b.buf, err = wire.AppendSingleMessage(b.buf, &sm, m.Payload); err != nil {
 		if len(b.msgs) == 0 {
 			p.batches.detach(b)
 		}
