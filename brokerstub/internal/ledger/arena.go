@@ -1,5 +1,7 @@
 package ledger
 
+import "github.com/pulsargo/sdk/internal/prefault"
+
 // Slab sizes of the arena that holds a ledger's entries. A topic's first
 // slab is small, so that a topic with a few entries holds little memory;
 // each next slab doubles, up to maxSlab.
@@ -24,7 +26,7 @@ const (
 // arrived in: a connection reads frames into recycled buffers (hot memory)
 // and the topic's goroutine writes each entry once into its slab, rather
 // than the connection's reader writing every byte into freshly allocated
-// memory, one allocation per entry.
+// memory, one allocation per entry. Slabs are prefaulted (internal/prefault).
 type arena struct {
 	ledger int64  // the ledger whose entries the current slab holds
 	free   []byte // the unused rest of the current slab
@@ -42,6 +44,7 @@ func (a *arena) copyEntry(id int64, meta, payload []byte) (m, p []byte) {
 	switch {
 	case n >= ownBufferAt:
 		buf = make([]byte, 0, n)
+		prefault.Bytes(buf[:n])
 	default:
 		if id != a.ledger || len(a.free) < n {
 			a.newSlab(id, n)
@@ -62,5 +65,8 @@ func (a *arena) newSlab(id int64, n int) {
 	}
 	a.ledger = id
 	a.free = make([]byte, size)
+	// The slab is filled whole, entry after entry: its pages are mapped
+	// in one system call rather than faulted in one by one by the copies.
+	prefault.Bytes(a.free)
 	a.next = min(2*size, maxSlab)
 }
