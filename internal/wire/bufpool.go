@@ -1,6 +1,10 @@
 package wire
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/pulsargo/sdk/internal/prefault"
+)
 
 // Buffers below this size are not pooled: they are cheap to allocate and
 // the garbage collector handles them well.
@@ -73,7 +77,10 @@ func (p *BufferPool) get(n int) []byte {
 	case b := <-p.classes[c]:
 		return b[:n]
 	default:
-		return make([]byte, n, classCap(c))
+		// A new buffer is read into whole: map its pages in at once.
+		b := make([]byte, classCap(c))
+		prefault.Bytes(b)
+		return b[:n]
 	}
 }
 
