@@ -77,10 +77,12 @@ func (p *BufferPool) get(n int) []byte {
 	case b := <-p.classes[c]:
 		return b[:n]
 	default:
-		// A new buffer is read into whole: map its pages in at once.
-		b := make([]byte, classCap(c))
+		// The frame is read into the buffer whole: map those pages in at
+		// once (the rest of the class's capacity only when a larger frame
+		// uses it).
+		b := make([]byte, n, classCap(c))
 		prefault.Bytes(b)
-		return b[:n]
+		return b
 	}
 }
 
