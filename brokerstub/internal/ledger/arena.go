@@ -13,6 +13,9 @@ const (
 	// entries, so at most a quarter of it is left unused when the next
 	// entry does not fit.
 	ownBufferAt = maxSlab / 4
+	// prefaultSlab is the slab size from which slabs are prefaulted: a
+	// topic that has filled its smaller slabs is likely to fill this one.
+	prefaultSlab = 1 << 20
 )
 
 // arena copies entries into slabs: large buffers that successive entries
@@ -65,8 +68,12 @@ func (a *arena) newSlab(id int64, n int) {
 	}
 	a.ledger = id
 	a.free = make([]byte, size)
-	// The slab is filled whole, entry after entry: its pages are mapped
-	// in one system call rather than faulted in one by one by the copies.
-	prefault.Bytes(a.free)
+	if size >= prefaultSlab {
+		// The slab is filled whole, entry after entry: its pages are
+		// mapped in one system call rather than faulted in one by one by
+		// the copies. Not the small first slabs of a topic, which may
+		// stay mostly empty.
+		prefault.Bytes(a.free)
+	}
 	a.next = min(2*size, maxSlab)
 }
