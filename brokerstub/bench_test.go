@@ -105,6 +105,20 @@ func BenchmarkSendReceipt(b *testing.B) {
 	sendAndSkipReceipts(b, c, frame, b.N)
 }
 
+// BenchmarkSendReceipt128KiB is BenchmarkSendReceipt with W1's entries:
+// batches of 128 KiB, which the stub keeps, so that MB/s shows what storing
+// a byte in memory the process has not touched before costs (the ledger's
+// slabs, internal/prefault) and allocs/op that nothing is allocated per
+// byte.
+func BenchmarkSendReceipt128KiB(b *testing.B) {
+	br := RunT(b, Options{KeepAliveInterval: time.Hour}) // the raw clients answer no PING
+	c, frame := benchProducer(b, br, "persistent://public/default/bench-send-128k", 1, make([]byte, 128<<10))
+	b.ReportAllocs()
+	b.SetBytes(128 << 10)
+	b.ResetTimer()
+	sendAndSkipReceipts(b, c, frame, b.N)
+}
+
 // BenchmarkDispatch measures the stub's dispatch path: b.N stored 1 KiB
 // entries (stored before the timer starts) delivered to one Exclusive consumer that has the permits for all
 // of them. allocs/op counts what the stub allocates per MESSAGE.

@@ -15,6 +15,7 @@ import (
 	"github.com/pulsargo/sdk/brokerstub/internal/policy"
 	"github.com/pulsargo/sdk/brokerstub/internal/schema"
 	"github.com/pulsargo/sdk/brokerstub/internal/store"
+	"github.com/pulsargo/sdk/internal/wire"
 )
 
 // ErrClosed is returned by operations on a closed Broker.
@@ -30,7 +31,8 @@ type Broker struct {
 	interceptor atomic.Pointer[Interceptor]
 	schemas     *schema.Registry // handle_schema.go
 	connSeq     atomic.Uint64
-	watch       topicWatchers // topic-list watchers (handle_topiclist.go)
+	watch       topicWatchers           // topic-list watchers (handle_topiclist.go)
+	frames      func() *wire.BufferPool // the connections' frame buffers (conn.go), made on first use
 
 	mu       sync.Mutex
 	st       store.Store
@@ -52,7 +54,7 @@ type Broker struct {
 // Start starts a broker with the given options.
 func Start(opts Options) (*Broker, error) {
 	opts = opts.withDefaults()
-	b := &Broker{opts: opts, log: opts.Logger}
+	b := &Broker{opts: opts, log: opts.Logger, frames: sync.OnceValue(newFramePool)}
 	schemas, err := newSchemaRegistry(b)
 	if err != nil {
 		return nil, err

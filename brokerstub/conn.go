@@ -77,8 +77,16 @@ func (c *conn) close() {
 	})
 }
 
+// newFramePool returns the pool of the buffers connections read frames
+// into. Every frame is released once handled (a SEND's once its topic has
+// copied the entry into the ledger), so buffers of every size are
+// recycled: the bytes a client sends land in memory written before, not in
+// a fresh allocation per frame.
+func newFramePool() *wire.BufferPool { return wire.NewBufferPoolFrom(0) }
+
 func (c *conn) readLoop() {
 	r := wire.NewReader(c.nc, c.b.opts.MaxMessageSize+wire.FramePadding)
+	r.SetBufferPool(c.b.frames())
 	for {
 		f, err := r.ReadFrame()
 		c.lastRead.Store(time.Now().UnixNano())
@@ -88,27 +96,36 @@ func (c *conn) readLoop() {
 			}
 			continue
 		}
-		act := c.b.intercept(c.id, Inbound, f.Cmd)
-		if act.CloseConn {
-			return
-		}
-		if !c.sleep(act.Delay) {
-			return
-		}
-		if act.Drop {
-			continue
-		}
-		if act.Fail {
-			c.replyError(f.Cmd, failCode(act.FailWith), "failed by interceptor")
-			continue
-		}
-		if c.log.Enabled(context.Background(), slog.LevelDebug) {
-			c.log.Debug("command", "type", f.Cmd.GetType(), "cmd", wire.Payload(f.Cmd))
-		}
-		if !c.handle(&f) {
+		ok := c.serveFrame(&f)
+		f.Release() // unless a handler moved it (handleSend)
+		if !ok {
 			return
 		}
 	}
+}
+
+// serveFrame runs the interceptor and the handler of one frame; it reports
+// false when the connection must close. A handler that uses the frame's
+// bytes after it returns moves the frame (wire.Frame.Move).
+func (c *conn) serveFrame(f *wire.Frame) bool {
+	act := c.b.intercept(c.id, Inbound, f.Cmd)
+	if act.CloseConn {
+		return false
+	}
+	if !c.sleep(act.Delay) {
+		return false
+	}
+	if act.Drop {
+		return true
+	}
+	if act.Fail {
+		c.replyError(f.Cmd, failCode(act.FailWith), "failed by interceptor")
+		return true
+	}
+	if c.log.Enabled(context.Background(), slog.LevelDebug) {
+		c.log.Debug("command", "type", f.Cmd.GetType(), "cmd", wire.Payload(f.Cmd))
+	}
+	return c.handle(f)
 }
 
 // sleep waits d for an interceptor's delay; it reports false when the

@@ -7,7 +7,6 @@ import (
 
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 	"github.com/pulsargo/sdk/internal/proto"
-	"github.com/pulsargo/sdk/internal/wire"
 )
 
 // brokerRequestID is the request id of commands the broker starts itself
@@ -25,6 +24,9 @@ type producer struct {
 	waiting atomic.Bool
 	// schemaVersion is the version of the producer's schema, empty without one.
 	schemaVersion []byte
+	// receipt is the SEND_RECEIPT its topic's goroutine fills in and
+	// encodes for every stored entry (handle_send.go).
+	receipt receiptScratch
 }
 
 func (c *conn) handleProducer(m *proto.CommandProducer) {
@@ -120,86 +122,6 @@ func (c *conn) producerSuccess(rid uint64, name string, opts ...func(*proto.Comm
 		o(ps)
 	}
 	c.write(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER_SUCCESS.Enum(), ProducerSuccess: ps})
-}
-
-// handleSend stores a message and answers with a receipt. A send for a
-// producer that is not attached closes the connection, as Pulsar does: the
-// client then reconnects and resends what is pending, so nothing is lost.
-func (c *conn) handleSend(m *proto.CommandSend, f *wire.Frame) bool {
-	c.mu.Lock()
-	p := c.producers[m.GetProducerId()]
-	c.mu.Unlock()
-	if p == nil {
-		c.log.Warn("send for a producer that is not attached; closing the connection", "producer", m.GetProducerId())
-		return false
-	}
-	if !f.HasPayload || f.Meta == nil {
-		c.replyError(&proto.BaseCommand{Type: proto.BaseCommand_SEND.Enum(), Send: m},
-			proto.ServerError_UnknownError, "send without payload")
-		return true
-	}
-	num := f.Meta.GetNumMessagesInBatch()
-	if f.Meta.NumMessagesInBatch == nil {
-		num = m.GetNumMessages()
-	}
-	rawMeta, payload, publishTime, md := f.RawMeta, f.Payload, f.Meta.GetPublishTime(), f.Meta
-	seq, highest := m.GetSequenceId(), m.GetHighestSequenceId()
-	txn, inTxn := txnIDOf(m.TxnidMostBits, m.TxnidLeastBits)
-	t := p.t
-	ok := t.do(func() {
-		if t.np != nil && inTxn { // as Pulsar's NonPersistentTopic
-			c.write(sendError(p.id, seq, proto.ServerError_NotAllowedError, "Do not support transaction on non-persistent topics"))
-			return
-		}
-		if t.np != nil {
-			t.publishNonPersistent(c, p, seq, highest, rawMeta, payload, num)
-			return
-		}
-		if t.adm.terminated {
-			c.write(sendError(p.id, seq, proto.ServerError_TopicTerminatedError, "Topic was already terminated"))
-			return
-		}
-		if msg := t.exceedsMaxDelay(md); msg != "" { // delayed.go
-			c.write(sendError(p.id, seq, proto.ServerError_NotAllowedError, msg))
-			return
-		}
-		if t.dedup.isDuplicate(md, p.name, seq) {
-			c.write(t.dupReceipt(p.id, seq, highest))
-			return
-		}
-		stored := rawMeta
-		if inTxn {
-			if err := t.txnAdmitSend(txn); err != nil { // txn_buffer.go
-				c.write(sendError(p.id, seq, txnErrorCode(err), txnErrorText(err)))
-				return
-			}
-			stored = txnTagged(rawMeta, txn)
-		}
-		// The receipt goes once the entry is durable (pipeline.go). A
-		// transaction's entry is appended synchronously, so that it is in
-		// the transaction buffer before the next command (an END_TXN) runs.
-		t.appendEntry(stored, payload, publishTime, num, inTxn, func(pos ledger.Position, err error) {
-			if err != nil {
-				c.log.Error("store entry", "topic", t.name.Full, "err", err)
-				c.write(sendError(p.id, seq, proto.ServerError_PersistenceError, err.Error()))
-				return
-			}
-			if inTxn {
-				t.txnStored(txn, pos)
-			} else {
-				// A transaction's entry has its info parsed from the
-				// stored, txn-tagged metadata instead.
-				t.noteInfo(pos, md, num)
-			}
-			t.countIn(p, num, len(payload))
-			t.dedup.record(md, p.name, seq, highest)
-			c.write(t.receipt(p.id, seq, highest, pos))
-		})
-	})
-	if !ok {
-		c.write(sendError(p.id, seq, proto.ServerError_ServiceNotReady, "topic is being unloaded"))
-	}
-	return true
 }
 
 // receipt is the CommandSendReceipt for an entry stored at pos.

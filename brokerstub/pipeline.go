@@ -61,10 +61,12 @@ func (q *durableQueue) take(buf []finishedAppend) []finishedAppend {
 
 // appendEntry stores an entry and calls finish on the topic goroutine with
 // its position once it is durable (or with the store's error); the topic's
-// subscriptions are dispatched after finish. With sync (or deduplication on)
-// finish is called before appendEntry returns. Topic goroutine.
+// subscriptions are dispatched after finish. With sync, deduplication on or
+// a store that does not pipeline (the in-memory one) finish is called
+// before appendEntry returns. The ledger copies rawMeta and payload before
+// appendEntry returns. Topic goroutine.
 func (t *topic) appendEntry(rawMeta, payload []byte, publishTime uint64, num int32, sync bool, finish func(ledger.Position, error)) {
-	if t.dedup != nil || sync {
+	if t.dedup != nil || sync || !t.led.Pipelines() {
 		// The entries still in flight join the ledger first, so that this
 		// one follows them.
 		t.awaitDurable()

@@ -157,6 +157,18 @@ func (a *Assembler) Add(in Incoming) (msg *Message, discarded []Discarded, err e
 	return complete(p), discarded, nil
 }
 
+// newBuffer returns the buffer of a message of num chunks and total bytes:
+// from Options.NewBuffer for a chunked message, when it gives one of that
+// length.
+func (a *Assembler) newBuffer(num int32, total int64) []byte {
+	if num > 1 && a.opts.NewBuffer != nil {
+		if b := a.opts.NewBuffer(int(total)); int64(len(b)) == total {
+			return b
+		}
+	}
+	return make([]byte, total)
+}
+
 // start handles chunk 0; p is the pending message of the same uuid with the
 // same totals, if any.
 func (a *Assembler) start(discarded []Discarded, p *pending, in Incoming, num int32, total int64) (*Message, []Discarded, error) {
@@ -187,7 +199,7 @@ func (a *Assembler) start(discarded []Discarded, p *pending, in Incoming, num in
 		uuid:  uuid,
 		num:   num,
 		total: total,
-		buf:   make([]byte, total),
+		buf:   a.newBuffer(num, total),
 		ids:   make([]messageid.ID, 0, min(int(num), maxPreallocIDs)),
 	}
 	p.written = copy(p.buf, in.Payload)

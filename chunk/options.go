@@ -41,6 +41,12 @@ type Options struct {
 	ExpireAfter time.Duration
 	// Now is the clock; nil selects time.Now. Tests inject a fake clock.
 	Now func() time.Time
+	// NewBuffer, when set, returns the buffer a message of several chunks
+	// is assembled in: n bytes long (n is total_chunk_msg_size, already
+	// checked against the limits), whose contents the chunks overwrite.
+	// A consumer can use it to map the pages in ahead of the copies. nil
+	// selects make([]byte, n).
+	NewBuffer func(n int) []byte
 }
 
 // withDefaults returns o with every unset field replaced by its default.

@@ -213,3 +213,29 @@ func TestProducerFlushWaitsForReceipts(t *testing.T) {
 		}
 	})
 }
+
+// A batch's payload buffer is reused for a later batch once its receipt
+// came (producer/batch.go): with many batches in flight, every message
+// must still arrive with its own bytes.
+func TestProducerReusedBatchBuffersKeepBatchesInFlightIntact(t *testing.T) {
+	b := brokerstub.RunT(t)
+	c := testClient(t, b)
+	topic := testTopic(t)
+	rc := rawSubscribe(t, b, topic, 0)
+	p := testProducer(t, c, ProducerOptions{Topic: topic, BatchingMaxMessages: 8, BatchingMaxPublishDelay: time.Hour})
+	const n = 4000
+	msgs := make([]*ProducerMessage, n)
+	for i := range msgs {
+		msgs[i] = &ProducerMessage{Payload: bytes.Repeat([]byte(fmt.Sprintf("%05d", i)), 100)}
+	}
+	sendAllAsync(t, p, msgs)
+	gots := rc.wait(n, 10*time.Second)
+	if len(gots) != n {
+		t.Fatalf("received %d of %d", len(gots), n)
+	}
+	for i, g := range gots {
+		if !bytes.Equal(g.Payload, msgs[i].Payload) {
+			t.Fatalf("message %d: got %.20q..., want %.20q...", i, g.Payload, msgs[i].Payload)
+		}
+	}
+}

@@ -105,7 +105,7 @@ func New[T any](opts Options[T]) *Engine[T] {
 		quit:     make(chan struct{}),
 		done:     make(chan struct{}),
 		ctx:      ctx, cancel: cancel,
-		asm:        chunk.NewAssembler(o.Chunks),
+		asm:        chunk.NewAssembler(prefaulted(o.Chunks)),
 		firstChunk: map[string]messageid.ID{},
 		bo:         newBackoff(o),
 		tracked:    map[position]*tracked{},

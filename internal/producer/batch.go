@@ -33,8 +33,24 @@ type batch struct {
 type batches struct {
 	open  []*batch
 	byKey map[string]*batch
-	spare []byte // batch payload buffer to reuse (compressed batches only)
-	hint  int    // capacity for a new batch payload
+	spare [][]byte // batch payload buffers to reuse, at most maxSpare
+	hint  int      // capacity for a new batch payload
+}
+
+// maxSpare is how many batch payload buffers a producer keeps for reuse:
+// enough to start the next batches while receipts come in, few enough to
+// hold little memory (a batch payload is BatchMaxBytes at most).
+const maxSpare = 4
+
+// recycle offers buf, a batch payload nothing refers to any more, for the
+// next batches: an uncompressed batch's once the broker acknowledged it,
+// a compressed batch's once compressed. Reusing it spares a new buffer
+// per batch — memory written before rather than fresh pages to zero and
+// fault in.
+func (bs *batches) recycle(buf []byte) {
+	if len(bs.spare) < maxSpare && cap(buf) > 0 && cap(buf) >= bs.hint {
+		bs.spare = append(bs.spare, buf[:0])
+	}
 }
 
 // get returns the open batch for key, or nil.
@@ -45,8 +61,11 @@ func (bs *batches) empty() bool { return len(bs.open) == 0 }
 
 // start opens a batch for key.
 func (bs *batches) start(key string) *batch {
-	b := &batch{key: key, buf: bs.spare[:0]}
-	bs.spare = nil
+	b := &batch{key: key}
+	if n := len(bs.spare); n > 0 {
+		b.buf, bs.spare[n-1] = bs.spare[n-1], nil
+		bs.spare = bs.spare[:n-1]
+	}
 	if b.buf == nil && bs.hint > 0 {
 		b.buf = make([]byte, 0, bs.hint)
 	}
@@ -118,8 +137,9 @@ func (p *Producer) addToBatch(m *api.ProducerMessage, schemaVersion []byte, pm p
 		p.armBatchTimer()
 	}
 	seq := p.assignSeq(m)
+	sm := singleMessage(m, seq)
 	var err error
-	if b.buf, err = wire.AppendBatchEntry(b.buf, singleMetadata(m, seq), m.Payload); err != nil {
+	if b.buf, err = wire.AppendSingleMessage(b.buf, &sm, m.Payload); err != nil {
 		if len(b.msgs) == 0 {
 			p.batches.detach(b)
 		}
@@ -153,7 +173,7 @@ func (p *Producer) flushBatch(b *batch) {
 	payload := b.buf
 	if p.opts.Compression != 0 {
 		payload = p.codec.Compress(make([]byte, 0, p.codec.MaxCompressedSize(len(b.buf))), b.buf)
-		p.batches.spare = b.buf[:0]
+		p.batches.recycle(b.buf)
 	}
 	n := int32(len(b.msgs))
 	md := &proto.MessageMetadata{

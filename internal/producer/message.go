@@ -7,6 +7,7 @@ import (
 
 	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/proto"
+	"github.com/pulsargo/sdk/internal/wire"
 	"github.com/pulsargo/sdk/messageid"
 )
 
@@ -101,20 +102,15 @@ func (p *Producer) entryMetadata(m *api.ProducerMessage, seq uint64, now time.Ti
 	return md
 }
 
-// singleMetadata is the SingleMessageMetadata of m inside a batch.
-func singleMetadata(m *api.ProducerMessage, seq uint64) *proto.SingleMessageMetadata {
-	smm := &proto.SingleMessageMetadata{
-		Properties: keyValues(m.Properties),
-		SequenceId: gproto.Uint64(seq),
-	}
-	if m.Key != "" {
-		smm.PartitionKey = gproto.String(m.Key)
-	}
+// singleMessage is the SingleMessageMetadata of m inside a batch, for
+// wire.AppendSingleMessage, which encodes it without allocating.
+func singleMessage(m *api.ProducerMessage, seq uint64) wire.SingleMessage {
+	sm := wire.SingleMessage{Properties: m.Properties, PartitionKey: m.Key, SequenceID: seq, HasSequenceID: true}
 	if m.OrderingKey != "" {
-		smm.OrderingKey = []byte(m.OrderingKey)
+		sm.OrderingKey = []byte(m.OrderingKey)
 	}
 	if ms, ok := eventMillis(m.EventTime); ok {
-		smm.EventTime = gproto.Uint64(ms)
+		sm.EventTime = ms
 	}
-	return smm
+	return sm
 }

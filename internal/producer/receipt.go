@@ -66,6 +66,13 @@ func (p *Producer) receiptLocked(gen uint64, r *proto.CommandSendReceipt) (*entr
 		}
 	}
 	p.queue.pop()
+	if e.batched && p.opts.Compression == 0 {
+		// The broker has the whole frame, so the batch payload is no
+		// longer written or resent (seal gives encryption its own
+		// buffer): it can hold the next batch.
+		p.batches.recycle(e.payload)
+		e.payload = nil
+	}
 	return e, receiptIDs{id: id, e: e}
 }
 

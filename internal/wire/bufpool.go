@@ -1,6 +1,10 @@
 package wire
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/pulsargo/sdk/internal/prefault"
+)
 
 // Buffers below this size are not pooled: they are cheap to allocate and
 // the garbage collector handles them well.
@@ -26,13 +30,24 @@ const (
 // value is not usable, call NewBufferPool.
 type BufferPool struct {
 	classes [40]chan []byte
+	min     int // buffers below this size are not pooled
 }
 
-// NewBufferPool returns an empty pool.
-func NewBufferPool() *BufferPool {
-	p := &BufferPool{}
-	for i := class(minPooledBuffer); i < len(p.classes); i++ {
-		p.classes[i] = make(chan []byte, max(minBuffersPerClass, bytesPerClass>>i))
+// NewBufferPool returns an empty pool of buffers from 64 KiB: smaller
+// frames get buffers of their own, which suits a reader whose frames may
+// be kept (a consumer's messages alias their frame).
+func NewBufferPool() *BufferPool { return NewBufferPoolFrom(minPooledBuffer) }
+
+// NewBufferPoolFrom returns an empty pool that recycles buffers of minSize
+// bytes and more (every size when minSize <= 0); the classes below 16 KiB
+// share one class of 16 KiB buffers. It suits a reader that releases every
+// frame soon after reading it (a broker that copies what it keeps): a
+// small frame kept for long would hold its class's 16 KiB. Each class
+// keeps at most 16 MiB of free buffers (at least two), as NewBufferPool's.
+func NewBufferPoolFrom(minSize int) *BufferPool {
+	p := &BufferPool{min: max(minSize, 0)}
+	for i := class(p.min); i < len(p.classes); i++ {
+		p.classes[i] = make(chan []byte, max(minBuffersPerClass, bytesPerClass/classCap(i)))
 	}
 	return p
 }
@@ -51,7 +66,7 @@ func classCap(c int) int { return 1<<c + classSlack }
 
 // get returns a buffer of length n, from the pool when one is free.
 func (p *BufferPool) get(n int) []byte {
-	if p == nil || n < minPooledBuffer {
+	if p == nil || n < p.min {
 		return make([]byte, n)
 	}
 	c := class(n)
@@ -62,14 +77,19 @@ func (p *BufferPool) get(n int) []byte {
 	case b := <-p.classes[c]:
 		return b[:n]
 	default:
-		return make([]byte, n, classCap(c))
+		// The frame is read into the buffer whole: map those pages in at
+		// once (the rest of the class's capacity only when a larger frame
+		// uses it).
+		b := make([]byte, n, classCap(c))
+		prefault.Bytes(b)
+		return b
 	}
 }
 
 // put offers b back to the pool; buffers that do not fit a class exactly
 // (not allocated by get) or find their class full are dropped.
 func (p *BufferPool) put(b []byte) {
-	if p == nil || cap(b) < minPooledBuffer {
+	if p == nil || cap(b) < p.min {
 		return
 	}
 	c := class(cap(b))

@@ -83,3 +83,41 @@ func testMeta() *proto.MessageMetadata {
 	name, seq, ts := "p", uint64(0), uint64(1)
 	return &proto.MessageMetadata{ProducerName: &name, SequenceId: &seq, PublishTime: &ts}
 }
+
+func TestBufferPoolFromRecyclesSmallFramesAndMoveHandsOwnership(t *testing.T) {
+	var stream []byte
+	for i := 0; i < 3; i++ {
+		var err error
+		stream, err = AppendPayloadFrame(stream, newSendForTest(uint64(i)), testMeta(), []byte("small payload"))
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := NewReader(bytes.NewReader(stream), 0)
+	r.SetBufferPool(NewBufferPoolFrom(0))
+	f1, err := r.ReadFrame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := &f1.buf[0]
+	moved := f1.Move()
+	f1.Release() // moved away: must not give the buffer back
+	f2, err := r.ReadFrame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if &f2.buf[0] == first {
+		t.Fatal("a moved frame's buffer was reused while its new owner holds it")
+	}
+	if string(moved.Payload) != "small payload" {
+		t.Fatalf("moved payload %q", moved.Payload)
+	}
+	moved.Release()
+	f3, err := r.ReadFrame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if &f3.buf[0] != first {
+		t.Fatal("a small frame's released buffer was not reused")
+	}
+}

@@ -70,6 +70,17 @@ func (f *Frame) Release() {
 	}
 }
 
+// Move returns a copy of f that owns f's pooled buffer, and leaves f
+// without it: f's Release then does nothing, and the copy's Release gives
+// the buffer back. A handler that finishes with a frame later, on another
+// goroutine, moves it out of the read loop that releases every frame it
+// handled. On a frame without a pool it returns f unchanged.
+func (f *Frame) Move() Frame {
+	g := *f
+	f.buf, f.pool = nil, nil
+	return g
+}
+
 // castagnoli is the CRC32C table; hash/crc32 uses the CPU's CRC32
 // instruction for it where available.
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)

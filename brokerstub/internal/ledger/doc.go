@@ -15,7 +15,9 @@
 // step over them.
 //
 // A Ledger is owned by its topic's goroutine and is not safe for concurrent
-// use. The byte slices of entries are shared, never copied: Append keeps
-// the metadata and payload it is given, and readers get the same slices;
-// nobody may modify them.
+// use. Append copies the metadata and payload it is given into slabs that
+// only ever grow (arena.go), so the caller may reuse its buffers; from then
+// on the entry's bytes are shared, never copied again: the store and every
+// reader get the same slices, and nobody may modify them. Entries replayed
+// from the store by Open keep the store's slices.
 package ledger

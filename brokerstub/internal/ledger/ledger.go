@@ -24,6 +24,9 @@ type Ledger struct {
 	cur    int64
 	curLen int
 	roll   bool
+
+	// slabs holds the bytes of appended entries (arena.go).
+	slabs arena
 }
 
 // segment is one ledger with at least one entry; entries[i].Pos.Entry == i.
@@ -109,8 +112,8 @@ func (l *Ledger) newLedgerID() (int64, error) {
 // ledger first when the current one holds Options.RolloverEntries entries.
 // publishTime is the metadata's publish_time (ms) and numMessages the number
 // of messages in the entry; the broker timestamp comes from Options.Now. The
-// Ledger keeps meta and payload without copying them: the caller must never
-// modify them afterwards.
+// Ledger keeps a copy of meta and payload (arena.go): the caller may reuse
+// its buffers once Append returns.
 //
 // If the store fails, Append returns the error and nothing is appended;
 // the next Append then starts a new ledger (as a broker does after a failed
@@ -126,6 +129,7 @@ func (l *Ledger) Append(meta, payload []byte, publishTime uint64, numMessages in
 		}
 		entry = 0
 	}
+	meta, payload = l.slabs.copyEntry(id, meta, payload)
 	e := Entry{
 		Pos:             Position{Ledger: id, Entry: entry},
 		Meta:            meta,

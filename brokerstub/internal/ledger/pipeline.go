@@ -18,7 +18,8 @@ type Pending struct {
 // Pos returns the position AppendAsync gave the entry.
 func (p Pending) Pos() Position { return p.e.Pos }
 
-// AppendAsync stores an entry as Append does but does not wait for the
+// AppendAsync stores an entry as Append does (a copy: the caller may reuse
+// meta and payload once it returns) but does not wait for the
 // store when it can pipeline appends (store.AsyncAppender): it gives the
 // entry the next position, hands it to the store and returns. onDone is
 // called once with the entry and the store's outcome: from the store's
@@ -48,6 +49,7 @@ func (l *Ledger) AppendAsync(meta, payload []byte, publishTime uint64, numMessag
 		}
 		entry = 0
 	}
+	meta, payload = l.slabs.copyEntry(id, meta, payload)
 	e := Entry{
 		Pos:             Position{Ledger: id, Entry: entry},
 		Meta:            meta,
@@ -71,6 +73,14 @@ func (l *Ledger) AppendAsync(meta, payload []byte, publishTime uint64, numMessag
 		}
 		onDone(Pending{e: e, err: err})
 	})
+}
+
+// Pipelines reports whether AppendAsync hands entries to the store without
+// waiting (the store is a store.AsyncAppender); when it does not,
+// AppendAsync is Append followed by its callback.
+func (l *Ledger) Pipelines() bool {
+	_, ok := l.st.(store.AsyncAppender)
+	return ok
 }
 
 // Finish adds a pending entry to the Ledger once the store has it, or

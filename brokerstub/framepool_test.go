@@ -1,0 +1,82 @@
+package brokerstub
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+
+	gproto "google.golang.org/protobuf/proto"
+
+	"github.com/pulsargo/sdk/internal/proto"
+	"github.com/pulsargo/sdk/internal/wire"
+)
+
+// The connection reads frames into recycled buffers (conn.go) and the
+// ledger keeps copies: pipelined SENDs whose frames reuse each other's
+// buffers must all be stored and delivered exactly as sent.
+func TestPipelinedSendsSurviveFrameBufferReuse(t *testing.T) {
+	for _, name := range []string{"persistent://public/default/reuse", "non-persistent://public/default/reuse"} {
+		t.Run(name, func(t *testing.T) { testSendsSurviveFrameBufferReuse(t, name) })
+	}
+}
+
+func testSendsSurviveFrameBufferReuse(t *testing.T, topic string) {
+	br := RunT(t, Options{})
+	cons := dialRaw(t, br)
+	cons.connect()
+	cons.send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
+		Topic: &topic, Subscription: gproto.String("s"), SubType: proto.CommandSubscribe_Exclusive.Enum(),
+		ConsumerId: gproto.Uint64(1), RequestId: gproto.Uint64(1), InitialPosition: proto.CommandSubscribe_Earliest.Enum()}})
+	cons.expect(proto.BaseCommand_SUCCESS)
+	const n = 64
+	cons.send(&proto.BaseCommand{Type: proto.BaseCommand_FLOW.Enum(), Flow: &proto.CommandFlow{
+		ConsumerId: gproto.Uint64(1), MessagePermits: gproto.Uint32(n)}})
+
+	prod := dialRaw(t, br)
+	prod.connect()
+	prod.send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
+		Topic: &topic, ProducerId: gproto.Uint64(1), RequestId: gproto.Uint64(1)}})
+	pname := prod.expect(proto.BaseCommand_PRODUCER_SUCCESS).GetProducerSuccess().GetProducerName()
+	// Sizes in the pool's small class and in larger ones, each payload
+	// filled with its own byte, all written before any receipt is read.
+	sizes := []int{100, 1 << 10, 10 << 10, 70 << 10, 200 << 10}
+	var stream []byte
+	want := make([][]byte, n)
+	for i := range n {
+		want[i] = bytes.Repeat([]byte{byte('a' + i%26)}, sizes[i%len(sizes)]+i)
+		var err error
+		stream, err = wire.AppendPayloadFrame(stream, &proto.BaseCommand{Type: proto.BaseCommand_SEND.Enum(), Send: &proto.CommandSend{
+			ProducerId: gproto.Uint64(1), SequenceId: gproto.Uint64(uint64(i)), NumMessages: gproto.Int32(1)}},
+			&proto.MessageMetadata{ProducerName: &pname, SequenceId: gproto.Uint64(uint64(i)), PublishTime: gproto.Uint64(1)}, want[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	go func() { _, _ = prod.nc.Write(stream) }()
+	for i := range n {
+		if r := prod.expect(proto.BaseCommand_SEND_RECEIPT).GetSendReceipt(); r.GetSequenceId() != uint64(i) {
+			t.Fatalf("receipt %d for sequence %d", i, r.GetSequenceId())
+		}
+	}
+	for i := 0; i < n; {
+		f, err := cons.next()
+		if err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+		if f.Cmd.GetType() != proto.BaseCommand_MESSAGE {
+			continue
+		}
+		if !bytes.Equal(f.Payload, want[i]) {
+			t.Fatalf("message %d: %s, want %d bytes of %q", i, describe(f.Payload), len(want[i]), want[i][0])
+		}
+		i++
+	}
+}
+
+// describe summarizes a payload for a failure message.
+func describe(p []byte) string {
+	if len(p) == 0 {
+		return "empty"
+	}
+	return fmt.Sprintf("%d bytes starting %q", len(p), p[:min(len(p), 8)])
+}

@@ -1,0 +1,122 @@
+package brokerstub
+
+import (
+	"slices"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
+	"github.com/pulsargo/sdk/internal/proto"
+	"github.com/pulsargo/sdk/internal/wire"
+)
+
+// sendOp is one SEND on its way through the topic goroutine: everything
+// the store and the receipt need, in one allocation.
+type sendOp struct {
+	c       *conn
+	p       *producer
+	f       wire.Frame // owns the pooled buffer until run releases it
+	seq     uint64
+	highest uint64
+	num     int32
+	size    int // payload bytes, for the topic's counters
+	txn     txnID
+	inTxn   bool
+}
+
+// handleSend stores a message and answers with a receipt. A send for a
+// producer that is not attached closes the connection, as Pulsar does: the
+// client then reconnects and resends what is pending, so nothing is lost.
+func (c *conn) handleSend(m *proto.CommandSend, f *wire.Frame) bool {
+	c.mu.Lock()
+	p := c.producers[m.GetProducerId()]
+	c.mu.Unlock()
+	if p == nil {
+		c.log.Warn("send for a producer that is not attached; closing the connection", "producer", m.GetProducerId())
+		return false
+	}
+	if !f.HasPayload || f.Meta == nil {
+		c.replyError(&proto.BaseCommand{Type: proto.BaseCommand_SEND.Enum(), Send: m},
+			proto.ServerError_UnknownError, "send without payload")
+		return true
+	}
+	num := f.Meta.GetNumMessagesInBatch()
+	if f.Meta.NumMessagesInBatch == nil {
+		num = m.GetNumMessages()
+	}
+	// The frame's buffer is the read loop's pooled one: the topic's
+	// goroutine releases it once the ledger has copied the entry (or the
+	// SEND failed), so the read loop must not.
+	op := &sendOp{c: c, p: p, f: f.Move(), seq: m.GetSequenceId(), highest: m.GetHighestSequenceId(), num: num, size: len(f.Payload)}
+	op.txn, op.inTxn = txnIDOf(m.TxnidMostBits, m.TxnidLeastBits)
+	if !p.t.do(op.run) {
+		op.f.Release()
+		c.write(sendError(p.id, op.seq, proto.ServerError_ServiceNotReady, "topic is being unloaded"))
+	}
+	return true
+}
+
+// run handles the SEND on the topic goroutine.
+func (op *sendOp) run() {
+	defer op.f.Release()
+	c, p, t, seq, highest := op.c, op.p, op.p.t, op.seq, op.highest
+	rawMeta, payload, md := op.f.RawMeta, op.f.Payload, op.f.Meta
+	if t.np != nil && op.inTxn { // as Pulsar's NonPersistentTopic
+		c.write(sendError(p.id, seq, proto.ServerError_NotAllowedError, "Do not support transaction on non-persistent topics"))
+		return
+	}
+	if t.np != nil {
+		// Consumers' queues keep what they are sent until it is
+		// written, so they get a copy of the pooled frame.
+		meta, body := slices.Clone(rawMeta), slices.Clone(payload)
+		t.publishNonPersistent(c, p, seq, highest, meta, body, op.num)
+		return
+	}
+	if t.adm.terminated {
+		c.write(sendError(p.id, seq, proto.ServerError_TopicTerminatedError, "Topic was already terminated"))
+		return
+	}
+	if msg := t.exceedsMaxDelay(md); msg != "" { // delayed.go
+		c.write(sendError(p.id, seq, proto.ServerError_NotAllowedError, msg))
+		return
+	}
+	if t.dedup.isDuplicate(md, p.name, seq) {
+		c.write(t.dupReceipt(p.id, seq, highest))
+		return
+	}
+	stored := rawMeta
+	if op.inTxn {
+		if err := t.txnAdmitSend(op.txn); err != nil { // txn_buffer.go
+			c.write(sendError(p.id, seq, txnErrorCode(err), txnErrorText(err)))
+			return
+		}
+		stored = txnTagged(rawMeta, op.txn)
+	}
+	// The receipt goes once the entry is durable (pipeline.go). A
+	// transaction's entry is appended synchronously, so that it is in the
+	// transaction buffer before the next command (an END_TXN) runs. The
+	// ledger copies the entry before appendEntry returns, so the frame's
+	// buffer goes back to the pool when run returns.
+	t.appendEntry(stored, payload, md.GetPublishTime(), op.num, op.inTxn, op.stored)
+}
+
+// stored finishes the SEND once its entry is durable at pos (or failed):
+// the receipt, or a SEND_ERROR. Topic goroutine; op.f may be released by
+// now: only its decoded Meta is used.
+func (op *sendOp) stored(pos ledger.Position, err error) {
+	c, p, t := op.c, op.p, op.p.t
+	if err != nil {
+		c.log.Error("store entry", "topic", t.name.Full, "err", err)
+		c.write(sendError(p.id, op.seq, proto.ServerError_PersistenceError, err.Error()))
+		return
+	}
+	md := op.f.Meta
+	if op.inTxn {
+		t.txnStored(op.txn, pos)
+	} else {
+		// A transaction's entry has its info parsed from the stored,
+		// txn-tagged metadata instead.
+		t.noteInfo(pos, md, op.num)
+	}
+	t.countIn(p, op.num, op.size)
+	t.dedup.record(md, p.name, op.seq, op.highest)
+	c.write(p.receipt.fill(p.id, op.seq, op.highest, pos, int32(t.name.Partition)))
+}

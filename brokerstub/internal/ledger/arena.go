@@ -1,0 +1,79 @@
+package ledger
+
+import "github.com/pulsargo/sdk/internal/prefault"
+
+// Slab sizes of the arena that holds a ledger's entries. A topic's first
+// slab is small, so that a topic with a few entries holds little memory;
+// each next slab doubles, up to maxSlab.
+const (
+	minSlab = 64 << 10
+	maxSlab = 4 << 20
+	// ownBufferAt is the entry size from which an entry gets a buffer of
+	// its own instead of a place in a slab: a slab holds at least four
+	// entries, so at most a quarter of it is left unused when the next
+	// entry does not fit.
+	ownBufferAt = maxSlab / 4
+	// prefaultSlab is the slab size from which slabs are prefaulted: a
+	// topic that has filled its smaller slabs is likely to fill this one.
+	prefaultSlab = 1 << 20
+)
+
+// arena copies entries into slabs: large buffers that successive entries
+// of one ledger fill one after the other. Entries are never modified once
+// copied, so a slab is only ever appended to; a slab is garbage once the
+// entries in it are (their ledger trimmed or the topic deleted, and every
+// frame that carried one written), because a slab holds entries of one
+// ledger only.
+//
+// Copying decouples what a ledger keeps from the buffers the entry
+// arrived in: a connection reads frames into recycled buffers (hot memory)
+// and the topic's goroutine writes each entry once into its slab, rather
+// than the connection's reader writing every byte into freshly allocated
+// memory, one allocation per entry. Slabs are prefaulted (internal/prefault).
+type arena struct {
+	ledger int64  // the ledger whose entries the current slab holds
+	free   []byte // the unused rest of the current slab
+	next   int    // size of the next slab
+}
+
+// copyEntry returns copies of meta and payload, adjacent in one buffer,
+// for an entry of ledger id.
+func (a *arena) copyEntry(id int64, meta, payload []byte) (m, p []byte) {
+	n := len(meta) + len(payload)
+	if n == 0 {
+		return []byte{}, []byte{}
+	}
+	var buf []byte
+	switch {
+	case n >= ownBufferAt:
+		buf = make([]byte, 0, n)
+		prefault.Bytes(buf[:n])
+	default:
+		if id != a.ledger || len(a.free) < n {
+			a.newSlab(id, n)
+		}
+		buf = a.free[:0:n]
+		a.free = a.free[n:]
+	}
+	buf = append(buf, meta...)
+	buf = append(buf, payload...)
+	return buf[:len(meta):len(meta)], buf[len(meta):n:n]
+}
+
+// newSlab starts a slab for ledger id with room for at least n bytes.
+func (a *arena) newSlab(id int64, n int) {
+	size := max(a.next, minSlab)
+	for size < n {
+		size *= 2
+	}
+	a.ledger = id
+	a.free = make([]byte, size)
+	if size >= prefaultSlab {
+		// The slab is filled whole, entry after entry: its pages are
+		// mapped in one system call rather than faulted in one by one by
+		// the copies. Not the small first slabs of a topic, which may
+		// stay mostly empty.
+		prefault.Bytes(a.free)
+	}
+	a.next = min(2*size, maxSlab)
+}
