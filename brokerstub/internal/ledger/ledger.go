@@ -120,25 +120,50 @@ func (l *Ledger) newLedgerID() (int64, error) {
 // write), so an entry that the store might have kept despite the error is
 // never overwritten.
 func (l *Ledger) Append(meta, payload []byte, publishTime uint64, numMessages int32) (Position, error) {
+	e, err := l.nextEntry(meta, payload, publishTime, numMessages)
+	if err != nil {
+		return Position{}, err
+	}
+	err = l.st.AppendEntry(l.topic, e.stored())
+	if err != nil {
+		l.roll = true
+		return Position{}, fmt.Errorf("ledger: topic %q: append %s: %w", l.topic, e.Pos, err)
+	}
+	l.add(e)
+	l.cur, l.curLen, l.roll = e.Pos.Ledger, int(e.Pos.Entry)+1, false
+	return e.Pos, nil
+}
+
+// nextEntry builds the entry an append stores next: at the next position of
+// the current ledger, or at entry 0 of a new one when the current one is
+// full or an append failed (on a failure to get a ledger id it stays due to
+// roll). The Entry holds copies of meta and payload in the ledger's slabs.
+// It does not advance the current position; the caller does once the entry
+// is committed to.
+func (l *Ledger) nextEntry(meta, payload []byte, publishTime uint64, numMessages int32) (Entry, error) {
 	id, entry := l.cur, int64(l.curLen)
 	if l.roll || l.curLen >= l.opts.RolloverEntries {
 		var err error
 		if id, err = l.newLedgerID(); err != nil {
 			l.roll = true
-			return Position{}, err
+			return Entry{}, err
 		}
 		entry = 0
 	}
 	meta, payload = l.slabs.copyEntry(id, meta, payload)
-	e := Entry{
+	return Entry{
 		Pos:             Position{Ledger: id, Entry: entry},
 		Meta:            meta,
 		Payload:         payload,
 		PublishTime:     publishTime,
 		BrokerTimestamp: uint64(max(l.opts.Now().UnixMilli(), 0)),
 		NumMessages:     numMessages,
-	}
-	err := l.st.AppendEntry(l.topic, store.StoredEntry{
+	}, nil
+}
+
+// stored is the entry as the store keeps it.
+func (e Entry) stored() store.StoredEntry {
+	return store.StoredEntry{
 		Ledger:          e.Pos.Ledger,
 		Entry:           e.Pos.Entry,
 		Meta:            e.Meta,
@@ -146,14 +171,7 @@ func (l *Ledger) Append(meta, payload []byte, publishTime uint64, numMessages in
 		PublishTime:     e.PublishTime,
 		BrokerTimestamp: e.BrokerTimestamp,
 		NumMessages:     e.NumMessages,
-	})
-	if err != nil {
-		l.roll = true
-		return Position{}, fmt.Errorf("ledger: topic %q: append %s: %w", l.topic, e.Pos, err)
 	}
-	l.add(e)
-	l.cur, l.curLen, l.roll = id, int(entry)+1, false
-	return e.Pos, nil
 }
 
 // Topic returns the name of the topic whose entries the Ledger holds.

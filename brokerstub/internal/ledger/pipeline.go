@@ -39,35 +39,13 @@ func (l *Ledger) AppendAsync(meta, payload []byte, publishTime uint64, numMessag
 		onDone(Pending{e: Entry{Pos: pos}, err: err, added: true})
 		return
 	}
-	id, entry := l.cur, int64(l.curLen)
-	if l.roll || l.curLen >= l.opts.RolloverEntries {
-		var err error
-		if id, err = l.newLedgerID(); err != nil {
-			l.roll = true
-			onDone(Pending{err: err})
-			return
-		}
-		entry = 0
+	e, err := l.nextEntry(meta, payload, publishTime, numMessages)
+	if err != nil {
+		onDone(Pending{err: err})
+		return
 	}
-	meta, payload = l.slabs.copyEntry(id, meta, payload)
-	e := Entry{
-		Pos:             Position{Ledger: id, Entry: entry},
-		Meta:            meta,
-		Payload:         payload,
-		PublishTime:     publishTime,
-		BrokerTimestamp: uint64(max(l.opts.Now().UnixMilli(), 0)),
-		NumMessages:     numMessages,
-	}
-	l.cur, l.curLen, l.roll = id, int(entry)+1, false
-	as.AppendEntryAsync(l.topic, store.StoredEntry{
-		Ledger:          e.Pos.Ledger,
-		Entry:           e.Pos.Entry,
-		Meta:            e.Meta,
-		Payload:         e.Payload,
-		PublishTime:     e.PublishTime,
-		BrokerTimestamp: e.BrokerTimestamp,
-		NumMessages:     e.NumMessages,
-	}, func(err error) {
+	l.cur, l.curLen, l.roll = e.Pos.Ledger, int(e.Pos.Entry)+1, false
+	as.AppendEntryAsync(l.topic, e.stored(), func(err error) {
 		if err != nil {
 			err = fmt.Errorf("ledger: topic %q: append %s: %w", l.topic, e.Pos, err)
 		}
