@@ -6,6 +6,7 @@ import (
 	"go/types"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -83,29 +84,36 @@ func TestAPIParityMissingNames(t *testing.T) {
 // the official type. It logs the names pulsargo has that names.txt does not
 // list yet.
 func TestAPIParityProgram(t *testing.T) {
-	official, err := os.ReadFile("apiparity/official/main.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sdk, err := os.ReadFile("apiparity/pulsargo/main.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ol, sl := strings.Split(string(official), "\n"), strings.Split(string(sdk), "\n")
-	if len(ol) != len(sl) {
-		t.Fatalf("the copies have %d and %d lines", len(ol), len(sl))
+	files, err := filepath.Glob("apiparity/official/*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no apiparity/official/*.go: %v", err)
 	}
 	differ := 0
-	for i := range ol {
-		if ol[i] == sl[i] {
-			continue
+	for _, path := range files {
+		name := filepath.Base(path)
+		official, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
 		}
-		differ++
-		o, okO := importPath(ol[i])
-		s, okS := importPath(sl[i])
-		rest, okR := strings.CutPrefix(o, apinames.OfficialModule+"/")
-		if !okO || !okS || !okR || s != apinames.SDKModule+"/"+rest {
-			t.Errorf("line %d differs beyond its import path:\n  %s\n  %s", i+1, ol[i], sl[i])
+		sdk, err := os.ReadFile(filepath.Join("apiparity/pulsargo", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ol, sl := strings.Split(string(official), "\n"), strings.Split(string(sdk), "\n")
+		if len(ol) != len(sl) {
+			t.Fatalf("the copies of %s have %d and %d lines", name, len(ol), len(sl))
+		}
+		for i := range ol {
+			if ol[i] == sl[i] {
+				continue
+			}
+			differ++
+			o, okO := importPath(ol[i])
+			s, okS := importPath(sl[i])
+			rest, okR := strings.CutPrefix(o, apinames.OfficialModule+"/")
+			if !okO || !okS || !okR || s != apinames.SDKModule+"/"+rest {
+				t.Errorf("%s line %d differs beyond its import path:\n  %s\n  %s", name, i+1, ol[i], sl[i])
+			}
 		}
 	}
 	if differ == 0 {

@@ -1,6 +1,6 @@
-// Command gen writes the apiparity program, twice: official/main.go against
-// the official client and pulsargo/main.go against pulsargo, identical but
-// for the import paths. It uses every name listed in names.txt, each with
+// Command gen writes the apiparity program, twice: official/ against the
+// official client and pulsargo/ against pulsargo, a file per concern in
+// each, identical but for the import paths. It uses every name listed in names.txt, each with
 // its official type where that can be spelled, so that the pulsargo copy
 // compiles only if pulsargo has the name with the same type. From the
 // integration module:
@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"go/format"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -42,11 +43,37 @@ func run(dir string, check bool) error {
 	if err != nil {
 		return err
 	}
-	files := map[string][]byte{
-		filepath.Join(dir, "official", "main.go"): official,
-		filepath.Join(dir, "pulsargo", "main.go"): ToPulsargo(official),
+	for _, copy := range []struct {
+		sub   string
+		files map[string][]byte
+	}{{"official", official}, {"pulsargo", ToPulsargo(official)}} {
+		if err := sync(filepath.Join(dir, copy.sub), copy.files, check); err != nil {
+			return err
+		}
 	}
-	for path, want := range files {
+	return nil
+}
+
+// sync makes the .go files of dir exactly files (name -> content), or with
+// check, reports whether they are.
+func sync(dir string, files map[string][]byte, check bool) error {
+	have, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		return err
+	}
+	for _, path := range have {
+		if _, ok := files[filepath.Base(path)]; ok {
+			continue
+		}
+		if check {
+			return fmt.Errorf("%s is not generated from names.txt: go run ./apiparity/gen", path)
+		}
+		if err := os.Remove(path); err != nil {
+			return err
+		}
+	}
+	for name, want := range files {
+		path := filepath.Join(dir, name)
 		if check {
 			got, err := os.ReadFile(path)
 			if err != nil {
@@ -109,9 +136,10 @@ func ReadNames(path string) ([]Entry, error) {
 	return out, sc.Err()
 }
 
-// Generate returns the official copy of the program for entries, loading
-// the official packages from moduleDir.
-func Generate(moduleDir string, entries []Entry) ([]byte, error) {
+// Generate returns the official copy of the program for entries, a file
+// per concern (see fileFor) and main.go, loading the official packages from
+// moduleDir.
+func Generate(moduleDir string, entries []Entry) (map[string][]byte, error) {
 	var paths []string
 	for _, p := range apinames.Packages {
 		paths = append(paths, apinames.OfficialModule+"/"+p)
@@ -120,8 +148,11 @@ func Generate(moduleDir string, entries []Entry) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	imports := map[string]bool{}
-	var decls []string
+	type file struct {
+		imports map[string]bool
+		decls   []string
+	}
+	byName := map[string]*file{}
 	for _, e := range entries {
 		pkg := pkgs[apinames.OfficialModule+"/"+e.Pkg]
 		if pkg == nil {
@@ -131,49 +162,120 @@ func Generate(moduleDir string, entries []Entry) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, p := range d.Imports {
-			imports[p] = true
+		name := fileFor(e)
+		f := byName[name]
+		if f == nil {
+			f = &file{imports: map[string]bool{}}
+			byName[name] = f
 		}
-		decls = append(decls, "// "+e.Pkg+"."+e.Name+"\n"+d.Code)
+		for _, p := range d.Imports {
+			f.imports[p] = true
+		}
+		f.decls = append(f.decls, "// "+e.Pkg+"."+e.Name+"\n"+d.Code)
 	}
+	out := map[string][]byte{}
+	for name, f := range byName {
+		src, err := source("", f.imports, f.decls)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		out[name] = src
+	}
+	doc := "// Command apiparity uses every name of the official Go client's pulsar\n" +
+		"// package (and its log, auth, crypto and backoff subpackages) that\n" +
+		"// pulsargo has, with the official types, a file per concern; this copy\n" +
+		"// and its twin differ only in the import paths, and both must build.\n"
+	src, err := source(doc, nil, []string{"func main() {}"})
+	if err != nil {
+		return nil, fmt.Errorf("main.go: %w", err)
+	}
+	out["main.go"] = src
+	return out, nil
+}
+
+// fileConcerns assigns names of package pulsar to files by their first
+// identifier's prefix, first match wins; names of other packages go to a
+// file named for the package, and the rest of pulsar (results, enums and
+// errors) to errors.go.
+var fileConcerns = []struct{ file, prefix string }{
+	{"reader.go", "Reader"}, {"reader.go", "TableView"},
+	{"transaction.go", "Txn"}, {"transaction.go", "Transaction"},
+	{"producer.go", "Producer"}, {"producer.go", "NewDefaultRouter"}, {"producer.go", "NewSinglePartitionRouter"},
+	{"producer.go", "Batch"}, {"producer.go", "DefaultBatchBuilder"}, {"producer.go", "KeyBasedBatchBuilder"},
+	{"producer.go", "GetBatcherBuilderProvider"}, {"producer.go", "Compression"}, {"producer.go", "HashingScheme"},
+	{"producer.go", "JavaStringHash"}, {"producer.go", "Murmur3_32Hash"}, {"producer.go", "EncryptionContext"},
+	{"consumer.go", "Consumer"}, {"consumer.go", "DLQPolicy"}, {"consumer.go", "KeyShared"},
+	{"consumer.go", "NewKeySharedPolicy"}, {"consumer.go", "AckGrouping"}, {"consumer.go", "NackBackoff"},
+	{"consumer.go", "Subscription"}, {"consumer.go", "SysProperty"}, {"consumer.go", "Retry"},
+	{"consumer.go", "Dlq"}, {"consumer.go", "MaxReconsumeTimes"}, {"consumer.go", "MessageDecryptionInfo"},
+	{"message.go", "Message"}, {"message.go", "TopicMessageID"}, {"message.go", "NewMessageID"},
+	{"message.go", "EarliestMessageID"}, {"message.go", "LatestMessageID"}, {"message.go", "DeserializeMessageID"},
+	{"message.go", "EncryptionKey"}, {"message.go", "PropertyOriginMessageID"},
+	{"schema.go", "Schema"}, {"schema.go", "NewSchema"}, {"schema.go", "KeyValue"}, {"schema.go", "ProtoNative"},
+	{"client.go", "Client"}, {"client.go", "NewClient"}, {"client.go", "Authentication"},
+	{"client.go", "NewAuthentication"}, {"client.go", "MetricsCardinality"}, {"client.go", "TopicMetadata"},
+}
+
+// fileFor names the file that holds e's declaration.
+func fileFor(e Entry) string {
+	if e.Pkg != "pulsar" {
+		return path.Base(e.Pkg) + ".go"
+	}
+	root, _, _ := strings.Cut(e.Name, ".")
+	for _, c := range fileConcerns {
+		if strings.HasPrefix(root, c.prefix) {
+			return c.file
+		}
+	}
+	if strings.HasSuffix(root, "Schema") {
+		return "schema.go"
+	}
+	return "errors.go"
+}
+
+// source formats a file of the program: the generated-code header, doc
+// (the package comment, may be empty), the imports and the declarations.
+func source(doc string, imports map[string]bool, decls []string) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString("// Code generated by go run ./apiparity/gen from apiparity/names.txt; DO NOT EDIT.\n\n")
-	b.WriteString("// Command apiparity uses every name of the official Go client's pulsar\n")
-	b.WriteString("// package (and its log and backoff subpackages) that pulsargo has, with\n")
-	b.WriteString("// the official types; this copy and its twin differ only in the import\n")
-	b.WriteString("// paths, and both must build.\n")
+	b.WriteString(doc)
 	b.WriteString("package main\n\n")
-	b.WriteString("//lint:file-ignore SA1019 the program uses every official name, the deprecated ones too\n\n")
-	b.WriteString("import (\n")
-	var ps []string
-	for p := range imports {
-		ps = append(ps, p)
-	}
-	thirdParty := func(p string) bool { first, _, _ := strings.Cut(p, "/"); return strings.Contains(first, ".") }
-	sort.Slice(ps, func(i, j int) bool {
-		if a, b := thirdParty(ps[i]), thirdParty(ps[j]); a != b {
-			return b
+	if len(imports) > 0 {
+		b.WriteString("//lint:file-ignore SA1019 the program uses every official name, the deprecated ones too\n\n")
+		b.WriteString("import (\n")
+		var ps []string
+		for p := range imports {
+			ps = append(ps, p)
 		}
-		return ps[i] < ps[j]
-	})
-	std := true
-	for _, p := range ps {
-		if std && thirdParty(p) {
-			std = false
-			b.WriteString("\n")
+		thirdParty := func(p string) bool { first, _, _ := strings.Cut(p, "/"); return strings.Contains(first, ".") }
+		sort.Slice(ps, func(i, j int) bool {
+			if a, b := thirdParty(ps[i]), thirdParty(ps[j]); a != b {
+				return b
+			}
+			return ps[i] < ps[j]
+		})
+		std := true
+		for _, p := range ps {
+			if std && thirdParty(p) {
+				std = false
+				b.WriteString("\n")
+			}
+			fmt.Fprintf(&b, "\t%q\n", p)
 		}
-		fmt.Fprintf(&b, "\t%q\n", p)
+		b.WriteString(")\n\n")
 	}
-	b.WriteString(")\n\n")
 	for _, d := range decls {
 		b.WriteString(d + "\n\n")
 	}
-	b.WriteString("func main() {}\n")
 	return format.Source(b.Bytes())
 }
 
 // ToPulsargo turns the official copy into pulsargo's: the official
 // module's import paths become pulsargo's.
-func ToPulsargo(official []byte) []byte {
-	return bytes.ReplaceAll(official, []byte(`"`+apinames.OfficialModule+"/"), []byte(`"`+apinames.SDKModule+"/"))
+func ToPulsargo(official map[string][]byte) map[string][]byte {
+	out := make(map[string][]byte, len(official))
+	for name, src := range official {
+		out[name] = bytes.ReplaceAll(src, []byte(`"`+apinames.OfficialModule+"/"), []byte(`"`+apinames.SDKModule+"/"))
+	}
+	return out
 }
