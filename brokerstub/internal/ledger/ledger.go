@@ -136,8 +136,8 @@ func (l *Ledger) Append(meta, payload []byte, publishTime uint64, numMessages in
 
 // nextEntry builds the entry an append stores next: at the next position of
 // the current ledger, or at entry 0 of a new one when the current one is
-// full or an append failed (on a failure to get a ledger id it stays due to
-// roll). The Entry holds copies of meta and payload in the ledger's slabs.
+// full or an append failed; if no new ledger id can be had, it fails and the
+// next append tries again. The Entry holds copies of meta and payload in the ledger's slabs.
 // It does not advance the current position; the caller does once the entry
 // is committed to.
 func (l *Ledger) nextEntry(meta, payload []byte, publishTime uint64, numMessages int32) (Entry, error) {

@@ -1,6 +1,7 @@
 // Command gen writes the apiparity program, twice: official/ against the
 // official client and pulsargo/ against pulsargo, a file per concern in
-// each, identical but for the import paths. It uses every name listed in names.txt, each with
+// each, identical but for the import paths. It uses every name listed in
+// names.txt, each with
 // its official type where that can be spelled, so that the pulsargo copy
 // compiles only if pulsargo has the name with the same type. From the
 // integration module:
@@ -43,20 +44,20 @@ func run(dir string, check bool) error {
 	if err != nil {
 		return err
 	}
-	for _, copy := range []struct {
+	for _, c := range []struct {
 		sub   string
 		files map[string][]byte
 	}{{"official", official}, {"pulsargo", ToPulsargo(official)}} {
-		if err := sync(filepath.Join(dir, copy.sub), copy.files, check); err != nil {
+		if err := syncDir(filepath.Join(dir, c.sub), c.files, check); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// sync makes the .go files of dir exactly files (name -> content), or with
+// syncDir makes the .go files of dir exactly files (name -> content), or with
 // check, reports whether they are.
-func sync(dir string, files map[string][]byte, check bool) error {
+func syncDir(dir string, files map[string][]byte, check bool) error {
 	have, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
 		return err
