@@ -1,10 +1,9 @@
 // Command gen writes the apiparity program, twice: official/ against the
 // official client and pulsargo/ against pulsargo, a file per concern in
 // each, identical but for the import paths. It uses every name listed in
-// names.txt, each with
-// its official type where that can be spelled, so that the pulsargo copy
-// compiles only if pulsargo has the name with the same type. From the
-// integration module:
+// names.txt, each with its official type where that can be spelled, so
+// that the pulsargo copy compiles only if pulsargo has the name with the
+// same type. From the integration module:
 //
 //	go run ./apiparity/gen        # after adding a line to apiparity/names.txt
 //	go run ./apiparity/gen -check # fail if the copies are not up to date
