@@ -26,6 +26,12 @@
 // /proc/<pid>/stat. -cpuprofile and -stub-cpuprofile write CPU profiles of
 // the clients and of the stub child.
 //
+// Before the measured runs, -warmup runs (default 1) go uncounted, so that
+// the first client measured does not alone pay for the memory that the
+// processes use for the first time. Each run's topics are deleted once
+// measured (through the stub child's admin API, or -admin-url), so that
+// the broker does not keep every run's messages.
+//
 // By default the broker is a brokerstub started in a child process (this
 // same binary with -serve-stub), so that the allocations measured in W3 and
 // W4 are the client's alone. The last line reads
@@ -61,6 +67,7 @@ func main() {
 // config is the parsed command line.
 type config struct {
 	url       string
+	adminURL  string // delete each run's topics here once measured; "": keep them
 	quick     bool
 	jsonFile  string
 	serveStub string // internal: serve a stub on this address
@@ -68,6 +75,7 @@ type config struct {
 	cpuProf   string // write this process's CPU profile here
 	stubProf  string // the stub child writes its CPU profile here
 	reps      int
+	warmup    int // runs per client before the measured ones, not counted
 	w1Msgs    int
 	w2Size    int
 	w2Msgs    int
@@ -83,6 +91,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.SetOutput(stderr)
 	var c config
 	fs.StringVar(&c.url, "url", "", "broker service URL; default: a brokerstub in a child process")
+	fs.StringVar(&c.adminURL, "admin-url", "", "admin (web service) URL through which each run's topics are deleted once measured; default: the brokerstub child's, or none with -url (the topics are kept)")
 	fs.BoolVar(&c.quick, "quick", false, "a smaller run that finishes within a minute")
 	fs.StringVar(&c.jsonFile, "json", "", "also write the results as JSON to this file")
 	fs.StringVar(&c.serveStub, "serve-stub", "", "internal: run a brokerstub on this address")
@@ -90,6 +99,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.cpuProf, "cpuprofile", "", "write a CPU profile of this process (the clients) to this file")
 	fs.StringVar(&c.stubProf, "stub-cpuprofile", "", "have the brokerstub child write its CPU profile to this file")
 	fs.IntVar(&c.reps, "reps", 0, "runs per client and workload (default 5, quick 2)")
+	fs.IntVar(&c.warmup, "warmup", 1, "runs per client before the measured ones, not counted: the first run of a process pays for memory it has never used, which on some VMs costs more than the protocol")
 	only := fs.String("w", "", "comma-separated workloads to run (w1,w2,w5; w3 and w4 come with w2); default: all")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -160,6 +170,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		defer stub.stop()
 		url, cpu.child = stub.addr, stub.pid()
+		if cfg.adminURL == "" {
+			cfg.adminURL = stub.web
+		}
 	}
 	var relay *childProcess
 	if cfg.runs("w2") {

@@ -13,15 +13,15 @@ import (
 	"github.com/pulsargo/sdk/brokerstub"
 )
 
-// serveStub runs a brokerstub on addr until ctx ends, announcing its URL on
-// stdout.
+// serveStub runs a brokerstub on addr until ctx ends, announcing its
+// service and web service URLs on stdout.
 func serveStub(ctx context.Context, addr string, stdout io.Writer) error {
 	b, err := brokerstub.Start(brokerstub.Options{Addr: addr, MaxMessageSize: 5 << 20})
 	if err != nil {
 		return err
 	}
 	defer b.Close()
-	fmt.Fprintln(stdout, "child-addr", b.URL())
+	fmt.Fprintln(stdout, "child-addr", b.URL(), b.WebServiceURL())
 	<-ctx.Done()
 	return nil
 }
@@ -40,7 +40,8 @@ func untilStdinCloses(ctx context.Context) (context.Context, context.CancelFunc)
 
 // childProcess is a brokerstub or relay running in a child process.
 type childProcess struct {
-	addr  string
+	addr  string // the address it announced
+	web   string // a stub's web service URL, announced after addr
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
 }
@@ -76,7 +77,8 @@ func startChild(ctx context.Context, args ...string) (*childProcess, error) {
 		}
 	}()
 	select {
-	case p.addr = <-lines:
+	case line := <-lines:
+		p.addr, p.web, _ = strings.Cut(line, " ")
 		return p, nil
 	case <-time.After(30 * time.Second):
 		p.stop()

@@ -32,10 +32,13 @@ type side interface {
 type sample struct {
 	W1MsgsPerSec float64
 	W2MBPerSec   float64
-	W3AllocX     float64
-	W4AllocX     float64
-	W5Millis     float64 // median of seeksPerRun seeks
-	W5FirstMs    float64 // the first seek, right after reading the backlog
+	// W2SendMs and W2RecvMs split W2's time per message between sending
+	// (until the last chunk's receipt) and receiving.
+	W2SendMs, W2RecvMs float64
+	W3AllocX           float64
+	W4AllocX           float64
+	W5Millis           float64 // median of seeksPerRun seeks
+	W5FirstMs          float64 // the first seek, right after reading the backlog
 	// CPU seconds per GB moved in W2, this process and the broker process.
 	W2ClientCPU, W2BrokerCPU float64
 }
@@ -97,14 +100,17 @@ func benchmark(ctx context.Context, cfg config, url string, cpu cpuClock, relay 
 	}
 	w5Payload := big[:8<<20]
 	samples := map[string][]sample{}
-	for rep := 0; rep < cfg.reps; rep++ {
+	for rep := -cfg.warmup; rep < cfg.reps; rep++ {
+		counted := rep >= 0
 		if relay != nil {
 			got, err := runRaw(cfg, relay, big)
 			if err != nil {
 				return Results{}, fmt.Errorf("raw run %d: %w", rep, err)
 			}
-			fmt.Fprintf(log, "  run %d raw    w2 %.1f MB/s  cpu %.2f s/GB + relay %.2f s/GB\n", rep, got.W2MBPerSec, got.W2ClientCPU, got.W2BrokerCPU)
-			samples["raw"] = append(samples["raw"], got)
+			fmt.Fprintf(log, "  %s raw    w2 %.1f MB/s  cpu %.2f s/GB + relay %.2f s/GB\n", runLabel(rep), got.W2MBPerSec, got.W2ClientCPU, got.W2BrokerCPU)
+			if counted {
+				samples["raw"] = append(samples["raw"], got)
+			}
 		}
 		for _, mk := range []func(string) (side, error){newOurs, newTheirs} {
 			s, err := mk(url)
@@ -116,9 +122,11 @@ func benchmark(ctx context.Context, cfg config, url string, cpu cpuClock, relay 
 			if err != nil {
 				return Results{}, fmt.Errorf("%s run %d: %w", s.name(), rep, err)
 			}
-			fmt.Fprintf(log, "  run %d %-6s w1 %.0f msgs/s  w2 %.1f MB/s  w3 %.2fx  w4 %.2fx  w5 %.1f ms (first %.1f)  w2 cpu %.2f s/GB + broker %.2f s/GB\n",
-				rep, s.name(), got.W1MsgsPerSec, got.W2MBPerSec, got.W3AllocX, got.W4AllocX, got.W5Millis, got.W5FirstMs, got.W2ClientCPU, got.W2BrokerCPU)
-			samples[s.name()] = append(samples[s.name()], got)
+			fmt.Fprintf(log, "  %s %-6s w1 %.0f msgs/s  w2 %.1f MB/s (%.0f+%.0f ms)  w3 %.2fx  w4 %.2fx  w5 %.1f ms (first %.1f)  w2 cpu %.2f s/GB + broker %.2f s/GB\n",
+				runLabel(rep), s.name(), got.W1MsgsPerSec, got.W2MBPerSec, got.W2SendMs, got.W2RecvMs, got.W3AllocX, got.W4AllocX, got.W5Millis, got.W5FirstMs, got.W2ClientCPU, got.W2BrokerCPU)
+			if counted {
+				samples[s.name()] = append(samples[s.name()], got)
+			}
 		}
 	}
 	res := Results{Runs: cfg.reps, Ours: reduce(samples["ours"]), Theirs: reduce(samples["theirs"]), Ratios: map[string]float64{}}
@@ -163,6 +171,9 @@ func runOnce(ctx context.Context, cfg config, s side, cpu cpuClock, rep int, sma
 			return out, fmt.Errorf("w1: %w", err)
 		}
 		out.W1MsgsPerSec = float64(cfg.w1Msgs) / d.Seconds()
+		if err := deleteTopic(ctx, cfg.adminURL, prefix+"-w1"); err != nil {
+			return out, err
+		}
 	}
 	if cfg.runs("w2") {
 		if err := runW2(ctx, cfg, s, cpu, prefix, big, &out); err != nil {
@@ -176,6 +187,9 @@ func runOnce(ctx context.Context, cfg config, s side, cpu cpuClock, rep int, sma
 		}
 		out.W5Millis = float64(lat.Microseconds()) / 1000
 		out.W5FirstMs = float64(first.Microseconds()) / 1000
+		if err := deleteTopic(ctx, cfg.adminURL, prefix+"-w5"); err != nil {
+			return out, err
+		}
 	}
 	return out, nil
 }
@@ -184,7 +198,7 @@ func runOnce(ctx context.Context, cfg config, s side, cpu cpuClock, rep int, sma
 // fills in W2, W3 and W4.
 func runW2(ctx context.Context, cfg config, s side, cpu cpuClock, prefix string, big []byte, out *sample) error {
 
-	var total time.Duration
+	var total, sending time.Duration
 	var sendAlloc, recvAlloc uint64
 	var used cpuSample
 	for i := 0; i < cfg.w2Msgs; i++ {
@@ -200,15 +214,30 @@ func runW2(ctx context.Context, cfg config, s side, cpu cpuClock, prefix string,
 		}
 		used = used.add(cpu.now().sub(before))
 		total += ds + dr
+		sending += ds
 		sendAlloc += as
 		recvAlloc += ar
+		if err := deleteTopic(ctx, cfg.adminURL, topic); err != nil {
+			return err
+		}
 	}
 	bytesMoved := float64(cfg.w2Msgs) * float64(len(big))
 	out.W2MBPerSec = bytesMoved / (1 << 20) / total.Seconds()
+	out.W2SendMs = float64(sending.Microseconds()) / 1000 / float64(cfg.w2Msgs)
+	out.W2RecvMs = float64((total - sending).Microseconds()) / 1000 / float64(cfg.w2Msgs)
 	out.W3AllocX = float64(recvAlloc) / bytesMoved
 	out.W4AllocX = float64(sendAlloc) / bytesMoved
 	out.W2ClientCPU, out.W2BrokerCPU = perGB(used.self, bytesMoved), perGB(used.child, bytesMoved)
 	return nil
+}
+
+// runLabel names run rep in the log: "run N", or "warm-up" for the
+// uncounted runs (rep < 0).
+func runLabel(rep int) string {
+	if rep < 0 {
+		return "warm-up"
+	}
+	return fmt.Sprintf("run %d", rep)
 }
 
 func reduce(ss []sample) map[string]float64 {
