@@ -93,9 +93,16 @@ func (op *sendOp) run() {
 	// The receipt goes once the entry is durable (pipeline.go). A
 	// transaction's entry is appended synchronously, so that it is in the
 	// transaction buffer before the next command (an END_TXN) runs. The
-	// ledger copies the entry before appendEntry returns, so the frame's
-	// buffer goes back to the pool when run returns.
-	t.appendEntry(stored, payload, md.GetPublishTime(), op.num, op.inTxn, op.stored)
+	// ledger copies an entry before appendEntry returns, so the frame's
+	// buffer goes back to the pool when run returns; but a large entry
+	// (a chunk) keeps the frame's buffer instead of a copy of it, and the
+	// pool allocates another.
+	own := ledger.Copied
+	if len(stored)+len(payload) >= ledger.OwnBufferAt {
+		op.f.Keep()
+		own = ledger.Given
+	}
+	t.appendEntry(stored, payload, own, md.GetPublishTime(), op.num, op.inTxn, op.stored)
 }
 
 // stored finishes the SEND once its entry is durable at pos (or failed):

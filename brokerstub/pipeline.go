@@ -64,13 +64,13 @@ func (q *durableQueue) take(buf []finishedAppend) []finishedAppend {
 // subscriptions are dispatched after finish. With sync, deduplication on or
 // a store that does not pipeline (the in-memory one) finish is called
 // before appendEntry returns. The ledger copies rawMeta and payload before
-// appendEntry returns. Topic goroutine.
-func (t *topic) appendEntry(rawMeta, payload []byte, publishTime uint64, num int32, sync bool, finish func(ledger.Position, error)) {
+// appendEntry returns, unless own is ledger.Given. Topic goroutine.
+func (t *topic) appendEntry(rawMeta, payload []byte, own ledger.Ownership, publishTime uint64, num int32, sync bool, finish func(ledger.Position, error)) {
 	if t.dedup != nil || sync || !t.led.Pipelines() {
 		// The entries still in flight join the ledger first, so that this
 		// one follows them.
 		t.awaitDurable()
-		pos, err := t.led.Append(rawMeta, payload, publishTime, num)
+		pos, err := t.led.Append(rawMeta, payload, own, publishTime, num)
 		finish(pos, err)
 		if err == nil {
 			t.dispatchAll()
@@ -79,7 +79,7 @@ func (t *topic) appendEntry(rawMeta, payload []byte, publishTime uint64, num int
 		return
 	}
 	t.inflight++
-	t.led.AppendAsync(rawMeta, payload, publishTime, num, func(p ledger.Pending) {
+	t.led.AppendAsync(rawMeta, payload, own, publishTime, num, func(p ledger.Pending) {
 		t.durable.push(finishedAppend{p: p, finish: finish})
 	})
 	t.finishDurable() // a synchronous store has reported already

@@ -81,6 +81,14 @@ func (f *Frame) Move() Frame {
 	return g
 }
 
+// Keep gives the frame's pooled buffer up for good: it never goes back to
+// the pool, so RawMeta and Payload stay valid for as long as the caller
+// keeps them, and Release does nothing. A broker that stores a large entry
+// keeps the buffer it arrived in rather than copying it; the pool
+// allocates another for the next frame. On a frame without a pool it does
+// nothing (its bytes are the caller's already).
+func (f *Frame) Keep() { f.buf, f.pool = nil, nil }
+
 // castagnoli is the CRC32C table; hash/crc32 uses the CPU's CRC32
 // instruction for it where available.
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)

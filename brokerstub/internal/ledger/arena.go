@@ -8,11 +8,12 @@ import "github.com/pulsargo/sdk/internal/prefault"
 const (
 	minSlab = 64 << 10
 	maxSlab = 4 << 20
-	// ownBufferAt is the entry size from which an entry gets a buffer of
-	// its own instead of a place in a slab: a slab holds at least four
-	// entries, so at most a quarter of it is left unused when the next
-	// entry does not fit.
-	ownBufferAt = maxSlab / 4
+	// OwnBufferAt is the entry size (metadata and payload) from which an
+	// entry gets a buffer of its own instead of a place in a slab: a slab
+	// holds at least four entries, so at most a quarter of it is left
+	// unused when the next entry does not fit. Such an entry, when Given,
+	// keeps the caller's buffers.
+	OwnBufferAt = maxSlab / 4
 	// prefaultSlab is the slab size from which slabs are prefaulted: a
 	// topic that has filled its smaller slabs is likely to fill this one.
 	prefaultSlab = 1 << 20
@@ -24,6 +25,10 @@ const (
 // entries in it are (their ledger trimmed or the topic deleted, and every
 // frame that carried one written), because a slab holds entries of one
 // ledger only.
+//
+// An entry of OwnBufferAt bytes or more that the caller has Given up is
+// kept as it is, without a copy: the buffer it arrived in (a pooled frame
+// buffer the connection gives up) is as good as one of its own.
 //
 // Copying decouples what a ledger keeps from the buffers the entry
 // arrived in: a connection reads frames into recycled buffers (hot memory)
@@ -37,15 +42,18 @@ type arena struct {
 }
 
 // copyEntry returns copies of meta and payload, adjacent in one buffer,
-// for an entry of ledger id.
-func (a *arena) copyEntry(id int64, meta, payload []byte) (m, p []byte) {
+// for an entry of ledger id; meta and payload themselves, when Given and
+// OwnBufferAt bytes or more.
+func (a *arena) copyEntry(id int64, meta, payload []byte, own Ownership) (m, p []byte) {
 	n := len(meta) + len(payload)
 	if n == 0 {
 		return []byte{}, []byte{}
 	}
 	var buf []byte
 	switch {
-	case n >= ownBufferAt:
+	case n >= OwnBufferAt && own == Given:
+		return meta[:len(meta):len(meta)], payload[:len(payload):len(payload)]
+	case n >= OwnBufferAt:
 		buf = make([]byte, 0, n)
 		prefault.Bytes(buf[:n])
 	default:
@@ -59,6 +67,19 @@ func (a *arena) copyEntry(id int64, meta, payload []byte) (m, p []byte) {
 	buf = append(buf, payload...)
 	return buf[:len(meta):len(meta)], buf[len(meta):n:n]
 }
+
+// Ownership says whether an append may keep the bytes it is given.
+type Ownership bool
+
+const (
+	// Copied: the caller may reuse meta and payload once the append
+	// returns; the ledger keeps copies.
+	Copied Ownership = false
+	// Given: the caller gives meta and payload up for good (nothing writes
+	// or reuses them again), so an entry of OwnBufferAt bytes or more keeps
+	// them instead of a copy; a smaller one is still copied into a slab.
+	Given Ownership = true
+)
 
 // newSlab starts a slab for ledger id with room for at least n bytes.
 func (a *arena) newSlab(id int64, n int) {

@@ -18,8 +18,8 @@ type Pending struct {
 // Pos returns the position AppendAsync gave the entry.
 func (p Pending) Pos() Position { return p.e.Pos }
 
-// AppendAsync stores an entry as Append does (a copy: the caller may reuse
-// meta and payload once it returns) but does not wait for the
+// AppendAsync stores an entry as Append does (a copy unless own is Given:
+// the caller may reuse meta and payload once it returns) but does not wait for the
 // store when it can pipeline appends (store.AsyncAppender): it gives the
 // entry the next position, hands it to the store and returns. onDone is
 // called once with the entry and the store's outcome: from the store's
@@ -32,14 +32,14 @@ func (p Pending) Pos() Position { return p.e.Pos }
 // After a failure the next append (Append or AppendAsync) starts a new
 // ledger, as with Append; entries already queued in the failed ledger fail
 // too (the store refuses them after the failed one).
-func (l *Ledger) AppendAsync(meta, payload []byte, publishTime uint64, numMessages int32, onDone func(Pending)) {
+func (l *Ledger) AppendAsync(meta, payload []byte, own Ownership, publishTime uint64, numMessages int32, onDone func(Pending)) {
 	as, ok := l.st.(store.AsyncAppender)
 	if !ok {
-		pos, err := l.Append(meta, payload, publishTime, numMessages)
+		pos, err := l.Append(meta, payload, own, publishTime, numMessages)
 		onDone(Pending{e: Entry{Pos: pos}, err: err, added: true})
 		return
 	}
-	e, err := l.nextEntry(meta, payload, publishTime, numMessages)
+	e, err := l.nextEntry(meta, payload, own, publishTime, numMessages)
 	if err != nil {
 		onDone(Pending{err: err})
 		return
