@@ -33,14 +33,28 @@ type batch struct {
 type batches struct {
 	open  []*batch
 	byKey map[string]*batch
-	spare [][]byte // batch payload buffers to reuse, at most maxSpare
+	spare [][]byte // batch payload buffers to reuse (maxSpare)
 	hint  int      // capacity for a new batch payload
+	// window is the producer's MaxPendingMessages: how many messages
+	// its batches in flight hold at most.
+	window int
+	// spareMsgs are message lists of finished batches, emptied, to reuse;
+	// the callback runner offers them once it has called their callbacks.
+	spareMsgs chan []pending
+	msgsHint  int // capacity for a new batch's message list
 }
 
+// maxSpareMsgs is how many message lists a producer keeps for reuse.
+const maxSpareMsgs = 32
+
 // maxSpare is how many batch payload buffers a producer keeps for reuse:
-// enough to start the next batches while receipts come in, few enough to
-// hold little memory (a batch payload is BatchMaxBytes at most).
-const maxSpare = 4
+// as many as the batches a full pending window holds (MaxPendingMessages
+// over the size of a full batch), at least 4. A reply to a window of
+// pipelined SENDs frees that many at once; keeping them all costs no
+// memory beyond what the batches in flight held anyway.
+func (bs *batches) maxSpare() int {
+	return max(4, bs.window/max(bs.msgsHint, 1)+1)
+}
 
 // recycle offers buf, a batch payload nothing refers to any more, for the
 // next batches: an uncompressed batch's once the broker acknowledged it,
@@ -48,8 +62,21 @@ const maxSpare = 4
 // per batch — memory written before rather than fresh pages to zero and
 // fault in.
 func (bs *batches) recycle(buf []byte) {
-	if len(bs.spare) < maxSpare && cap(buf) > 0 && cap(buf) >= bs.hint {
+	if len(bs.spare) < bs.maxSpare() && cap(buf) > 0 && cap(buf) >= bs.hint {
 		bs.spare = append(bs.spare, buf[:0])
+	}
+}
+
+// recycleMsgs offers the message list of a finished batch, whose callbacks
+// have all been called, for the next batches. Safe from any goroutine.
+func (bs *batches) recycleMsgs(msgs []pending) {
+	if bs.spareMsgs == nil || cap(msgs) == 0 {
+		return
+	}
+	clear(msgs)
+	select {
+	case bs.spareMsgs <- msgs[:0]:
+	default:
 	}
 }
 
@@ -68,6 +95,13 @@ func (bs *batches) start(key string) *batch {
 	}
 	if b.buf == nil && bs.hint > 0 {
 		b.buf = make([]byte, 0, bs.hint)
+	}
+	select {
+	case b.msgs = <-bs.spareMsgs: // nil channel: never
+	default:
+		if bs.msgsHint > 0 {
+			b.msgs = make([]pending, 0, bs.msgsHint)
+		}
 	}
 	if bs.byKey == nil {
 		bs.byKey = map[string]*batch{}
@@ -90,6 +124,9 @@ func (bs *batches) detach(b *batch) {
 	}
 	if len(b.buf) > bs.hint {
 		bs.hint = len(b.buf)
+	}
+	if len(b.msgs) > bs.msgsHint {
+		bs.msgsHint = len(b.msgs)
 	}
 }
 

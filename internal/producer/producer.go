@@ -81,6 +81,10 @@ func New(ctx context.Context, opts Options) (*Producer, error) {
 		name: opts.Name, userName: opts.Name != "",
 		closed: make(chan struct{}),
 	}
+	p.batches.window = opts.MaxPendingMessages
+	if !opts.DisableBatching {
+		p.batches.spareMsgs = make(chan []pending, maxSpareMsgs)
+	}
 	p.lastSeq.Store(-1)
 	ctx, cancel := context.WithTimeout(ctx, opts.OperationTimeout)
 	defer cancel()

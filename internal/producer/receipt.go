@@ -139,7 +139,7 @@ func (p *Producer) finish(e *entry, ids interface{ at(int) messageid.MessageID }
 		p.stats.failed.Add(uint64(len(e.msgs)))
 	}
 	e.err, e.finished = err, true
-	msgs := e.msgs
+	msgs, batched := e.msgs, e.batched
 	p.cbs.push(func() {
 		for i, m := range msgs {
 			if err != nil {
@@ -147,6 +147,9 @@ func (p *Producer) finish(e *entry, ids interface{ at(int) messageid.MessageID }
 			} else {
 				m.cb(ids.at(i), nil)
 			}
+		}
+		if batched {
+			p.batches.recycleMsgs(msgs) // nothing reads them any more
 		}
 	})
 	// A Flush waiting for e goes on to wait for the runner to get past the
