@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 	"github.com/pulsargo/sdk/internal/frameq"
 	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/internal/wire"
@@ -244,15 +245,22 @@ func (c *conn) write(cmd *proto.BaseCommand) {
 	c.out.Push(outFrame{header: frame})
 }
 
-// writeMessage queues a payload frame whose metadata and payload are sent
-// as stored. cmd is encoded at once and not kept (the caller may reuse it).
-func (c *conn) writeMessage(cmd *proto.BaseCommand, rawMeta, payload []byte) {
-	hdr, err := wire.AppendPayloadHeaderRaw(nil, cmd, rawMeta, payload)
+// writeMessage queues a payload frame carrying e's metadata and payload as
+// stored, with e's checksum when it has one (computed otherwise). cmd is
+// encoded at once and not kept (the caller may reuse it).
+func (c *conn) writeMessage(cmd *proto.BaseCommand, e ledger.Entry) {
+	var hdr []byte
+	var err error
+	if e.HasSum {
+		hdr, err = wire.AppendPayloadHeaderRawSum(nil, cmd, e.Meta, e.Payload, e.Sum)
+	} else {
+		hdr, err = wire.AppendPayloadHeaderRaw(nil, cmd, e.Meta, e.Payload)
+	}
 	if err != nil {
 		c.log.Error("encode message", "err", err)
 		return
 	}
-	c.out.Push(outFrame{header: hdr, payload: payload})
+	c.out.Push(outFrame{header: hdr, payload: e.Payload})
 }
 
 // sendError answers a request with CommandError.

@@ -154,14 +154,15 @@ func (s *subscription) deliver(cs *consumer, e ledger.Entry, in *entryInfo, hash
 	s.countOut(cs, count, len(e.Payload))
 	cs.pending[e.Pos] = pendingEntry{batch: in.numMessages, hash: hash}
 
-	s.writeEntry(cs, e.Pos, ackSet, e.Meta, e.Payload)
+	s.writeEntry(cs, e.Pos, ackSet, e)
 }
 
-// writeEntry sends cs a MESSAGE for the entry at pos with its redelivery
-// count and the consumer's epoch, built in the subscription's reused
-// command: the frame header is all it allocates.
-func (s *subscription) writeEntry(cs *consumer, pos ledger.Position, ackSet []int64, meta, payload []byte) {
+// writeEntry sends cs a MESSAGE for entry e (its Meta, Payload and Sum)
+// as the message at pos, with its redelivery count and the consumer's
+// epoch, built in the subscription's reused command: the frame header is
+// all it allocates.
+func (s *subscription) writeEntry(cs *consumer, pos ledger.Position, ackSet []int64, e ledger.Entry) {
 	cmd := s.scratch.fill(cs.id, uint64(pos.Ledger), uint64(pos.Entry), int32(s.t.name.Partition),
 		ackSet, s.redeliveries[pos], cs.epoch)
-	cs.c.writeMessage(cmd, meta, payload)
+	cs.c.writeMessage(cmd, e)
 }

@@ -2,6 +2,7 @@ package brokerstub
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"testing"
 
@@ -80,4 +81,65 @@ func describe(p []byte) string {
 		return "empty"
 	}
 	return fmt.Sprintf("%d bytes starting %q", len(p), p[:min(len(p), 8)])
+}
+
+// A MESSAGE repeats the checksum its entry's SEND came with (the stub does
+// not compute it again), and carries a computed one for a SEND that had
+// none, as an old client's: either way the consumer's reader verifies it.
+func TestMessagesCarryTheSendsChecksumOrAComputedOne(t *testing.T) {
+	br := RunT(t, Options{})
+	topic := "persistent://public/default/checksums"
+	cons := dialRaw(t, br)
+	cons.connect()
+	cons.send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
+		Topic: &topic, Subscription: gproto.String("s"), SubType: proto.CommandSubscribe_Exclusive.Enum(),
+		ConsumerId: gproto.Uint64(1), RequestId: gproto.Uint64(1), InitialPosition: proto.CommandSubscribe_Earliest.Enum()}})
+	cons.expect(proto.BaseCommand_SUCCESS)
+	cons.send(&proto.BaseCommand{Type: proto.BaseCommand_FLOW.Enum(), Flow: &proto.CommandFlow{
+		ConsumerId: gproto.Uint64(1), MessagePermits: gproto.Uint32(10)}})
+	prod := dialRaw(t, br)
+	prod.connect()
+	prod.send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
+		Topic: &topic, ProducerId: gproto.Uint64(1), RequestId: gproto.Uint64(1)}})
+	pname := prod.expect(proto.BaseCommand_PRODUCER_SUCCESS).GetProducerSuccess().GetProducerName()
+
+	var sent []uint32 // the SENDs' checksums; 0 for the one sent without
+	for seq, withSum := range []bool{true, false} {
+		frame, err := wire.AppendPayloadFrame(nil, &proto.BaseCommand{Type: proto.BaseCommand_SEND.Enum(), Send: &proto.CommandSend{
+			ProducerId: gproto.Uint64(1), SequenceId: gproto.Uint64(uint64(seq)), NumMessages: gproto.Int32(1)}},
+			&proto.MessageMetadata{ProducerName: &pname, SequenceId: gproto.Uint64(uint64(seq)), PublishTime: gproto.Uint64(1)},
+			fmt.Appendf(nil, "payload %d", seq))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sumAt := 8 + int(binary.BigEndian.Uint32(frame[4:])) // after TOTAL_SIZE, CMD_SIZE and the command
+		if withSum {
+			sent = append(sent, binary.BigEndian.Uint32(frame[sumAt+2:]))
+		} else {
+			// An old client's frame: no 0x0e01 section.
+			frame = append(frame[:sumAt:sumAt], frame[sumAt+6:]...)
+			binary.BigEndian.PutUint32(frame, uint32(len(frame)-4))
+			sent = append(sent, 0)
+		}
+		if _, err := prod.nc.Write(frame); err != nil {
+			t.Fatal(err)
+		}
+		prod.expect(proto.BaseCommand_SEND_RECEIPT)
+	}
+	for i := 0; i < len(sent); {
+		f, err := cons.next() // verifies the checksum
+		if err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+		if f.Cmd.GetType() != proto.BaseCommand_MESSAGE {
+			continue
+		}
+		if !f.HasChecksum {
+			t.Fatalf("message %d has no checksum", i)
+		}
+		if sent[i] != 0 && f.Checksum != sent[i] {
+			t.Fatalf("message %d: checksum %#x, the SEND's was %#x", i, f.Checksum, sent[i])
+		}
+		i++
+	}
 }

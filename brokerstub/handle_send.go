@@ -97,12 +97,14 @@ func (op *sendOp) run() {
 	// buffer goes back to the pool when run returns; but a large entry
 	// (a chunk) keeps the frame's buffer instead of a copy of it, and the
 	// pool allocates another.
-	own := ledger.Copied
+	// The SEND's checksum goes out again with the entry's MESSAGEs when the
+	// metadata is stored as received.
+	b := ledger.Bytes{Meta: stored, Payload: payload, Sum: op.f.Checksum, HasSum: op.f.HasChecksum && !op.inTxn}
 	if len(stored)+len(payload) >= ledger.OwnBufferAt {
 		op.f.Keep()
-		own = ledger.Given
+		b.Own = ledger.Given
 	}
-	t.appendEntry(stored, payload, own, md.GetPublishTime(), op.num, op.inTxn, op.stored)
+	t.appendEntry(b, md.GetPublishTime(), op.num, op.inTxn, op.stored)
 }
 
 // stored finishes the SEND once its entry is durable at pos (or failed):

@@ -66,7 +66,7 @@ func (s *subscription) pushNonPersistent(in *entryInfo, meta, payload []byte) {
 	}
 	cs.permits -= n
 	s.countOut(cs, n, len(payload))
-	s.writeEntry(cs, npMessageID, nil, meta, payload)
+	s.writeEntry(cs, npMessageID, nil, ledger.Entry{Meta: meta, Payload: payload})
 }
 
 // npTarget is the consumer a message goes to if it has permits: the active

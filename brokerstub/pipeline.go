@@ -63,14 +63,14 @@ func (q *durableQueue) take(buf []finishedAppend) []finishedAppend {
 // its position once it is durable (or with the store's error); the topic's
 // subscriptions are dispatched after finish. With sync, deduplication on or
 // a store that does not pipeline (the in-memory one) finish is called
-// before appendEntry returns. The ledger copies rawMeta and payload before
-// appendEntry returns, unless own is ledger.Given. Topic goroutine.
-func (t *topic) appendEntry(rawMeta, payload []byte, own ledger.Ownership, publishTime uint64, num int32, sync bool, finish func(ledger.Position, error)) {
+// before appendEntry returns. The ledger copies b's bytes before
+// appendEntry returns, unless b.Own is ledger.Given. Topic goroutine.
+func (t *topic) appendEntry(b ledger.Bytes, publishTime uint64, num int32, sync bool, finish func(ledger.Position, error)) {
 	if t.dedup != nil || sync || !t.led.Pipelines() {
 		// The entries still in flight join the ledger first, so that this
 		// one follows them.
 		t.awaitDurable()
-		pos, err := t.led.Append(rawMeta, payload, own, publishTime, num)
+		pos, err := t.led.Append(b, publishTime, num)
 		finish(pos, err)
 		if err == nil {
 			t.dispatchAll()
@@ -79,7 +79,7 @@ func (t *topic) appendEntry(rawMeta, payload []byte, own ledger.Ownership, publi
 		return
 	}
 	t.inflight++
-	t.led.AppendAsync(rawMeta, payload, own, publishTime, num, func(p ledger.Pending) {
+	t.led.AppendAsync(b, publishTime, num, func(p ledger.Pending) {
 		t.durable.push(finishedAppend{p: p, finish: finish})
 	})
 	t.finishDurable() // a synchronous store has reported already

@@ -131,7 +131,7 @@ func (t *topic) txnEnd(id txnID, commit bool) {
 	var pos ledger.Position
 	if err == nil {
 		t.awaitDurable() // the marker follows the entries in flight (pipeline.go)
-		pos, err = t.led.Append(txnTagged(raw, id), nil, ledger.Copied, now, 1)
+		pos, err = t.led.Append(ledger.Bytes{Meta: txnTagged(raw, id)}, now, 1)
 	}
 	if err != nil {
 		// The coordinator retries the end (the client's retry, or the

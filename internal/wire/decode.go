@@ -125,7 +125,7 @@ func decodePayload(f *Frame, b []byte) error {
 			return cmdError(ErrChecksum, "received 0x"+strconv.FormatUint(uint64(want), 16)+
 				", computed 0x"+strconv.FormatUint(uint64(got), 16), nil, f.Cmd)
 		}
-		f.HasChecksum = true
+		f.HasChecksum, f.Checksum = true, want
 	}
 	if len(b) < 4 {
 		return cmdError(ErrBadSize, "metadata size cut short", nil, f.Cmd)

@@ -80,14 +80,23 @@ func AppendPayloadHeader(dst []byte, cmd *proto.BaseCommand, meta *proto.Message
 	if meta == nil {
 		return dst, cmdError(ErrMalformed, "nil message metadata", nil, cmd)
 	}
-	return appendPayloadHeader(dst, cmd, nil, meta, nil, payload)
+	return appendPayloadHeader(dst, cmd, nil, meta, nil, payload, nil)
 }
 
 // AppendPayloadHeaderRaw is AppendPayloadHeader with metadata already
 // encoded: rawMeta is written as is (not validated, but it must not be
 // empty), as a broker does when it resends a stored entry.
 func AppendPayloadHeaderRaw(dst []byte, cmd *proto.BaseCommand, rawMeta, payload []byte) ([]byte, error) {
-	return appendPayloadHeader(dst, cmd, nil, nil, rawMeta, payload)
+	return appendPayloadHeader(dst, cmd, nil, nil, rawMeta, payload, nil)
+}
+
+// AppendPayloadHeaderRawSum is AppendPayloadHeaderRaw with the checksum
+// already known: sum is written as the frame's CRC32C without reading
+// rawMeta and payload again. It must be their checksum as a frame carries
+// it (of rawMeta's size as 4 bytes big-endian, rawMeta and payload), as
+// Frame.Checksum is for the frame they were received in.
+func AppendPayloadHeaderRawSum(dst []byte, cmd *proto.BaseCommand, rawMeta, payload []byte, sum uint32) ([]byte, error) {
+	return appendPayloadHeader(dst, cmd, nil, nil, rawMeta, payload, &sum)
 }
 
 // AppendPayloadHeaderWithBrokerMeta is AppendPayloadHeaderRaw with a
@@ -96,7 +105,7 @@ func AppendPayloadHeaderRaw(dst []byte, cmd *proto.BaseCommand, rawMeta, payload
 // announced supports_broker_entry_metadata. A nil brokerMeta writes no such
 // section.
 func AppendPayloadHeaderWithBrokerMeta(dst []byte, cmd *proto.BaseCommand, brokerMeta *proto.BrokerEntryMetadata, rawMeta, payload []byte) ([]byte, error) {
-	return appendPayloadHeader(dst, cmd, brokerMeta, nil, rawMeta, payload)
+	return appendPayloadHeader(dst, cmd, brokerMeta, nil, rawMeta, payload, nil)
 }
 
 // AppendPayloadFrame appends a whole payload frame: AppendPayloadHeader
@@ -111,9 +120,9 @@ func AppendPayloadFrame(dst []byte, cmd *proto.BaseCommand, meta *proto.MessageM
 }
 
 // appendPayloadHeader writes a payload frame header with either meta or
-// rawMeta as the metadata.
+// rawMeta as the metadata, and the checksum *sum when not nil.
 func appendPayloadHeader(dst []byte, cmd *proto.BaseCommand, brokerMeta *proto.BrokerEntryMetadata,
-	meta *proto.MessageMetadata, rawMeta, payload []byte) ([]byte, error) {
+	meta *proto.MessageMetadata, rawMeta, payload []byte, sum *uint32) ([]byte, error) {
 	start := len(dst)
 	if err := checkCommand(cmd); err != nil {
 		return dst, err
@@ -165,7 +174,10 @@ func appendPayloadHeader(dst []byte, cmd *proto.BaseCommand, brokerMeta *proto.B
 	}
 	binary.BigEndian.PutUint32(dst[start:], uint32(total))
 	binary.BigEndian.PutUint32(dst[metaAt:], uint32(metaSize))
-	sum := crc32.Update(crc32.Update(0, castagnoli, dst[metaAt:]), castagnoli, payload)
-	binary.BigEndian.PutUint32(dst[sumAt:], sum)
+	if sum == nil {
+		crc := crc32.Update(crc32.Update(0, castagnoli, dst[metaAt:]), castagnoli, payload)
+		sum = &crc
+	}
+	binary.BigEndian.PutUint32(dst[sumAt:], *sum)
 	return dst, nil
 }

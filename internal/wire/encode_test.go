@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/binary"
 	"hash/crc32"
 	"testing"
 
@@ -121,6 +122,16 @@ func TestGoldenSend(t *testing.T) {
 	assert.Nil(t, f.BrokerMeta)
 	assert.Equal(t, goldenSend[26:33], f.RawMeta)
 	assert.Equal(t, []byte("hi"), f.Payload)
+
+	// The checksum as received, given back, makes the same header; a
+	// given checksum is written as it is, not computed.
+	assert.Equal(t, binary.BigEndian.Uint32(goldenSend[18:22]), f.Checksum)
+	summed, err := AppendPayloadHeaderRawSum(nil, cmd, f.RawMeta, f.Payload, f.Checksum)
+	require.NoError(t, err)
+	assert.Equal(t, hdr, summed)
+	other, err := AppendPayloadHeaderRawSum(nil, cmd, f.RawMeta, f.Payload, 0x01020304)
+	require.NoError(t, err)
+	assert.Equal(t, uint32(0x01020304), binary.BigEndian.Uint32(other[18:22]))
 }
 
 // The broker-entry-metadata section goes between command and checksum:

@@ -45,6 +45,9 @@ type Frame struct {
 	// HasChecksum reports whether the frame had the 0x0e01 checksum section
 	// (which was then verified). Only old peers omit it.
 	HasChecksum bool
+	// Checksum is the frame's CRC32C as received, when HasChecksum: of the
+	// metadata size (4 bytes), the metadata and the payload.
+	Checksum uint32
 	// Meta is the decoded message metadata.
 	Meta *proto.MessageMetadata
 	// RawMeta is the metadata exactly as received (without its size prefix),

@@ -68,6 +68,21 @@ func (a *arena) copyEntry(id int64, meta, payload []byte, own Ownership) (m, p [
 	return buf[:len(meta):len(meta)], buf[len(meta):n:n]
 }
 
+// Bytes are an entry's bytes as an append is given them.
+type Bytes struct {
+	// Meta is the serialized MessageMetadata; Payload the payload.
+	Meta, Payload []byte
+	// Own says whether the ledger may keep Meta and Payload rather than
+	// copy them; Copied by default.
+	Own Ownership
+	// Sum is, when HasSum, the CRC32C a frame carries for the entry (of
+	// Meta's size as 4 bytes big-endian, Meta and Payload): the checksum
+	// the SEND came with, which a MESSAGE repeats instead of computing it
+	// again. Without it (the default) a MESSAGE's checksum is computed.
+	Sum    uint32
+	HasSum bool
+}
+
 // Ownership says whether an append may keep the bytes it is given.
 type Ownership bool
 

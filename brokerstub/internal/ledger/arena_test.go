@@ -69,7 +69,7 @@ func TestAppendAsyncKeepsACopy(t *testing.T) {
 	l := open(t, st, Options{})
 	meta, payload := []byte("meta"), []byte("payload")
 	var got Pending
-	l.AppendAsync(meta, payload, Copied, 1, 1, func(p Pending) { got = p })
+	l.AppendAsync(Bytes{Meta: meta, Payload: payload}, 1, 1, func(p Pending) { got = p })
 	pos, err := l.Finish(got)
 	if err != nil {
 		t.Fatal(err)

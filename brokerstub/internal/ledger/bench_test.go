@@ -13,7 +13,7 @@ func benchmarkAppend(b *testing.B, st store.Store) {
 	b.SetBytes(int64(len(meta) + len(payload)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := l.Append(meta, payload, Copied, 1, 1); err != nil {
+		if _, err := l.Append(Bytes{Meta: meta, Payload: payload}, 1, 1); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -36,7 +36,7 @@ func BenchmarkAppendBolt(b *testing.B) {
 func filled(b *testing.B) *Ledger {
 	l := open(b, store.NewMemory(), Options{RolloverEntries: 1000})
 	for range 100_000 {
-		if _, err := l.Append(nil, nil, Copied, 1, 1); err != nil {
+		if _, err := l.Append(Bytes{}, 1, 1); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -17,4 +17,8 @@ type Entry struct {
 	BrokerTimestamp uint64
 	// NumMessages is the number of messages in the entry (1 unless batched).
 	NumMessages int32
+	// Sum is the checksum the entry arrived with, when HasSum (Bytes.Sum).
+	// It is not stored: an entry read back from a store has none.
+	Sum    uint32
+	HasSum bool
 }

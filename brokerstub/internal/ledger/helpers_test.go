@@ -67,7 +67,7 @@ func appendN(t testing.TB, l *Ledger, n int, pt func(i int) uint64) []Position {
 		if pt != nil {
 			ts = pt(i)
 		}
-		p, err := l.Append(fmt.Appendf(nil, "meta-%d", l.Len()), fmt.Appendf(nil, "payload-%d", l.Len()), Copied, ts, 1)
+		p, err := l.Append(Bytes{Meta: fmt.Appendf(nil, "meta-%d", l.Len()), Payload: fmt.Appendf(nil, "payload-%d", l.Len())}, ts, 1)
 		if err != nil {
 			t.Fatalf("Append: %v", err)
 		}

@@ -113,14 +113,14 @@ func (l *Ledger) newLedgerID() (int64, error) {
 // publishTime is the metadata's publish_time (ms) and numMessages the number
 // of messages in the entry; the broker timestamp comes from Options.Now. The
 // Ledger keeps a copy of meta and payload (arena.go): the caller may reuse
-// its buffers once Append returns, unless own is Given.
+// its buffers once Append returns, unless b.Own is Given.
 //
 // If the store fails, Append returns the error and nothing is appended;
 // the next Append then starts a new ledger (as a broker does after a failed
 // write), so an entry that the store might have kept despite the error is
 // never overwritten.
-func (l *Ledger) Append(meta, payload []byte, own Ownership, publishTime uint64, numMessages int32) (Position, error) {
-	e, err := l.nextEntry(meta, payload, own, publishTime, numMessages)
+func (l *Ledger) Append(b Bytes, publishTime uint64, numMessages int32) (Position, error) {
+	e, err := l.nextEntry(b, publishTime, numMessages)
 	if err != nil {
 		return Position{}, err
 	}
@@ -140,7 +140,7 @@ func (l *Ledger) Append(meta, payload []byte, own Ownership, publishTime uint64,
 // next append tries again. The Entry holds copies of meta and payload in the ledger's slabs.
 // It does not advance the current position; the caller does once the entry
 // is committed to.
-func (l *Ledger) nextEntry(meta, payload []byte, own Ownership, publishTime uint64, numMessages int32) (Entry, error) {
+func (l *Ledger) nextEntry(b Bytes, publishTime uint64, numMessages int32) (Entry, error) {
 	id, entry := l.cur, int64(l.curLen)
 	if l.roll || l.curLen >= l.opts.RolloverEntries {
 		var err error
@@ -150,7 +150,7 @@ func (l *Ledger) nextEntry(meta, payload []byte, own Ownership, publishTime uint
 		}
 		entry = 0
 	}
-	meta, payload = l.slabs.copyEntry(id, meta, payload, own)
+	meta, payload := l.slabs.copyEntry(id, b.Meta, b.Payload, b.Own)
 	return Entry{
 		Pos:             Position{Ledger: id, Entry: entry},
 		Meta:            meta,
@@ -158,6 +158,8 @@ func (l *Ledger) nextEntry(meta, payload []byte, own Ownership, publishTime uint
 		PublishTime:     publishTime,
 		BrokerTimestamp: uint64(max(l.opts.Now().UnixMilli(), 0)),
 		NumMessages:     numMessages,
+		Sum:             b.Sum,
+		HasSum:          b.HasSum,
 	}, nil
 }
 

@@ -49,7 +49,7 @@ func TestAppendStoresEntryAsGiven(t *testing.T) {
 	st := store.NewMemory()
 	l := open(t, st, Options{Now: clk.Now})
 	meta, payload := []byte("meta"), []byte("payload")
-	p, err := l.Append(meta, payload, Copied, 42, 7)
+	p, err := l.Append(Bytes{Meta: meta, Payload: payload}, 42, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,14 +159,14 @@ func TestAppendErrorLeavesStateUnchanged(t *testing.T) {
 	}
 
 	st.failAppend = true
-	if _, err := l.Append([]byte("m"), []byte("p"), Copied, 0, 1); !errors.Is(err, errInjected) {
+	if _, err := l.Append(Bytes{Meta: []byte("m"), Payload: []byte("p")}, 0, 1); !errors.Is(err, errInjected) {
 		t.Fatalf("Append with a failing store = %v", err)
 	}
 	check("after a failed AppendEntry")
 
 	// The next append starts a new ledger; if that fails, nothing changes.
 	st.failAppend, st.failNewLedger = false, true
-	if _, err := l.Append([]byte("m"), []byte("p"), Copied, 0, 1); !errors.Is(err, errInjected) {
+	if _, err := l.Append(Bytes{Meta: []byte("m"), Payload: []byte("p")}, 0, 1); !errors.Is(err, errInjected) {
 		t.Fatalf("Append with a failing NewLedgerID = %v", err)
 	}
 	check("after a failed NewLedgerID")
@@ -186,7 +186,7 @@ func TestRolloverErrorLeavesStateUnchanged(t *testing.T) {
 	l := open(t, st, Options{RolloverEntries: 1})
 	appendN(t, l, 1, nil)
 	st.failNewLedger = true
-	if _, err := l.Append(nil, nil, Copied, 0, 1); !errors.Is(err, errInjected) {
+	if _, err := l.Append(Bytes{}, 0, 1); !errors.Is(err, errInjected) {
 		t.Fatalf("Append = %v", err)
 	}
 	if got := positions(l); !slices.Equal(got, []Position{pos(1, 0)}) || l.CurrentLedger() != 1 {

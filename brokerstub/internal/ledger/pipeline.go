@@ -18,7 +18,7 @@ type Pending struct {
 // Pos returns the position AppendAsync gave the entry.
 func (p Pending) Pos() Position { return p.e.Pos }
 
-// AppendAsync stores an entry as Append does (a copy unless own is Given:
+// AppendAsync stores an entry as Append does (a copy unless b.Own is Given:
 // the caller may reuse meta and payload once it returns) but does not wait for the
 // store when it can pipeline appends (store.AsyncAppender): it gives the
 // entry the next position, hands it to the store and returns. onDone is
@@ -32,14 +32,14 @@ func (p Pending) Pos() Position { return p.e.Pos }
 // After a failure the next append (Append or AppendAsync) starts a new
 // ledger, as with Append; entries already queued in the failed ledger fail
 // too (the store refuses them after the failed one).
-func (l *Ledger) AppendAsync(meta, payload []byte, own Ownership, publishTime uint64, numMessages int32, onDone func(Pending)) {
+func (l *Ledger) AppendAsync(b Bytes, publishTime uint64, numMessages int32, onDone func(Pending)) {
 	as, ok := l.st.(store.AsyncAppender)
 	if !ok {
-		pos, err := l.Append(meta, payload, own, publishTime, numMessages)
+		pos, err := l.Append(b, publishTime, numMessages)
 		onDone(Pending{e: Entry{Pos: pos}, err: err, added: true})
 		return
 	}
-	e, err := l.nextEntry(meta, payload, own, publishTime, numMessages)
+	e, err := l.nextEntry(b, publishTime, numMessages)
 	if err != nil {
 		onDone(Pending{err: err})
 		return

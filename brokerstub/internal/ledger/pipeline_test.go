@@ -19,7 +19,7 @@ func TestAppendAsyncVisibleOnlyAfterFinish(t *testing.T) {
 	l := open(t, st, Options{})
 	done := make(chan Pending, 3)
 	for range 3 {
-		l.AppendAsync([]byte("m"), []byte("p"), Copied, 1, 1, func(p Pending) { done <- p })
+		l.AppendAsync(Bytes{Meta: []byte("m"), Payload: []byte("p")}, 1, 1, func(p Pending) { done <- p })
 	}
 	if l.Len() != 0 {
 		t.Fatalf("Len %d before any Finish, want 0", l.Len())
@@ -45,7 +45,7 @@ func TestAppendAsyncSynchronousStore(t *testing.T) {
 	l := open(t, store.NewMemory(), Options{})
 	var got []Pending
 	for range 2 {
-		l.AppendAsync(nil, []byte("p"), Copied, 1, 1, func(p Pending) { got = append(got, p) })
+		l.AppendAsync(Bytes{Payload: []byte("p")}, 1, 1, func(p Pending) { got = append(got, p) })
 	}
 	if len(got) != 2 {
 		t.Fatalf("%d outcomes before AppendAsync returned, want 2", len(got))
@@ -72,7 +72,7 @@ func TestAppendAsyncFailureRollsOver(t *testing.T) {
 	first := l.CurrentLedger()
 	st.Close() // the queued append fails with ErrClosed
 	done := make(chan Pending, 1)
-	l.AppendAsync(nil, []byte("p"), Copied, 1, 1, func(p Pending) { done <- p })
+	l.AppendAsync(Bytes{Payload: []byte("p")}, 1, 1, func(p Pending) { done <- p })
 	if _, err := l.Finish(<-done); err == nil {
 		t.Fatal("Finish of an append to a closed store: no error")
 	}

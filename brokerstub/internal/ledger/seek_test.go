@@ -87,7 +87,7 @@ func TestFindByTimeBrokerTimestamp(t *testing.T) {
 	l := open(t, store.NewMemory(), Options{Now: clk.Now})
 	for i, ms := range []int64{100, 200, 300} {
 		clk.now = time.UnixMilli(ms)
-		if _, err := l.Append(nil, nil, Copied, uint64(1000-i), 1); err != nil {
+		if _, err := l.Append(Bytes{}, uint64(1000-i), 1); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -24,7 +24,7 @@ func trimLedger(t *testing.T, st store.Store) (*Ledger, *clock) {
 	l := open(t, st, Options{RolloverEntries: 2, Now: clk.Now})
 	for i := range 6 {
 		clk.now = time.UnixMilli(int64(100 * (i/2 + 1)))
-		if _, err := l.Append([]byte("meta-"), []byte("load-"), Copied, 0, 1); err != nil {
+		if _, err := l.Append(Bytes{Meta: []byte("meta-"), Payload: []byte("load-")}, 0, 1); err != nil {
 			t.Fatal(err)
 		}
 	}
