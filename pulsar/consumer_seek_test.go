@@ -2,6 +2,7 @@ package pulsar
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"testing"
 
@@ -262,5 +263,60 @@ func TestSeekMultiTopic(t *testing.T) {
 				st.check(t, csRecv(t, c), want)
 			}
 		})
+	}
+}
+
+// A Seek costs a SEEK and a SUBSCRIBE: the broker has closed the consumer
+// before answering the SEEK, and serves the topic on the same connection,
+// so the consumer neither closes itself again nor looks the topic up.
+func TestSeekIsOneSeekAndOneSubscribe(t *testing.T) {
+	b := brokerstub.RunT(t)
+	c, err := NewClient(ClientOptions{URL: b.URL(), Logger: clientLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	topic := csTopic()
+	cons, err := c.Subscribe(ConsumerOptions{Topic: topic, SubscriptionName: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cons.Close()
+	p, err := c.CreateProducer(ProducerOptions{Topic: topic, DisableBatching: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctx := context.Background()
+	var first MessageID
+	for i := range 2 {
+		id, err := p.Send(ctx, &ProducerMessage{Payload: fmt.Appendf(nil, "m%d", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = id
+		}
+		if _, err := cons.Receive(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var l commandLog
+	b.Intercept(l.record)
+	if err := cons.Seek(first); err != nil {
+		t.Fatal(err)
+	}
+	m, err := cons.Receive(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(m.Payload()) != "m1" { // the one after the id, StartInclusive being false
+		t.Fatalf("after the seek: %q", m.Payload())
+	}
+	for typ, want := range map[brokerstub.Command]int{brokerstub.CmdSeek: 1, brokerstub.CmdSubscribe: 1,
+		brokerstub.CmdCloseConsumer: 0, brokerstub.CmdLookup: 0} {
+		if got := len(l.of(typ)); got != want {
+			t.Errorf("%d %s commands for a seek, want %d", got, typ, want)
+		}
 	}
 }

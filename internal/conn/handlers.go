@@ -81,6 +81,11 @@ func (c *Conn) producer(id uint64) ProducerHandler {
 	return c.producers[id]
 }
 
+// Consumes reports whether consumer id is registered: false once
+// UnregisterConsumer was called for it, or the broker closed it
+// (CLOSE_CONSUMER, which unregisters it before its handler is told).
+func (c *Conn) Consumes(id uint64) bool { return c.consumer(id) != nil }
+
 func (c *Conn) consumer(id uint64) ConsumerHandler {
 	c.mu.Lock()
 	defer c.mu.Unlock()

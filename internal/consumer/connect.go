@@ -67,14 +67,18 @@ func (h *handler) Closed() { h.q.Push(event{gen: h.gen, kind: evClosed}) }
 // ConnectionClosed queues the loss of the connection.
 func (h *handler) ConnectionClosed() { h.q.Push(event{gen: h.gen, kind: evConnClosed}) }
 
-// subscribe connects, registers a handler of generation gen and sends
-// SUBSCRIBE. It runs outside the loop.
-func (e *Engine[T]) subscribe(ctx context.Context, gen uint64, start messageid.MessageID) (*conn.Conn, error) {
+// subscribe connects (on via when it is still open: a connection whose
+// broker has just served the topic, which spares the lookup), registers a
+// handler of generation gen and sends SUBSCRIBE. It runs outside the loop.
+func (e *Engine[T]) subscribe(ctx context.Context, gen uint64, start messageid.MessageID, via *conn.Conn) (*conn.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, e.o.OperationTimeout)
 	defer cancel()
-	cn, err := e.o.Connect(ctx)
-	if err != nil {
-		return nil, err
+	cn := via
+	if cn == nil || cn.Err() != nil {
+		var err error
+		if cn, err = e.o.Connect(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if !cn.RegisterConsumer(e.o.ConsumerID, &handler{q: e.events, gen: gen, inflight: e.inflight}) {
 		return nil, fmt.Errorf("subscribe %s: %w", e.o.Topic, conn.ErrClosed)
@@ -189,15 +193,17 @@ func (e *Engine[T]) reconnect() {
 		return
 	}
 	e.tries++
-	e.startConnect(e.bo.Next())
+	e.startConnect(e.bo.Next(), nil)
 }
 
-// startConnect subscribes again after delay, for the current generation.
-func (e *Engine[T]) startConnect(delay time.Duration) {
+// startConnect subscribes again after delay, for the current generation:
+// on via if it is not nil and still open (see subscribe); if that fails,
+// the retries look the topic up again.
+func (e *Engine[T]) startConnect(delay time.Duration, via *conn.Conn) {
 	gen := e.gen
 	start := e.resumeStart()
 	attempt := func() {
-		cn, err := e.subscribe(e.ctx, gen, start)
+		cn, err := e.subscribe(e.ctx, gen, start, via)
 		e.do(func() {
 			if err == nil {
 				e.subscribed(gen, cn)

@@ -125,7 +125,7 @@ func New[T any](opts Options[T]) *Engine[T] {
 // loop. After a failed Start the engine is closed.
 func (e *Engine[T]) Start(ctx context.Context) error {
 	start := e.resumeStart()
-	cn, err := e.subscribe(ctx, 0, start)
+	cn, err := e.subscribe(ctx, 0, start, nil)
 	if err != nil {
 		e.cancel()
 		close(e.done)

@@ -143,14 +143,23 @@ func (e *Engine[T]) seekOnce(ctx context.Context, id messageid.MessageID, t time
 	if viaBroker {
 		seekErr = e.seekOnBroker(ctx, cn, id, t)
 	}
-	if cn != nil {
+	// A broker that moved the cursor has closed the consumer already (its
+	// CLOSE_CONSUMER comes before the SEEK's answer, as Pulsar's): closing
+	// it again would only cost a round trip before subscribing.
+	if cn != nil && cn.Consumes(e.o.ConsumerID) {
 		e.closeOnBroker(ctx, cn)
 	}
 	// Subscribe again in any case: the engine goes on after a failed seek.
+	// After a successful one the topic is where cn leads, so the
+	// subscription goes there without a lookup.
+	var via *conn.Conn
+	if seekErr == nil {
+		via = cn
+	}
 	e.do(func() {
 		if e.gen == gen && e.state == stateSeeking {
 			e.state = stateConnecting
-			e.startConnect(0)
+			e.startConnect(0, via)
 		}
 	})
 	if seekErr != nil {
