@@ -26,9 +26,11 @@
 // /proc/<pid>/stat. -cpuprofile and -stub-cpuprofile write CPU profiles of
 // the clients and of the stub child.
 //
-// Before the measured runs, -warmup runs (default 1) go uncounted, so that
-// the first client measured does not alone pay for the memory that the
-// processes use for the first time. Each run's topics are deleted once
+// Each workload's runs go back to back, the clients alternating run by
+// run, so that both measure a workload after the same one. Before the
+// measured runs, -warmup runs (default 1) go uncounted, so that the first
+// client measured does not alone pay for the memory that the processes use
+// for the first time. Each run's topics are deleted once
 // measured (through the stub child's admin API, or -admin-url), so that
 // the broker does not keep every run's messages.
 //

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"time"
+
+	"github.com/pulsargo/sdk/internal/prefault"
 )
 
 // The raw baseline moves W2's payload through W2's topology with no Pulsar
@@ -112,9 +114,12 @@ func rawMove(addr string, payload []byte, chunk int) (time.Duration, error) {
 	if _, err := c.Write(hdr[:]); err != nil {
 		return 0, err
 	}
-	// The consumer reads into a buffer of the payload's size, as a
-	// reassembled message would be.
+	// The consumer reads into a new buffer of the payload's size, as a
+	// reassembled message would be, its pages mapped in ahead as pulsargo
+	// maps a reassembly buffer's (internal/prefault): the baseline is what
+	// the machine can move, not what page faults leave of it.
 	buf := make([]byte, len(payload))
+	prefault.Bytes(buf)
 	if _, err := io.ReadFull(c, buf); err != nil {
 		return 0, fmt.Errorf("raw receive: %w", err)
 	}

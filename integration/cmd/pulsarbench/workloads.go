@@ -91,7 +91,13 @@ func printTable(w io.Writer, r Results) {
 	fmt.Fprintf(w, "(%d runs per client, elapsed %s)\n\n", r.Runs, r.Elapsed)
 }
 
-// benchmark alternates the two clients run by run and reduces to medians.
+// benchmark measures the workloads one after the other, each one's runs
+// back to back (the warm-up runs first) with the two clients alternating
+// run by run, and reduces to medians. Both clients thus run a workload
+// after the same one: measured in one pass (W1, W2, W5 of one client,
+// then of the other), each client's W1 followed the other's W5 and the
+// heap that left, which moved W1's ratio between 1.3 and 1.65 in runs of
+// the same code.
 func benchmark(ctx context.Context, cfg config, url string, cpu cpuClock, relay *childProcess, log io.Writer) (Results, error) {
 	small := make([]byte, 1024)
 	big := make([]byte, cfg.w2Size)
@@ -99,35 +105,44 @@ func benchmark(ctx context.Context, cfg config, url string, cpu cpuClock, relay 
 		return Results{}, err
 	}
 	w5Payload := big[:8<<20]
-	samples := map[string][]sample{}
-	for rep := -cfg.warmup; rep < cfg.reps; rep++ {
-		counted := rep >= 0
-		if relay != nil {
-			got, err := runRaw(cfg, relay, big)
-			if err != nil {
-				return Results{}, fmt.Errorf("raw run %d: %w", rep, err)
+	samples := map[string][]sample{"raw": make([]sample, cfg.reps), "ours": make([]sample, cfg.reps), "theirs": make([]sample, cfg.reps)}
+	for _, w := range []string{"w1", "w2", "w5"} {
+		if !cfg.runs(w) {
+			continue
+		}
+		for rep := -cfg.warmup; rep < cfg.reps; rep++ {
+			var scratch sample
+			into := func(name string) *sample {
+				if rep < 0 {
+					scratch = sample{}
+					return &scratch
+				}
+				return &samples[name][rep]
 			}
-			fmt.Fprintf(log, "  %s raw    w2 %.1f MB/s  cpu %.2f s/GB + relay %.2f s/GB\n", runLabel(rep), got.W2MBPerSec, got.W2ClientCPU, got.W2BrokerCPU)
-			if counted {
-				samples["raw"] = append(samples["raw"], got)
+			if w == "w2" && relay != nil {
+				got := into("raw")
+				if err := runRaw(cfg, relay, big, got); err != nil {
+					return Results{}, fmt.Errorf("raw run %d: %w", rep, err)
+				}
+				fmt.Fprintf(log, "  %-7s %s raw    %.1f MB/s  cpu %.2f s/GB + relay %.2f s/GB\n", runLabel(rep), w, got.W2MBPerSec, got.W2ClientCPU, got.W2BrokerCPU)
+			}
+			for _, mk := range []func(string) (side, error){newOurs, newTheirs} {
+				s, err := mk(url)
+				if err != nil {
+					return Results{}, err
+				}
+				got := into(s.name())
+				err = runWorkload(ctx, cfg, w, s, cpu, rep, small, big, w5Payload, got)
+				s.close()
+				if err != nil {
+					return Results{}, fmt.Errorf("%s run %d: %s: %w", s.name(), rep, w, err)
+				}
+				fmt.Fprintf(log, "  %-7s %s %-6s %s\n", runLabel(rep), w, s.name(), got.describe(w))
 			}
 		}
-		for _, mk := range []func(string) (side, error){newOurs, newTheirs} {
-			s, err := mk(url)
-			if err != nil {
-				return Results{}, err
-			}
-			got, err := runOnce(ctx, cfg, s, cpu, rep, small, big, w5Payload)
-			s.close()
-			if err != nil {
-				return Results{}, fmt.Errorf("%s run %d: %w", s.name(), rep, err)
-			}
-			fmt.Fprintf(log, "  %s %-6s w1 %.0f msgs/s  w2 %.1f MB/s (%.0f+%.0f ms)  w3 %.2fx  w4 %.2fx  w5 %.1f ms (first %.1f)  w2 cpu %.2f s/GB + broker %.2f s/GB\n",
-				runLabel(rep), s.name(), got.W1MsgsPerSec, got.W2MBPerSec, got.W2SendMs, got.W2RecvMs, got.W3AllocX, got.W4AllocX, got.W5Millis, got.W5FirstMs, got.W2ClientCPU, got.W2BrokerCPU)
-			if counted {
-				samples[s.name()] = append(samples[s.name()], got)
-			}
-		}
+	}
+	if !cfg.runs("w2") || relay == nil {
+		delete(samples, "raw")
 	}
 	res := Results{Runs: cfg.reps, Ours: reduce(samples["ours"]), Theirs: reduce(samples["theirs"]), Ratios: map[string]float64{}}
 	res.Ratios["w1"] = res.Ours["w1"] / res.Theirs["w1"]
@@ -142,16 +157,29 @@ func benchmark(ctx context.Context, cfg config, url string, cpu cpuClock, relay 
 	return res, nil
 }
 
-// runRaw moves W2's messages through the relay (the raw baseline).
-func runRaw(cfg config, relay *childProcess, big []byte) (sample, error) {
-	var out sample
+// describe is the log line's figures of workload w.
+func (s sample) describe(w string) string {
+	switch w {
+	case "w1":
+		return fmt.Sprintf("%.0f msgs/s", s.W1MsgsPerSec)
+	case "w2":
+		return fmt.Sprintf("%.1f MB/s (send %.0f + receive %.0f ms)  w3 %.2fx  w4 %.2fx  cpu %.2f s/GB + broker %.2f s/GB",
+			s.W2MBPerSec, s.W2SendMs, s.W2RecvMs, s.W3AllocX, s.W4AllocX, s.W2ClientCPU, s.W2BrokerCPU)
+	default:
+		return fmt.Sprintf("%.1f ms (first %.1f)", s.W5Millis, s.W5FirstMs)
+	}
+}
+
+// runRaw moves W2's messages through the relay (the raw baseline) and
+// fills in out's W2 figures.
+func runRaw(cfg config, relay *childProcess, big []byte, out *sample) error {
 	cpu := cpuClock{child: relay.pid()}
 	before := cpu.now()
 	var total time.Duration
 	for i := 0; i < cfg.w2Msgs; i++ {
 		d, err := rawMove(relay.addr, big, 1<<20)
 		if err != nil {
-			return out, err
+			return err
 		}
 		total += d
 	}
@@ -159,39 +187,32 @@ func runRaw(cfg config, relay *childProcess, big []byte) (sample, error) {
 	bytesMoved := float64(cfg.w2Msgs) * float64(len(big))
 	out.W2MBPerSec = bytesMoved / (1 << 20) / total.Seconds()
 	out.W2ClientCPU, out.W2BrokerCPU = perGB(used.self, bytesMoved), perGB(used.child, bytesMoved)
-	return out, nil
+	return nil
 }
 
-func runOnce(ctx context.Context, cfg config, s side, cpu cpuClock, rep int, small, big, w5 []byte) (sample, error) {
-	var out sample
+// runWorkload runs workload w ("w1", "w2" or "w5") once with s and fills in
+// its figures in out; its topics are deleted once measured.
+func runWorkload(ctx context.Context, cfg config, w string, s side, cpu cpuClock, rep int, small, big, w5 []byte, out *sample) error {
 	prefix := fmt.Sprintf("persistent://public/default/bench-%d-%d-%s", time.Now().UnixNano(), rep, s.name())
-	if cfg.runs("w1") {
+	switch w {
+	case "w1":
 		d, _, err := measure(func() error { return s.produce(ctx, prefix+"-w1", cfg.w1Msgs, small) })
 		if err != nil {
-			return out, fmt.Errorf("w1: %w", err)
+			return err
 		}
 		out.W1MsgsPerSec = float64(cfg.w1Msgs) / d.Seconds()
-		if err := deleteTopic(ctx, cfg.adminURL, prefix+"-w1"); err != nil {
-			return out, err
-		}
-	}
-	if cfg.runs("w2") {
-		if err := runW2(ctx, cfg, s, cpu, prefix, big, &out); err != nil {
-			return out, err
-		}
-	}
-	if cfg.runs("w5") {
+		return deleteTopic(ctx, cfg.adminURL, prefix+"-w1")
+	case "w2":
+		return runW2(ctx, cfg, s, cpu, prefix, big, out)
+	default:
 		first, lat, err := s.seekRead(ctx, prefix+"-w5", cfg.backlog, w5)
 		if err != nil {
-			return out, fmt.Errorf("w5: %w", err)
+			return err
 		}
 		out.W5Millis = float64(lat.Microseconds()) / 1000
 		out.W5FirstMs = float64(first.Microseconds()) / 1000
-		if err := deleteTopic(ctx, cfg.adminURL, prefix+"-w5"); err != nil {
-			return out, err
-		}
+		return deleteTopic(ctx, cfg.adminURL, prefix+"-w5")
 	}
-	return out, nil
 }
 
 // runW2 sends and receives W2's chunked messages, one topic each, and
