@@ -125,12 +125,7 @@ func BenchmarkSendReceipt128KiB(b *testing.B) {
 func BenchmarkDispatch(b *testing.B) {
 	br := RunT(b, Options{KeepAliveInterval: time.Hour}) // the raw clients answer no PING
 	topic := "persistent://public/default/bench-dispatch"
-	c := dialRaw(b, br)
-	c.connect()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
-		Topic: &topic, Subscription: gproto.String("s"), SubType: proto.CommandSubscribe_Exclusive.Enum(),
-		ConsumerId: gproto.Uint64(1), RequestId: gproto.Uint64(2), InitialPosition: proto.CommandSubscribe_Earliest.Enum()}})
-	c.expect(proto.BaseCommand_SUCCESS)
+	c := rawSubscriber(b, br, topic, 0)
 	_ = c.nc.SetReadDeadline(time.Time{})
 	// Subscribed first, so that no entry is trimmed at a ledger rollover;
 	// no permits yet, so that the entries wait.

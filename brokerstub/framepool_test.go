@@ -23,21 +23,9 @@ func TestPipelinedSendsSurviveFrameBufferReuse(t *testing.T) {
 
 func testSendsSurviveFrameBufferReuse(t *testing.T, topic string) {
 	br := RunT(t, Options{})
-	cons := dialRaw(t, br)
-	cons.connect()
-	cons.send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
-		Topic: &topic, Subscription: gproto.String("s"), SubType: proto.CommandSubscribe_Exclusive.Enum(),
-		ConsumerId: gproto.Uint64(1), RequestId: gproto.Uint64(1), InitialPosition: proto.CommandSubscribe_Earliest.Enum()}})
-	cons.expect(proto.BaseCommand_SUCCESS)
 	const n = 64
-	cons.send(&proto.BaseCommand{Type: proto.BaseCommand_FLOW.Enum(), Flow: &proto.CommandFlow{
-		ConsumerId: gproto.Uint64(1), MessagePermits: gproto.Uint32(n)}})
-
-	prod := dialRaw(t, br)
-	prod.connect()
-	prod.send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
-		Topic: &topic, ProducerId: gproto.Uint64(1), RequestId: gproto.Uint64(1)}})
-	pname := prod.expect(proto.BaseCommand_PRODUCER_SUCCESS).GetProducerSuccess().GetProducerName()
+	cons := rawSubscriber(t, br, topic, n)
+	prod, pname := rawProducer(t, br, topic)
 	// Sizes in the pool's small class and in larger ones (up to one the
 	// ledger keeps the frame buffer of instead of copying), each payload
 	// filled with its own byte, all written before any receipt is read.
@@ -89,19 +77,8 @@ func describe(p []byte) string {
 func TestMessagesCarryTheSendsChecksumOrAComputedOne(t *testing.T) {
 	br := RunT(t, Options{})
 	topic := "persistent://public/default/checksums"
-	cons := dialRaw(t, br)
-	cons.connect()
-	cons.send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
-		Topic: &topic, Subscription: gproto.String("s"), SubType: proto.CommandSubscribe_Exclusive.Enum(),
-		ConsumerId: gproto.Uint64(1), RequestId: gproto.Uint64(1), InitialPosition: proto.CommandSubscribe_Earliest.Enum()}})
-	cons.expect(proto.BaseCommand_SUCCESS)
-	cons.send(&proto.BaseCommand{Type: proto.BaseCommand_FLOW.Enum(), Flow: &proto.CommandFlow{
-		ConsumerId: gproto.Uint64(1), MessagePermits: gproto.Uint32(10)}})
-	prod := dialRaw(t, br)
-	prod.connect()
-	prod.send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
-		Topic: &topic, ProducerId: gproto.Uint64(1), RequestId: gproto.Uint64(1)}})
-	pname := prod.expect(proto.BaseCommand_PRODUCER_SUCCESS).GetProducerSuccess().GetProducerName()
+	cons := rawSubscriber(t, br, topic, 10)
+	prod, pname := rawProducer(t, br, topic)
 
 	var sent []uint32 // the SENDs' checksums; 0 for the one sent without
 	for seq, withSum := range []bool{true, false} {

@@ -107,3 +107,33 @@ func (c *rawClient) expectClosed() {
 		}
 	}
 }
+
+// rawSubscriber dials br and subscribes consumer 1 to topic (Exclusive
+// subscription "s", from the earliest message), giving it permits when
+// permits > 0.
+func rawSubscriber(t testing.TB, br *Broker, topic string, permits uint32) *rawClient {
+	t.Helper()
+	c := dialRaw(t, br)
+	c.connect()
+	c.send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
+		Topic: &topic, Subscription: gproto.String("s"), SubType: proto.CommandSubscribe_Exclusive.Enum(),
+		ConsumerId: gproto.Uint64(1), RequestId: gproto.Uint64(1), InitialPosition: proto.CommandSubscribe_Earliest.Enum()}})
+	c.expect(proto.BaseCommand_SUCCESS)
+	if permits > 0 {
+		c.send(&proto.BaseCommand{Type: proto.BaseCommand_FLOW.Enum(), Flow: &proto.CommandFlow{
+			ConsumerId: gproto.Uint64(1), MessagePermits: gproto.Uint32(permits)}})
+	}
+	return c
+}
+
+// rawProducer dials br and attaches producer 1 to topic; it returns the
+// client and the producer name the broker gave.
+func rawProducer(t testing.TB, br *Broker, topic string) (*rawClient, string) {
+	t.Helper()
+	c := dialRaw(t, br)
+	c.connect()
+	c.send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
+		Topic: &topic, ProducerId: gproto.Uint64(1), RequestId: gproto.Uint64(1)}})
+	return c, c.expect(proto.BaseCommand_PRODUCER_SUCCESS).GetProducerSuccess().GetProducerName()
+}
+
