@@ -136,4 +136,3 @@ func rawProducer(t testing.TB, br *Broker, topic string) (*rawClient, string) {
 		Topic: &topic, ProducerId: gproto.Uint64(1), RequestId: gproto.Uint64(1)}})
 	return c, c.expect(proto.BaseCommand_PRODUCER_SUCCESS).GetProducerSuccess().GetProducerName()
 }
-
