@@ -121,3 +121,44 @@ func TestBufferPoolFromRecyclesSmallFramesAndMoveHandsOwnership(t *testing.T) {
 		t.Fatal("a small frame's released buffer was not reused")
 	}
 }
+
+// Keep gives up a buffer that fits its frame closely (the frame's bytes
+// stay valid and the pool allocates anew), and refuses one with much room
+// to spare (a 1.2 MiB frame in a 2 MiB class, 100 bytes in 16 KiB), which
+// goes back to the pool on Release.
+func TestKeepTakesOnlyCloseFittingBuffers(t *testing.T) {
+	for _, tc := range []struct {
+		size int
+		kept bool
+	}{{1 << 20, true}, {1<<20 + 200<<10, false}, {100, false}} { // 100 bytes: a 16 KiB buffer
+		payload := bytes.Repeat([]byte("k"), tc.size)
+		var stream []byte
+		for i := range 2 {
+			var err error
+			if stream, err = AppendPayloadFrame(stream, newSendForTest(uint64(i)), testMeta(), payload); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r := NewReader(bytes.NewReader(stream), 8<<20)
+		r.SetBufferPool(NewBufferPoolFrom(0))
+		f1, err := r.ReadFrame()
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := &f1.buf[0]
+		if got := f1.Keep(); got != tc.kept {
+			t.Fatalf("%d bytes: Keep = %v, want %v", tc.size, got, tc.kept)
+		}
+		f1.Release()
+		f2, err := r.ReadFrame()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if reused := &f2.buf[0] == first; reused == tc.kept {
+			t.Fatalf("%d bytes: kept %v, yet the next frame reused the buffer: %v", tc.size, tc.kept, reused)
+		}
+		if tc.kept && !bytes.Equal(f1.Payload, payload) {
+			t.Fatalf("%d bytes: a kept frame's payload changed", tc.size)
+		}
+	}
+}

@@ -84,13 +84,26 @@ func (f *Frame) Move() Frame {
 	return g
 }
 
-// Keep gives the frame's pooled buffer up for good: it never goes back to
-// the pool, so RawMeta and Payload stay valid for as long as the caller
-// keeps them, and Release does nothing. A broker that stores a large entry
-// keeps the buffer it arrived in rather than copying it; the pool
-// allocates another for the next frame. On a frame without a pool it does
-// nothing (its bytes are the caller's already).
-func (f *Frame) Keep() { f.buf, f.pool = nil, nil }
+// Keep gives the frame's pooled buffer up for good, if the buffer is not
+// much larger than the frame (by an eighth at most, as a power-of-two
+// chunk's frame is to its size class), and reports whether the frame's
+// bytes are now the caller's: then the buffer never goes back to the pool,
+// RawMeta and Payload stay valid for as long as the caller keeps them, and
+// Release does nothing. A broker that stores a large entry keeps the buffer
+// it arrived in rather than copying it, and the pool allocates another for
+// the next frame; a buffer with much room to spare is left to the pool (the
+// caller copies what it keeps). A frame without a pool is the caller's
+// already: Keep reports true.
+func (f *Frame) Keep() bool {
+	if f.pool == nil {
+		return true
+	}
+	if cap(f.buf)-f.Size > f.Size/8 {
+		return false
+	}
+	f.buf, f.pool = nil, nil
+	return true
+}
 
 // castagnoli is the CRC32C table; hash/crc32 uses the CPU's CRC32
 // instruction for it where available.
