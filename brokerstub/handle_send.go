@@ -92,13 +92,14 @@ func (op *sendOp) run() {
 	}
 	// The receipt goes once the entry is durable (pipeline.go). A
 	// transaction's entry is appended synchronously, so that it is in the
-	// transaction buffer before the next command (an END_TXN) runs. The
-	// ledger copies an entry before appendEntry returns, so the frame's
-	// buffer goes back to the pool when run returns; but a large entry
-	// (a chunk) keeps the frame's buffer instead of a copy of it, when the
-	// buffer fits it closely, and the pool allocates another.
-	// The SEND's checksum goes out again with the entry's MESSAGEs when the
-	// metadata is stored as received.
+	// transaction buffer before the next command (an END_TXN) runs.
+	//
+	// The ledger copies an entry before appendEntry returns, so the frame's
+	// buffer goes back to the pool when run returns; but a large entry (a
+	// chunk) keeps the frame's buffer instead of a copy of it when the
+	// buffer fits it closely, and the pool allocates another. The SEND's
+	// checksum goes out again with the entry's MESSAGEs when the metadata is
+	// stored as received (not txn-tagged).
 	b := ledger.Bytes{Meta: stored, Payload: payload, Sum: op.f.Checksum, HasSum: op.f.HasChecksum && !op.inTxn}
 	if len(stored)+len(payload) >= ledger.OwnBufferAt && op.f.Keep() {
 		b.Own = ledger.Given

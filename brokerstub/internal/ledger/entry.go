@@ -22,3 +22,31 @@ type Entry struct {
 	Sum    uint32
 	HasSum bool
 }
+
+// Bytes are an entry's bytes as an append is given them.
+type Bytes struct {
+	// Meta is the serialized MessageMetadata; Payload the payload.
+	Meta, Payload []byte
+	// Own says whether the ledger may keep Meta and Payload rather than
+	// copy them; Copied by default.
+	Own Ownership
+	// Sum is, when HasSum, the CRC32C a frame carries for the entry (of
+	// Meta's size as 4 bytes big-endian, Meta and Payload): the checksum
+	// the SEND came with, which a MESSAGE repeats instead of computing it
+	// again. Without it (the default) a MESSAGE's checksum is computed.
+	Sum    uint32
+	HasSum bool
+}
+
+// Ownership says whether an append may keep the bytes it is given.
+type Ownership bool
+
+const (
+	// Copied: the caller may reuse meta and payload once the append
+	// returns; the ledger keeps copies.
+	Copied Ownership = false
+	// Given: the caller gives meta and payload up for good (nothing writes
+	// or reuses them again), so an entry of OwnBufferAt bytes or more keeps
+	// them instead of a copy; a smaller one is still copied into a slab.
+	Given Ownership = true
+)

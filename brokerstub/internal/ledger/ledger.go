@@ -137,9 +137,10 @@ func (l *Ledger) Append(b Bytes, publishTime uint64, numMessages int32) (Positio
 // nextEntry builds the entry an append stores next: at the next position of
 // the current ledger, or at entry 0 of a new one when the current one is
 // full or an append failed; if no new ledger id can be had, it fails and the
-// next append tries again. The Entry holds copies of meta and payload in the ledger's slabs.
-// It does not advance the current position; the caller does once the entry
-// is committed to.
+// next append tries again. The Entry holds copies of b's bytes in the
+// ledger's slabs, or b's bytes themselves when Given and large
+// (arena.copyEntry). It does not advance the current position; the caller
+// does once the entry is committed to.
 func (l *Ledger) nextEntry(b Bytes, publishTime uint64, numMessages int32) (Entry, error) {
 	id, entry := l.cur, int64(l.curLen)
 	if l.roll || l.curLen >= l.opts.RolloverEntries {
