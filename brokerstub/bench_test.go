@@ -212,3 +212,16 @@ func BenchmarkDurableProducersOneTopic(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSendReceipt1MiB is BenchmarkSendReceipt with W2's entries: 1
+// MiB chunks, each of which the stub keeps in the buffer it was read into
+// (wire.Frame.Keep), so that MB/s shows what receiving and storing a large
+// entry costs, and allocs/op that nothing is allocated per byte.
+func BenchmarkSendReceipt1MiB(b *testing.B) {
+	br := RunT(b, Options{KeepAliveInterval: time.Hour}) // the raw clients answer no PING
+	c, frame := benchProducer(b, br, "persistent://public/default/bench-send-1m", 1, make([]byte, 1<<20))
+	b.ReportAllocs()
+	b.SetBytes(1 << 20)
+	b.ResetTimer()
+	sendAndSkipReceipts(b, c, frame, b.N)
+}

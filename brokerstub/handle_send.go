@@ -95,9 +95,10 @@ func (op *sendOp) run() {
 	// transaction buffer before the next command (an END_TXN) runs.
 	//
 	// The ledger copies an entry before appendEntry returns, so the frame's
-	// buffer goes back to the pool when run returns; but a large entry (a
-	// chunk) keeps the frame's buffer instead of a copy of it when the
-	// buffer fits it closely, and the pool allocates another. The SEND's
+	// buffer goes back to the pool when run returns; but an entry of
+	// ledger.OwnBufferAt or more (larger than a chunk of the default
+	// maximum message size) keeps the frame's buffer instead of a copy of
+	// it when the buffer fits it closely, and the pool allocates another. The SEND's
 	// checksum goes out again with the entry's MESSAGEs when the metadata is
 	// stored as received (not txn-tagged).
 	b := ledger.Bytes{Meta: stored, Payload: payload, Sum: op.f.Checksum, HasSum: op.f.HasChecksum && !op.inTxn}
