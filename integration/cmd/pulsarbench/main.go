@@ -24,7 +24,9 @@
 // reports W2 as a fraction of it, and the CPU seconds per GB moved of this
 // process and of the broker (or relay) process, from rusage and
 // /proc/<pid>/stat. -cpuprofile and -stub-cpuprofile write CPU profiles of
-// the clients and of the stub child.
+// the clients and of the stub child; -clients ours (or theirs) measures one
+// client alone, so that the profiles are that client's, and computes no
+// ratio.
 //
 // Each workload's runs go back to back, the clients alternating run by
 // run, so that both measure a workload after the same one. Before the
@@ -41,7 +43,7 @@
 //	pulsarbench: w1 <ratio> w2 <ratio> w3 <ours>x/<theirs>x w4 <ours>x/<theirs>x w5 <ratio>
 //
 // where a ratio is ours/theirs for throughput and theirs/ours for latency:
-// bigger is better for this SDK.
+// bigger is better for this SDK; "-" stands for a ratio not computed.
 package main
 
 import (
@@ -82,7 +84,8 @@ type config struct {
 	w2Size    int
 	w2Msgs    int
 	backlog   int
-	only      map[string]bool // workloads to run ("w1".."w5"); empty: all
+	only      map[string]bool              // workloads to run ("w1".."w5"); empty: all
+	clients   []func(string) (side, error) // the clients measured, in run order
 }
 
 // runs reports whether workload w ("w1".."w5") is selected.
@@ -102,6 +105,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.stubProf, "stub-cpuprofile", "", "have the brokerstub child write its CPU profile to this file")
 	fs.IntVar(&c.reps, "reps", 0, "runs per client and workload (default 5, quick 2)")
 	fs.IntVar(&c.warmup, "warmup", 1, "runs per client before the measured ones, not counted: the first run of a process pays for memory it has never used, which on some VMs costs more than the protocol")
+	clients := fs.String("clients", "ours,theirs", "comma-separated clients to measure, in run order: ours (pulsargo), theirs (the official client); with one, the ratios are not computed and a profile shows that client alone")
 	only := fs.String("w", "", "comma-separated workloads to run (w1,w2,w5; w3 and w4 come with w2); default: all")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -122,6 +126,20 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		default:
 			return c, fmt.Errorf("-w: unknown workload %q", w)
 		}
+	}
+	for _, name := range strings.Split(*clients, ",") {
+		switch strings.TrimSpace(strings.ToLower(name)) {
+		case "ours":
+			c.clients = append(c.clients, newOurs)
+		case "theirs":
+			c.clients = append(c.clients, newTheirs)
+		case "":
+		default:
+			return c, fmt.Errorf("-clients: unknown client %q (want ours or theirs)", name)
+		}
+	}
+	if len(c.clients) == 0 {
+		return c, fmt.Errorf("-clients: no client")
 	}
 	c.w1Msgs, c.w2Size, c.w2Msgs, c.backlog = 200_000, 64<<20, 3, 10_000
 	if c.quick {

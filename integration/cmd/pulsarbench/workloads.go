@@ -56,9 +56,20 @@ type Results struct {
 }
 
 func (r Results) summary() string {
-	return fmt.Sprintf("pulsarbench: w1 %.2f w2 %.2f (%.0f%%/%.0f%% of raw) w3 %.2fx/%.2fx w4 %.2fx/%.2fx w5 %.2f",
-		r.Ratios["w1"], r.Ratios["w2"], 100*r.Ratios["w2raw"], 100*r.Ratios["w2rawTheirs"],
-		r.Ours["w3"], r.Theirs["w3"], r.Ours["w4"], r.Theirs["w4"], r.Ratios["w5"])
+	ratio := func(key string) string { return r.ratio(key, "%.2f", 1) }
+	return fmt.Sprintf("pulsarbench: w1 %s w2 %s (%s/%s of raw) w3 %.2fx/%.2fx w4 %.2fx/%.2fx w5 %s",
+		ratio("w1"), ratio("w2"), r.ratio("w2raw", "%.0f%%", 100), r.ratio("w2rawTheirs", "%.0f%%", 100),
+		r.Ours["w3"], r.Theirs["w3"], r.Ours["w4"], r.Theirs["w4"], ratio("w5"))
+}
+
+// ratio formats Ratios[key] times scale, or "-" when it was not computed
+// (a workload or a client not run).
+func (r Results) ratio(key, format string, scale float64) string {
+	v, ok := r.Ratios[key]
+	if !ok {
+		return "-"
+	}
+	return fmt.Sprintf(format, scale*v)
 }
 
 func printTable(w io.Writer, r Results) {
@@ -86,7 +97,7 @@ func printTable(w io.Writer, r Results) {
 	if r.Raw["w2"] > 0 {
 		fmt.Fprintf(w, "%-46s %11.2f MB/s (CPU per GB: %.2f s sender+receiver, %.2f s relay)\n", "W2 raw baseline (no protocol, same topology)",
 			r.Raw["w2"], r.Raw["w2cpu"], r.Raw["w2bcpu"])
-		fmt.Fprintf(w, "%-46s %11.0f %%  %11.0f %%\n", "W2 as a fraction of the raw baseline", 100*r.Ratios["w2raw"], 100*r.Ratios["w2rawTheirs"])
+		fmt.Fprintf(w, "%-46s %13s  %13s\n", "W2 as a fraction of the raw baseline", r.ratio("w2raw", "%.0f %%", 100), r.ratio("w2rawTheirs", "%.0f %%", 100))
 	}
 	fmt.Fprintf(w, "(%d runs per client, elapsed %s)\n\n", r.Runs, r.Elapsed)
 }
@@ -126,7 +137,7 @@ func benchmark(ctx context.Context, cfg config, url string, cpu cpuClock, relay 
 				}
 				fmt.Fprintf(log, "  %-7s %s raw    %.1f MB/s  cpu %.2f s/GB + relay %.2f s/GB\n", runLabel(rep), w, got.W2MBPerSec, got.W2ClientCPU, got.W2BrokerCPU)
 			}
-			for _, mk := range []func(string) (side, error){newOurs, newTheirs} {
+			for _, mk := range cfg.clients {
 				s, err := mk(url)
 				if err != nil {
 					return Results{}, err
@@ -145,14 +156,21 @@ func benchmark(ctx context.Context, cfg config, url string, cpu cpuClock, relay 
 		delete(samples, "raw")
 	}
 	res := Results{Runs: cfg.reps, Ours: reduce(samples["ours"]), Theirs: reduce(samples["theirs"]), Ratios: map[string]float64{}}
-	res.Ratios["w1"] = res.Ours["w1"] / res.Theirs["w1"]
-	res.Ratios["w2"] = res.Ours["w2"] / res.Theirs["w2"]
-	res.Ratios["w5"] = res.Theirs["w5"] / res.Ours["w5"]
-	res.Ratios["w5first"] = res.Theirs["w5first"] / res.Ours["w5first"]
+	// A ratio is bigger-is-better for pulsargo: ours/theirs for
+	// throughput, theirs/ours for latency; only where both were measured.
+	div := func(key string, num, den float64) {
+		if num > 0 && den > 0 {
+			res.Ratios[key] = num / den
+		}
+	}
+	div("w1", res.Ours["w1"], res.Theirs["w1"])
+	div("w2", res.Ours["w2"], res.Theirs["w2"])
+	div("w5", res.Theirs["w5"], res.Ours["w5"])
+	div("w5first", res.Theirs["w5first"], res.Ours["w5first"])
 	if raw := samples["raw"]; len(raw) > 0 {
 		res.Raw = reduce(raw)
-		res.Ratios["w2raw"] = res.Ours["w2"] / res.Raw["w2"]
-		res.Ratios["w2rawTheirs"] = res.Theirs["w2"] / res.Raw["w2"]
+		div("w2raw", res.Ours["w2"], res.Raw["w2"])
+		div("w2rawTheirs", res.Theirs["w2"], res.Raw["w2"])
 	}
 	return res, nil
 }
