@@ -8,6 +8,7 @@
 //	cd integration && go run ./cmd/pulsarbench -quick  # a smaller run, under a minute
 //	cd integration && go run ./cmd/pulsarbench -url pulsar://broker:6650 -json out.json
 //	cd integration && go run ./cmd/pulsarbench -w w5 -reps 9  # only W5
+//	cd integration && go run ./cmd/pulsarbench -fresh         # a new process per run
 //
 // Workloads:
 //
@@ -35,6 +36,14 @@
 // for the first time. Each run's topics are deleted once
 // measured (through the stub child's admin API, or -admin-url), so that
 // the broker does not keep every run's messages.
+//
+// With -fresh, every run (and every raw baseline run) goes in a new process
+// of its own (this binary with -one), against the same broker: each then
+// measures a process that has never sent or received before, as a
+// short-lived program, or a service's first messages, does. On a VM where
+// memory a process touches for the first time is slow, that is a different
+// regime from the default one (every run in this process, after -warmup
+// runs), and both are worth a figure.
 //
 // By default the broker is a brokerstub started in a child process (this
 // same binary with -serve-stub), so that the allocations measured in W3 and
@@ -84,8 +93,13 @@ type config struct {
 	w2Size    int
 	w2Msgs    int
 	backlog   int
-	only      map[string]bool              // workloads to run ("w1".."w5"); empty: all
-	clients   []func(string) (side, error) // the clients measured, in run order
+	only      map[string]bool // workloads to run ("w1".."w5"); empty: all
+	clients   []string        // the clients measured, in run order: "ours", "theirs"
+	fresh     bool            // every run in a process of its own (fresh.go)
+	one       string          // internal: run one run ("client:workload:rep") and print its sample
+	brokerPID int             // internal, with one: the broker process whose CPU is counted
+	relayAddr string          // internal, with one: the raw baseline's relay
+	relayPID  int             // internal, with one: the relay's pid
 }
 
 // runs reports whether workload w ("w1".."w5") is selected.
@@ -106,6 +120,11 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.reps, "reps", 0, "runs per client and workload (default 5, quick 2)")
 	fs.IntVar(&c.warmup, "warmup", 1, "runs per client before the measured ones, not counted: the first run of a process pays for memory it has never used, which on some VMs costs more than the protocol")
 	clients := fs.String("clients", "ours,theirs", "comma-separated clients to measure, in run order: ours (pulsargo), theirs (the official client); with one, the ratios are not computed and a profile shows that client alone")
+	fs.BoolVar(&c.fresh, "fresh", false, "run every run (and the raw baseline's) in a new process of its own, so that each measures a process that has never sent or received before, as a short-lived program or a service's first messages do; default: all runs in this process, after -warmup runs")
+	fs.StringVar(&c.one, "one", "", "internal: run one run, client:workload:rep, and print its figures")
+	fs.IntVar(&c.brokerPID, "broker-pid", 0, "internal, with -one: pid of the broker process")
+	fs.StringVar(&c.relayAddr, "relay", "", "internal, with -one: the raw baseline's relay address")
+	fs.IntVar(&c.relayPID, "relay-pid", 0, "internal, with -one: the relay's pid")
 	only := fs.String("w", "", "comma-separated workloads to run (w1,w2,w5; w3 and w4 come with w2); default: all")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -128,11 +147,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		}
 	}
 	for _, name := range strings.Split(*clients, ",") {
-		switch strings.TrimSpace(strings.ToLower(name)) {
-		case "ours":
-			c.clients = append(c.clients, newOurs)
-		case "theirs":
-			c.clients = append(c.clients, newTheirs)
+		switch name = strings.TrimSpace(strings.ToLower(name)); name {
+		case "ours", "theirs":
+			c.clients = append(c.clients, name)
 		case "":
 		default:
 			return c, fmt.Errorf("-clients: unknown client %q (want ours or theirs)", name)
@@ -177,6 +194,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return serveRelay(ctx, cfg.serveRaw, func(a string) { fmt.Fprintln(stdout, "child-addr", a) })
 		}
 		return serveStub(ctx, cfg.serveStub, stdout)
+	}
+	if cfg.one != "" {
+		return runOne(ctx, cfg, stdout)
 	}
 	url, cpu := cfg.url, cpuClock{}
 	if url == "" {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"fmt"
 	"io"
 	"time"
@@ -110,12 +109,14 @@ func printTable(w io.Writer, r Results) {
 // heap that left, which moved W1's ratio between 1.3 and 1.65 in runs of
 // the same code.
 func benchmark(ctx context.Context, cfg config, url string, cpu cpuClock, relay *childProcess, log io.Writer) (Results, error) {
-	small := make([]byte, 1024)
-	big := make([]byte, cfg.w2Size)
-	if _, err := rand.Read(big); err != nil {
+	small, big, err := payloads(cfg)
+	if err != nil {
 		return Results{}, err
 	}
-	w5Payload := big[:8<<20]
+	runner := runs{cfg: cfg, url: url, cpu: cpu, relay: relay, small: small, big: big}
+	if cfg.fresh {
+		runner.inChild = true
+	}
 	samples := map[string][]sample{"raw": make([]sample, cfg.reps), "ours": make([]sample, cfg.reps), "theirs": make([]sample, cfg.reps)}
 	for _, w := range []string{"w1", "w2", "w5"} {
 		if !cfg.runs(w) {
@@ -132,23 +133,17 @@ func benchmark(ctx context.Context, cfg config, url string, cpu cpuClock, relay 
 			}
 			if w == "w2" && relay != nil {
 				got := into("raw")
-				if err := runRaw(cfg, relay, big, got); err != nil {
+				if err := runner.raw(ctx, rep, got); err != nil {
 					return Results{}, fmt.Errorf("raw run %d: %w", rep, err)
 				}
 				fmt.Fprintf(log, "  %-7s %s raw    %.1f MB/s  cpu %.2f s/GB + relay %.2f s/GB\n", runLabel(rep), w, got.W2MBPerSec, got.W2ClientCPU, got.W2BrokerCPU)
 			}
-			for _, mk := range cfg.clients {
-				s, err := mk(url)
-				if err != nil {
-					return Results{}, err
+			for _, name := range cfg.clients {
+				got := into(name)
+				if err := runner.client(ctx, name, w, rep, got); err != nil {
+					return Results{}, fmt.Errorf("%s run %d: %s: %w", name, rep, w, err)
 				}
-				got := into(s.name())
-				err = runWorkload(ctx, cfg, w, s, cpu, rep, small, big, w5Payload, got)
-				s.close()
-				if err != nil {
-					return Results{}, fmt.Errorf("%s run %d: %s: %w", s.name(), rep, w, err)
-				}
-				fmt.Fprintf(log, "  %-7s %s %-6s %s\n", runLabel(rep), w, s.name(), got.describe(w))
+				fmt.Fprintf(log, "  %-7s %s %-6s %s\n", runLabel(rep), w, name, got.describe(w))
 			}
 		}
 	}
@@ -188,14 +183,14 @@ func (s sample) describe(w string) string {
 	}
 }
 
-// runRaw moves W2's messages through the relay (the raw baseline) and
-// fills in out's W2 figures.
-func runRaw(cfg config, relay *childProcess, big []byte, out *sample) error {
-	cpu := cpuClock{child: relay.pid()}
+// runRaw moves W2's messages through the relay at addr, whose pid is
+// relayPID (the raw baseline), and fills in out's W2 figures.
+func runRaw(cfg config, addr string, relayPID int, big []byte, out *sample) error {
+	cpu := cpuClock{child: relayPID}
 	before := cpu.now()
 	var total time.Duration
 	for i := 0; i < cfg.w2Msgs; i++ {
-		d, err := rawMove(relay.addr, big, 1<<20)
+		d, err := rawMove(addr, big, 1<<20)
 		if err != nil {
 			return err
 		}
@@ -210,7 +205,7 @@ func runRaw(cfg config, relay *childProcess, big []byte, out *sample) error {
 
 // runWorkload runs workload w ("w1", "w2" or "w5") once with s and fills in
 // its figures in out; its topics are deleted once measured.
-func runWorkload(ctx context.Context, cfg config, w string, s side, cpu cpuClock, rep int, small, big, w5 []byte, out *sample) error {
+func runWorkload(ctx context.Context, cfg config, w string, s side, cpu cpuClock, rep int, small, big []byte, out *sample) error {
 	prefix := fmt.Sprintf("persistent://public/default/bench-%d-%d-%s", time.Now().UnixNano(), rep, s.name())
 	switch w {
 	case "w1":
@@ -223,7 +218,7 @@ func runWorkload(ctx context.Context, cfg config, w string, s side, cpu cpuClock
 	case "w2":
 		return runW2(ctx, cfg, s, cpu, prefix, big, out)
 	default:
-		first, lat, err := s.seekRead(ctx, prefix+"-w5", cfg.backlog, w5)
+		first, lat, err := s.seekRead(ctx, prefix+"-w5", cfg.backlog, big[:w5Size])
 		if err != nil {
 			return err
 		}

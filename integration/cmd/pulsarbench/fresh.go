@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+)
+
+// w5Size is the size of W5's chunked message.
+const w5Size = 8 << 20
+
+// payloads returns the messages the workloads send: 1 KiB (W1, and W5's
+// backlog) and W2's random bytes (W5's message is its start).
+func payloads(cfg config) (small, big []byte, err error) {
+	small = make([]byte, 1024)
+	big = make([]byte, max(cfg.w2Size, w5Size))
+	if _, err := rand.Read(big); err != nil {
+		return nil, nil, err
+	}
+	return small, big[:cfg.w2Size], nil
+}
+
+// runs runs one run of a client or of the raw baseline: in this process,
+// or (-fresh) in a new child process (this binary with -one) that prints
+// its sample.
+type runs struct {
+	cfg        config
+	url        string
+	cpu        cpuClock
+	relay      *childProcess
+	small, big []byte
+	inChild    bool
+}
+
+// client runs workload w of client name ("ours", "theirs") once and fills
+// in out.
+func (r runs) client(ctx context.Context, name, w string, rep int, out *sample) error {
+	if r.inChild {
+		return r.child(ctx, fmt.Sprintf("%s:%s:%d", name, w, rep), out)
+	}
+	s, err := newSide(name, r.url)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	return runWorkload(ctx, r.cfg, w, s, r.cpu, rep, r.small, r.big, out)
+}
+
+// raw runs the raw baseline once and fills in out.
+func (r runs) raw(ctx context.Context, rep int, out *sample) error {
+	if r.inChild {
+		return r.child(ctx, fmt.Sprintf("raw:w2:%d", rep), out)
+	}
+	return runRaw(r.cfg, r.relay.addr, r.relay.pid(), r.big, out)
+}
+
+// child runs one run in a new process and decodes the sample it prints.
+func (r runs) child(ctx context.Context, one string, out *sample) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	args := []string{"-one", one, "-url", r.url, "-admin-url", r.cfg.adminURL, "-broker-pid", strconv.Itoa(r.cpu.child)}
+	if r.relay != nil {
+		args = append(args, "-relay", r.relay.addr, "-relay-pid", strconv.Itoa(r.relay.pid()))
+	}
+	if r.cfg.quick {
+		args = append(args, "-quick")
+	}
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	var got sample
+	found, decodeErr := readSample(stdout, &got)
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("run %s: %w", one, err)
+	}
+	if decodeErr != nil || !found {
+		return fmt.Errorf("run %s printed no sample (%v)", one, decodeErr)
+	}
+	out.take(strings.Split(one, ":")[1], got)
+	return nil
+}
+
+// take copies workload w's figures from s into the sample, leaving the
+// other workloads' figures as they are (one sample holds a run of every
+// workload, and a child measures one).
+func (s *sample) take(w string, from sample) {
+	switch w {
+	case "w1":
+		s.W1MsgsPerSec = from.W1MsgsPerSec
+	case "w2":
+		s.W2MBPerSec, s.W2SendMs, s.W2RecvMs = from.W2MBPerSec, from.W2SendMs, from.W2RecvMs
+		s.W3AllocX, s.W4AllocX = from.W3AllocX, from.W4AllocX
+		s.W2ClientCPU, s.W2BrokerCPU = from.W2ClientCPU, from.W2BrokerCPU
+	default:
+		s.W5Millis, s.W5FirstMs = from.W5Millis, from.W5FirstMs
+	}
+}
+
+// samplePrefix starts the line on which a -one child prints its sample.
+const samplePrefix = "sample "
+
+// readSample reads a child's output up to its end and decodes the sample
+// line into out; found reports whether there was one.
+func readSample(r io.Reader, out *sample) (found bool, err error) {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		if js, ok := strings.CutPrefix(sc.Text(), samplePrefix); ok && err == nil {
+			err = json.Unmarshal([]byte(js), out)
+			found = err == nil
+		}
+	}
+	if err == nil {
+		err = sc.Err()
+	}
+	return found, err
+}
+
+// runOne is the -one child: it runs one run, "client:workload:rep" (client
+// "raw" is the raw baseline), and prints its sample as JSON.
+func runOne(ctx context.Context, cfg config, stdout io.Writer) error {
+	parts := strings.Split(cfg.one, ":")
+	if len(parts) != 3 {
+		return fmt.Errorf("-one %q: want client:workload:rep", cfg.one)
+	}
+	rep, err := strconv.Atoi(parts[2])
+	if err != nil {
+		return fmt.Errorf("-one %q: %w", cfg.one, err)
+	}
+	small, big, err := payloads(cfg)
+	if err != nil {
+		return err
+	}
+	var got sample
+	if parts[0] == "raw" {
+		err = runRaw(cfg, cfg.relayAddr, cfg.relayPID, big, &got)
+	} else {
+		r := runs{cfg: cfg, url: cfg.url, cpu: cpuClock{child: cfg.brokerPID}, small: small, big: big}
+		err = r.client(ctx, parts[0], parts[1], rep, &got)
+	}
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(got)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "%s%s\n", samplePrefix, b)
+	return err
+}
+
+// newSide connects client name ("ours" or "theirs") to url.
+func newSide(name, url string) (side, error) {
+	switch name {
+	case "ours":
+		return newOurs(url)
+	case "theirs":
+		return newTheirs(url)
+	}
+	return nil, fmt.Errorf("unknown client %q", name)
+}
