@@ -96,11 +96,15 @@ func sendAndSkipReceipts(b *testing.B, c *rawClient, frame []byte, n int) {
 // BenchmarkSendReceipt measures the stub's SEND-to-receipt path: 1 KiB
 // entries from one producer, pipelined, in memory. allocs/op counts what
 // the stub allocates per SEND (the raw client allocates nothing per frame).
-func BenchmarkSendReceipt(b *testing.B) {
+func BenchmarkSendReceipt(b *testing.B) { benchmarkSendReceipt(b, "bench-send", 1024) }
+
+// benchmarkSendReceipt sends b.N entries of size bytes to topic (in
+// public/default) from one producer, pipelined, and reads the receipts.
+func benchmarkSendReceipt(b *testing.B, topic string, size int) {
 	br := RunT(b, Options{KeepAliveInterval: time.Hour}) // the raw clients answer no PING
-	c, frame := benchProducer(b, br, "persistent://public/default/bench-send", 1, make([]byte, 1024))
+	c, frame := benchProducer(b, br, "persistent://public/default/"+topic, 1, make([]byte, size))
 	b.ReportAllocs()
-	b.SetBytes(1024)
+	b.SetBytes(int64(size))
 	b.ResetTimer()
 	sendAndSkipReceipts(b, c, frame, b.N)
 }
@@ -110,14 +114,7 @@ func BenchmarkSendReceipt(b *testing.B) {
 // a byte in memory the process has not touched before costs (the ledger's
 // slabs, internal/prefault) and allocs/op that nothing is allocated per
 // byte.
-func BenchmarkSendReceipt128KiB(b *testing.B) {
-	br := RunT(b, Options{KeepAliveInterval: time.Hour}) // the raw clients answer no PING
-	c, frame := benchProducer(b, br, "persistent://public/default/bench-send-128k", 1, make([]byte, 128<<10))
-	b.ReportAllocs()
-	b.SetBytes(128 << 10)
-	b.ResetTimer()
-	sendAndSkipReceipts(b, c, frame, b.N)
-}
+func BenchmarkSendReceipt128KiB(b *testing.B) { benchmarkSendReceipt(b, "bench-send-128k", 128<<10) }
 
 // BenchmarkDispatch measures the stub's dispatch path: b.N stored 1 KiB
 // entries (stored before the timer starts) delivered to one Exclusive consumer that has the permits for all
@@ -217,11 +214,4 @@ func BenchmarkDurableProducersOneTopic(b *testing.B) {
 // MiB chunks, each of which the stub keeps in the buffer it was read into
 // (wire.Frame.Keep), so that MB/s shows what receiving and storing a large
 // entry costs, and allocs/op that nothing is allocated per byte.
-func BenchmarkSendReceipt1MiB(b *testing.B) {
-	br := RunT(b, Options{KeepAliveInterval: time.Hour}) // the raw clients answer no PING
-	c, frame := benchProducer(b, br, "persistent://public/default/bench-send-1m", 1, make([]byte, 1<<20))
-	b.ReportAllocs()
-	b.SetBytes(1 << 20)
-	b.ResetTimer()
-	sendAndSkipReceipts(b, c, frame, b.N)
-}
+func BenchmarkSendReceipt1MiB(b *testing.B) { benchmarkSendReceipt(b, "bench-send-1m", 1<<20) }
