@@ -113,10 +113,7 @@ func benchmark(ctx context.Context, cfg config, url string, cpu cpuClock, relay 
 	if err != nil {
 		return Results{}, err
 	}
-	runner := runs{cfg: cfg, url: url, cpu: cpu, relay: relay, small: small, big: big}
-	if cfg.fresh {
-		runner.inChild = true
-	}
+	r := runner{cfg: cfg, url: url, cpu: cpu, relay: relay, small: small, big: big, inChild: cfg.fresh}
 	samples := map[string][]sample{"raw": make([]sample, cfg.reps), "ours": make([]sample, cfg.reps), "theirs": make([]sample, cfg.reps)}
 	for _, w := range []string{"w1", "w2", "w5"} {
 		if !cfg.runs(w) {
@@ -133,14 +130,14 @@ func benchmark(ctx context.Context, cfg config, url string, cpu cpuClock, relay 
 			}
 			if w == "w2" && relay != nil {
 				got := into("raw")
-				if err := runner.raw(ctx, rep, got); err != nil {
+				if err := r.raw(ctx, rep, got); err != nil {
 					return Results{}, fmt.Errorf("raw run %d: %w", rep, err)
 				}
 				fmt.Fprintf(log, "  %-7s %s raw    %.1f MB/s  cpu %.2f s/GB + relay %.2f s/GB\n", runLabel(rep), w, got.W2MBPerSec, got.W2ClientCPU, got.W2BrokerCPU)
 			}
 			for _, name := range cfg.clients {
 				got := into(name)
-				if err := runner.client(ctx, name, w, rep, got); err != nil {
+				if err := r.client(ctx, name, w, rep, got); err != nil {
 					return Results{}, fmt.Errorf("%s run %d: %s: %w", name, rep, w, err)
 				}
 				fmt.Fprintf(log, "  %-7s %s %-6s %s\n", runLabel(rep), w, name, got.describe(w))

@@ -27,10 +27,10 @@ func payloads(cfg config) (small, big []byte, err error) {
 	return small, big[:cfg.w2Size], nil
 }
 
-// runs runs one run of a client or of the raw baseline: in this process,
+// runner runs one run of a client or of the raw baseline: in this process,
 // or (-fresh) in a new child process (this binary with -one) that prints
 // its sample.
-type runs struct {
+type runner struct {
 	cfg        config
 	url        string
 	cpu        cpuClock
@@ -41,7 +41,7 @@ type runs struct {
 
 // client runs workload w of client name ("ours", "theirs") once and fills
 // in out.
-func (r runs) client(ctx context.Context, name, w string, rep int, out *sample) error {
+func (r runner) client(ctx context.Context, name, w string, rep int, out *sample) error {
 	if r.inChild {
 		return r.child(ctx, fmt.Sprintf("%s:%s:%d", name, w, rep), out)
 	}
@@ -54,7 +54,7 @@ func (r runs) client(ctx context.Context, name, w string, rep int, out *sample) 
 }
 
 // raw runs the raw baseline once and fills in out.
-func (r runs) raw(ctx context.Context, rep int, out *sample) error {
+func (r runner) raw(ctx context.Context, rep int, out *sample) error {
 	if r.inChild {
 		return r.child(ctx, fmt.Sprintf("raw:w2:%d", rep), out)
 	}
@@ -62,7 +62,7 @@ func (r runs) raw(ctx context.Context, rep int, out *sample) error {
 }
 
 // child runs one run in a new process and decodes the sample it prints.
-func (r runs) child(ctx context.Context, one string, out *sample) error {
+func (r runner) child(ctx context.Context, one string, out *sample) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return err
@@ -149,7 +149,7 @@ func runOne(ctx context.Context, cfg config, stdout io.Writer) error {
 	if parts[0] == "raw" {
 		err = runRaw(cfg, cfg.relayAddr, cfg.relayPID, big, &got)
 	} else {
-		r := runs{cfg: cfg, url: cfg.url, cpu: cpuClock{child: cfg.brokerPID}, small: small, big: big}
+		r := runner{cfg: cfg, url: cfg.url, cpu: cpuClock{child: cfg.brokerPID}, small: small, big: big}
 		err = r.client(ctx, parts[0], parts[1], rep, &got)
 	}
 	if err != nil {
