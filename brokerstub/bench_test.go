@@ -36,7 +36,7 @@ func BenchmarkStart(b *testing.B) {
 
 // benchProducer attaches producer id to topic on a new raw connection and
 // returns it with one SEND frame of a payload bytes entry, encoded once.
-func benchProducer(b *testing.B, br *Broker, topic string, id uint64, payload []byte) (*rawClient, []byte) {
+func benchProducer(b testing.TB, br *Broker, topic string, id uint64, payload []byte) (*rawClient, []byte) {
 	c := dialRaw(b, br)
 	c.connect()
 	c.send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{

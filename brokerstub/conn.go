@@ -36,6 +36,8 @@ type conn struct {
 
 	auth connAuth // the authenticated role (auth_conn.go)
 
+	sends sendBudget // bytes of SEND frames on their way to their topics
+
 	mu        sync.Mutex
 	producers map[uint64]*producer
 	consumers map[uint64]*consumer
@@ -89,6 +91,9 @@ func (c *conn) readLoop() {
 	r := wire.NewReader(c.nc, c.b.opts.MaxMessageSize+wire.FramePadding)
 	r.SetBufferPool(c.b.frames())
 	for {
+		if !c.sends.wait(c.done) {
+			return
+		}
 		f, err := r.ReadFrame()
 		c.lastRead.Store(time.Now().UnixNano())
 		if err != nil {

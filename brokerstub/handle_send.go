@@ -13,7 +13,7 @@ import (
 type sendOp struct {
 	c       *conn
 	p       *producer
-	f       wire.Frame // owns the pooled buffer until run releases it
+	f       wire.Frame // owns the pooled buffer until release
 	seq     uint64
 	highest uint64
 	num     int32
@@ -47,16 +47,24 @@ func (c *conn) handleSend(m *proto.CommandSend, f *wire.Frame) bool {
 	// SEND failed), so the read loop must not.
 	op := &sendOp{c: c, p: p, f: f.Move(), seq: m.GetSequenceId(), highest: m.GetHighestSequenceId(), num: num, size: len(f.Payload)}
 	op.txn, op.inTxn = txnIDOf(m.TxnidMostBits, m.TxnidLeastBits)
+	c.sends.take(op.f.Size) // given back by release (send_budget.go)
 	if !p.t.do(op.run) {
-		op.f.Release()
+		op.release()
 		c.write(sendError(p.id, op.seq, proto.ServerError_ServiceNotReady, "topic is being unloaded"))
 	}
 	return true
 }
 
+// release gives the frame's buffer back to the pool and its bytes back to
+// the connection's send budget.
+func (op *sendOp) release() {
+	op.f.Release()
+	op.c.sends.give(op.f.Size)
+}
+
 // run handles the SEND on the topic goroutine.
 func (op *sendOp) run() {
-	defer op.f.Release()
+	defer op.release()
 	c, p, t, seq, highest := op.c, op.p, op.p.t, op.seq, op.highest
 	rawMeta, payload, md := op.f.RawMeta, op.f.Payload, op.f.Meta
 	if t.np != nil && op.inTxn { // as Pulsar's NonPersistentTopic
