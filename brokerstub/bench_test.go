@@ -71,9 +71,9 @@ func skipFrames(r *bufio.Reader, n int, buf []byte) error {
 	return nil
 }
 
-// sendAndSkipReceipts writes n copies of frame on c while it reads n
-// answers.
-func sendAndSkipReceipts(b *testing.B, c *rawClient, frame []byte, n int) {
+// writeFrames writes n copies of frame on c from a goroutine of its own
+// and reports the outcome on the channel it returns.
+func writeFrames(c *rawClient, frame []byte, n int) <-chan error {
 	errc := make(chan error, 1)
 	go func() {
 		w := bufio.NewWriterSize(c.nc, 64<<10)
@@ -85,6 +85,13 @@ func sendAndSkipReceipts(b *testing.B, c *rawClient, frame []byte, n int) {
 		}
 		errc <- w.Flush()
 	}()
+	return errc
+}
+
+// sendAndSkipReceipts writes n copies of frame on c while it reads n
+// answers.
+func sendAndSkipReceipts(b *testing.B, c *rawClient, frame []byte, n int) {
+	errc := writeFrames(c, frame, n)
 	if err := skipFrames(bufio.NewReaderSize(c.nc, 64<<10), n, make([]byte, 64<<10)); err != nil {
 		b.Fatal(err)
 	}

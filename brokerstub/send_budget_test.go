@@ -1,7 +1,6 @@
 package brokerstub
 
 import (
-	"bufio"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -69,17 +68,7 @@ func TestConnectionStopsReadingWhileItsTopicLags(t *testing.T) {
 	t.Cleanup(unblock) // before the broker's own cleanup, should the test fail
 	require.True(t, tp.do(func() { <-release }))
 	const n = 40 // 40 MiB: well past the budget
-	written := make(chan error, 1)
-	go func() {
-		w := bufio.NewWriterSize(c.nc, 1<<20)
-		for range n {
-			if _, err := w.Write(frame); err != nil {
-				written <- err
-				return
-			}
-		}
-		written <- w.Flush()
-	}()
+	written := writeFrames(c, frame, n)
 	require.Eventually(t, func() bool {
 		served.sends.mu.Lock()
 		defer served.sends.mu.Unlock()
