@@ -218,7 +218,8 @@ func BenchmarkDurableProducersOneTopic(b *testing.B) {
 }
 
 // BenchmarkSendReceipt1MiB is BenchmarkSendReceipt with W2's entries: 1
-// MiB chunks, each of which the stub keeps in the buffer it was read into
-// (wire.Frame.Keep), so that MB/s shows what receiving and storing a large
-// entry costs, and allocs/op that nothing is allocated per byte.
+// MiB chunks, each of which the stub copies from its recycled frame buffer
+// into the ledger's 32 MiB slabs, so that MB/s shows what receiving and
+// storing a large entry costs, and B/op that nothing beyond the stored
+// copy is allocated per byte.
 func BenchmarkSendReceipt1MiB(b *testing.B) { benchmarkSendReceipt(b, "bench-send-1m", 1<<20) }

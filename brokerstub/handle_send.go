@@ -106,9 +106,9 @@ func (op *sendOp) run() {
 	// buffer goes back to the pool when run returns; but an entry of
 	// ledger.OwnBufferAt or more (larger than a chunk of the default
 	// maximum message size) keeps the frame's buffer instead of a copy of
-	// it when the buffer fits it closely, and the pool allocates another. The SEND's
-	// checksum goes out again with the entry's MESSAGEs when the metadata is
-	// stored as received (not txn-tagged).
+	// it when the buffer fits it closely, and the pool allocates another.
+	// The SEND's checksum goes out again with the entry's MESSAGEs when the
+	// metadata is stored as received (not txn-tagged).
 	b := ledger.Bytes{Meta: stored, Payload: payload, Sum: op.f.Checksum, HasSum: op.f.HasChecksum && !op.inTxn}
 	if len(stored)+len(payload) >= ledger.OwnBufferAt && op.f.Keep() {
 		b.Own = ledger.Given

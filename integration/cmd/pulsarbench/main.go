@@ -95,7 +95,7 @@ type config struct {
 	backlog   int
 	only      map[string]bool // workloads to run ("w1".."w5"); empty: all
 	clients   []string        // the clients measured, in run order: "ours", "theirs"
-	fresh     bool            // every run in a process of its own (fresh.go)
+	fresh     bool            // every run in a process of its own (runner.go)
 	one       string          // internal: run one run ("client:workload:rep") and print its sample
 	brokerPID int             // internal, with one: the broker process whose CPU is counted
 	relayAddr string          // internal, with one: the raw baseline's relay
