@@ -2,6 +2,7 @@ package prefault
 
 import (
 	"bytes"
+	"runtime"
 	"testing"
 )
 
@@ -23,5 +24,52 @@ func TestBytesKeepsContents(t *testing.T) {
 		for i := range b {
 			b[i] = 1
 		}
+	}
+}
+
+// Make's buffers have make's length and capacity, hold what is written to
+// them across garbage collections, and do not share memory.
+func TestMakeIsAnOrdinaryBuffer(t *testing.T) {
+	for _, tc := range []struct{ n, c int }{{0, 0}, {10, 5}, {100, 4096}, {64 << 10, 64 << 10}, {1 << 20, 2 << 20}, {8<<20 + 3, 8<<20 + 3}} {
+		bufs := make([][]byte, 4)
+		for i := range bufs {
+			b := Make(tc.n, tc.c)
+			if len(b) != tc.n || cap(b) != max(tc.n, tc.c) {
+				t.Fatalf("Make(%d, %d): len %d cap %d", tc.n, tc.c, len(b), cap(b))
+			}
+			b = b[:cap(b)]
+			for j := range b {
+				b[j] = byte(i + j)
+			}
+			bufs[i] = b
+		}
+		runtime.GC()
+		_ = make([]byte, 32<<20) // garbage that could land where a lost buffer was
+		runtime.GC()
+		for i, b := range bufs {
+			for j := range b {
+				if b[j] != byte(i+j) {
+					t.Fatalf("Make(%d, %d): buffer %d byte %d is %d, want %d", tc.n, tc.c, i, j, b[j], byte(i+j))
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkMake8MiB(b *testing.B) {
+	src := make([]byte, 8<<20)
+	for _, bc := range []struct {
+		name string
+		new  func(n int) []byte
+	}{
+		{"make", func(n int) []byte { buf := make([]byte, n); Bytes(buf); return buf }},
+		{"Make", func(n int) []byte { return Make(n, n) }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				copy(bc.new(len(src)), src)
+			}
+		})
 	}
 }

@@ -77,12 +77,11 @@ func (p *BufferPool) get(n int) []byte {
 	case b := <-p.classes[c]:
 		return b[:n]
 	default:
-		// The frame is read into the buffer whole: map those pages in at
+		// The frame is read into the buffer whole before any of it is
+		// read: it is not cleared first, and those pages are mapped in at
 		// once (the rest of the class's capacity only when a larger frame
 		// uses it).
-		b := make([]byte, n, classCap(c))
-		prefault.Bytes(b)
-		return b
+		return prefault.Make(n, classCap(c))
 	}
 }
 

@@ -63,8 +63,7 @@ func (a *arena) copyEntry(id int64, meta, payload []byte, own Ownership) (m, p [
 	case n >= OwnBufferAt && own == Given:
 		return meta[:len(meta):len(meta)], payload[:len(payload):len(payload)]
 	case n >= OwnBufferAt:
-		buf = make([]byte, 0, n)
-		prefault.Bytes(buf[:n])
+		buf = prefault.Make(n, n)[:0]
 	default:
 		if id != a.ledger || len(a.free) < n {
 			a.newSlab(id, n)
@@ -84,13 +83,15 @@ func (a *arena) newSlab(id int64, n int) {
 		size *= 2
 	}
 	a.ledger = id
-	a.free = make([]byte, size)
 	if size >= prefaultSlab {
-		// The slab is filled whole, entry after entry: its pages are
-		// mapped in one system call rather than faulted in one by one by
-		// the copies. Not the small first slabs of a topic, which may
-		// stay mostly empty.
-		prefault.Bytes(a.free)
+		// The slab is filled whole, entry after entry, and nothing reads
+		// a byte of it before an entry is copied there: it is not cleared
+		// first, and its pages are mapped in one system call rather than
+		// faulted in one by one by the copies. Not the small first slabs
+		// of a topic, which may stay mostly empty.
+		a.free = prefault.Make(size, size)
+	} else {
+		a.free = make([]byte, size)
 	}
 	a.next = min(2*size, maxSlab)
 }
