@@ -73,3 +73,14 @@ func BenchmarkMake8MiB(b *testing.B) {
 		})
 	}
 }
+
+// On this Go, Make's large buffers come from strings.Builder (uncleared):
+// a Go release that changes the Builder fails here, not silently slower.
+func TestMakeTakesBuildersBuffer(t *testing.T) {
+	if _, ok := builderBuffer(unclearedFrom); !ok {
+		t.Fatal("strings.Builder no longer gives one buffer of the capacity grown: Make clears again")
+	}
+	if _, ok := builderBuffer(unclearedFrom - 1); ok {
+		t.Fatal("a small buffer came from a Builder")
+	}
+}
