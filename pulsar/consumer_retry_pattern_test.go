@@ -30,7 +30,11 @@ func TestReconsumeLaterOnAPatternConsumer(t *testing.T) {
 		for range 2 {
 			m := csRecv(t, c)
 			first = append(first, m.Topic())
-			c.ReconsumeLater(m, time.Second)
+			// Longer than the broker's delayed-delivery tick (1 s), by
+			// which it may deliver a delayed message early, as Pulsar's
+			// does: a retry of one second could come at once, ahead of
+			// the other topic's first message.
+			c.ReconsumeLater(m, 5*time.Second)
 		}
 		for range 2 {
 			m := csRecv(t, c)
