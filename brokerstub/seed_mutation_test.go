@@ -28,8 +28,9 @@ type seedMutation struct {
 // (relative to brokerstub/).
 var seedTests = map[string][]string{
 	".":                    {"TestKeySharedPIP282Scenario1", "TestKeySharedPIP282Scenario2", "TestKeyShared10762", "TestSeedPartialBatchAckSurvivesCrash"},
-	"./internal/keyshared": {"TestSimPIP282Scenario1", "TestSimPIP282Scenario2", "TestSim10762"},
+	"./internal/keyshared": {"TestSimPIP282Scenario1", "TestSimPIP282Scenario2", "TestSim10762", "TestSimBlockedHashIsCountedOncePerPass"},
 	"./internal/cursor":    {"TestSeedPartialBatchAckSurvivesCrash"},
+	"../pulsar":            {"TestSeekMultiTopic", "TestConsumerMaxPendingChunkedBytes"},
 }
 
 var seedMutations = []seedMutation{{
@@ -60,6 +61,25 @@ var seedMutations = []seedMutation{{
 		"./internal/keyshared": {"TestSim10762"},
 	},
 }, {
+	seed: "apache/pulsar#10762, read first: new entries are read before the replay sweep",
+	file: "internal/keyshared/route.go",
+	old:  "\tpass := k.NewPass()\n\tfor i := 0; i < k.replay.Len(); {\n",
+	new: "\tpass := k.NewPass()\n\tfor k.NormalReadAllowed() {\n\t\tp, e, ok := src.Next()\n\t\tif !ok {\n\t\t\tbreak\n\t\t}\n" +
+		"\t\tif id, ok := pass.Route(e, false); ok {\n\t\t\tsrc.Send(id, p, e)\n\t\t\tk.Delivered(id, e)\n" +
+		"\t\t} else {\n\t\t\tk.replay.Add(p, e.Hash)\n\t\t}\n\t}\n\tfor i := 0; i < k.replay.Len(); {\n",
+	fails: map[string][]string{
+		".":                    {"TestKeyShared10762"},
+		"./internal/keyshared": {"TestSim10762"},
+	},
+}, {
+	seed: "a held-back hash is asked of the draining tracker again for every later entry of the pass",
+	file: "internal/keyshared/route.go",
+	old:  "\tif p.blocked[e.Hash] { // held back: nothing overtakes within the hash\n\t\treturn 0, false\n\t}\n",
+	new:  "",
+	fails: map[string][]string{
+		"./internal/keyshared": {"TestSimBlockedHashIsCountedOncePerPass"},
+	},
+}, {
 	seed: "apache/pulsar#26498: a partial batch ack does not mark the cursor dirty",
 	file: "internal/cursor/cursor.go",
 	old:  "\t\t\tc.changed() // a bitmap-only change is a change (apache/pulsar#26498)\n",
@@ -67,6 +87,22 @@ var seedMutations = []seedMutation{{
 	fails: map[string][]string{
 		".":                 {"TestSeedPartialBatchAckSurvivesCrash"},
 		"./internal/cursor": {"TestSeedPartialBatchAckSurvivesCrash"},
+	},
+}, {
+	seed: "a multi-topic consumer's Seek to an id moves every topic, not the one that delivered it",
+	file: "../pulsar/consumer_impl.go",
+	old:  "\tif isEdge(id) {\n\t\treturn cs.forAll(",
+	new:  "\tif isEdge(id) || id != nil {\n\t\treturn cs.forAll(",
+	fails: map[string][]string{
+		"../pulsar": {"TestSeekMultiTopic"},
+	},
+}, {
+	seed: "ConsumerOptions.MaxPendingChunkedBytes does not reach the consumer engine",
+	file: "../pulsar/consumer_engine.go",
+	old:  "\t\tMaxPendingBytes:    opts.MaxPendingChunkedBytes,\n",
+	new:  "",
+	fails: map[string][]string{
+		"../pulsar": {"TestConsumerMaxPendingChunkedBytes"},
 	},
 }}
 

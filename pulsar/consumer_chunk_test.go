@@ -8,6 +8,7 @@ import (
 
 	"github.com/pulsargo/sdk/brokerstub"
 	"github.com/pulsargo/sdk/internal/compress"
+	"github.com/pulsargo/sdk/internal/consumer/consumertest"
 	"github.com/pulsargo/sdk/internal/topicname"
 	"github.com/pulsargo/sdk/messageid"
 )
@@ -222,5 +223,39 @@ func TestConsumerIncompleteChunkPolicies(t *testing.T) {
 			_ = c.Ack(m)
 			v.waitCursor(topic, "s", allAcked(last))
 		}
+	})
+}
+
+// TestConsumerMaxPendingChunkedBytes: the chunks of two 3,000-byte messages
+// arrive interleaved (a0 b0 a1 b1 a2 b2) at a consumer whose
+// MaxPendingChunkedBytes leaves room for one of them. b0 evicts a, which
+// AutoAckIncompleteChunk drops; b arrives whole, and nothing of a follows.
+// With the default budget (256 MiB) a would be delivered first.
+func TestConsumerMaxPendingChunkedBytes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		v := newCSEnv(t)
+		topic := csTopic()
+		p := v.raw(topic, -1)
+		a, b := csNoise(3000, 1), csNoise(3000, 2)
+		ca, _ := p.Chunks(a, 1000, compress.NONE)
+		cb, _ := p.Chunks(b, 1000, compress.NONE)
+		var last MessageID
+		for i := range ca {
+			for _, c := range [][]consumertest.Chunk{ca, cb} {
+				id, err := p.SendRaw(csCtx(t), c[i].Meta, c[i].Payload)
+				if err != nil {
+					t.Fatal(err)
+				}
+				last = id
+			}
+		}
+		c := v.subscribe(ConsumerOptions{Topic: topic, MaxPendingChunkedBytes: 4000, AutoAckIncompleteChunk: true})
+		m := csRecv(t, c)
+		csSame(t, m.Payload(), b)
+		if err := c.Ack(m); err != nil {
+			t.Fatal(err)
+		}
+		csNone(t, c, 300*time.Millisecond)
+		v.waitCursor(topic, "s", allAcked(last))
 	})
 }

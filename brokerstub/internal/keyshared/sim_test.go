@@ -226,10 +226,16 @@ func TestSimNackedMessageGoesFirst(t *testing.T) {
 // cannot take m1 (no permits); c2 gets permits and the dispatcher goes on to
 // read m3 (key-b, for c2): m3 must not reach c2 before m2.
 //
+// m3 is published while no consumer has permits, so it is still unread when
+// c2's permits come back: that one pass both sweeps the replay queue and
+// reads m3.
+//
 // Protects route.go, Dispatch: the replay sweep goes on past an entry Route
-// refuses ("i++ // go on past it" and its continue); a sweep that stops
-// there (break) lets m3 overtake m2. The mutation test
-// (brokerstub/seed_mutation_test.go) checks that this test fails then.
+// refuses ("i++ // go on past it" and its continue), and it runs before new
+// entries are read. A sweep that stops there (break), or reading new
+// entries first, lets m3 overtake m2. The mutation test
+// (brokerstub/seed_mutation_test.go) checks that this test fails with
+// either.
 func TestSim10762(t *testing.T) {
 	keyA := keyFor(t, []string{"c1", "c2"}, "c1", "", "")
 	keyB := keyFor(t, []string{"c1", "c2"}, "c2", "", "")
@@ -241,10 +247,40 @@ func TestSim10762(t *testing.T) {
 	s.nack(c1, m1)
 	s.nack(c2, m2)
 	require.Equal(t, 2, s.replay.Len(), "m1 and m2 wait for replay")
-	s.flow(c2, 2)
 	m3 := s.publish(keyB)
+	require.Equal(t, 0, s.read-m3, "m3 is not read while no consumer has permits")
+	s.flow(c2, 2)
 	require.Equal(t, []int{m1}, s.got(c1), "c1 has no permits")
 	require.Equal(t, []int{m2, m2, m3}, s.got(c2), "m2's redelivery before m3")
+}
+
+// TestSimBlockedHashIsCountedOncePerPass: three entries of a hash that
+// drains at c1 are read in one pass while x, its new owner, has permits.
+// The first is refused by the draining check (one blocked attempt); the
+// other two are held back by the pass without asking it again, as Pulsar
+// holds back every later entry of a blocked hash in a read batch. The
+// draining hash's Blocked count (its blockedAttempts) is 1, not 3.
+//
+// Protects route.go, Pass.Route: the held-back check
+// ("if p.blocked[e.Hash]") and Pass.block; the mutation test
+// (brokerstub/seed_mutation_test.go) checks that this test fails without
+// them.
+func TestSimBlockedHashIsCountedOncePerPass(t *testing.T) {
+	key := keyFor(t, []string{"c1"}, "c1", "x", "x")
+	s := newSim(t, Config{})
+	c1 := s.add("c1", 1)
+	s.publish(key)
+	x := s.add("x", 0)
+	for range 3 {
+		s.publish(key)
+	}
+	require.Equal(t, 1, s.read, "nothing is read while no consumer has permits")
+	s.flow(x, 10)
+	require.Empty(t, s.got(x), "the hash drains at c1")
+	require.Equal(t, 3, s.replay.Len(), "the three entries wait for replay")
+	require.Equal(t, []DrainingHash{{Hash: s.entries[0].Hash, Unacked: 1, Blocked: 1}}, s.k.Draining(c1))
+	s.ack(c1, 0)
+	require.Equal(t, []int{1, 2, 3}, s.got(x), "x gets the key once c1 acknowledged")
 }
 
 // TestSimOutOfOrderDeliveryRelaxesOrdering: with allowOutOfOrderDelivery a
