@@ -177,6 +177,9 @@ func TestOfficialSuiteSlice(t *testing.T) {
 	if os.Getenv("PULSARGO_OFFICIAL_SUITE") == "1" {
 		t.Skip("TestOfficialSuite runs the whole selection")
 	}
+	// The three slices build and run apart (work dirs and ports of their
+	// own): in parallel they take the time of the longest.
+	t.Parallel()
 	runSuite(t, config{Needs: []string{"proto-only"}, Run: regexp.MustCompile(alwaysOn),
 		Timeout: 60 * time.Second, Race: true}, false)
 }
@@ -201,6 +204,9 @@ func TestPulsargoSuiteSlice(t *testing.T) {
 	if os.Getenv("PULSARGO_OFFICIAL_SUITE") == "1" {
 		t.Skip("TestOfficialSuite runs the whole selection")
 	}
+	// The three slices build and run apart (work dirs and ports of their
+	// own): in parallel they take the time of the longest.
+	t.Parallel()
 	runSuite(t, config{Client: clientPulsargo, Needs: []string{"all"}, Run: regexp.MustCompile(pulsargoSlice),
 		Timeout: 60 * time.Second, Race: true}, false)
 }
@@ -220,6 +226,9 @@ func TestPulsaradminSuiteSlice(t *testing.T) {
 	if os.Getenv("PULSARGO_OFFICIAL_SUITE") == "1" {
 		t.Skip("TestOfficialSuite runs the whole selection")
 	}
+	// The three slices build and run apart (work dirs and ports of their
+	// own): in parallel they take the time of the longest.
+	t.Parallel()
 	runSuite(t, config{Pkg: pkgPulsaradmin, Run: regexp.MustCompile(pulsaradminSlice),
 		Timeout: 60 * time.Second, Race: true}, false)
 }
