@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/procmetrics"
 )
 
 // topicMetrics is one topic's numbers for /metrics, read on its goroutine.
@@ -15,7 +17,8 @@ type topicMetrics struct {
 }
 
 // metricsText renders Prometheus text format with a few of Pulsar's
-// topic-level series for every loaded topic.
+// topic-level series for every loaded topic, then the Go runtime's and the
+// process's figures under the standard collectors' names (procmetrics).
 func (b *Broker) metricsText() string {
 	b.mu.Lock()
 	ts := make([]*topic, 0, len(b.topics))
@@ -65,6 +68,7 @@ func (b *Broker) metricsText() string {
 		}
 	}
 	fmt.Fprintf(&sb, "# HELP pulsar_topics_count Topics loaded by the broker\n# TYPE pulsar_topics_count gauge\npulsar_topics_count{cluster=%q} %d\n", cluster, len(ms))
+	_ = procmetrics.Write(&sb) // a strings.Builder does not fail
 	return sb.String()
 }
 
