@@ -1,7 +1,9 @@
 package brokerstub
 
 import (
+	"bytes"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -237,5 +239,35 @@ func TestConfigUnknownKeyRefused(t *testing.T) {
 	cfg, err = ParseConfig(strings.NewReader("bookkeeper_opportunisticStriping=true\nnoSuchKey=\n"))
 	if err != nil || !slices.Equal(cfg.NoEffect, []string{"bookkeeper_opportunisticStriping"}) {
 		t.Errorf("prefix key: NoEffect=%v err=%v", cfg.NoEffect, err)
+	}
+}
+
+// TestConfigWarnLevels checks where Warn puts each list: not-supported
+// keys in a warning, no-effect keys at debug level only.
+func TestConfigWarnLevels(t *testing.T) {
+	cfg, err := ParseConfigWith(strings.NewReader("zookeeperServers=zk:2181\nwebSocketServiceEnabled=true\nmaxProducerPerTopic=1\n"),
+		ConfigOptions{IgnoreUnknownKeys: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		level       slog.Level
+		want, never []string
+	}{
+		{slog.LevelInfo, []string{"level=WARN", "not_implemented=webSocketServiceEnabled", "unknown config keys ignored", "keys=maxProducerPerTopic"}, []string{"zookeeperServers"}},
+		{slog.LevelDebug, []string{"level=DEBUG", "without observable effect", "keys=zookeeperServers"}, nil},
+	} {
+		var buf bytes.Buffer
+		cfg.Warn(slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: tc.level})), "broker.conf")
+		for _, w := range tc.want {
+			if !strings.Contains(buf.String(), w) {
+				t.Errorf("level %v: log lacks %q:\n%s", tc.level, w, buf.String())
+			}
+		}
+		for _, n := range tc.never {
+			if strings.Contains(buf.String(), n) {
+				t.Errorf("level %v: log names %q:\n%s", tc.level, n, buf.String())
+			}
+		}
 	}
 }
