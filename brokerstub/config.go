@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -26,12 +25,19 @@ type Config struct {
 	// keys set in the file that brokerstub does not implement (those it
 	// does are listed in ParseConfig).
 	Security []string
+	// NoEffect lists, sorted, the keys set in the file that have no effect
+	// a client can observe (ZooKeeper, BookKeeper, load balancing, thread
+	// pools...; see docs/brokerstub-config.md).
+	NoEffect []string
+	// Unknown lists, sorted, the keys in no class of the census; set only
+	// with ConfigOptions.IgnoreUnknownKeys (else they are an error).
+	Unknown []string
 }
 
 // LoadConfig reads a Pulsar broker.conf or standalone.conf (key=value lines,
 // '#' comments) and returns the Options for it; see ParseConfig for the
-// keys honoured. Keys it does not honour are listed in one warning on
-// slog.Default().
+// keys honoured. Keys it does not implement are listed in one warning on
+// slog.Default(); an unknown key is an error (*UnknownConfigKeyError).
 func LoadConfig(path string) (Options, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -46,9 +52,18 @@ func LoadConfig(path string) (Options, error) {
 	return cfg.Options, nil
 }
 
-// Warn logs, as one warning, the keys of cfg that have no effect; nothing
-// when there are none.
+// Warn logs, as one warning, the keys of cfg that brokerstub does not
+// implement (nothing when there are none), the unknown keys accepted with
+// ConfigOptions.IgnoreUnknownKeys as another, and the keys without an
+// observable effect at debug level.
 func (cfg Config) Warn(log *slog.Logger, path string) {
+	if len(cfg.NoEffect) > 0 {
+		log.Debug("brokerstub: config keys accepted without observable effect", "file", path,
+			"keys", strings.Join(cfg.NoEffect, ","))
+	}
+	if len(cfg.Unknown) > 0 {
+		log.Warn("brokerstub: unknown config keys ignored", "file", path, "keys", strings.Join(cfg.Unknown, ","))
+	}
 	if len(cfg.Ignored) == 0 && len(cfg.Security) == 0 {
 		return
 	}
@@ -84,7 +99,7 @@ func isSecurityKey(k string) bool {
 // delayedDeliveryTickTimeMillis, isDelayedDeliveryDeliverAtTimeStrict,
 // delayedDeliveryMaxDelayInMillis,
 // schemaCompatibilityStrategy, isAllowAutoUpdateSchemaEnabled,
-// schemaValidationEnforced, brokerDeduplicationEnabled, transactionCoordinatorEnabled,
+// isSchemaValidationEnforced, brokerDeduplicationEnabled, transactionCoordinatorEnabled,
 // activeConsumerFailoverDelayTimeMillis,
 // activeConsumerFailoverConsistentHashing,
 // backlogQuotaDefaultLimitBytes,
@@ -100,10 +115,19 @@ func isSecurityKey(k string) bool {
 // authenticationEnabled, authenticationProviders (Pulsar's Token, Tls and
 // Basic classes; another is an error), authenticationRefreshCheckSeconds,
 // tokenSecretKey, tokenPublicKey, tokenAuthClaim, tokenAudience,
-// tokenAudienceClaim, tokenPublicAlg, basicAuthConf, anonymousUserRole,
+// tokenAudienceClaim, basicAuthConf, anonymousUserRole,
 // authorizationEnabled and superUserRoles.
-// A bad value of an honoured key is an error.
+// A bad value of an honoured key is an error. Keys that are not honoured
+// are classed by brokerstub's census of Pulsar's keys (configkeys.tsv,
+// docs/brokerstub-config.md): no effect (Config.NoEffect), not supported
+// (Config.Ignored, Config.Security), or unknown: an *UnknownConfigKeyError
+// naming the nearest known key (see ParseConfigWith to accept them).
 func ParseConfig(r io.Reader) (Config, error) {
+	return ParseConfigWith(r, ConfigOptions{})
+}
+
+// ParseConfigWith is ParseConfig with options.
+func ParseConfigWith(r io.Reader, co ConfigOptions) (Config, error) {
 	kv := map[string]string{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
@@ -163,7 +187,7 @@ func ParseConfig(r io.Reader) (Config, error) {
 	o.DelayedDeliveryMaxDelay = time.Duration(p.int("delayedDeliveryMaxDelayInMillis", 0, 0)) * time.Millisecond
 	o.SchemaCompatibilityStrategy = p.str("schemaCompatibilityStrategy", "")
 	o.DisableSchemaAutoUpdate = !p.bool("isAllowAutoUpdateSchemaEnabled", true)
-	o.SchemaValidationEnforced = p.bool("schemaValidationEnforced", false)
+	o.SchemaValidationEnforced = p.bool("isSchemaValidationEnforced", false)
 	o.BrokerDeduplicationEnabled = p.bool("brokerDeduplicationEnabled", false)
 	o.TransactionCoordinatorEnabled = p.bool("transactionCoordinatorEnabled", false)
 	if ms := p.int("activeConsumerFailoverDelayTimeMillis", 1000, -1<<31); ms > 0 {
@@ -208,18 +232,9 @@ func ParseConfig(r io.Reader) (Config, error) {
 	if p.err != nil {
 		return Config{}, p.err
 	}
-	for k := range kv {
-		if p.seen[k] {
-			continue
-		}
-		if isSecurityKey(k) {
-			cfg.Security = append(cfg.Security, k)
-		} else {
-			cfg.Ignored = append(cfg.Ignored, k)
-		}
+	if err := cfg.classify(kv, p.seen, co); err != nil {
+		return Config{}, err
 	}
-	sort.Strings(cfg.Ignored)
-	sort.Strings(cfg.Security)
 	return cfg, nil
 }
 

@@ -62,7 +62,6 @@ func (p *configParser) auth(o *Options) {
 		AudienceClaim: p.str("tokenAudienceClaim", ""),
 	}
 	secret, public := p.str("tokenSecretKey", ""), p.str("tokenPublicKey", "")
-	p.str("tokenPublicAlg", "") // the algorithm is the token's, checked against the key
 	basicConf := p.str("basicAuthConf", "")
 	for _, class := range splitList(p.str("authenticationProviders", "")) {
 		switch providerClasses[class] {

@@ -31,6 +31,8 @@ tlsEnabled=true
 saslJaasClientAllowedIds=.*
 bookkeeperClientTimeoutInSeconds=30
 zookeeperServers=
+webSocketServiceEnabled=true
+tlsProtocols=TLSv1.3
 `
 	cfg, err := ParseConfig(strings.NewReader(conf))
 	if err != nil {
@@ -54,8 +56,9 @@ zookeeperServers=
 		{"AutoTopicCreationPartitions", o.AutoTopicCreationPartitions, 3},
 		{"BacklogQuota.LimitBytes", o.BacklogQuota.LimitBytes, int64(10 << 30)},
 		{"BacklogQuota.Policy", o.BacklogQuota.Policy, "producer_exception"},
-		{"Ignored", cfg.Ignored, []string{"bookkeeperClientTimeoutInSeconds"}},
-		{"Security", cfg.Security, []string{"saslJaasClientAllowedIds", "tlsEnabled"}},
+		{"Ignored", cfg.Ignored, []string{"webSocketServiceEnabled"}},
+		{"Security", cfg.Security, []string{"tlsProtocols"}},
+		{"NoEffect", cfg.NoEffect, []string{"bookkeeperClientTimeoutInSeconds", "saslJaasClientAllowedIds", "tlsEnabled"}},
 	}
 	for _, c := range checks {
 		if gs, ok := c.got.([]string); ok {

@@ -114,7 +114,7 @@ type Options struct {
 	// Default false: a compatible new schema is registered.
 	DisableSchemaAutoUpdate bool
 	// SchemaValidationEnforced refuses producers without a schema on topics
-	// that have one (Pulsar's schemaValidationEnforced). Default false.
+	// that have one (Pulsar's isSchemaValidationEnforced). Default false.
 	SchemaValidationEnforced bool
 	// DataDir, when set, keeps topics and cursors in a crash-safe store in
 	// that directory (bbolt), so that the broker's data survives the process.

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pulsargo/sdk/brokerstub"
 )
 
 // TestServerConfigFile starts the server from a Pulsar config file: the
@@ -24,6 +28,8 @@ func TestServerConfigFile(t *testing.T) {
 		"managedLedgerMaxEntriesPerLedger=10",
 		"bookkeeperClientTimeoutInSeconds=30",
 		"tlsEnabled=true",
+		"webSocketServiceEnabled=true",
+		"tlsProtocols=TLSv1.3",
 		"emptyKey=",
 		"",
 	}, "\n")), 0o600)
@@ -47,13 +53,14 @@ func TestServerConfigFile(t *testing.T) {
 	if n := strings.Count(logs, "config keys without effect"); n != 1 {
 		t.Errorf("%d warnings about config keys, want 1:\n%s", n, logs)
 	}
-	for _, want := range []string{"not_implemented=bookkeeperClientTimeoutInSeconds", "security_ignored=tlsEnabled"} {
+	for _, want := range []string{"not_implemented=webSocketServiceEnabled", "security_ignored=tlsProtocols"} {
 		if !strings.Contains(logs, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, logs)
 		}
 	}
-	if strings.Contains(logs, "emptyKey") || strings.Contains(logs, "maxMessageSize,") {
-		t.Errorf("warning names a key that is empty or honoured:\n%s", logs)
+	if strings.Contains(logs, "emptyKey") || strings.Contains(logs, "maxMessageSize,") ||
+		strings.Contains(logs, "bookkeeperClientTimeoutInSeconds") {
+		t.Errorf("warning names a key that is empty, honoured or without effect:\n%s", logs)
 	}
 	_ = s.stop(t)
 
@@ -61,5 +68,33 @@ func TestServerConfigFile(t *testing.T) {
 	s = startRun(t, "-config", conf, "-max-message-size", "2048")
 	if got := handshake(t, strings.TrimPrefix(s.url, "pulsar://")).GetMaxMessageSize(); got != 2048 {
 		t.Errorf("max_message_size = %d, want the flag's 2048", got)
+	}
+}
+
+// TestServerConfigUnknownKey checks that -config refuses a key in no class
+// of the census, naming the nearest known key and the flag that accepts it,
+// and that -ignore-unknown-config-keys accepts it with a warning.
+func TestServerConfigUnknownKey(t *testing.T) {
+	conf := filepath.Join(t.TempDir(), "broker.conf")
+	if err := os.WriteFile(conf, []byte("clusterName=c\nmaxConsumerPerSubscription=1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	_, err := parseFlags([]string{"-config", conf}, &stderr)
+	var ue usageError
+	if !errors.As(err, &ue) || !errors.Is(err, brokerstub.ErrUnknownConfigKey) {
+		t.Fatalf("err = %v, want a usageError for an unknown key", err)
+	}
+	for _, want := range []string{"maxConsumerPerSubscription", "did you mean maxConsumersPerSubscription", "-ignore-unknown-config-keys"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %q, want it to contain %q", err, want)
+		}
+	}
+	cfg, err := parseFlags([]string{"-config", conf, "-ignore-unknown-config-keys"}, &stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(cfg.file.Unknown, ",") != "maxConsumerPerSubscription" || cfg.opts.ClusterName != "c" {
+		t.Errorf("-ignore-unknown-config-keys: Unknown %v, ClusterName %q", cfg.file.Unknown, cfg.opts.ClusterName)
 	}
 }

@@ -15,9 +15,13 @@
 //	                               maxMessageSize, batch-index acks, Key_Shared hashing,
 //	                               ledger rollover, cursor flush, auto topic creation,
 //	                               keepalive, backlog quota defaults; see
-//	                               brokerstub.ParseConfig); the others are listed in
-//	                               one warning on stderr. Flags given on the command
-//	                               line override the file.
+//	                               brokerstub.ParseConfig); keys it does not implement
+//	                               are listed in one warning on stderr, keys without an
+//	                               observable effect at -log-level debug, and a key in
+//	                               no class of docs/brokerstub-config.md is refused.
+//	                               Flags given on the command line override the file.
+//	-ignore-unknown-config-keys    accept -config keys brokerstub does not know (a typo,
+//	                               a key of a newer Pulsar), with a warning
 //	-addr host:port                TCP address to listen on (default 127.0.0.1:6650;
 //	                               port 0 picks a free port)
 //	-http-addr host:port           TCP address of the admin REST API, HTTP lookups

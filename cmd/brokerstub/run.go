@@ -74,12 +74,15 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs := flag.NewFlagSet("brokerstub", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var (
-		cfg      config
-		logLevel string
-		fl       brokerstub.Options // the flags' values
+		cfg           config
+		logLevel      string
+		fl            brokerstub.Options // the flags' values
+		ignoreUnknown bool
 	)
 	fs.StringVar(&cfg.configPath, "config", "",
 		"Pulsar broker.conf or standalone.conf `file` to start from; flags given override it")
+	fs.BoolVar(&ignoreUnknown, "ignore-unknown-config-keys", false,
+		"accept -config keys that are in no Pulsar standalone.conf or broker.conf known to brokerstub (a typo, a newer key), with a warning")
 	fs.StringVar(&fl.Addr, "addr", defaultAddr, "TCP `host:port` to listen on (port 0: a free port)")
 	fs.StringVar(&fl.HTTPAddr, "http-addr", defaultHTTPAddr,
 		"TCP `host:port` of the admin REST API, HTTP lookups and /metrics (port 0: a free port)")
@@ -120,10 +123,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		if err != nil {
 			return config{}, usagef("-config: %v", err)
 		}
-		cfg.file, err = brokerstub.ParseConfig(f)
+		cfg.file, err = brokerstub.ParseConfigWith(f, brokerstub.ConfigOptions{IgnoreUnknownKeys: ignoreUnknown})
 		_ = f.Close()
 		if err != nil {
-			return config{}, usagef("-config %s: %v", cfg.configPath, err)
+			return config{}, usagef("-config %s: %w", cfg.configPath, err)
 		}
 		cfg.opts = cfg.file.Options
 	}
