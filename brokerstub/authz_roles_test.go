@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pulsargo/sdk/internal/proto"
 )
@@ -231,7 +233,18 @@ func (f *adminAuthzFixture) do(role, method, path, body string) (int, string) {
 		req.Header.Set("Authorization", "Bearer "+f.tokens[role])
 	}
 	rec := httptest.NewRecorder()
-	f.h.ServeHTTP(rec, req)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f.h.ServeHTTP(rec, req)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		// Fails the test (and a fuzz input) with where it hangs.
+		buf := make([]byte, 1<<20)
+		panic(fmt.Sprintf("%s %s as %q: no answer after 10 s\n%s", method, path, role, buf[:runtime.Stack(buf, true)]))
+	}
 	return rec.Code, rec.Body.String()
 }
 
