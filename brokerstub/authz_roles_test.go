@@ -211,8 +211,11 @@ type adminAuthzFixture struct {
 	tokens map[string]string
 }
 
+// adminAuthzSecret signs the fixture's tokens.
+const adminAuthzSecret = "authz secret"
+
 func newAdminAuthzFixture(tb testing.TB) *adminAuthzFixture {
-	secret := []byte("authz secret")
+	secret := []byte(adminAuthzSecret)
 	tok := mustProvider(tb, TokenOptions{SecretKey: secret})
 	b := RunT(tb, Options{NoListener: true, AuthenticationEnabled: true, AuthorizationEnabled: true,
 		AuthenticationProviders: []AuthenticationProvider{tok}, SuperUserRoles: []string{roleSuper}})
@@ -440,4 +443,62 @@ func TestConsumeRoleCannotChangeTopicsNamedSubscription(t *testing.T) {
 		t.Fatal(cmd)
 	}
 	rawProduce(t, c, "persistent://private/subscriptions/subscription-events", []string{"still open"})
+}
+
+// TestAdminTopicGrantsCountLikeNamespaceGrants: a grant on one topic opens
+// that topic's operations in the admin API, as on the binary protocol, and
+// no other topic's, nor the namespace's lists.
+func TestAdminTopicGrantsCountLikeNamespaceGrants(t *testing.T) {
+	f := newAdminAuthzFixture(t)
+	f.setUp(t, "auth", "t")
+	f.setUp(t, "auth", "u")
+	if code, body := f.do(roleSuper, post, "/admin/v2/persistent/private/auth/t/permissions/alice", `["consume"]`); code != http.StatusNoContent {
+		t.Fatalf("grant: %d %s", code, body)
+	}
+	f.tokens["alice"] = hs256(t, []byte(adminAuthzSecret), jwtClaims{"sub": "alice"})
+	for _, c := range []struct {
+		method, path string
+		want         int
+	}{
+		{get, "/admin/v2/persistent/private/auth/t/subscription/s1/position/1", http.StatusNotFound}, // served: no message
+		{get, "/admin/v2/persistent/private/auth/t/stats", http.StatusOK},
+		{post, "/admin/v2/persistent/private/auth/t/messageTTL", http.StatusForbidden}, // a topic policy
+		{get, "/admin/v2/persistent/private/auth/u/stats", http.StatusUnauthorized},
+		{get, "/admin/v2/persistent/private/auth/u/subscription/s1/position/1", http.StatusUnauthorized},
+		{get, "/admin/v2/namespaces/private/auth/topics", http.StatusForbidden},
+	} {
+		if code, body := f.do("alice", c.method, c.path, ""); code != c.want {
+			t.Errorf("%s %s as alice: %d %s, want %d", c.method, c.path, code, body, c.want)
+		}
+	}
+}
+
+// TestProduceConsumeRoleOnTheBinaryProtocol: a role the namespace grants
+// both produce and consume may look up, produce, subscribe and list the
+// namespace's topics over the binary protocol.
+func TestProduceConsumeRoleOnTheBinaryProtocol(t *testing.T) {
+	f := newAdminAuthzFixture(t)
+	f.setUp(t, "auth", "t")
+	nc, err := f.b.Dial(t.Context(), "tcp", "stub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = nc.Close() })
+	c := dialRawOn(t, nc)
+	if cmd := c.connectWith("token", []byte(f.tokens[roleProdCons])); cmd.GetType() != proto.BaseCommand_CONNECTED {
+		t.Fatal(cmd)
+	}
+	const topic = "persistent://private/auth/t"
+	if r := lookupRaw(c, topic); r.GetResponse() != proto.CommandLookupTopicResponse_Connect {
+		t.Errorf("lookup: %v", r)
+	}
+	if !c.produce(topic) {
+		t.Error("produce refused")
+	}
+	if !c.subscribe(topic, "s") {
+		t.Error("subscribe refused")
+	}
+	if _, cerr := c.topicsOfNamespace("private/auth"); cerr != nil {
+		t.Errorf("topics of namespace: %v", cerr)
+	}
 }
