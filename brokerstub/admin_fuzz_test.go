@@ -5,9 +5,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 )
 
 var fuzzMethods = []string{http.MethodGet, http.MethodPut, http.MethodPost, http.MethodDelete, http.MethodHead, "PATCH"}
@@ -15,7 +17,10 @@ var fuzzMethods = []string{http.MethodGet, http.MethodPut, http.MethodPost, http
 // FuzzAdmin sends arbitrary paths and bodies to the admin API: no answer
 // is a 500, no handler panics (ServeHTTP turns a panic into a 503
 // "internal error", which fails here too), and every request is answered
-// within 10 s. Plain go test runs the seeds below and testdata/fuzz.
+// within 10 s. who picks a role and a route of adminRouteTable, whose
+// topic and subscription are named from path: a second broker, with
+// authentication and authorization on, must decide as the table says
+// (checkFuzzAuthz). Plain go test runs the seeds below and testdata/fuzz.
 func FuzzAdmin(f *testing.F) {
 	seeds := []struct {
 		m    uint8
@@ -72,12 +77,25 @@ func FuzzAdmin(f *testing.F) {
 		{0, "/admin/v2/persistent/public/default/np/subscription/made%2Fby%2Fpeek/position/1", ""},
 		{0, "/admin/v2/persistent/public/default/np/examinemessage?initialPosition=latest&messagePosition=1", ""},
 	}
-	for _, s := range seeds {
-		f.Add(s.m, s.path, []byte(s.body))
+	for i, s := range seeds {
+		f.Add(s.m, s.path, []byte(s.body), uint16(i*37))
 	}
+	// Issue #31's V1 and V2: a consume role on a topic named like a
+	// subscription, a produce role reading message bodies.
+	f.Add(uint8(0), "subscription-events", []byte(nil), fuzzWho(del, topicPath, roleConsumer))
+	f.Add(uint8(0), "subscription-events", []byte(nil), fuzzWho(post, topicPath+"/terminate", roleConsumer))
+	f.Add(uint8(0), "t", []byte(nil), fuzzWho(post, topicPath+"/{policy}", roleConsumer))
+	f.Add(uint8(0), "t", []byte(nil), fuzzWho(get, topicPath+"/examinemessage", roleProducer))
+	f.Add(uint8(0), "locked", []byte(nil), fuzzWho(get, subPath+"/position/{n}", roleConsumer))
 	b := RunT(f, Options{NoListener: true})
 	h := b.AdminHandler()
-	f.Fuzz(func(t *testing.T, m uint8, path string, body []byte) {
+	az := newAdminAuthzFixture(f)
+	az.setUp(f, "auth", "t")
+	router := &adminServer{}
+	router.register()
+	dirty := false
+	f.Fuzz(func(t *testing.T, m uint8, path string, body []byte, who uint16) {
+		dirty = checkFuzzAuthz(t, az, router, who, path, dirty)
 		if !strings.HasPrefix(path, "/") {
 			path = "/" + path
 		}
@@ -106,4 +124,66 @@ func FuzzAdmin(f *testing.F) {
 			t.Fatalf("%s %s: HTTP %d without a reason: %s", req.Method, path, rec.Code, rec.Body)
 		}
 	})
+}
+
+// fuzzWho is the who of FuzzAdmin that picks the route method pattern as
+// role.
+func fuzzWho(method, pattern, role string) uint16 {
+	for i, row := range adminRouteTable {
+		if row.method == method && row.pattern == pattern {
+			return uint16(i*len(testAdminRoles) + slices.Index(testAdminRoles, role))
+		}
+	}
+	panic("no route " + method + " " + pattern)
+}
+
+// fuzzName makes a topic or subscription name of the fuzzer's path: its
+// letters, digits, '-' and '_', at most 40 of them.
+func fuzzName(path, otherwise string) string {
+	var sb strings.Builder
+	for _, r := range path {
+		if sb.Len() == 40 {
+			break
+		}
+		if r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_') {
+			sb.WriteRune(r)
+		}
+	}
+	if sb.Len() == 0 {
+		return otherwise
+	}
+	return sb.String()
+}
+
+// checkFuzzAuthz sends the route and role who picks, on a topic and
+// subscription named from path, and checks the decision against
+// adminRouteTable's row for the route that serves the request. dirty says
+// an earlier request may have changed the grants (setUp restores them
+// first); it returns whether this one may have.
+func checkFuzzAuthz(t *testing.T, az *adminAuthzFixture, router *adminServer, who uint16, path string, dirty bool) bool {
+	role := testAdminRoles[int(who)%len(testAdminRoles)]
+	row := adminRouteTable[int(who)/len(testAdminRoles)%len(adminRouteTable)]
+	p := concretePath(row.pattern, "auth", fuzzName(path, "t"), fuzzName(path, "s1"))
+	i := router.routeIndex(row.method, p)
+	if i < 0 {
+		t.Fatalf("%s %s: no route serves it", row.method, p)
+	}
+	// The route that serves it may be an earlier one (a topic named like
+	// a literal segment); the table's row for that one decides.
+	rt := &router.routes[i]
+	segs, _ := splitPath(p)
+	caps, _ := rt.match(segs)
+	if caps["tenant"] != "" && caps["tenant"] != "private" || caps["ns"] != "" && caps["ns"] != "auth" {
+		return dirty // names another namespace than the one set up
+	}
+	for _, r := range adminRouteTable {
+		if r.method == rt.method && r.pattern == rt.pattern {
+			row = r
+		}
+	}
+	if dirty {
+		az.setUp(t, "auth", "t")
+	}
+	az.checkAdminDecision(t, role, row.method, p, row.need, caps["sub"] == "locked")
+	return row.method != get && row.need.allows(role, caps["sub"] == "locked")
 }

@@ -17,13 +17,13 @@ const npTopicPath = "/admin/v2/non-persistent/{tenant}/{ns}/{topic}"
 // registerNonPersistent adds the routes; they go before the routes with a
 // {domain} segment.
 func (a *adminServer) registerNonPersistent() {
-	a.add(get, "/admin/v2/non-persistent/{tenant}/{ns}", npListTopics)
-	a.add(get, npTopicPath+"/stats", inNonPersistent(npTopicStats))
-	a.add(get, npTopicPath+"/partitioned-stats", inNonPersistent(npPartitionedStats))
-	a.add(get, npTopicPath+"/lastMessageId", inNonPersistent(npRefuse("GetLastMessageId on a non-persistent topic is not allowed")))
-	a.add(post, npTopicPath+"/terminate", inNonPersistent(npRefuse("Operation not allowed on non-persistent topic")))
-	a.add(post, npTopicPath+"/subscription/{sub}/skip/{n}", inNonPersistent(npRefuse("Skip messages on a non-persistent topic is not allowed")))
-	a.add(put, npTopicPath+"/subscription/{sub}", inNonPersistent(npCreateSubscription))
+	a.add(get, "/admin/v2/non-persistent/{tenant}/{ns}", nsGetTopics, npListTopics)
+	a.add(get, npTopicPath+"/stats", topicGetStats, inNonPersistent(npTopicStats))
+	a.add(get, npTopicPath+"/partitioned-stats", topicGetStats, inNonPersistent(npPartitionedStats))
+	a.add(get, npTopicPath+"/lastMessageId", topicPeekMessages, inNonPersistent(npRefuse("GetLastMessageId on a non-persistent topic is not allowed")))
+	a.add(post, npTopicPath+"/terminate", topicTerminate, inNonPersistent(npRefuse("Operation not allowed on non-persistent topic")))
+	a.add(post, npTopicPath+"/subscription/{sub}/skip/{n}", topicSkip, inNonPersistent(npRefuse("Skip messages on a non-persistent topic is not allowed")))
+	a.add(put, npTopicPath+"/subscription/{sub}", topicSubscribe, inNonPersistent(npCreateSubscription))
 }
 
 // npCreateSubscription refuses to create a subscription of a

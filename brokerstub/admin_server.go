@@ -72,10 +72,15 @@ type adminReq struct {
 
 type adminHandler func(*adminReq) (any, error)
 
+// route is one line of the route table: a method and pattern, the Pulsar
+// operation it is (authz_ops.go), and its handler.
 type route struct {
-	method string
-	segs   []string
-	h      adminHandler
+	method  string
+	pattern string
+	segs    []string
+	op      adminOp
+	domain  string // of its topics when the pattern has no {domain}
+	h       adminHandler
 }
 
 // startAdmin opens the HTTP listener (unless NoListener) and loads the
@@ -183,11 +188,13 @@ func (b *Broker) advertise(addr string) string {
 	return net.JoinHostPort(b.opts.AdvertisedAddress, port)
 }
 
-// add registers a route; patterns are slash-separated segments where
+// add registers a route and the operation it is, which alone decides who
+// may use it (authorizeAdmin); patterns are slash-separated segments where
 // "{name}" captures one segment and "{domain}" captures only "persistent"
 // or "non-persistent". Earlier routes win.
-func (a *adminServer) add(method, pattern string, h adminHandler) {
-	a.routes = append(a.routes, route{method: method, segs: strings.Split(strings.Trim(pattern, "/"), "/"), h: h})
+func (a *adminServer) add(method, pattern string, op adminOp, h adminHandler) {
+	segs := strings.Split(strings.Trim(pattern, "/"), "/")
+	a.routes = append(a.routes, route{method: method, pattern: pattern, segs: segs, op: op, domain: routeDomain(segs), h: h})
 }
 
 func (rt route) match(segs []string) (map[string]string, bool) {
@@ -249,15 +256,16 @@ func (a *adminServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var h adminHandler
 	var params map[string]string
+	var matched *route
 	pathMatched := false
-	for _, rt := range a.routes {
+	for i, rt := range a.routes {
 		p, ok := rt.match(segs)
 		if !ok {
 			continue
 		}
 		pathMatched = true
 		if rt.method == r.Method || (r.Method == http.MethodHead && rt.method == http.MethodGet) {
-			h, params = rt.h, p
+			h, params, matched = rt.h, p, &a.routes[i]
 			break
 		}
 	}
@@ -269,7 +277,7 @@ func (a *adminServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, restErr(http.StatusNotFound, "Not Found: %s", r.URL.Path))
 		return
 	}
-	if re := a.authorizeHTTP(r, segs, params); re != nil {
+	if re := a.authorizeHTTP(r, matched, params); re != nil {
 		writeError(w, re)
 		return
 	}

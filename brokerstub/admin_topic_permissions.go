@@ -12,9 +12,9 @@ import (
 // the namespace's on LOOKUP, PRODUCER and SUBSCRIBE (allowTopic).
 
 func (a *adminServer) registerTopicPermissions() {
-	a.add(get, topicPath+"/permissions", getTopicPermissions)
-	a.add(post, topicPath+"/permissions/{role}", grantTopicPermission)
-	a.add(del, topicPath+"/permissions/{role}", revokeTopicPermission)
+	a.add(get, topicPath+"/permissions", opTenantAdmin, getTopicPermissions)
+	a.add(post, topicPath+"/permissions/{role}", opTenantAdmin, grantTopicPermission)
+	a.add(del, topicPath+"/permissions/{role}", opTenantAdmin, revokeTopicPermission)
 }
 
 // getTopicPermissions answers the topic's effective permissions, as

@@ -11,20 +11,16 @@ import (
 // transaction (transactionMetadata), and the coordinator's and a topic's
 // view of it. With the coordinator off every path answers 503, as Pulsar's.
 
+// registerTransactions adds its routes; any authenticated role may read
+// them, as Pulsar serves them (the official Go client's tests read
+// transactionMetadata as the anonymous role of a broker with authorization
+// on).
 func (a *adminServer) registerTransactions() {
 	const base = "/admin/v3/transactions"
-	a.add(get, base+"/coordinatorStats", txnCoordinatorStats)
-	a.add(get, base+"/transactionMetadata/{most}/{least}", txnMetadata)
-	a.add(get, base+"/transactionInBufferStats/{tenant}/{ns}/{topic}/{most}/{least}", txnInBufferStats)
-	a.add(get, base+"/transactionInPendingAckStats/{tenant}/{ns}/{topic}/{sub}/{most}/{least}", txnInPendingAckStats)
-}
-
-// txnReadOpen reports whether a request reads the transactions resource,
-// which any authenticated role may: Pulsar serves it so (the official Go
-// client's tests read transactionMetadata as the anonymous role of a broker
-// with authorization on).
-func txnReadOpen(method string, segs []string) bool {
-	return method == http.MethodGet && len(segs) > 2 && segs[0] == "admin" && segs[1] == "v3" && segs[2] == "transactions"
+	a.add(get, base+"/coordinatorStats", opAuthenticated, txnCoordinatorStats)
+	a.add(get, base+"/transactionMetadata/{most}/{least}", opAuthenticated, txnMetadata)
+	a.add(get, base+"/transactionInBufferStats/{tenant}/{ns}/{topic}/{most}/{least}", opAuthenticated, txnInBufferStats)
+	a.add(get, base+"/transactionInPendingAckStats/{tenant}/{ns}/{topic}/{sub}/{most}/{least}", opAuthenticated, txnInPendingAckStats)
 }
 
 // txnCoordinator returns the coordinator for an admin request, or 503.

@@ -3,7 +3,6 @@ package brokerstub
 import (
 	"encoding/base64"
 	"net/http"
-	"slices"
 	"strings"
 )
 
@@ -39,15 +38,14 @@ func httpCredentials(r *http.Request) (string, AuthenticationData, bool) {
 }
 
 // authorizeHTTP authenticates an admin request and checks that its role
-// may use the matched route; it returns the refusal to answer, nil when
-// the request may go on. /metrics is open, as Pulsar's
-// authenticateMetricsEndpoint=false.
-func (a *adminServer) authorizeHTTP(r *http.Request, segs []string, p map[string]string) *restError {
+// may do the operation route rt declares on what its captures p name
+// (authorizeAdmin); it returns the refusal to answer, nil when the request
+// may go on. Routes declared opOpen (/metrics, as Pulsar's
+// authenticateMetricsEndpoint=false, and /status.html) need no
+// credentials.
+func (a *adminServer) authorizeHTTP(r *http.Request, rt *route, p map[string]string) *restError {
 	b := a.b
-	if !b.authEnabled() && !b.authzOn() {
-		return nil
-	}
-	if len(segs) > 0 && segs[0] == "metrics" {
+	if !b.authEnabled() && !b.authzOn() || rt.op == opOpen {
 		return nil
 	}
 	role := b.opts.AnonymousUserRole
@@ -63,55 +61,12 @@ func (a *adminServer) authorizeHTTP(r *http.Request, segs []string, p map[string
 		}
 		role = id.Role
 	}
-	if !b.authzOn() || b.isSuperUser(role) || txnReadOpen(r.Method, segs) {
+	if !b.authzOn() {
 		return nil
 	}
-	tenant, ok := p["tenant"]
-	if !ok {
-		return restErr(http.StatusUnauthorized, "This operation requires super-user access")
+	if re := b.authorizeAdmin(role, rt.op, adminTargetOf(rt, p)); re != nil {
+		b.log.Info("admin authorization refused", "role", role, "operation", rt.op.String(), "method", r.Method, "path", r.URL.Path)
+		return re
 	}
-	if len(segs) > 2 && segs[0] == "admin" && segs[2] == "tenants" {
-		if r.Method == http.MethodGet && b.isTenantAdmin(role, tenant) {
-			return nil
-		}
-		return restErr(http.StatusUnauthorized, "This operation requires super-user access")
-	}
-	if b.isTenantAdmin(role, tenant) {
-		return nil
-	}
-	ns := tenant + "/" + p["ns"]
-	_, topicScoped := p["topic"]
-	domain := p["domain"]
-	if domain == "" && len(segs) > 2 && (segs[2] == "persistent" || segs[2] == nonPersistentDomain) {
-		domain = segs[2] // the routes of admin_nonpersistent.go have no {domain}
-	}
-	listing := len(segs) > 0 && (segs[len(segs)-1] == "topics" || domain != "" && !topicScoped)
-	readOnly := r.Method == http.MethodGet || r.Method == http.MethodHead
-	if listing && !topicScoped && readOnly && b.allowNamespaceTopics(role, ns) {
-		return nil
-	}
-	act, ok := actLookup, false
-	switch {
-	case !topicScoped:
-	case slices.Contains(segs, "permissions"):
-		// A topic's permissions are its tenant admins' (Pulsar's
-		// validateAdminAccessForTenant), even to read.
-	case readOnly:
-		ok = true
-	case p["sub"] != "" || strings.Contains(r.URL.Path, "/subscription"):
-		act, ok = actConsume, true
-	case len(segs) > 2 && segs[2] == "schemas" && r.Method == http.MethodPost:
-		act, ok = actProduce, true
-	}
-	if ok {
-		if domain == "" {
-			domain = "persistent" // the schema paths have no domain segment
-		}
-		name, err := parseTopic(domain + "://" + ns + "/" + p["topic"])
-		if err == nil && b.allowTopic(role, name, act, p["sub"]) {
-			return nil
-		}
-	}
-	b.log.Info("admin authorization refused", "role", role, "method", r.Method, "path", r.URL.Path)
-	return restErr(http.StatusForbidden, "Don't have permission to administrate resources on this tenant")
+	return nil
 }

@@ -82,14 +82,8 @@ func (b *Broker) allowNamespaceTopics(role, ns string) bool {
 	if b.isTenantAdmin(role, tenant) {
 		return true
 	}
-	if role == "" {
-		return false
-	}
-	_, perms, err := b.pol().Policies(ns)
-	if err != nil {
-		return false
-	}
-	return slices.Contains(perms[role], "produce") || slices.Contains(perms[role], "consume")
+	actions := b.namespaceActions(role, ns) // authz_admin.go
+	return slices.Contains(actions, "produce") || slices.Contains(actions, "consume")
 }
 
 // allowSubscription applies the namespace's subscription_auth_roles: a

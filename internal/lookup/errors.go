@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/pulsargo/sdk/internal/conn"
 	"github.com/pulsargo/sdk/internal/proto"
@@ -20,9 +21,10 @@ const maxReasonBody = 4 << 10
 
 // StatusError is a web service's non-2xx answer. It unwraps to the
 // *conn.ServerError a broker would have answered over the binary protocol
-// (404: TopicNotFound, 401: AuthenticationError, 403: AuthorizationError,
-// 429: TooManyRequests, 503: ServiceNotReady, 5xx: UnknownError), so callers
-// test both lookups with the same errors.As.
+// (404: TopicNotFound, 401: AuthenticationError, or AuthorizationError when
+// its reason is one of Pulsar's refusals of an operation, 403:
+// AuthorizationError, 429: TooManyRequests, 503: ServiceNotReady, 5xx:
+// UnknownError), so callers test both lookups with the same errors.As.
 type StatusError struct {
 	// Status is the HTTP status code.
 	Status int
@@ -37,6 +39,9 @@ func (e *StatusError) Error() string {
 // Unwrap returns the broker error of the same meaning, or nil.
 func (e *StatusError) Unwrap() error {
 	code, ok := statusCodes[e.Status]
+	if e.Status == http.StatusUnauthorized && isAuthorizationRefusal(e.Reason) {
+		code = proto.ServerError_AuthorizationError
+	}
 	if !ok && e.Status >= 500 {
 		code, ok = proto.ServerError_UnknownError, true
 	}
@@ -44,6 +49,24 @@ func (e *StatusError) Unwrap() error {
 		return nil
 	}
 	return &conn.ServerError{Code: code, Message: e.Reason}
+}
+
+// authorizationRefusals begin the reasons of Pulsar's 401 answers that
+// refuse an authenticated role an operation rather than its credentials
+// (validateTopicOperation, as a lookup without produce or consume;
+// validateTenantOperation; validateAdminAccessForTenant;
+// validateSuperUserAccess).
+var authorizationRefusals = []string{"Unauthorized to validate", "Don't have permission", "This operation requires super-user access"}
+
+// isAuthorizationRefusal reports whether a 401's reason refuses an
+// operation.
+func isAuthorizationRefusal(reason string) bool {
+	for _, p := range authorizationRefusals {
+		if strings.HasPrefix(reason, p) {
+			return true
+		}
+	}
+	return false
 }
 
 var statusCodes = map[int]proto.ServerError{

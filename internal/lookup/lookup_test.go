@@ -1,6 +1,8 @@
 package lookup
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -69,6 +71,18 @@ func TestStatusErrorIsABrokerError(t *testing.T) {
 	assert.True(t, conn.IsRetriable(statusError(http.StatusServiceUnavailable, strings.NewReader(""))))
 	assert.True(t, conn.IsRetriable(statusError(http.StatusBadGateway, strings.NewReader("<html>"))))
 	assert.False(t, errors.As(statusError(http.StatusConflict, strings.NewReader("x")), &se))
+
+	// Pulsar answers 401 both to bad credentials and to a lookup the role
+	// may not make; the reason tells them apart.
+	for reason, want := range map[string]proto.ServerError{
+		"Authentication required": proto.ServerError_AuthenticationError,
+		"Unauthorized to validateTopicOperation for operation [LOOKUP] on topic [persistent://a/b/c]": proto.ServerError_AuthorizationError,
+		"Don't have permission to connect to this namespace":                                          proto.ServerError_AuthorizationError,
+	} {
+		body, _ := json.Marshal(map[string]string{"reason": reason})
+		require.True(t, errors.As(statusError(http.StatusUnauthorized, bytes.NewReader(body)), &se), reason)
+		assert.Equal(t, want, se.Code, reason)
+	}
 
 	// A long error body is read only so far.
 	err = statusError(http.StatusInternalServerError, strings.NewReader(strings.Repeat("x", 1<<20)))

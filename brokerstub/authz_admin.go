@@ -1,0 +1,135 @@
+package brokerstub
+
+import (
+	"net/http"
+	"slices"
+)
+
+// adminTarget is what an admin request names, from its route's captures.
+type adminTarget struct {
+	tenant    string
+	namespace string // "tenant/ns", "" when the route names none
+	topic     string // the full topic name, "" when the route names none
+	sub       string // the subscription, "" when the route names none
+}
+
+// authorizeAdmin decides whether role may do op on t, as Pulsar's
+// PulsarWebResource checks and PulsarAuthorizationProvider decide, and
+// returns Pulsar's refusal (its status and text) or nil. It is called
+// only with authorization on.
+//
+// Super users may do everything. Tenant admins may do everything within
+// their tenant but what only super users may. Other roles: topic
+// operations by the namespace's and the topic's grants (allowTopic, as
+// the binary protocol's LOOKUP, PRODUCER and SUBSCRIBE): LOOKUP,
+// GET_STATS and GET_METADATA need produce or consume, PRODUCE needs
+// produce, and reading or moving a subscription or its messages
+// (SUBSCRIBE, PEEK_MESSAGES, GET_SUBSCRIPTIONS, SKIP, EXPIRE_MESSAGES,
+// RESET_CURSOR, UNSUBSCRIBE, ...) needs consume and the subscription's
+// roles; the topic lists need a namespace grant; everything else is the
+// tenant admins'.
+func (b *Broker) authorizeAdmin(role string, op adminOp, t adminTarget) *restError {
+	switch op.scope() {
+	case scopeOpen, scopeAuthenticated:
+		return nil
+	case scopeTenantAdmin, scopeTenant, scopeNamespace, scopeNamespacePolicy, scopeTopic, scopeTopicPolicy:
+		if b.isTenantAdmin(role, t.tenant) {
+			return nil
+		}
+	default: // super users only, and an undeclared operation
+		if b.isSuperUser(role) {
+			return nil
+		}
+		return restErr(http.StatusUnauthorized, "This operation requires super-user access")
+	}
+	switch op.scope() {
+	case scopeTenant:
+		return restErr(http.StatusUnauthorized, "Unauthorized to validateTenantOperation for originalPrincipal [null] and clientAppId [%s] about operation [%s] on tenant [%s]", role, op, t.tenant)
+	case scopeNamespace:
+		if b.allowNamespaceOperation(role, op, t.namespace) {
+			return nil
+		}
+		return restErr(http.StatusForbidden, "Unauthorized to validateNamespaceOperation for operation [%s] on namespace [%s]", op, t.namespace)
+	case scopeNamespacePolicy:
+		return restErr(http.StatusForbidden, "Unauthorized to validateNamespacePolicyOperation for operation [%s] on namespace [%s]", op, t.namespace)
+	case scopeTopic:
+		if b.allowTopicOperation(role, op, t.topic, t.sub) {
+			return nil
+		}
+		return restErr(http.StatusUnauthorized, "Unauthorized to validateTopicOperation for operation [%s] on topic [%s]", op, t.topic)
+	case scopeTopicPolicy:
+		return restErr(http.StatusForbidden, "Unauthorized to validateTopicPolicyOperation for operation [%s] on topic [%s]", op, t.topic)
+	}
+	return restErr(http.StatusUnauthorized, "Don't have permission to administrate resources on this tenant")
+}
+
+// allowTopicOperation reports whether a role that is not the tenant's
+// admin may do op on topic (a full name) and subscription sub.
+func (b *Broker) allowTopicOperation(role string, op adminOp, topic, sub string) bool {
+	name, err := parseTopic(topic)
+	if err != nil {
+		return false
+	}
+	switch op {
+	case topicLookup, topicGetStats, topicGetMetadata:
+		return b.allowTopic(role, name, actLookup, "")
+	case topicProduce:
+		return b.allowTopic(role, name, actProduce, "")
+	case topicConsume, topicSubscribe, topicUnsubscribe, topicGetSubscriptions, topicSkip,
+		topicExpireMessages, topicPeekMessages, topicResetCursor, topicGetBacklogSize:
+		return b.allowTopic(role, name, actConsume, sub)
+	}
+	return false // TERMINATE, UNLOAD, COMPACT, OFFLOAD, TRIM_TOPIC, metadata changes
+}
+
+// allowNamespaceOperation reports whether a role that is not the
+// tenant's admin may do op on namespace ns.
+func (b *Broker) allowNamespaceOperation(role string, op adminOp, ns string) bool {
+	switch op {
+	case nsGetTopics, nsGetTopic:
+		return b.allowNamespaceTopics(role, ns)
+	case nsClearBacklog, nsUnsubscribe:
+		return slices.Contains(b.namespaceActions(role, ns), "consume")
+	}
+	return false // creating and deleting topics, permissions
+}
+
+// namespaceActions returns what namespace ns grants role ("produce",
+// "consume", ...), nothing for no role or a missing namespace.
+func (b *Broker) namespaceActions(role, ns string) []string {
+	if role == "" {
+		return nil
+	}
+	_, perms, err := b.pol().Policies(ns)
+	if err != nil {
+		return nil
+	}
+	return perms[role]
+}
+
+// adminTargetOf returns what a request on route rt names, from its
+// captures p: a route without a {domain} capture is of its own domain.
+func adminTargetOf(rt *route, p map[string]string) adminTarget {
+	t := adminTarget{tenant: p["tenant"], sub: p["sub"]}
+	if ns, ok := p["ns"]; ok {
+		t.namespace = t.tenant + "/" + ns
+	}
+	if topic, ok := p["topic"]; ok {
+		domain := p["domain"]
+		if domain == "" {
+			domain = rt.domain
+		}
+		t.topic = domain + "://" + t.namespace + "/" + topic
+	}
+	return t
+}
+
+// routeDomain is the domain of the topics of a route without a {domain}
+// capture: "non-persistent" when the pattern names it, else persistent
+// (the schema resource, as Pulsar's SchemasResource).
+func routeDomain(segs []string) string {
+	if slices.Contains(segs, nonPersistentDomain) {
+		return nonPersistentDomain
+	}
+	return "persistent"
+}

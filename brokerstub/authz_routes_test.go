@@ -1,0 +1,110 @@
+package brokerstub
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// routeProblems returns what is wrong with a route table: a route that
+// declares no operation (or one without a name), or one whose operation
+// needs a capture its pattern lacks (a topic operation without {tenant},
+// {ns} and {topic}, ...), which would be decided on an empty name.
+func routeProblems(routes []route) []string {
+	var out []string
+	for _, rt := range routes {
+		where := rt.method + " " + rt.pattern
+		if _, named := adminOpNames[rt.op]; rt.op.scope() == scopeNone || !named {
+			out = append(out, where+": no operation")
+			continue
+		}
+		var needs []string
+		switch rt.op.scope() {
+		case scopeTenant, scopeTenantAdmin:
+			needs = []string{"{tenant}"}
+		case scopeNamespace, scopeNamespacePolicy:
+			needs = []string{"{tenant}", "{ns}"}
+		case scopeTopic, scopeTopicPolicy:
+			needs = []string{"{tenant}", "{ns}", "{topic}"}
+		}
+		for _, c := range needs {
+			if !slices.Contains(rt.segs, c) {
+				out = append(out, fmt.Sprintf("%s: %s needs %s", where, rt.op, c))
+			}
+		}
+	}
+	return out
+}
+
+// TestEveryAdminRouteDeclaresAnOperation walks the route table: every
+// route declares an operation with the captures it is decided on, the
+// operation is the one adminRouteTable gives for it (Pulsar's), every
+// route is in that table and every row of it is a route, and each row's
+// request is served by its own route (no earlier route shadows it).
+func TestEveryAdminRouteDeclaresAnOperation(t *testing.T) {
+	a := &adminServer{}
+	a.register()
+	for _, p := range routeProblems(a.routes) {
+		t.Error(p)
+	}
+	rows := map[string]adminRouteRow{}
+	for _, row := range adminRouteTable {
+		rows[row.method+" "+row.pattern] = row
+	}
+	seen := map[string]bool{}
+	for i, rt := range a.routes {
+		key := rt.method + " " + rt.pattern
+		if seen[key] {
+			t.Errorf("%s: registered twice", key)
+		}
+		seen[key] = true
+		row, ok := rows[key]
+		if !ok {
+			t.Errorf("%s: not in adminRouteTable; add it with Pulsar's operation", key)
+			continue
+		}
+		if rt.op.String() != row.op {
+			t.Errorf("%s: declares %s, Pulsar's is %s", key, rt.op, row.op)
+		}
+		for _, target := range []struct{ ns, topic string }{{"auth", "t"}, {"subscriptions", "subscription-events"}} {
+			path := concretePath(rt.pattern, target.ns, target.topic, "s1")
+			if j := a.routeIndex(rt.method, path); j != i {
+				t.Errorf("%s: %s is served by route %d, not %d", key, path, j, i)
+			}
+		}
+	}
+	for key := range rows {
+		if !seen[key] {
+			t.Errorf("%s: in adminRouteTable but not a route", key)
+		}
+	}
+}
+
+// TestRouteProblemsFindsAnUndeclaredRoute: the walk fails on a route that
+// declares nothing and on one that cannot name what it acts on.
+func TestRouteProblemsFindsAnUndeclaredRoute(t *testing.T) {
+	a := &adminServer{}
+	a.add(get, "/admin/v2/x", 0, nil)
+	a.add(get, "/admin/v2/y/{tenant}/{ns}", topicPeekMessages, nil)
+	a.add(get, "/debug/pprof/{name}", opSuperUser, nil)
+	got := routeProblems(a.routes)
+	want := []string{"GET /admin/v2/x: no operation", "GET /admin/v2/y/{tenant}/{ns}: PEEK_MESSAGES needs {topic}"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+// routeIndex returns the index of the route that serves method on path,
+// as ServeHTTP picks it, -1 for none.
+func (a *adminServer) routeIndex(method, path string) int {
+	segs, ok := splitPath(path)
+	if !ok {
+		return -1
+	}
+	for i, rt := range a.routes {
+		if _, ok := rt.match(segs); ok && rt.method == method {
+			return i
+		}
+	}
+	return -1
+}
