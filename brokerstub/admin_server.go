@@ -1,6 +1,7 @@
 package brokerstub
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -307,6 +308,9 @@ func (a *adminServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch v := v.(type) {
 	case nil:
 		w.WriteHeader(http.StatusNoContent)
+	case handlerReply:
+		r.Body = io.NopCloser(bytes.NewReader(rq.body)) // read above, within maxAdminBody
+		v.h.ServeHTTP(w, r)
 	case rawReply:
 		for k, vs := range v.header {
 			w.Header()[k] = vs

@@ -140,6 +140,9 @@ var adminRouteTable = []adminRouteRow{
 	{get, testTxnPath + "/transactionInPendingAckStats/{tenant}/{ns}/{topic}/{sub}/{most}/{least}", "AUTHENTICATED", needAuthn},
 	{get, "/metrics", "OPEN", needOpen},
 	{get, "/status.html", "OPEN", needOpen},
+	{get, "/debug/pprof", "SUPER_USER", needSuper},
+	{get, "/debug/pprof/{profile}", "SUPER_USER", needSuper},
+	{post, "/debug/pprof/symbol", "SUPER_USER", needSuper},
 }
 
 // The roles of the table test: no credentials at all, an authenticated

@@ -28,6 +28,11 @@ type Options struct {
 	// Crash. No HTTP listener is opened with NoListener (see
 	// Broker.AdminHandler).
 	HTTPAddr string
+	// Profiling serves Go's net/http/pprof profiles under /debug/pprof/ on
+	// the HTTP port (cmd/brokerstub -pprof), for an operator who needs to
+	// tell a leak from a working set. With authorization on, only a
+	// super-user may read them. Default false: not served.
+	Profiling bool
 	// AdvertisedAddress is the host that URL, WebServiceURL and lookups name
 	// instead of the host the listeners are bound to (Pulsar's
 	// advertisedAddress), for a broker bound to 0.0.0.0. Default "": the
