@@ -24,9 +24,10 @@ var (
 	// ErrNotConnected: the operation needs the broker and the engine is
 	// reconnecting; it is retriable (it wraps api.ErrConnectionClosed).
 	ErrNotConnected = fmt.Errorf("%w: consumer not connected", api.ErrConnectionClosed)
-	// ErrUnknownID: an id cannot be acknowledged because the engine cannot
-	// tell which messages it names (a batch index of a batch it did not
-	// deliver, without batch size). It wraps api.ErrInvalidOptions.
+	// ErrUnknownID: an id cannot be acknowledged because it cannot name a
+	// message (a batch index past its batch's size). An id the engine
+	// merely does not track is not an error (see Engine.Ack). It wraps
+	// api.ErrInvalidOptions.
 	ErrUnknownID = fmt.Errorf("%w: message id unknown to this consumer", api.ErrInvalidOptions)
 )
 
@@ -72,6 +73,7 @@ type Engine[T any] struct {
 	brokerMeta *proto.BrokerEntryMetadata // of the entry being parsed
 	acks       ackGroup
 	tracked    map[position]*tracked
+	epoch      uint64 // seeks so far: a redelivery joins a tracked record of the same epoch only
 	deferred   deferredAcks
 	dropped    uuidSet // chunk uuids given up on under ChunkAck
 	renacked   uuidSet // chunk uuids given up on under ChunkNack
@@ -232,6 +234,7 @@ func (e *Engine[T]) handedOut() {
 	e.queue = e.queue[1:]
 	var zero T
 	e.head, e.headSet = zero, false
+	e.dequeued(m)
 	e.lastOut = m.ID
 	e.recent.add(m.ID)
 	e.startAckTimeout(m.ID)
@@ -242,6 +245,7 @@ func (e *Engine[T]) handedOut() {
 func (e *Engine[T]) clearQueue() {
 	for _, m := range e.queue {
 		e.metricPrefetched(m, -1)
+		e.dequeued(m)
 	}
 	clear(e.queue)
 	e.queue = e.queue[:0]

@@ -203,6 +203,9 @@ func (e *Engine[T]) resetDelivery() {
 			delete(e.tracked, k)
 		}
 	}
+	// What the broker delivers from now on is read anew: it gets records
+	// of its own, not joined with those of copies handed out before.
+	e.epoch++
 	e.nacks = nil
 	e.timeouts = nil
 	e.permits = 0
