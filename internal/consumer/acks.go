@@ -260,6 +260,8 @@ func (e *Engine[T]) untrack(t *tracked) {
 	e.queue = slices.DeleteFunc(e.queue, func(m *Message) bool {
 		if posOf(messageid.FirstChunk(m.ID)) == t.key {
 			e.metricPrefetched(m, -1)
+			e.o.Memory.release(m.held)
+			m.held = 0
 			e.grant(1)
 			return true
 		}
@@ -267,6 +269,7 @@ func (e *Engine[T]) untrack(t *tracked) {
 	})
 	var zero T
 	e.head, e.headSet = zero, false
+	e.unpark() // the queue may be empty now
 }
 
 // ackCumulativeLocal updates the tracking for a cumulative ack and returns

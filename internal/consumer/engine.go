@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"github.com/pulsargo/sdk/chunk"
 	"github.com/pulsargo/sdk/internal/api"
@@ -57,6 +58,11 @@ type Engine[T any] struct {
 	closeOnce sync.Once
 	started   bool // Start succeeded: counted as an active partition (metrics.go)
 
+	// The consumer memory budget (memory.go, hold.go).
+	memWake chan struct{} // signalled when Options.Memory has room again
+	parkedN atomic.Int32  // len(parked), for Wake
+	parked  []parkedEntry // owned by the loop: entries not parsed yet, in order
+
 	// Owned by the loop goroutine.
 	gen        uint64 // registration generation; events of others are stale
 	cn         *conn.Conn
@@ -104,6 +110,7 @@ func New[T any](opts Options[T]) *Engine[T] {
 		ops:      make(chan func(), 64),
 		events:   frameq.New[event](),
 		inflight: newInflight(),
+		memWake:  make(chan struct{}, 1),
 		quit:     make(chan struct{}),
 		done:     make(chan struct{}),
 		ctx:      ctx, cancel: cancel,
@@ -158,6 +165,8 @@ func (e *Engine[T]) run() {
 			}
 		case out <- e.head:
 			e.handedOut()
+		case <-e.memWake:
+			e.memoryFreed()
 		case <-e.quit:
 			e.stopAlarms()
 			e.events.Close()
@@ -238,6 +247,7 @@ func (e *Engine[T]) handedOut() {
 	e.lastOut = m.ID
 	e.recent.add(m.ID)
 	e.startAckTimeout(m.ID)
+	e.unpark()
 	e.grant(1 + e.window.handedOut())
 }
 
@@ -249,6 +259,7 @@ func (e *Engine[T]) clearQueue() {
 	}
 	clear(e.queue)
 	e.queue = e.queue[:0]
+	e.dropParked()
 	var zero T
 	e.head, e.headSet = zero, false
 }
@@ -295,7 +306,7 @@ func (e *Engine[T]) Partition() int32 { return e.o.Partition }
 // terminated and everything was delivered.
 func (e *Engine[T]) ReachedEndOfTopic() bool {
 	var eot bool
-	_ = e.call(func() { eot = e.endOfTopic && len(e.queue) == 0 })
+	_ = e.call(func() { eot = e.endOfTopic && len(e.queue) == 0 && len(e.parked) == 0 })
 	return eot
 }
 

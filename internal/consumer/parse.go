@@ -124,8 +124,20 @@ func (e *Engine[T]) giveUp(uuid string, ids []messageid.ID, reason error) {
 	e.redeliverLater(ids)
 }
 
-// onEntry turns an entry (or a reassembled chunked message) into messages.
+// onEntry turns an entry (or a reassembled chunked message) into messages,
+// or parks it compressed when the memory budget says so (hold.go).
 func (e *Engine[T]) onEntry(entry messageid.ID, cmsg *chunk.Message, cm *proto.CommandMessage, md *proto.MessageMetadata, payload []byte) {
+	p := parkedEntry{entry: entry, cmsg: cmsg, cm: cm, md: md, payload: payload, brokerMeta: e.brokerMeta}
+	if len(e.parked) > 0 || !e.mayParse(&p) {
+		e.park(p)
+		return
+	}
+	e.parseEntry(entry, cmsg, cm, md, payload)
+}
+
+// parseEntry decompresses an entry (or a reassembled chunked message) and
+// queues its messages.
+func (e *Engine[T]) parseEntry(entry messageid.ID, cmsg *chunk.Message, cm *proto.CommandMessage, md *proto.MessageMetadata, payload []byte) {
 	ids := []messageid.ID{entry}
 	var id messageid.MessageID = entry
 	if cmsg != nil {
@@ -221,7 +233,14 @@ func (e *Engine[T]) onBatch(entry messageid.ID, cm *proto.CommandMessage, md *pr
 		return
 	}
 	e.tracked[t.key] = t
-	for _, m := range keep {
+	// The messages share the batch's body: each counts its part of it
+	// against the memory budget.
+	share := max(int64(len(body))/int64(len(keep)), 1)
+	for i, m := range keep {
+		m.held = share
+		if i == len(keep)-1 {
+			m.held = max(int64(len(body))-share*int64(len(keep)-1), 1)
+		}
 		e.enqueue(m, t)
 	}
 }
@@ -281,6 +300,10 @@ func (e *Engine[T]) enqueue(m *Message, t *tracked) {
 	}
 	e.queue = append(e.queue, m)
 	e.metricPrefetched(m, 1)
+	if m.held == 0 {
+		m.held = int64(len(m.Payload))
+	}
+	e.o.Memory.charge(m.held)
 	t.queued++
 	if i := int(m.ID.BatchIdx()); t.batch > 0 && i >= 0 && i < t.batch {
 		setBit(t.inQueue, i)
@@ -290,6 +313,8 @@ func (e *Engine[T]) enqueue(m *Message, t *tracked) {
 // dequeued updates the record of m, which left the queue (handed out or
 // dropped).
 func (e *Engine[T]) dequeued(m *Message) {
+	e.o.Memory.release(m.held)
+	m.held = 0
 	t := e.tracked[posOf(messageid.FirstChunk(m.ID))]
 	if t == nil || t.queued == 0 {
 		return
