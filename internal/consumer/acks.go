@@ -28,6 +28,7 @@ type tracked struct {
 	last    position       // a chunked message's last chunk; key otherwise
 	batch   int            // batch size, 0 when not a batch
 	acked   []uint64       // batch: indexes acknowledged (by the app, before, or filtered)
+	nacked  []uint64       // batch: indexes given back (Shared, Key_Shared; see gaveBack)
 	inQueue []uint64       // batch: indexes with a copy waiting in the queue
 	queued  int            // copies of its messages waiting in the queue
 	chunks  []messageid.ID // chunked: every chunk, in order
@@ -231,10 +232,26 @@ func (e *Engine[T]) ackLocal(id messageid.MessageID) ([]*proto.MessageIdData, er
 		e.untrack(t)
 		return []*proto.MessageIdData{entryData(one, nil)}, nil
 	}
+	if e.allDone(t) {
+		// The rest was given back: its redelivery, here or to another
+		// consumer, brings the entry again (gaveBack).
+		e.untrack(t)
+	}
 	if e.o.BatchIndexAck {
 		return []*proto.MessageIdData{entryData(one, t.ackSet())}, nil
 	}
 	return nil, nil
+}
+
+// allDone reports whether each message of batch t is acknowledged or
+// given back.
+func (e *Engine[T]) allDone(t *tracked) bool {
+	for i := range t.batch {
+		if !hasBit(t.acked, i) && !hasBit(t.nacked, i) {
+			return false
+		}
+	}
+	return true
 }
 
 func (e *Engine[T]) allAcked(t *tracked) bool {

@@ -40,7 +40,12 @@
 // record of its earlier copy, so its messages acknowledged already are not
 // delivered again, nor those whose earlier copy still waits in the queue;
 // a record wholly acknowledged withdraws the copies still queued. After a
-// seek, what the broker delivers gets new records.
+// seek, what the broker delivers gets new records. On Shared and
+// Key_Shared a message given back (nack, ack timeout) may be redelivered
+// to another consumer, so its record is let go instead of waiting for good
+// (a plain message's at once, a batch's once each of its messages is
+// acknowledged or given back); a batch that then comes back here is
+// delivered whole.
 //
 // # Chunked messages
 //

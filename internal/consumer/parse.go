@@ -218,6 +218,7 @@ func (e *Engine[T]) onBatch(entry messageid.ID, cm *proto.CommandMessage, md *pr
 			setBit(t.acked, i)
 			continue
 		}
+		clearBit(t.nacked, i) // back here
 		keep = append(keep, &Message{Topic: e.o.Topic, ID: id, Payload: bm.Body, Meta: md, Single: bm.Meta,
 			RedeliveryCount: cm.GetRedeliveryCount(), BrokerMeta: e.brokerMeta})
 	}
@@ -255,7 +256,7 @@ func (e *Engine[T]) batchTracked(entry messageid.ID, n int) *tracked {
 		return t
 	}
 	return &tracked{key: key, last: key, batch: n, epoch: e.epoch, at: e.metricsNow(),
-		acked: make([]uint64, (n+63)/64), inQueue: make([]uint64, (n+63)/64)}
+		acked: make([]uint64, (n+63)/64), nacked: make([]uint64, (n+63)/64), inQueue: make([]uint64, (n+63)/64)}
 }
 
 // accept filters and queues a message that is not part of a batch; ids are

@@ -1,6 +1,7 @@
 package consumer
 
 import (
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -46,9 +47,10 @@ func TestCumulativeAckWithdrawsRedeliveredCopy(t *testing.T) {
 	})
 }
 
-// TestRedeliveryKeepsBatchAcks: messages of a batch acknowledged before its
-// redelivery (an ack timeout here) are not delivered again, and acking the
-// rest acknowledges the entry.
+// TestRedeliveryKeepsBatchAcks: on Exclusive, messages of a batch
+// acknowledged before its redelivery (an ack timeout here) are not
+// delivered again, and acking the rest acknowledges the entry. (On Shared
+// the record is let go at the timeout: see TestSharedGivenBackRecordsReleased.)
 func TestRedeliveryKeepsBatchAcks(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		v := newEnv(t)
@@ -58,10 +60,7 @@ func TestRedeliveryKeepsBatchAcks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e, out := v.engine(topic, "s", func(o *Options[*Message]) {
-			o.SubType = proto.CommandSubscribe_Shared
-			o.AckTimeout = time.Second
-		})
+		e, out := v.engine(topic, "s", func(o *Options[*Message]) { o.AckTimeout = time.Second })
 		ms := recvN(t, out, 3)
 		for _, m := range ms[:2] {
 			if err := e.Ack(ctxT(t), m.ID); err != nil {
@@ -82,4 +81,69 @@ func TestRedeliveryKeepsBatchAcks(t *testing.T) {
 			t.Fatalf("ack of a copy acknowledged already: %v", err)
 		}
 	})
+}
+
+// TestSharedGivenBackRecordsReleased: on Shared (and Key_Shared) a message
+// given back by a nack may be redelivered to another consumer, so its
+// record must not wait here for an ack: a plain message's is forgotten at
+// the nack, a batch's once each message is acknowledged or given back.
+// On Exclusive both records stay, for their redeliveries to join. Either
+// way the redeliveries are acknowledged and complete the subscription (on
+// Shared the batch comes back whole: b and c again, as without the record
+// no client could tell them apart).
+func TestSharedGivenBackRecordsReleased(t *testing.T) {
+	for _, tc := range []struct {
+		typ         proto.CommandSubscribe_SubType
+		want        int
+		redelivered []string
+	}{
+		{proto.CommandSubscribe_Shared, 0, []string{"a", "b", "c", "plain"}},
+		{proto.CommandSubscribe_Key_Shared, 0, []string{"a", "b", "c", "plain"}},
+		{proto.CommandSubscribe_Exclusive, 2, []string{"a", "plain"}},
+	} {
+		t.Run(tc.typ.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				v := newEnv(t)
+				topic := newTopic(t)
+				p := v.producer(topic)
+				if _, err := p.SendBatch(ctxT(t), [][]byte{[]byte("a"), []byte("b"), []byte("c")}, compress.NONE); err != nil {
+					t.Fatal(err)
+				}
+				last, err := p.Send(ctxT(t), []byte("plain"), "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				e, out := v.engine(topic, "s", func(o *Options[*Message]) {
+					o.SubType = tc.typ
+					o.NackDelay = time.Hour // no redelivery during the test
+				})
+				ms := recvN(t, out, 4)
+				e.Nack(ms[0].ID)
+				for _, m := range ms[1:3] {
+					if err := e.Ack(ctxT(t), m.ID); err != nil {
+						t.Fatal(err)
+					}
+				}
+				e.Nack(ms[3].ID)
+				var n int
+				if err := e.call(func() { n = len(e.tracked) }); err != nil {
+					t.Fatal(err)
+				}
+				if n != tc.want {
+					t.Fatalf("records kept after the nacks: %d, want %d", n, tc.want)
+				}
+				time.Sleep(2 * time.Hour)
+				again := recvN(t, out, len(tc.redelivered))
+				if got := payloads(again); !slices.Equal(got, tc.redelivered) {
+					t.Fatalf("redelivered %v, want %v", got, tc.redelivered)
+				}
+				for _, m := range again {
+					if err := e.Ack(ctxT(t), m.ID); err != nil {
+						t.Fatal(err)
+					}
+				}
+				v.waitCursor(topic, "s", ackedThrough(last))
+			})
+		})
+	}
 }
