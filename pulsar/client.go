@@ -85,8 +85,10 @@ type ClientOptions struct {
 	// receiver queues of all consumers and readers of the client,
 	// decompressed (a message parked compressed counts its compressed
 	// bytes). It is a budget of its own, apart from MemoryLimitBytes, so
-	// that producers and consumers never wait on each other
-	// (apache/pulsar-client-go#1455, where one shared limit deadlocks).
+	// that producers and consumers never wait on each other: the official
+	// client (v0.19.0) counts consumers against MemoryLimitBytes, where a
+	// handler that publishes can wait for its own consumers' queues
+	// (apache/pulsar-client-go#1455).
 	// A message's declared uncompressed size is checked against it before
 	// the message is decompressed: what does not fit stays compressed until
 	// there is room or the application receives it; and while it is used
