@@ -14,6 +14,7 @@ import (
 	"github.com/pulsargo/sdk/internal/authn"
 	"github.com/pulsargo/sdk/internal/backoff"
 	"github.com/pulsargo/sdk/internal/conn"
+	"github.com/pulsargo/sdk/internal/consumer"
 	"github.com/pulsargo/sdk/internal/lookup"
 	"github.com/pulsargo/sdk/internal/topicname"
 	"github.com/pulsargo/sdk/pulsar/log"
@@ -80,6 +81,24 @@ type ClientOptions struct {
 	// until the broker acknowledges them. Default 64 MiB; negative means no
 	// limit.
 	MemoryLimitBytes int64
+	// ConsumerMemoryLimitBytes caps the bytes of messages waiting in the
+	// receiver queues of all consumers and readers of the client,
+	// decompressed (a message parked compressed counts its compressed
+	// bytes). It is a budget of its own, apart from MemoryLimitBytes, so
+	// that producers and consumers never wait on each other: the official
+	// client (v0.19.0) counts consumers against MemoryLimitBytes, where a
+	// handler that publishes can wait for its own consumers' queues
+	// (apache/pulsar-client-go#1455).
+	// A message's declared uncompressed size is checked against it before
+	// the message is decompressed: what does not fit stays compressed until
+	// there is room or the application receives it; and while it is used
+	// up, a consumer that has messages queued withholds its flow permits,
+	// which resume as the application receives. A consumer with an empty
+	// queue always gets its next message, so none starves for what others
+	// hold: with Receive the limit is exceeded by no message that is not
+	// being received; with MessageChannel or Chan, by at most one message
+	// per partition consumed. Default 64 MiB; negative means no limit.
+	ConsumerMemoryLimitBytes int64
 	// Logger receives the client's logs (the official client's log.Logger;
 	// log.NewLoggerWithSlog adapts a *slog.Logger). Default: discarded (the
 	// official client logs to logrus's standard logger).
@@ -183,6 +202,9 @@ type client struct {
 	pool   *conn.Pool
 	log    *slog.Logger
 	mem    *memoryLimit
+	// consumerMem is the consumers' and readers' memory budget, nil for
+	// none (ConsumerMemoryLimitBytes).
+	consumerMem *consumer.Memory
 	// metrics receives the client's events; nil for none.
 	metrics ClientMetrics
 	// tcClient is the transaction coordinator client, nil without
@@ -222,6 +244,9 @@ func newClient(opts ClientOptions) (*client, error) {
 	}
 	if opts.MemoryLimitBytes == 0 {
 		opts.MemoryLimitBytes = 64 << 20
+	}
+	if opts.ConsumerMemoryLimitBytes == 0 {
+		opts.ConsumerMemoryLimitBytes = 64 << 20
 	}
 	switch idle := opts.ConnectionMaxIdleTime; {
 	case idle == 0:
@@ -278,6 +303,7 @@ func newClient(opts ClientOptions) (*client, error) {
 	}
 	c.lookup, c.pool, c.log = ls, pool, slogger
 	c.mem, c.closers = newMemoryLimit(opts.MemoryLimitBytes), map[closer]struct{}{}
+	c.consumerMem = consumer.NewMemory(opts.ConsumerMemoryLimitBytes)
 	if opts.EnableTransaction {
 		if err := c.startTransactions(); err != nil {
 			c.Close()

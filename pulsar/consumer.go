@@ -289,7 +289,16 @@ type Consumer interface {
 	Receive(ctx context.Context) (Message, error)
 	// Chan returns the channel messages arrive on.
 	Chan() <-chan ConsumerMessage
-	// Ack acknowledges a message (every chunk of a chunked message).
+	// Ack acknowledges a message (every chunk of a chunked message). A
+	// message acknowledged already (also another copy of it, redelivered
+	// after a Nack) or received before a Seek is not an error, as with the
+	// official Go client: Ack (and AckID) acknowledge what the id names as
+	// far as that touches no other message — a batch index the consumer no
+	// longer tracks is sent only with EnableBatchIndexAcknowledgment, else
+	// nothing is sent (where the official client would acknowledge the
+	// whole batch) and an entry still unacknowledged comes back. Only an
+	// id that names no message (a batch index past its batch size) is
+	// refused, with ErrInvalidOptions.
 	Ack(Message) error
 	// AckID acknowledges by id, also a deserialized or producer-returned
 	// chunk id: every chunk of the message is acknowledged. For a chunk id

@@ -59,6 +59,7 @@ func (c *client) consumerEngineOptions(t partitionTarget, out chan ConsumerMessa
 		ConsumerID:       id,
 		Out:              out,
 		Wrap:             wrap,
+		Memory:           c.consumerMem,
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pulsargo/sdk/internal/api"
@@ -34,6 +35,15 @@ type consumerImpl struct {
 	closeOnce sync.Once
 	closed    chan struct{}
 	metrics   api.Recorder // the first topic's metrics (metrics.go)
+
+	// receivers counts the Receive calls waiting: the engines keep a
+	// message over the consumer memory budget compressed until one waits
+	// (consumer.Options.Receivers). Not used (every engine decompresses
+	// the head of its queue) with MessageChannel or a zero queue; Chan
+	// raises it for good (chanRead), since its reads cannot be seen.
+	receivers atomic.Int64
+	hold      bool // receivers is used
+	chanRead  sync.Once
 }
 
 func (c *client) subscribe(opts ConsumerOptions) (Consumer, error) {
@@ -116,6 +126,7 @@ func (c *client) newConsumerImpl(opts ConsumerOptions, single bool, schemas *con
 	}
 	if cs.ch == nil {
 		cs.ch = make(chan ConsumerMessage)
+		cs.hold = !opts.EnableZeroQueueConsumer
 	}
 	if opts.DLQ != nil {
 		cs.letters = newLetterRouter(c, *opts.DLQ, opts.SubscriptionName, cs.name, source,
@@ -140,6 +151,18 @@ func (cs *consumerImpl) Name() string { return cs.name }
 
 // Receive returns the next message of any partition.
 func (cs *consumerImpl) Receive(ctx context.Context) (Message, error) {
+	if cs.hold {
+		select {
+		case m := <-cs.ch:
+			return m.Message, nil
+		default:
+		}
+		// Nothing ready: a message held back compressed for the memory
+		// budget may be decompressed while this Receive waits.
+		cs.receivers.Add(1)
+		defer cs.receivers.Add(-1)
+		cs.wakeEngines()
+	}
 	select {
 	case m := <-cs.ch:
 		return m.Message, nil
@@ -151,7 +174,25 @@ func (cs *consumerImpl) Receive(ctx context.Context) (Message, error) {
 }
 
 // Chan returns the channel messages arrive on (MessageChannel when set).
-func (cs *consumerImpl) Chan() <-chan ConsumerMessage { return cs.ch }
+// Its reads are not seen by the engines, so from now on they decompress
+// their next message when their queue is empty, whatever the memory budget
+// says (see ClientOptions.ConsumerMemoryLimitBytes).
+func (cs *consumerImpl) Chan() <-chan ConsumerMessage {
+	if cs.hold {
+		cs.chanRead.Do(func() {
+			cs.receivers.Add(1 << 40)
+			cs.wakeEngines()
+		})
+	}
+	return cs.ch
+}
+
+// wakeEngines tells the engines that cs.receivers was raised.
+func (cs *consumerImpl) wakeEngines() {
+	for _, e := range cs.set.all() {
+		e.Wake()
+	}
+}
 
 // engineOf returns the engine of a received message and its id as this
 // SDK's value.

@@ -180,6 +180,9 @@ func (cs *consumerImpl) startEngines(ctx context.Context, targets []partitionTar
 		}
 		o := cs.c.consumerEngineOptions(t, cs.out, wrap)
 		applyConsumerOptions(&o, cs.opts)
+		if cs.hold {
+			o.Receivers = &cs.receivers
+		}
 		o.Name = cs.name
 		o.Schema = cs.schema.protoSchema()
 		// A pattern consumer does not create again a topic deleted under

@@ -217,10 +217,7 @@ func (c *Conn) handshake(ctx context.Context) error {
 		}
 		switch f.Cmd.GetType() {
 		case proto.BaseCommand_CONNECTED:
-			c.maxMessageSize = int(f.Cmd.GetConnected().GetMaxMessageSize())
-			if c.maxMessageSize <= 0 {
-				c.maxMessageSize = wire.DefaultMaxMessageSize
-			}
+			c.maxMessageSize = announcedMaxMessageSize(f.Cmd.GetConnected().GetMaxMessageSize(), c.log)
 			c.topicWatchers = f.Cmd.GetConnected().GetFeatureFlags().GetSupportsTopicWatchers()
 			return nil
 		case proto.BaseCommand_AUTH_CHALLENGE:

@@ -19,14 +19,21 @@ var ErrCumulativeNotAllowed = fmt.Errorf("%w: cumulative ack is not allowed on S
 	api.ErrInvalidAck)
 
 // tracked is a delivered message (or batch entry) not yet acknowledged.
+// One record stands for an entry however often it is delivered: a
+// redelivery (nack, ack timeout, reconnect) while the record exists joins
+// it (see onBatch and accept), so acknowledgments made on any copy count,
+// and copies still waiting in the queue are known (queued, inQueue).
 type tracked struct {
 	key     position       // the entry, or a chunked message's first chunk
 	last    position       // a chunked message's last chunk; key otherwise
 	batch   int            // batch size, 0 when not a batch
-	pending []uint64       // batch: indexes queued or handed out, not acknowledged
 	acked   []uint64       // batch: indexes acknowledged (by the app, before, or filtered)
+	nacked  []uint64       // batch: indexes given back (Shared, Key_Shared; see gaveBack)
+	inQueue []uint64       // batch: indexes with a copy waiting in the queue
+	queued  int            // copies of its messages waiting in the queue
 	chunks  []messageid.ID // chunked: every chunk, in order
 	handed  bool           // handed to the application
+	epoch   uint64         // the engine's seek epoch when it was made
 	timeout int64          // ack-timeout deadline (Unix nanos), 0 when none
 	at      time.Time      // when it was received, with metrics only
 }
@@ -92,6 +99,18 @@ func (g *ackGroup) add(d *proto.MessageIdData) {
 // Ack acknowledges the message id names: every chunk of a chunked message,
 // one index of a batch. With AckWithResponse it waits for the broker's
 // receipt.
+//
+// An id this engine does not track (any more) is not an error, as with the
+// official Go client (v0.19.0), whose Ack of an id it no longer tracks
+// succeeds: a message acknowledged already (another copy of it, redelivered
+// after a nack), or delivered before a seek or by another consumer. Such an
+// id is acknowledged as far as it can be without touching other messages:
+// an entry or a chunked message as a whole, a batch index alone with
+// BatchIndexAck; a batch index without BatchIndexAck sends nothing (the
+// official client would acknowledge the whole batch, siblings included, and
+// lose those not processed yet), so if its entry is still unacknowledged
+// the broker delivers it again. Only an id that cannot name a message (a
+// batch index past its batch's size) is refused with ErrUnknownID.
 func (e *Engine[T]) Ack(ctx context.Context, id messageid.MessageID) error {
 	return e.ack(ctx, id, false)
 }
@@ -193,25 +212,46 @@ func (e *Engine[T]) ackLocal(id messageid.MessageID) ([]*proto.MessageIdData, er
 		case n == 1:
 			return []*proto.MessageIdData{entryData(one, nil)}, nil
 		case n > 1 && i < n && e.o.BatchIndexAck:
-			t = &tracked{key: key, last: key, batch: n, pending: make([]uint64, (n+63)/64), acked: make([]uint64, (n+63)/64)}
+			t = &tracked{key: key, last: key, batch: n, acked: make([]uint64, (n+63)/64)}
 			setBit(t.acked, i)
 			return []*proto.MessageIdData{entryData(one, t.ackSet())}, nil
+		case n > 0 && i >= n:
+			return nil, fmt.Errorf("%w: %v: batch index %d past its batch size %d", ErrUnknownID, id, i, n)
 		}
-		return nil, fmt.Errorf("%w: %v (batch size %d)", ErrUnknownID, id, n)
+		// Acknowledged already (all of its batch was, on some copy), or
+		// from before a seek: nothing to send that would not also
+		// acknowledge its siblings (see Ack).
+		e.log.Debug("ack of a batch index not tracked: nothing to send", "id", id, "batch", n)
+		return nil, nil
 	}
 	if i >= t.batch {
 		return nil, fmt.Errorf("%w: batch index %d of %d", ErrUnknownID, i, t.batch)
 	}
 	setBit(t.acked, i)
-	clearBit(t.pending, i)
 	if e.allAcked(t) {
 		e.untrack(t)
 		return []*proto.MessageIdData{entryData(one, nil)}, nil
+	}
+	if e.allDone(t) {
+		// The rest was given back: its redelivery, here or to another
+		// consumer, brings the entry again (gaveBack).
+		e.untrack(t)
 	}
 	if e.o.BatchIndexAck {
 		return []*proto.MessageIdData{entryData(one, t.ackSet())}, nil
 	}
 	return nil, nil
+}
+
+// allDone reports whether each message of batch t is acknowledged or
+// given back.
+func (e *Engine[T]) allDone(t *tracked) bool {
+	for i := range t.batch {
+		if !hasBit(t.acked, i) && !hasBit(t.nacked, i) {
+			return false
+		}
+	}
+	return true
 }
 
 func (e *Engine[T]) allAcked(t *tracked) bool {
@@ -223,16 +263,22 @@ func (e *Engine[T]) allAcked(t *tracked) bool {
 	return true
 }
 
-// untrack forgets t and withdraws it from the queue if it was not handed
-// out yet.
+// untrack forgets t, wholly acknowledged, and withdraws the copies of its
+// messages still waiting in the queue: they are acknowledged already (a
+// batch redelivered while its first copy was queued, a cumulative ack past
+// a redelivered entry), and an Ack of them would find nothing to update.
 func (e *Engine[T]) untrack(t *tracked) {
 	delete(e.tracked, t.key)
-	if t.handed {
+	if t.queued == 0 {
 		return
 	}
+	t.queued = 0
+	clear(t.inQueue)
 	e.queue = slices.DeleteFunc(e.queue, func(m *Message) bool {
 		if posOf(messageid.FirstChunk(m.ID)) == t.key {
 			e.metricPrefetched(m, -1)
+			e.o.Memory.release(m.held)
+			m.held = 0
 			e.grant(1)
 			return true
 		}
@@ -240,6 +286,7 @@ func (e *Engine[T]) untrack(t *tracked) {
 	})
 	var zero T
 	e.head, e.headSet = zero, false
+	e.unpark() // the queue may be empty now
 }
 
 // ackCumulativeLocal updates the tracking for a cumulative ack and returns
@@ -261,7 +308,6 @@ func (e *Engine[T]) ackCumulativeLocal(id messageid.MessageID) []*proto.MessageI
 		if t != nil && t.batch > 0 {
 			for j := 0; j <= i; j++ {
 				setBit(t.acked, j)
-				clearBit(t.pending, j)
 			}
 		}
 		switch {

@@ -162,13 +162,30 @@ func TestLyingChunkSizes(t *testing.T) {
 	})
 }
 
+// TestUnknownIDErrors: only an id that names no message (a batch index
+// past its batch's size) is refused; a batch index of an entry this engine
+// does not track is accepted and, without BatchIndexAck, sends nothing (it
+// would acknowledge the siblings too).
 func TestUnknownIDErrors(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		v := newEnv(t)
-		e, _ := v.engine(newTopic(t), "s", nil)
-		err := e.Ack(ctxT(t), messageidBatch(5, 2, 0))
-		if !errors.Is(err, ErrUnknownID) {
-			t.Fatalf("err = %v", err)
+		topic := newTopic(t)
+		var log ackLog
+		log.watch(v.b)
+		e, _ := v.engine(topic, "s", nil)
+		if err := e.Ack(ctxT(t), messageidBatch(5, 3, 2)); !errors.Is(err, ErrUnknownID) {
+			t.Fatalf("index past the batch size: err = %v", err)
+		}
+		for _, id := range []messageid.ID{messageidBatch(5, 2, 0), messageidBatch(5, 2, 8)} {
+			if err := e.Ack(ctxT(t), id); err != nil {
+				t.Fatalf("untracked %v: err = %v", id, err)
+			}
+		}
+		synctest.Wait()
+		log.mu.Lock()
+		defer log.mu.Unlock()
+		if len(log.acks) != 0 {
+			t.Fatalf("untracked batch indexes sent %d acks", len(log.acks))
 		}
 	})
 }

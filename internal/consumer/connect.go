@@ -166,6 +166,11 @@ func (e *Engine[T]) disconnected() {
 	e.state = stateConnecting
 	e.gen++
 	e.clearQueue()
+	for k, t := range e.tracked {
+		if !t.handed {
+			delete(e.tracked, k) // dropped from the queue: the broker redelivers it
+		}
+	}
 	e.permits = 0
 	// The broker redelivers every unacknowledged message to the new
 	// subscription: pending redelivery requests are moot.

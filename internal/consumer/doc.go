@@ -27,6 +27,26 @@
 // when what it sent brought no message (a chunk of an incomplete message,
 // one filtered out or diverted).
 //
+// With Options.Memory, the bytes waiting in the queue count against a
+// budget shared by the engines of a client (see Memory): an entry whose
+// declared uncompressed size does not fit is parked compressed instead of
+// decompressed, and permits are withheld while the budget is used up and
+// the queue is not empty.
+//
+// # Redelivery
+//
+// One tracking record stands for an entry however often the broker
+// delivers it (nack, ack timeout, reconnect): a redelivered batch joins the
+// record of its earlier copy, so its messages acknowledged already are not
+// delivered again, nor those whose earlier copy still waits in the queue;
+// a record wholly acknowledged withdraws the copies still queued. After a
+// seek, what the broker delivers gets new records. On Shared and
+// Key_Shared a message given back (nack, ack timeout) may be redelivered
+// to another consumer, so its record is let go instead of waiting for good
+// (a plain message's at once, a batch's once each of its messages is
+// acknowledged or given back); a batch that then comes back here is
+// delivered whole.
+//
 // # Chunked messages
 //
 // A chunked message is delivered once all its chunks arrived, as one

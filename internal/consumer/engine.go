@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"github.com/pulsargo/sdk/chunk"
 	"github.com/pulsargo/sdk/internal/api"
@@ -24,9 +25,10 @@ var (
 	// ErrNotConnected: the operation needs the broker and the engine is
 	// reconnecting; it is retriable (it wraps api.ErrConnectionClosed).
 	ErrNotConnected = fmt.Errorf("%w: consumer not connected", api.ErrConnectionClosed)
-	// ErrUnknownID: an id cannot be acknowledged because the engine cannot
-	// tell which messages it names (a batch index of a batch it did not
-	// deliver, without batch size). It wraps api.ErrInvalidOptions.
+	// ErrUnknownID: an id cannot be acknowledged because it cannot name a
+	// message (a batch index past its batch's size). An id the engine
+	// merely does not track is not an error (see Engine.Ack). It wraps
+	// api.ErrInvalidOptions.
 	ErrUnknownID = fmt.Errorf("%w: message id unknown to this consumer", api.ErrInvalidOptions)
 )
 
@@ -56,6 +58,11 @@ type Engine[T any] struct {
 	closeOnce sync.Once
 	started   bool // Start succeeded: counted as an active partition (metrics.go)
 
+	// The consumer memory budget (memory.go, hold.go).
+	memWake chan struct{} // signalled when Options.Memory has room again
+	parkedN atomic.Int32  // len(parked), for Wake
+	parked  []parkedEntry // owned by the loop: entries not parsed yet, in order
+
 	// Owned by the loop goroutine.
 	gen        uint64 // registration generation; events of others are stale
 	cn         *conn.Conn
@@ -72,6 +79,7 @@ type Engine[T any] struct {
 	brokerMeta *proto.BrokerEntryMetadata // of the entry being parsed
 	acks       ackGroup
 	tracked    map[position]*tracked
+	epoch      uint64 // seeks so far: a redelivery joins a tracked record of the same epoch only
 	deferred   deferredAcks
 	dropped    uuidSet // chunk uuids given up on under ChunkAck
 	renacked   uuidSet // chunk uuids given up on under ChunkNack
@@ -102,6 +110,7 @@ func New[T any](opts Options[T]) *Engine[T] {
 		ops:      make(chan func(), 64),
 		events:   frameq.New[event](),
 		inflight: newInflight(),
+		memWake:  make(chan struct{}, 1),
 		quit:     make(chan struct{}),
 		done:     make(chan struct{}),
 		ctx:      ctx, cancel: cancel,
@@ -156,6 +165,8 @@ func (e *Engine[T]) run() {
 			}
 		case out <- e.head:
 			e.handedOut()
+		case <-e.memWake:
+			e.memoryFreed()
 		case <-e.quit:
 			e.stopAlarms()
 			e.events.Close()
@@ -232,9 +243,11 @@ func (e *Engine[T]) handedOut() {
 	e.queue = e.queue[1:]
 	var zero T
 	e.head, e.headSet = zero, false
+	e.dequeued(m)
 	e.lastOut = m.ID
 	e.recent.add(m.ID)
 	e.startAckTimeout(m.ID)
+	e.unpark()
 	e.grant(1 + e.window.handedOut())
 }
 
@@ -242,9 +255,11 @@ func (e *Engine[T]) handedOut() {
 func (e *Engine[T]) clearQueue() {
 	for _, m := range e.queue {
 		e.metricPrefetched(m, -1)
+		e.dequeued(m)
 	}
 	clear(e.queue)
 	e.queue = e.queue[:0]
+	e.dropParked()
 	var zero T
 	e.head, e.headSet = zero, false
 }
@@ -291,7 +306,7 @@ func (e *Engine[T]) Partition() int32 { return e.o.Partition }
 // terminated and everything was delivered.
 func (e *Engine[T]) ReachedEndOfTopic() bool {
 	var eot bool
-	_ = e.call(func() { eot = e.endOfTopic && len(e.queue) == 0 })
+	_ = e.call(func() { eot = e.endOfTopic && len(e.queue) == 0 && len(e.parked) == 0 })
 	return eot
 }
 

@@ -29,6 +29,8 @@ type Message struct {
 	// not be decrypted (CryptoConsume): still encrypted, compressed, and
 	// the whole entry.
 	Encrypted bool
+
+	held int64 // bytes counted against Options.Memory while queued
 }
 
 // Key returns the partition key.

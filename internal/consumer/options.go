@@ -3,6 +3,7 @@ package consumer
 import (
 	"context"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/pulsargo/sdk/chunk"
@@ -178,6 +179,17 @@ type Options[T any] struct {
 	// nacks, dead letters, processing time, reconnect failures). Default:
 	// none.
 	Metrics api.Recorder
+	// Memory is the consumer memory budget the engine counts its queued
+	// bytes against (see Memory). Default nil: no budget.
+	Memory *Memory
+	// Receivers, when set, counts the receivers waiting for a message of
+	// this engine (and of the others of one consumer, which share it): an
+	// entry that does not fit Memory then stays compressed, even at the head
+	// of an empty queue, until Receivers is positive; call Wake after
+	// raising it. Default nil: an engine with an empty queue decompresses
+	// its next entry whatever its size (for receivers the engine cannot
+	// see, such as a channel the application reads).
+	Receivers *atomic.Int64
 }
 
 func (o Options[T]) withDefaults() Options[T] {

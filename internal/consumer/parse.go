@@ -124,8 +124,20 @@ func (e *Engine[T]) giveUp(uuid string, ids []messageid.ID, reason error) {
 	e.redeliverLater(ids)
 }
 
-// onEntry turns an entry (or a reassembled chunked message) into messages.
+// onEntry turns an entry (or a reassembled chunked message) into messages,
+// or parks it compressed when the memory budget says so (hold.go).
 func (e *Engine[T]) onEntry(entry messageid.ID, cmsg *chunk.Message, cm *proto.CommandMessage, md *proto.MessageMetadata, payload []byte) {
+	p := parkedEntry{entry: entry, cmsg: cmsg, cm: cm, md: md, payload: payload, brokerMeta: e.brokerMeta}
+	if len(e.parked) > 0 || !e.mayParse(&p) {
+		e.park(p)
+		return
+	}
+	e.parseEntry(entry, cmsg, cm, md, payload)
+}
+
+// parseEntry decompresses an entry (or a reassembled chunked message) and
+// queues its messages.
+func (e *Engine[T]) parseEntry(entry messageid.ID, cmsg *chunk.Message, cm *proto.CommandMessage, md *proto.MessageMetadata, payload []byte) {
 	ids := []messageid.ID{entry}
 	var id messageid.MessageID = entry
 	if cmsg != nil {
@@ -188,13 +200,17 @@ func (e *Engine[T]) onBatch(entry messageid.ID, cm *proto.CommandMessage, md *pr
 		e.grant(min(max(charged, 1), max(e.window.size, 1)))
 		return
 	}
-	t := &tracked{key: posOf(entry), last: posOf(entry), batch: n, at: e.metricsNow()}
-	t.pending = make([]uint64, (n+63)/64)
-	t.acked = make([]uint64, (n+63)/64)
+	t := e.batchTracked(entry, n)
 	var keep []*Message
 	for i, bm := range msgs {
 		if len(ackSet) > 0 && !bitSet(ackSet, i) {
 			setBit(t.acked, i) // acknowledged before
+			continue
+		}
+		if hasBit(t.acked, i) || hasBit(t.inQueue, i) {
+			// A redelivery of an entry still tracked: this message was
+			// acknowledged on an earlier copy, or that copy still waits
+			// in the queue.
 			continue
 		}
 		id := messageid.New(entry.LedgerID(), entry.EntryID(), int32(i), e.o.Partition, int32(n))
@@ -202,7 +218,7 @@ func (e *Engine[T]) onBatch(entry messageid.ID, cm *proto.CommandMessage, md *pr
 			setBit(t.acked, i)
 			continue
 		}
-		setBit(t.pending, i)
+		clearBit(t.nacked, i) // back here
 		keep = append(keep, &Message{Topic: e.o.Topic, ID: id, Payload: bm.Body, Meta: md, Single: bm.Meta,
 			RedeliveryCount: cm.GetRedeliveryCount(), BrokerMeta: e.brokerMeta})
 	}
@@ -210,13 +226,37 @@ func (e *Engine[T]) onBatch(entry messageid.ID, cm *proto.CommandMessage, md *pr
 		e.grant(extra)
 	}
 	if len(keep) == 0 {
-		e.ackNow([]messageid.ID{entry}) // everything in it was filtered out
+		if e.allAcked(t) {
+			// Everything in it was filtered out or acknowledged.
+			e.untrack(t)
+			e.ackNow([]messageid.ID{entry})
+		}
 		return
 	}
 	e.tracked[t.key] = t
-	for _, m := range keep {
-		e.enqueue(m)
+	// The messages share the batch's body: each counts its part of it
+	// against the memory budget.
+	share := max(int64(len(body))/int64(len(keep)), 1)
+	for i, m := range keep {
+		m.held = share
+		if i == len(keep)-1 {
+			m.held = max(int64(len(body))-share*int64(len(keep)-1), 1)
+		}
+		e.enqueue(m, t)
 	}
+}
+
+// batchTracked returns the record of a batch entry just received: the one
+// it has already when the entry is redelivered while tracked (since the
+// last seek, with the same batch size), so that acknowledgments made on
+// the earlier copy count, or a new one.
+func (e *Engine[T]) batchTracked(entry messageid.ID, n int) *tracked {
+	key := posOf(entry)
+	if t := e.tracked[key]; t != nil && t.batch == n && t.epoch == e.epoch {
+		return t
+	}
+	return &tracked{key: key, last: key, batch: n, epoch: e.epoch, at: e.metricsNow(),
+		acked: make([]uint64, (n+63)/64), nacked: make([]uint64, (n+63)/64), inQueue: make([]uint64, (n+63)/64)}
 }
 
 // accept filters and queues a message that is not part of a batch; ids are
@@ -232,16 +272,27 @@ func (e *Engine[T]) accept(m *Message, ids []messageid.ID) {
 		e.grant(1)
 		return
 	}
-	t := &tracked{key: posOf(messageid.FirstChunk(m.ID)), last: posOf(messageid.LastChunk(m.ID)), at: e.metricsNow()}
+	key := posOf(messageid.FirstChunk(m.ID))
+	t := e.tracked[key]
+	switch {
+	case t == nil || t.batch != 0 || t.epoch != e.epoch:
+		t = &tracked{key: key, epoch: e.epoch, at: e.metricsNow()}
+		e.tracked[key] = t
+	case t.queued > 0 && len(ids) == 1:
+		// Redelivered while its earlier copy still waits in the queue.
+		e.grant(1)
+		return
+	}
+	t.last = posOf(messageid.LastChunk(m.ID))
+	t.chunks = nil
 	if len(ids) > 1 {
 		t.chunks = ids
 	}
-	e.tracked[t.key] = t
-	e.enqueue(m)
+	e.enqueue(m, t)
 }
 
-// enqueue offers m to Divert and queues it otherwise.
-func (e *Engine[T]) enqueue(m *Message) {
+// enqueue offers m to Divert and queues it otherwise; t is its record.
+func (e *Engine[T]) enqueue(m *Message, t *tracked) {
 	e.metricReceived(m)
 	if e.o.Divert != nil && e.o.Divert(m) {
 		e.o.Metrics.Add(api.MetricDLQ, 1)
@@ -250,6 +301,32 @@ func (e *Engine[T]) enqueue(m *Message) {
 	}
 	e.queue = append(e.queue, m)
 	e.metricPrefetched(m, 1)
+	if m.held == 0 {
+		m.held = int64(len(m.Payload))
+	}
+	e.o.Memory.charge(m.held)
+	t.queued++
+	if i := int(m.ID.BatchIdx()); t.batch > 0 && i >= 0 && i < t.batch {
+		setBit(t.inQueue, i)
+	}
+}
+
+// dequeued updates the record of m, which left the queue (handed out or
+// dropped).
+func (e *Engine[T]) dequeued(m *Message) {
+	e.o.Memory.release(m.held)
+	m.held = 0
+	t := e.tracked[posOf(messageid.FirstChunk(m.ID))]
+	if t == nil || t.queued == 0 {
+		return
+	}
+	if i := int(m.ID.BatchIdx()); t.batch > 0 && i >= 0 && i < t.batch {
+		if !hasBit(t.inQueue, i) {
+			return
+		}
+		clearBit(t.inQueue, i)
+	}
+	t.queued--
 }
 
 // corrupt drops entries that cannot be parsed: logged, and acknowledged

@@ -75,6 +75,12 @@ func (e *Engine[T]) grant(n int) {
 	if e.state != stateReady || e.cn == nil || e.permits < max(1, e.window.size/2) {
 		return
 	}
+	if e.o.Memory.full() && (len(e.queue) > 0 || len(e.parked) > 0) {
+		// The consumer memory budget is used up: withheld until it has
+		// room or this queue is empty (memoryFreed, handedOut).
+		e.o.Memory.wakeOnRelease(e.memWake)
+		return
+	}
 	e.sendFlow(e.permits)
 	e.permits = 0
 }
@@ -95,7 +101,7 @@ func (e *Engine[T]) Want() {
 // Receive waiting, nothing queued and no permit outstanding.
 func (e *Engine[T]) zeroFlow() {
 	w := &e.window
-	if !w.zero || !w.waiting || w.credit > 0 || len(e.queue) > 0 || e.state != stateReady || e.cn == nil {
+	if !w.zero || !w.waiting || w.credit > 0 || len(e.queue) > 0 || len(e.parked) > 0 || e.state != stateReady || e.cn == nil {
 		return
 	}
 	w.credit = 1

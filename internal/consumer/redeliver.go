@@ -65,7 +65,10 @@ func (e *Engine[T]) stopAlarms() {
 // chunked message; the whole entry of a batched one) after NackDelay.
 func (e *Engine[T]) Nack(id messageid.MessageID) {
 	e.o.Metrics.Add(api.MetricNacks, 1)
-	e.do(func() { e.redeliverLater(e.entriesOf(id)) })
+	e.do(func() {
+		e.redeliverLater(e.entriesOf(id))
+		e.gaveBack(id)
+	})
 }
 
 // entriesOf returns the entries holding the message id names.
@@ -85,7 +88,39 @@ func (e *Engine[T]) entriesOf(id messageid.MessageID) []messageid.ID {
 // of NackDelay.
 func (e *Engine[T]) NackAfter(id messageid.MessageID, delay time.Duration) {
 	e.o.Metrics.Add(api.MetricNacks, 1)
-	e.do(func() { e.redeliverAfter(e.entriesOf(id), delay) })
+	e.do(func() {
+		e.redeliverAfter(e.entriesOf(id), delay)
+		e.gaveBack(id)
+	})
+}
+
+// sharedSub reports whether the broker may redeliver a message given back
+// to another consumer of the subscription.
+func (e *Engine[T]) sharedSub() bool {
+	return e.o.SubType == proto.CommandSubscribe_Shared || e.o.SubType == proto.CommandSubscribe_Key_Shared
+}
+
+// gaveBack notes that the message id names was given back for redelivery.
+// On Shared and Key_Shared its redelivery may go to another consumer, and
+// no ack of it would then come here: the record of a message that is not
+// a batch is forgotten at once (a redelivered copy gets a new one), and a
+// batch's record once each of its messages is acknowledged or given back
+// (see ackLocal), rather than staying for good.
+func (e *Engine[T]) gaveBack(id messageid.MessageID) {
+	if !e.sharedSub() || e.nonPersistent() {
+		return
+	}
+	t := e.tracked[posOf(messageid.FirstChunk(id))]
+	switch i := int(messageid.FirstChunk(id).BatchIdx()); {
+	case t == nil:
+	case t.batch == 0:
+		e.untrack(t)
+	case i >= 0 && i < t.batch:
+		setBit(t.nacked, i)
+		if e.allDone(t) {
+			e.untrack(t)
+		}
+	}
 }
 
 // redeliverLater schedules a redelivery request after NackDelay.
@@ -178,6 +213,9 @@ func (e *Engine[T]) ackTimeoutDue() {
 		if t := e.tracked[it.key]; t != nil && t.timeout == it.at {
 			t.timeout = 0
 			due = append(due, t.ids(e.o.Partition)...)
+			if e.sharedSub() {
+				e.untrack(t) // it may come back to another consumer (see gaveBack)
+			}
 		}
 	}
 	if len(due) > 0 {

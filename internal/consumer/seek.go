@@ -203,6 +203,9 @@ func (e *Engine[T]) resetDelivery() {
 			delete(e.tracked, k)
 		}
 	}
+	// What the broker delivers from now on is read anew: it gets records
+	// of its own, not joined with those of copies handed out before.
+	e.epoch++
 	e.nacks = nil
 	e.timeouts = nil
 	e.permits = 0
@@ -251,7 +254,7 @@ func (e *Engine[T]) HasNext(ctx context.Context) (bool, error) {
 	var last, origin messageid.MessageID
 	var incl bool
 	if err := e.call(func() {
-		queued, last, origin, incl = len(e.queue) > 0, e.lastOut, e.origin, e.originIncl
+		queued, last, origin, incl = len(e.queue) > 0 || len(e.parked) > 0, e.lastOut, e.origin, e.originIncl
 		byTime = e.byTime && e.lastOut == nil
 	}); err != nil {
 		return false, err
@@ -292,7 +295,7 @@ func (e *Engine[T]) waitSeen(ctx context.Context, last position) (bool, error) {
 		var has, done bool
 		if err := e.call(func() {
 			switch {
-			case len(e.queue) > 0 || e.lastOut != nil:
+			case len(e.queue) > 0 || len(e.parked) > 0 || e.lastOut != nil:
 				has, done = true, true
 			case e.seenAny && !e.seen.less(last):
 				done = true
