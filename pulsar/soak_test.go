@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -193,6 +194,7 @@ func runSoak(t *testing.T, cfg soakConfig) {
 	<-sampled
 	loaded := s.sample()
 	t.Logf("end of load: %s", loaded)
+	s.heapProfile("loaded")
 	c.Close()
 	// Every topic deleted: the stub gives back what it held.
 	for i := range cfg.names {
@@ -202,7 +204,27 @@ func runSoak(t *testing.T, cfg soakConfig) {
 	}
 	after := s.settle(base)
 	t.Logf("after deleting every topic: %s", after)
+	s.heapProfile("deleted")
 	s.report(samples, base, loaded, after)
+}
+
+// heapProfile writes a heap profile to $PULSARGO_SOAK_PROFILE/soak-<when>.heap
+// when that is set (go tool pprof -sample_index=inuse_space).
+func (s *soak) heapProfile(when string) {
+	dir := os.Getenv("PULSARGO_SOAK_PROFILE")
+	if dir == "" {
+		return
+	}
+	runtime.GC()
+	f, err := os.Create(filepath.Join(dir, "soak-"+when+".heap"))
+	if err != nil {
+		s.t.Log(err)
+		return
+	}
+	defer f.Close()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		s.t.Log(err)
+	}
 }
 
 // runScenario runs one scenario on a name from the rotating set: its topic
