@@ -64,6 +64,7 @@ type soakSample struct {
 	goroutines int
 	fds        int
 	rss        int64 // resident set, bytes
+	rssAnon    int64 // of which anonymous (the rest is mostly the data file's mapped pages)
 	heapLive   int64 // live heap after the last GC
 	stored     int64 // sum of pulsar_storage_size over loaded topics
 	file       int64 // size of the stub's data file
@@ -71,15 +72,16 @@ type soakSample struct {
 }
 
 func (s soakSample) String() string {
-	return fmt.Sprintf("t=%-6s goroutines=%-5d fds=%-4d rss=%-6s heapLive=%-6s stored=%-6s file=%-6s topics=%d",
-		s.at.Round(time.Second), s.goroutines, s.fds, mib(s.rss), mib(s.heapLive), mib(s.stored), mib(s.file), s.topics)
+	return fmt.Sprintf("t=%-6s goroutines=%-5d fds=%-4d rss=%-7s anon=%-7s heapLive=%-6s stored=%-6s file=%-6s topics=%d",
+		s.at.Round(time.Second), s.goroutines, s.fds, mib(s.rss), mib(s.rssAnon), mib(s.heapLive), mib(s.stored), mib(s.file), s.topics)
 }
 
 func mib(n int64) string { return fmt.Sprintf("%.0fMiB", float64(n)/(1<<20)) }
 
 // sample measures now.
 func (s *soak) sample() soakSample {
-	out := soakSample{at: time.Since(s.start), goroutines: runtime.NumGoroutine(), fds: countFDs(), rss: rss()}
+	out := soakSample{at: time.Since(s.start), goroutines: runtime.NumGoroutine(), fds: countFDs()}
+	out.rss, out.rssAnon = rss()
 	m := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	metrics.Read(m)
 	if m[0].Value.Kind() == metrics.KindUint64 {
@@ -101,21 +103,28 @@ func countFDs() int {
 	return len(ents)
 }
 
-// rss returns the process's resident set size (Linux; 0 elsewhere).
-func rss() int64 {
+// rss returns the process's resident set size and its anonymous part
+// (Linux; 0 elsewhere).
+func rss() (total, anon int64) {
 	f, err := os.Open("/proc/self/status")
 	if err != nil {
-		return 0
+		return 0, 0
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb << 10
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if !ok || (k != "VmRSS" && k != "RssAnon") {
+			continue
+		}
+		kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+		if k == "VmRSS" {
+			total = kb << 10
+		} else {
+			anon = kb << 10
 		}
 	}
-	return 0
+	return total, anon
 }
 
 // storedBytes sums pulsar_storage_size from the stub's /metrics.

@@ -340,6 +340,6 @@ func (s *soak) report(samples []soakSample, base, loaded, after soakSample) {
 // peak returns the larger of each figure.
 func peak(a, b soakSample) soakSample {
 	return soakSample{at: max(a.at, b.at), goroutines: max(a.goroutines, b.goroutines), fds: max(a.fds, b.fds),
-		rss: max(a.rss, b.rss), heapLive: max(a.heapLive, b.heapLive), stored: max(a.stored, b.stored),
+		rss: max(a.rss, b.rss), rssAnon: max(a.rssAnon, b.rssAnon), heapLive: max(a.heapLive, b.heapLive), stored: max(a.stored, b.stored),
 		file: max(a.file, b.file), topics: max(a.topics, b.topics)}
 }

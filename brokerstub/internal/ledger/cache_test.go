@@ -160,3 +160,45 @@ func TestReplayWithinBudget(t *testing.T) {
 	}
 	checkAll(t, l2, ps, 40_000)
 }
+
+// Ledgers owned by different goroutines share a Cache: one's appends drop
+// the other's slabs while it reads them (run with -race).
+func TestCacheSharedAcrossGoroutines(t *testing.T) {
+	st := openBolt(t)
+	c := NewCache(256 << 10)
+	done := make(chan error, 4)
+	for k := range 4 {
+		go func() {
+			l, err := Open(st, fmt.Sprintf("persistent://public/default/g%d", k), Options{Cache: c})
+			if err != nil {
+				done <- err
+				return
+			}
+			var ps []Position
+			for i := range 60 {
+				p, err := l.Append(Bytes{Meta: fmt.Appendf(nil, "meta-%d", i), Payload: payloadOf(i, 20_000)}, 0, 1)
+				if err != nil {
+					done <- err
+					return
+				}
+				ps = append(ps, p)
+				for j := max(i-5, 0); j <= i; j++ {
+					if e, ok := l.Get(ps[j]); !ok || !bytes.Equal(e.Payload, payloadOf(j, 20_000)) {
+						done <- fmt.Errorf("ledger %d: entry %d read wrong", k, j)
+						return
+					}
+				}
+			}
+			l.Close()
+			done <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s := c.Stats(); s.Size != 0 || s.Evicted == 0 {
+		t.Fatalf("after every Ledger closed: %+v", s)
+	}
+}

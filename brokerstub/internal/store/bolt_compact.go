@@ -41,7 +41,7 @@ const compactSuffix = ".compacting"
 
 // compactTxBytes is how many bytes of keys and values one transaction of
 // the copy holds (bbolt.Compact's txMaxSize).
-const compactTxBytes = 64 << 20
+const compactTxBytes = 16 << 20
 
 // DefaultCompactSlack is BoltOptions.CompactSlack's default.
 const DefaultCompactSlack = 32 << 20
