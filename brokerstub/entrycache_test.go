@@ -25,10 +25,9 @@ func TestEntryCacheReadsBackFromDataDir(t *testing.T) {
 	c.subscribeTyped(topic, "s", proto.CommandSubscribe_Shared, 1, 0)
 	p := c.producer(topic, 1)
 	var want []string
-	var ps []Position
 	for i := range 100 {
 		pl := fmt.Sprintf("%04d", i) + strings.Repeat("x", 4<<10)
-		ps = append(ps, p.send("k", pl))
+		p.send("k", pl)
 		want = append(want, pl)
 	}
 	st := b.cache.Stats()

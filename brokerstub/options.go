@@ -125,8 +125,10 @@ type Options struct {
 	// beyond it the oldest are dropped and read back from the data dir for
 	// dispatch, and entries every durable subscription has acknowledged
 	// are dropped at once. Negative: none kept once stored (Pulsar's 0).
-	// Default 256 MiB (Pulsar's is a fifth of the JVM's direct memory, at
-	// least 64 MiB; a fixed figure suits a stub on a laptop or in CI).
+	// Default 128 MiB (Pulsar's is a fifth of the JVM's direct memory, at
+	// least 64 MiB; a fixed figure suits a stub on a laptop or in CI, and
+	// Go's collector lets the heap reach about twice what is live, so the
+	// cache costs up to twice its size in RSS).
 	// Without a DataDir memory is the store: every retained entry stays.
 	EntryCacheSize int64
 	// TLS, when set, is the broker's TLS identity (see TLSFiles.Config for
@@ -224,8 +226,8 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// DefaultEntryCacheSize is Options.EntryCacheSize's default, 256 MiB.
-const DefaultEntryCacheSize = 256 << 20
+// DefaultEntryCacheSize is Options.EntryCacheSize's default, 128 MiB.
+const DefaultEntryCacheSize = 128 << 20
 
 func (o Options) withDefaults() Options {
 	if o.Addr == "" {
