@@ -18,7 +18,9 @@ func (l *Ledger) search(ledger int64) (int, bool) {
 
 // Get returns the entry at p, and whether there is one. Positions that do
 // not name an entry (Earliest, Latest, a negative entry id, an id past the
-// end of its ledger, a ledger without entries) give false.
+// end of its ledger, a ledger without entries) give false. An entry whose
+// payload was dropped from memory (cache.go) is read back from the store:
+// one store read, or none when the same entry was the last read back.
 func (l *Ledger) Get(p Position) (Entry, bool) {
 	i, ok := l.search(p.Ledger)
 	if !ok || p.Entry < 0 || p.Entry >= int64(len(l.segs[i].entries)) {
