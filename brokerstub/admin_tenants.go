@@ -187,6 +187,7 @@ func getRuntimeConfig(rq *adminReq) (any, error) {
 		"allowAutoTopicCreation":                 strconv.FormatBool(!o.DisableAutoTopicCreation),
 		"defaultNumPartitions":                   strconv.Itoa(max(o.AutoTopicCreationPartitions, 1)),
 		"managedLedgerMaxEntriesPerLedger":       strconv.Itoa(o.LedgerRolloverEntries),
+		"managedLedgerCacheSizeMB":               strconv.FormatInt(max(o.EntryCacheSize, 0)>>20, 10),
 		"acknowledgmentAtBatchIndexLevelEnabled": strconv.FormatBool(!o.DisableBatchIndexAck),
 		"keepAliveIntervalSeconds":               strconv.Itoa(int(o.KeepAliveInterval.Seconds())),
 	}

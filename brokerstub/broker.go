@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 	"github.com/pulsargo/sdk/brokerstub/internal/policy"
 	"github.com/pulsargo/sdk/brokerstub/internal/schema"
 	"github.com/pulsargo/sdk/brokerstub/internal/store"
@@ -33,6 +34,7 @@ type Broker struct {
 	connSeq     atomic.Uint64
 	watch       topicWatchers           // topic-list watchers (handle_topiclist.go)
 	frames      func() *wire.BufferPool // the connections' frame buffers (conn.go), made on first use
+	cache       *ledger.Cache           // entry bytes in memory (Options.EntryCacheSize); nil without a DataDir
 
 	mu       sync.Mutex
 	st       store.Store
@@ -55,6 +57,11 @@ type Broker struct {
 func Start(opts Options) (*Broker, error) {
 	opts = opts.withDefaults()
 	b := &Broker{opts: opts, log: opts.Logger, frames: sync.OnceValue(newFramePool)}
+	if opts.DataDir != "" {
+		// Without a data dir memory is the store: there is nothing to
+		// read dropped entries back from.
+		b.cache = ledger.NewCache(opts.EntryCacheSize)
+	}
 	schemas, err := newSchemaRegistry(b)
 	if err != nil {
 		return nil, err

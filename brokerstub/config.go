@@ -94,7 +94,7 @@ func isSecurityKey(k string) bool {
 // subscriptionKeySharedConsistentHashingReplicaPoints,
 // keySharedLookAheadMsgInReplayThresholdPerConsumer and ...PerSubscription,
 // managedLedgerMaxEntriesPerLedger, managedLedgerCursorPositionFlushSeconds,
-// allowAutoTopicCreation, allowAutoTopicCreationType, defaultNumPartitions,
+// managedLedgerCacheSizeMB, allowAutoTopicCreation, allowAutoTopicCreationType, defaultNumPartitions,
 // keepAliveIntervalSeconds, delayedDeliveryEnabled,
 // delayedDeliveryTickTimeMillis, isDelayedDeliveryDeliverAtTimeStrict,
 // delayedDeliveryMaxDelayInMillis,
@@ -180,6 +180,12 @@ func ParseConfigWith(r io.Reader, co ConfigOptions) (Config, error) {
 	o.KeyShared.LookAheadPerSubscription = int(p.int("keySharedLookAheadMsgInReplayThresholdPerSubscription", 0, -1<<31))
 	o.LedgerRolloverEntries = int(p.int("managedLedgerMaxEntriesPerLedger", 0, 1))
 	o.CursorFlushInterval = time.Duration(p.int("managedLedgerCursorPositionFlushSeconds", 0, 1)) * time.Second
+	switch mb := p.int("managedLedgerCacheSizeMB", -1, 0); {
+	case mb == 0:
+		o.EntryCacheSize = -1 // Pulsar's 0: no cache
+	case mb > 0:
+		o.EntryCacheSize = mb << 20
+	}
 	o.KeepAliveInterval = time.Duration(p.int("keepAliveIntervalSeconds", 0, 1)) * time.Second
 	o.DisableDelayedDelivery = !p.bool("delayedDeliveryEnabled", true)
 	o.DelayedDeliveryTickTime = time.Duration(p.int("delayedDeliveryTickTimeMillis", 0, 1)) * time.Millisecond

@@ -21,6 +21,7 @@ acknowledgmentAtBatchIndexLevelEnabled=false
 subscriptionKeySharedUseConsistentHashing=false
 managedLedgerMaxEntriesPerLedger=100
 managedLedgerCursorPositionFlushSeconds=5
+managedLedgerCacheSizeMB=128
 keepAliveIntervalSeconds=10
 allowAutoTopicCreation=true
 allowAutoTopicCreationType=partitioned
@@ -52,6 +53,7 @@ tlsProtocols=TLSv1.3
 		{"HashRangeAutoSplit", o.KeyShared.HashRangeAutoSplit, true},
 		{"LedgerRolloverEntries", o.LedgerRolloverEntries, 100},
 		{"CursorFlushInterval", o.CursorFlushInterval, 5 * time.Second},
+		{"EntryCacheSize", o.EntryCacheSize, int64(128 << 20)},
 		{"KeepAliveInterval", o.KeepAliveInterval, 10 * time.Second},
 		{"AutoTopicCreationPartitions", o.AutoTopicCreationPartitions, 3},
 		{"BacklogQuota.LimitBytes", o.BacklogQuota.LimitBytes, int64(10 << 30)},
@@ -71,7 +73,14 @@ tlsProtocols=TLSv1.3
 			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
 		}
 	}
-	for _, bad := range []string{"maxMessageSize=big", "allowAutoTopicCreationType=sometimes", "webServicePort=99999", "acknowledgmentAtBatchIndexLevelEnabled=yes please", "no separator"} {
+	// Pulsar's 0 turns the cache off; absent keeps the default.
+	if cfg, err := ParseConfig(strings.NewReader("managedLedgerCacheSizeMB=0")); err != nil || cfg.Options.EntryCacheSize != -1 {
+		t.Errorf("managedLedgerCacheSizeMB=0: EntryCacheSize %d, %v; want -1", cfg.Options.EntryCacheSize, err)
+	}
+	if cfg, err := ParseConfig(strings.NewReader("clusterName=x")); err != nil || cfg.Options.EntryCacheSize != 0 {
+		t.Errorf("no managedLedgerCacheSizeMB: EntryCacheSize %d, %v; want 0 (the default)", cfg.Options.EntryCacheSize, err)
+	}
+	for _, bad := range []string{"maxMessageSize=big", "managedLedgerCacheSizeMB=-5", "allowAutoTopicCreationType=sometimes", "webServicePort=99999", "acknowledgmentAtBatchIndexLevelEnabled=yes please", "no separator"} {
 		if _, err := ParseConfig(strings.NewReader(bad)); err == nil {
 			t.Errorf("ParseConfig(%q) succeeded", bad)
 		}

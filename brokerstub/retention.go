@@ -128,6 +128,11 @@ func (t *topic) trimLedgers() {
 		return
 	}
 	slowest, durable := t.slowestDurable()
+	if durable {
+		// What every durable subscription has acknowledged leaves memory
+		// now (with a data dir), trimmed or not (ledger.DropConsumed).
+		t.led.DropConsumed(slowest)
+	}
 	if !t.led.OldestConsumed(slowest, durable) {
 		return // the common case, without reading the policies
 	}

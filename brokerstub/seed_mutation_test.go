@@ -27,7 +27,9 @@ type seedMutation struct {
 // seedTests are the tests reproducing a seed scenario, per package
 // (relative to brokerstub/).
 var seedTests = map[string][]string{
-	".":                    {"TestKeySharedPIP282Scenario1", "TestKeySharedPIP282Scenario2", "TestKeyShared10762", "TestSeedPartialBatchAckSurvivesCrash"},
+	".":                    {"TestKeySharedPIP282Scenario1", "TestKeySharedPIP282Scenario2", "TestKeyShared10762", "TestSeedPartialBatchAckSurvivesCrash", "TestEntryCacheReadsBackFromDataDir", "TestEntryCacheDropsAcknowledged"},
+	"./internal/ledger":    {"TestArenaSlabsStayWithinTwiceTheirEntries"},
+	"./internal/store":     {"TestBoltFileFollowsLiveData"},
 	"./internal/keyshared": {"TestSimPIP282Scenario1", "TestSimPIP282Scenario2", "TestSim10762", "TestSimBlockedHashIsCountedOncePerPass"},
 	"./internal/cursor":    {"TestSeedPartialBatchAckSurvivesCrash"},
 	"../pulsar":            {"TestSeekMultiTopic", "TestConsumerMaxPendingChunkedBytes"},
@@ -103,6 +105,38 @@ var seedMutations = []seedMutation{{
 	new:  "",
 	fails: map[string][]string{
 		"../pulsar": {"TestConsumerMaxPendingChunkedBytes"},
+	},
+}, {
+	seed: "issue #38: a topic's slabs keep their 32 MiB size across ledgers",
+	file: "internal/ledger/arena.go",
+	old:  "\t\ta.next = firstSlab\n",
+	new:  "",
+	fails: map[string][]string{
+		"./internal/ledger": {"TestArenaSlabsStayWithinTwiceTheirEntries"},
+	},
+}, {
+	seed: "issue #38: acknowledged entries stay in memory with a data dir",
+	file: "retention.go",
+	old:  "\t\tt.led.DropConsumed(slowest)\n",
+	new:  "",
+	fails: map[string][]string{
+		".": {"TestEntryCacheDropsAcknowledged"},
+	},
+}, {
+	seed: "issue #38: an unloaded or deleted topic keeps its share of the entry cache",
+	file: "topic.go",
+	old:  "\tt.led.Close() // its bytes leave the entry cache (internal/ledger/cache.go)\n",
+	new:  "",
+	fails: map[string][]string{
+		".": {"TestEntryCacheReadsBackFromDataDir"},
+	},
+}, {
+	seed: "issue #38: the data file never shrinks after deletes",
+	file: "internal/store/bolt_compact.go",
+	old:  "\tif s.opts.CompactSlack < 0 || !s.compact.begin() {\n",
+	new:  "\tif true {\n",
+	fails: map[string][]string{
+		"./internal/store": {"TestBoltFileFollowsLiveData"},
 	},
 }}
 

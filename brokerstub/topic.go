@@ -79,16 +79,17 @@ func (b *Broker) openTopic(name topicName) (*topic, error) {
 		infos:     map[ledger.Position]*entryInfo{},
 		durable:   newDurableQueue(),
 	}
-	st := b.st
+	st, cache := b.st, b.cache
 	if name.Domain == nonPersistentDomain {
 		// Nothing of a non-persistent topic is stored: its ledger, always
 		// empty, lives in a store of its own that goes away with it.
-		st = store.NewMemory()
+		st, cache = store.NewMemory(), nil
 		t.np = newNPState()
 	}
 	led, err := ledger.Open(st, name.Full, ledger.Options{
 		RolloverEntries: b.opts.LedgerRolloverEntries,
 		Now:             b.opts.Clock.Now,
+		Cache:           cache, // used only with the bbolt store (a DataDir)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open ledger of %s: %w", name.Full, err)
@@ -143,14 +144,15 @@ func (t *topic) shutdown() {
 		s.clearDelayed() // stop delayed-delivery timers (delayed.go)
 	}
 	// Fail whatever is still queued so no caller waits forever.
-	for {
+	for drained := false; !drained; {
 		select {
 		case f := <-t.ops:
 			f()
 		default:
-			return
+			drained = true
 		}
 	}
+	t.led.Close() // its bytes leave the entry cache (internal/ledger/cache.go)
 }
 
 // do queues f on the topic goroutine; it reports false if the topic has

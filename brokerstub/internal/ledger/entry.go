@@ -46,7 +46,8 @@ const (
 	// returns; the ledger keeps copies.
 	Copied Ownership = false
 	// Given: the caller gives meta and payload up for good (nothing writes
-	// or reuses them again), so an entry of OwnBufferAt bytes or more keeps
-	// them instead of a copy; a smaller one is still copied into a slab.
+	// or reuses them again), so a payload of OwnBufferAt bytes or more is
+	// kept instead of a copy; a smaller one is still copied into a slab,
+	// and the metadata always is.
 	Given Ownership = true
 )

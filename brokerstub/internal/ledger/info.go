@@ -29,7 +29,7 @@ func (l *Ledger) Segments() []SegmentInfo {
 
 func (s *segment) info() SegmentInfo {
 	return SegmentInfo{ID: s.id, Entries: len(s.entries), Size: s.size,
-		Timestamp: int64(s.entries[len(s.entries)-1].BrokerTimestamp)}
+		Timestamp: int64(s.entries[len(s.entries)-1].brokerTimestamp)}
 }
 
 // Size returns the bytes of metadata and payload of every entry.

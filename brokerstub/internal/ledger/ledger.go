@@ -27,14 +27,52 @@ type Ledger struct {
 
 	// slabs holds the bytes of appended entries (arena.go).
 	slabs arena
+	// reader reads entries back whose slab was dropped (cache.go); nil
+	// when the Ledger has no Cache or its store cannot, and then every
+	// slab stays until its ledger goes.
+	reader store.EntryReader
+	// memo is the last entry read back, as dispatch often reads one entry
+	// twice in a row (to look at it, then to send it).
+	memo struct {
+		pos     Position
+		payload []byte
+	}
 }
 
-// segment is one ledger with at least one entry; entries[i].Pos.Entry == i.
+// segment is one ledger with at least one entry; entries[i].pos.Entry == i.
 // size is the bytes of metadata and payload its entries hold.
 type segment struct {
 	id      int64
-	entries []Entry
+	entries []item
 	size    int64
+}
+
+// item is an entry as a Ledger keeps it: everything but the payload in
+// memory; the payload in a slab (arena.go), read back from the store once
+// the slab is dropped.
+type item struct {
+	pos             Position
+	meta            []byte
+	sl              *slab // nil for an empty payload
+	off, n          int   // the payload is sl's bytes [off, off+n)
+	publishTime     uint64
+	brokerTimestamp uint64
+	numMessages     int32
+	sum             uint32
+	hasSum          bool
+}
+
+// head returns the entry of it without its payload.
+func (it *item) head() Entry {
+	return Entry{
+		Pos:             it.pos,
+		Meta:            it.meta,
+		PublishTime:     it.publishTime,
+		BrokerTimestamp: it.brokerTimestamp,
+		NumMessages:     it.numMessages,
+		Sum:             it.sum,
+		HasSum:          it.hasSum,
+	}
 }
 
 // Open loads the entry log of topic from st, replaying every stored entry,
@@ -48,6 +86,13 @@ func Open(st store.Store, topic string, opts Options) (*Ledger, error) {
 		return nil, err
 	}
 	l := &Ledger{st: st, topic: topic, opts: opts}
+	cache := opts.Cache
+	if r, ok := st.(store.EntryReader); ok && cache != nil {
+		l.reader = r
+	} else {
+		cache = nil
+	}
+	l.slabs = newArena(cache)
 	if err := st.Entries(topic, l.replay); err != nil {
 		return nil, fmt.Errorf("ledger: topic %q: replay: %w", topic, err)
 	}
@@ -71,27 +116,37 @@ func (l *Ledger) replay(se store.StoredEntry) error {
 	} else if pos.Entry != 0 {
 		return fmt.Errorf("%w: first entry at %s", store.ErrCorrupt, pos)
 	}
-	l.add(Entry{
-		Pos:             pos,
-		Meta:            se.Meta,
-		Payload:         se.Payload,
-		PublishTime:     se.PublishTime,
-		BrokerTimestamp: se.BrokerTimestamp,
-		NumMessages:     se.NumMessages,
-	})
+	// The store's slices are the Ledger's to keep (a fresh copy from
+	// bbolt, the kept slices of the memory store): the payload becomes a
+	// slab of its own, counted by the Cache, so that a replay holds no
+	// more than the budget either; the metadata is copied apart, so that
+	// it does not keep the payload's buffer once its slab is dropped.
+	it := item{
+		pos:             pos,
+		meta:            l.slabs.copyMeta(se.Meta),
+		publishTime:     se.PublishTime,
+		brokerTimestamp: se.BrokerTimestamp,
+		numMessages:     se.NumMessages,
+		n:               len(se.Payload),
+	}
+	if it.n > 0 {
+		it.sl = l.slabs.newSlab(pos.Ledger, se.Payload[:it.n:it.n])
+		it.sl.used, it.sl.last = it.n, pos
+	}
+	l.add(it)
 	return nil
 }
 
-// add appends e in memory; e.Pos is either the next entry of the last
+// add appends it in memory; it.pos is either the next entry of the last
 // segment or entry 0 of a later ledger.
-func (l *Ledger) add(e Entry) {
+func (l *Ledger) add(it item) {
 	k := len(l.segs)
-	if k == 0 || l.segs[k-1].id != e.Pos.Ledger {
-		l.segs = append(l.segs, segment{id: e.Pos.Ledger})
+	if k == 0 || l.segs[k-1].id != it.pos.Ledger {
+		l.segs = append(l.segs, segment{id: it.pos.Ledger})
 		k++
 	}
-	l.segs[k-1].entries = append(l.segs[k-1].entries, e)
-	l.segs[k-1].size += int64(len(e.Meta) + len(e.Payload))
+	l.segs[k-1].entries = append(l.segs[k-1].entries, it)
+	l.segs[k-1].size += int64(len(it.meta) + it.n)
 	l.n++
 }
 
@@ -120,61 +175,76 @@ func (l *Ledger) newLedgerID() (int64, error) {
 // write), so an entry that the store might have kept despite the error is
 // never overwritten.
 func (l *Ledger) Append(b Bytes, publishTime uint64, numMessages int32) (Position, error) {
-	e, err := l.nextEntry(b, publishTime, numMessages)
+	it, payload, err := l.nextEntry(b, publishTime, numMessages)
 	if err != nil {
 		return Position{}, err
 	}
-	err = l.st.AppendEntry(l.topic, e.stored())
+	err = l.st.AppendEntry(l.topic, it.stored(payload))
 	if err != nil {
 		l.roll = true
-		return Position{}, fmt.Errorf("ledger: topic %q: append %s: %w", l.topic, e.Pos, err)
+		return Position{}, fmt.Errorf("ledger: topic %q: append %s: %w", l.topic, it.pos, err)
 	}
-	l.add(e)
-	l.cur, l.curLen, l.roll = e.Pos.Ledger, int(e.Pos.Entry)+1, false
-	return e.Pos, nil
+	l.add(it)
+	l.cur, l.curLen, l.roll = it.pos.Ledger, int(it.pos.Entry)+1, false
+	return it.pos, nil
 }
 
 // nextEntry builds the entry an append stores next: at the next position of
 // the current ledger, or at entry 0 of a new one when the current one is
 // full or an append failed; if no new ledger id can be had, it fails and the
-// next append tries again. The Entry holds copies of b's bytes in the
-// ledger's slabs, or b's bytes themselves when Given and large
-// (arena.copyEntry). It does not advance the current position; the caller
-// does once the entry is committed to.
-func (l *Ledger) nextEntry(b Bytes, publishTime uint64, numMessages int32) (Entry, error) {
+// next append tries again. The item holds a copy of b's metadata, and of
+// its payload in the ledger's slabs, or the payload itself when Given and
+// large (arena.place); payload is the kept payload, for the store. It does
+// not advance the current position; the caller does once the entry is
+// committed to.
+func (l *Ledger) nextEntry(b Bytes, publishTime uint64, numMessages int32) (it item, payload []byte, err error) {
 	id, entry := l.cur, int64(l.curLen)
 	if l.roll || l.curLen >= l.opts.RolloverEntries {
-		var err error
 		if id, err = l.newLedgerID(); err != nil {
 			l.roll = true
-			return Entry{}, err
+			return item{}, nil, err
 		}
 		entry = 0
 	}
-	meta, payload := l.slabs.copyEntry(id, b.Meta, b.Payload, b.Own)
-	return Entry{
-		Pos:             Position{Ledger: id, Entry: entry},
-		Meta:            meta,
-		Payload:         payload,
-		PublishTime:     publishTime,
-		BrokerTimestamp: uint64(max(l.opts.Now().UnixMilli(), 0)),
-		NumMessages:     numMessages,
-		Sum:             b.Sum,
-		HasSum:          b.HasSum,
-	}, nil
+	pos := Position{Ledger: id, Entry: entry}
+	sl, off := l.slabs.place(pos, b.Payload, b.Own)
+	payload = []byte{}
+	if sl != nil {
+		payload = sl.buf()[off : off+len(b.Payload) : off+len(b.Payload)]
+	}
+	return item{
+		pos:             pos,
+		meta:            l.slabs.copyMeta(b.Meta),
+		sl:              sl,
+		off:             off,
+		n:               len(b.Payload),
+		publishTime:     publishTime,
+		brokerTimestamp: uint64(max(l.opts.Now().UnixMilli(), 0)),
+		numMessages:     numMessages,
+		sum:             b.Sum,
+		hasSum:          b.HasSum,
+	}, payload, nil
 }
 
 // stored is the entry as the store keeps it.
-func (e Entry) stored() store.StoredEntry {
+func (it *item) stored(payload []byte) store.StoredEntry {
 	return store.StoredEntry{
-		Ledger:          e.Pos.Ledger,
-		Entry:           e.Pos.Entry,
-		Meta:            e.Meta,
-		Payload:         e.Payload,
-		PublishTime:     e.PublishTime,
-		BrokerTimestamp: e.BrokerTimestamp,
-		NumMessages:     e.NumMessages,
+		Ledger:          it.pos.Ledger,
+		Entry:           it.pos.Entry,
+		Meta:            it.meta,
+		Payload:         payload,
+		PublishTime:     it.publishTime,
+		BrokerTimestamp: it.brokerTimestamp,
+		NumMessages:     it.numMessages,
 	}
+}
+
+// Close drops the bytes the Ledger holds from its Cache (its topic is
+// unloaded or deleted). The Ledger must not be used afterwards.
+func (l *Ledger) Close() {
+	l.slabs.dropAll()
+	l.segs, l.n = nil, 0
+	l.memo.pos, l.memo.payload = Position{}, nil
 }
 
 // Topic returns the name of the topic whose entries the Ledger holds.

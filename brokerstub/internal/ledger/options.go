@@ -19,6 +19,11 @@ type Options struct {
 	// Now is the clock that stamps Entry.BrokerTimestamp. nil means
 	// time.Now.
 	Now func() time.Time
+	// Cache, when set and the store can read entries back
+	// (store.EntryReader), bounds the entry bytes the Ledger keeps in
+	// memory together with the other Ledgers sharing it (cache.go). nil
+	// (the default) keeps every entry's bytes until its ledger is trimmed.
+	Cache *Cache
 }
 
 // withDefaults returns o with zero fields replaced by their defaults.

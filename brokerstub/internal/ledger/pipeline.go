@@ -10,13 +10,13 @@ import (
 // of the Ledger: it has its position, and becomes readable (Get, Next,
 // Len, Last) only when Finish is given it with the store's outcome.
 type Pending struct {
-	e     Entry
+	it    item
 	err   error
 	added bool // Append stored it synchronously and added it already
 }
 
 // Pos returns the position AppendAsync gave the entry.
-func (p Pending) Pos() Position { return p.e.Pos }
+func (p Pending) Pos() Position { return p.it.pos }
 
 // AppendAsync stores an entry as Append does (a copy unless b.Own is Given:
 // the caller may reuse meta and payload once it returns) but does not wait for the
@@ -36,20 +36,20 @@ func (l *Ledger) AppendAsync(b Bytes, publishTime uint64, numMessages int32, onD
 	as, ok := l.st.(store.AsyncAppender)
 	if !ok {
 		pos, err := l.Append(b, publishTime, numMessages)
-		onDone(Pending{e: Entry{Pos: pos}, err: err, added: true})
+		onDone(Pending{it: item{pos: pos}, err: err, added: true})
 		return
 	}
-	e, err := l.nextEntry(b, publishTime, numMessages)
+	it, payload, err := l.nextEntry(b, publishTime, numMessages)
 	if err != nil {
 		onDone(Pending{err: err})
 		return
 	}
-	l.cur, l.curLen, l.roll = e.Pos.Ledger, int(e.Pos.Entry)+1, false
-	as.AppendEntryAsync(l.topic, e.stored(), func(err error) {
+	l.cur, l.curLen, l.roll = it.pos.Ledger, int(it.pos.Entry)+1, false
+	as.AppendEntryAsync(l.topic, it.stored(payload), func(err error) {
 		if err != nil {
-			err = fmt.Errorf("ledger: topic %q: append %s: %w", l.topic, e.Pos, err)
+			err = fmt.Errorf("ledger: topic %q: append %s: %w", l.topic, it.pos, err)
 		}
-		onDone(Pending{e: e, err: err})
+		onDone(Pending{it: it, err: err})
 	})
 }
 
@@ -67,11 +67,11 @@ func (l *Ledger) Pipelines() bool {
 func (l *Ledger) Finish(p Pending) (Position, error) {
 	switch {
 	case p.added:
-		return p.e.Pos, p.err
+		return p.it.pos, p.err
 	case p.err != nil:
 		l.roll = true
 		return Position{}, p.err
 	}
-	l.add(p.e)
-	return p.e.Pos, nil
+	l.add(p.it)
+	return p.it.pos, nil
 }

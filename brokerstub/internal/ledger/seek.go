@@ -20,13 +20,14 @@ func (l *Ledger) FindByPublishTime(ts uint64) Position {
 
 // FindByTime is FindByPublishTime with the time of an entry given by timeOf,
 // for example Entry.BrokerTimestamp to emulate a broker that stamps entries
-// with broker entry metadata.
+// with broker entry metadata. timeOf is given entries without their
+// payload (it reads no bytes back from the store).
 func (l *Ledger) FindByTime(ts uint64, timeOf func(Entry) uint64) Position {
 	for i := len(l.segs) - 1; i >= 0; i-- {
 		entries := l.segs[i].entries
 		for j := len(entries) - 1; j >= 0; j-- {
-			if timeOf(entries[j]) < ts {
-				p := entries[j].Pos
+			if timeOf(entries[j].head()) < ts {
+				p := entries[j].pos
 				if next, ok := l.Next(p); ok {
 					return next
 				}

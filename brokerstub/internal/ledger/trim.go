@@ -97,5 +97,21 @@ func (l *Ledger) DeleteBefore(id int64) error {
 		l.n -= len(s.entries)
 	}
 	l.segs = append([]segment(nil), l.segs[k:]...)
+	l.slabs.dropBefore(id)
+	if l.memo.pos.Ledger < id {
+		l.memo.pos, l.memo.payload = Position{}, nil
+	}
 	return nil
+}
+
+// DropConsumed drops from memory the entry bytes at or before p, the
+// mark-delete position of the slowest durable subscription: they are read
+// back from the store if read again (a seek back, a reader, the admin
+// API). It does nothing unless the Ledger has a Cache and a store that
+// reads entries back (Options.Cache), because otherwise memory is the only
+// place the bytes are in.
+func (l *Ledger) DropConsumed(p Position) {
+	if l.reader != nil {
+		l.slabs.dropConsumed(p)
+	}
 }

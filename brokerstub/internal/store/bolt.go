@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -47,8 +48,14 @@ const boltFormat = 1
 // anything is durable when it returns. Appended entries that arrive
 // together share one commit (bolt_group.go).
 type boltStore struct {
-	db    *bolt.DB
-	group *committer // group commit of AppendEntry (bolt_group.go)
+	// mu guards db: every transaction holds it shared, and compaction
+	// (bolt_compact.go) holds it exclusively while it swaps the file.
+	mu      sync.RWMutex
+	db      *bolt.DB
+	path    string
+	opts    BoltOptions
+	group   *committer // group commit of AppendEntry (bolt_group.go)
+	compact compactor  // background compaction (bolt_compact.go)
 }
 
 // OpenBolt opens, or creates, the bbolt database file at path (its parent
@@ -63,16 +70,24 @@ type boltStore struct {
 // Entries runs in one read transaction for the whole replay; a write that
 // must grow the file meanwhile waits for it to end. Replays happen when
 // topics load, so this is harmless for a test broker.
-func OpenBolt(path string) (Store, error) {
+//
+// The file is compacted (bolt_compact.go) at open and after deletes when
+// its free space exceeds both its live data and BoltOptions.CompactSlack.
+func OpenBolt(path string) (Store, error) { return OpenBoltWith(path, BoltOptions{}) }
+
+// OpenBoltWith is OpenBolt with options; the zero BoltOptions are
+// OpenBolt's defaults.
+func OpenBoltWith(path string, opts BoltOptions) (Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{
-		Timeout:      BoltLockTimeout,
-		FreelistType: bolt.FreelistMapType,
-	})
+	opts = opts.withDefaults()
+	// A compaction that a crash interrupted left its copy: the file
+	// itself is whole (the copy replaces it only once complete).
+	_ = os.Remove(path + compactSuffix)
+	db, err := openBoltDB(path)
 	if err != nil {
-		return nil, fmt.Errorf("store: open %s: %w", path, err)
+		return nil, err
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
 		meta, err := tx.CreateBucketIfNotExists(bucketMeta)
@@ -97,18 +112,39 @@ func OpenBolt(path string) (Store, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("store: init %s: %w", path, err), db.Close())
 	}
-	s := &boltStore{db: db}
+	s := &boltStore{db: db, path: path, opts: opts}
+	if s.compactDue() {
+		if err := s.compactNow(); err != nil {
+			return nil, errors.Join(err, s.db.Close())
+		}
+	}
 	s.group = newCommitter(s)
 	return s, nil
 }
 
+// openBoltDB opens the bbolt file at path with the store's settings.
+func openBoltDB(path string) (*bolt.DB, error) {
+	db, err := bolt.Open(path, 0o600, &bolt.Options{
+		Timeout:      BoltLockTimeout,
+		FreelistType: bolt.FreelistMapType,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	return db, nil
+}
+
 // update runs fn in a write transaction and maps bbolt's "not open" to ErrClosed.
 func (s *boltStore) update(fn func(tx *bolt.Tx) error) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	return mapBoltErr(s.db.Update(fn))
 }
 
 // view runs fn in a read transaction and maps bbolt's "not open" to ErrClosed.
 func (s *boltStore) view(fn func(tx *bolt.Tx) error) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	return mapBoltErr(s.db.View(fn))
 }
 
@@ -323,13 +359,17 @@ func (s *boltStore) DeleteTopic(topic string) error {
 	if err := checkName("topic", topic); err != nil {
 		return err
 	}
-	return s.update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		err := tx.Bucket(bucketTopics).DeleteBucket([]byte(topic))
 		if errors.Is(err, bolterrors.ErrBucketNotFound) {
 			return nil
 		}
 		return err
 	})
+	if err == nil {
+		s.compactIfDue()
+	}
+	return err
 }
 
 func (s *boltStore) SaveCursor(topic, sub string, state []byte) error {
@@ -434,5 +474,8 @@ func (s *boltStore) Partitions() (map[string]int, error) {
 
 func (s *boltStore) Close() error {
 	s.group.close()
+	s.compact.stop()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return s.db.Close()
 }

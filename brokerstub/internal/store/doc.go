@@ -8,7 +8,9 @@
 //     same store finds every appended entry and every saved cursor again.
 //   - [OpenBolt] keeps everything in one go.etcd.io/bbolt file, so the data
 //     also survives the end of the process, including kill -9: every write
-//     is in a bbolt transaction, and bbolt fsyncs on commit.
+//     is in a bbolt transaction, and bbolt fsyncs on commit. The file is
+//     compacted when deletes leave it more free space than live data
+//     (bolt_compact.go), so that its size follows the live data.
 //
 // A store is shared by all topics of a broker, and each topic is owned by its
 // own goroutine, so both implementations are safe for concurrent use.

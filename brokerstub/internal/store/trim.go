@@ -50,7 +50,7 @@ func (s *boltStore) DeleteLedgersBefore(topic string, ledger int64) error {
 		return nil
 	}
 	end := entryKey(ledger, 0)
-	return s.update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		entries := nested(tx, topic, bucketEntries)
 		if entries == nil {
 			return nil
@@ -63,4 +63,8 @@ func (s *boltStore) DeleteLedgersBefore(topic string, ledger int64) error {
 		}
 		return nil
 	})
+	if err == nil {
+		s.compactIfDue()
+	}
+	return err
 }
