@@ -88,23 +88,22 @@ const (
 
 // soakTrack follows an exchange's messages to their fate.
 type soakTrack struct {
-	mu    sync.Mutex
-	base  uint64
-	fate  []int
-	seen  []int // receipts
-	done  []bool
-	left  int
-	over  chan struct{}
-	nacks bool
+	mu   sync.Mutex
+	base uint64
+	fate []int
+	seen []int // receipts
+	done []bool
+	left int
+	over chan struct{}
 }
 
-func newSoakTrack(rng *rand.Rand, base uint64, n int, nacks bool) *soakTrack {
-	tr := &soakTrack{base: base, fate: make([]int, n), seen: make([]int, n), done: make([]bool, n), left: n, over: make(chan struct{}), nacks: nacks}
+func newSoakTrack(rng *rand.Rand, base uint64, n int) *soakTrack {
+	tr := &soakTrack{base: base, fate: make([]int, n), seen: make([]int, n), done: make([]bool, n), left: n, over: make(chan struct{})}
 	for i := range tr.fate {
 		switch r := rng.IntN(100); {
 		case r < 5:
 			tr.fate[i] = fateUnacked
-		case r < 15 && nacks:
+		case r < 15:
 			tr.fate[i] = fateNack
 		}
 	}
@@ -172,7 +171,7 @@ func (s *soak) exchange(rng *rand.Rand, topic string, st SubscriptionType, mode 
 		return
 	}
 	n := len(ids)
-	tr := newSoakTrack(rng, base, n, mode != soakBatching || soakNackBatched)
+	tr := newSoakTrack(rng, base, n)
 	ctx, cancel := context.WithTimeout(context.Background(), soakScenarioTimeout)
 	defer cancel()
 	var wg sync.WaitGroup

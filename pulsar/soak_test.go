@@ -48,14 +48,6 @@ func TestSoak(t *testing.T) {
 // soakFlag is -soak: how long TestSoak runs instead of its CI slice.
 var soakFlag = flag.Duration("soak", 0, "run TestSoak this long (e.g. 12m) instead of its 20 s CI slice; or PULSARGO_SOAK")
 
-// soakNackBatched turns on nacks of messages from batching producers (the
-// nack, then ack of the redelivered message, of issue #38 item 1). While
-// that client bug is open, an ack there fails with "message id unknown to
-// this consumer"; set to true once its fix is merged. With false, batching
-// producers' messages are acked or left unacked, never nacked; all other
-// combinations nack.
-const soakNackBatched = false
-
 func soakDuration(t *testing.T) (time.Duration, bool) {
 	d := *soakFlag
 	if v := os.Getenv("PULSARGO_SOAK"); v != "" {
