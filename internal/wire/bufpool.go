@@ -85,6 +85,24 @@ func (p *BufferPool) get(n int) []byte {
 	}
 }
 
+// free returns a buffer of length n when the pool has one free, without
+// allocating.
+func (p *BufferPool) free(n int) ([]byte, bool) {
+	if p == nil || n < p.min {
+		return nil, false
+	}
+	c := class(n)
+	if c >= len(p.classes) {
+		return nil, false
+	}
+	select {
+	case b := <-p.classes[c]:
+		return b[:n], true
+	default:
+		return nil, false
+	}
+}
+
 // put offers b back to the pool; buffers that do not fit a class exactly
 // (not allocated by get) or find their class full are dropped.
 func (p *BufferPool) put(b []byte) {
