@@ -24,8 +24,14 @@ type outFrame struct {
 	last    bool // the writer closes the connection once it has written it
 }
 
+// outFrameOverhead is what a queued frame costs beyond its bytes: its slot
+// in the queue and its header's allocation. Counting it keeps a flood of
+// tiny frames (PONGs of 10 bytes) within the bound in memory, not only in
+// bytes to write.
+const outFrameOverhead = 64
+
 // size is how many bytes the frame adds to its connection's outBudget.
-func (f outFrame) size() int { return len(f.header) + len(f.payload) }
+func (f outFrame) size() int { return len(f.header) + len(f.payload) + outFrameOverhead }
 
 // command decodes the frame's command from its header, for an interceptor:
 // [total size][command size][command]...
