@@ -3,27 +3,28 @@ package wire
 import "bufio"
 
 // A frame's buffer grows with the bytes that arrive, so that what a peer
-// claims in a frame's size costs memory only once it has sent that much:
+// claims in a frame's size costs memory only once it has sent a fair part
+// of it:
 //
 //   - a frame of up to growDirect bytes gets its buffer at once;
 //   - a larger frame gets a buffer the pool has free (memory already held),
-//     when there is one, and is read into it directly;
+//     when there is one, and is read into it directly: a steady stream of
+//     large frames costs nothing more than before;
 //   - otherwise nothing is allocated until the Reader's own buffer (32 KiB)
-//     is full of the frame's bytes (or holds the whole frame); then the
-//     frame is read into a buffer that doubles as it fills, from growStart
-//     (or the frame's size, when smaller), until 1/commitShare of the
-//     frame has arrived; only then is the buffer of the frame's full size
-//     allocated, and the rest of the frame read into it directly.
+//     is full of the frame's bytes (or holds the whole frame). The frame is
+//     then read into a buffer of at most growFactor times what has arrived,
+//     growing so, until 1/growFactor of the frame has arrived; only then is
+//     the buffer of the frame's full size allocated, and the rest of the
+//     frame read into it directly.
 //
-// A peer that sends the size of a 5 MiB frame and two bytes costs no
-// allocation beyond the Reader's buffer; one that sends 1/8 of it costs at
-// most 2x what it sent until then. The bytes copied beyond the kernel's copy
-// are at most 1/commitShare*2 of the frame, and none when the pool has a
-// buffer free (a steady stream of large frames).
+// So a peer that sends the size of a 5 MiB frame and two bytes costs no
+// allocation beyond the Reader's buffer, and what the Reader holds for a
+// frame is never more than growFactor times what arrived. A frame of up to
+// 2 MiB takes one step (1/8 of it), a 5 MiB one two (256 KiB, 640 KiB):
+// the bytes copied beyond the kernel's copy are 1/8 to 1/6 of the frame.
 const (
-	growDirect  = 4 << 10
-	growStart   = 64 << 10
-	commitShare = 8
+	growDirect = 4 << 10
+	growFactor = 8
 )
 
 // readFrameBytes returns the n bytes of the frame whose 4-byte size is in
@@ -38,35 +39,40 @@ func (r *Reader) readFrameBytes(n int) ([]byte, error) {
 		copy(buf, r.hdr[:])
 		return buf, r.readInto(buf[4:])
 	}
+	have := 4
 	if br, ok := r.r.(*bufio.Reader); ok {
 		// Wait, at no cost, until the frame's bytes fill the buffer that
 		// exists anyway (or the frame is in it whole).
-		if _, err := br.Peek(min(n-4, br.Size())); err != nil {
+		b, err := br.Peek(min(n-4, br.Size()))
+		if err != nil {
 			return nil, err
 		}
+		have += len(b)
 	}
-	have := 4
-	tmp := r.pool.get(min(n, growStart))
-	copy(tmp, r.hdr[:])
-	for {
+	share := (n + growFactor - 1) / growFactor // the part that commits the frame's size
+	var tmp []byte
+	for have < share {
+		next := r.pool.getUncleared(min(share, growFactor*have))
+		copy(next, tmp)
+		if tmp == nil {
+			copy(next, r.hdr[:])
+			have = 4
+		}
+		r.pool.put(tmp)
+		tmp = next
 		if err := r.readInto(tmp[have:]); err != nil {
 			r.pool.put(tmp)
 			return nil, err
 		}
 		have = len(tmp)
-		if have == n {
-			return tmp, nil
-		}
-		if have*commitShare >= n || 2*have >= n {
-			break
-		}
-		next := r.pool.get(2 * have)
-		copy(next, tmp)
-		r.pool.put(tmp)
-		tmp = next
 	}
-	buf := r.pool.get(n)
-	copy(buf, tmp)
-	r.pool.put(tmp)
+	buf := r.pool.getUncleared(n)
+	if tmp == nil {
+		copy(buf, r.hdr[:])
+		have = 4
+	} else {
+		copy(buf, tmp)
+		r.pool.put(tmp)
+	}
 	return buf, r.readInto(buf[have:])
 }
