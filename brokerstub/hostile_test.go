@@ -368,7 +368,9 @@ func TestHostileListeners(t *testing.T) {
 func TestHostileEmptyPortsDisablePlaintext(t *testing.T) {
 	pki := newTestPKI(t)
 	f := pki.writeFiles()
-	cfg, err := ParseConfig(strings.NewReader("bindAddress=127.0.0.1\nbrokerServicePort=\nwebServicePort=\n" +
+	// No bindAddress: were the empty ports ignored, the plain ones would
+	// take free ports (not 6650 and 8080) and be counted below.
+	cfg, err := ParseConfig(strings.NewReader("brokerServicePort=\nwebServicePort=\n" +
 		"brokerServicePortTls=0\nwebServicePortTls=0\ntlsCertificateFilePath=" + f.CertFile +
 		"\ntlsKeyFilePath=" + f.KeyFile + "\ntlsTrustCertsFilePath=" + f.TrustCertsFile + "\n"))
 	if err != nil {
