@@ -22,6 +22,11 @@ subscriptionKeySharedUseConsistentHashing=false
 managedLedgerMaxEntriesPerLedger=100
 managedLedgerCursorPositionFlushSeconds=5
 keepAliveIntervalSeconds=10
+brokerMaxConnections=100
+brokerMaxConnectionsPerIp=10
+pulsarChannelWriteBufferHighWaterMark=131072
+pulsarChannelWriteBufferLowWaterMark=65536
+httpMaxRequestHeaderSize=16384
 allowAutoTopicCreation=true
 allowAutoTopicCreationType=partitioned
 defaultNumPartitions=3
@@ -51,6 +56,12 @@ zookeeperServers=
 		{"LedgerRolloverEntries", o.LedgerRolloverEntries, 100},
 		{"CursorFlushInterval", o.CursorFlushInterval, 5 * time.Second},
 		{"KeepAliveInterval", o.KeepAliveInterval, 10 * time.Second},
+		{"MaxConnections", o.MaxConnections, 100},
+		{"MaxConnectionsPerIP", o.MaxConnectionsPerIP, 10},
+		{"WriteBufferHighWaterMark", o.WriteBufferHighWaterMark, 128 << 10},
+		{"WriteBufferLowWaterMark", o.WriteBufferLowWaterMark, 64 << 10},
+		{"HTTPMaxHeaderBytes", o.HTTPMaxHeaderBytes, 16 << 10},
+		{"DisableBrokerServicePort", o.DisableBrokerServicePort, false},
 		{"AutoTopicCreationPartitions", o.AutoTopicCreationPartitions, 3},
 		{"BacklogQuota.LimitBytes", o.BacklogQuota.LimitBytes, int64(10 << 30)},
 		{"BacklogQuota.Policy", o.BacklogQuota.Policy, "producer_exception"},
@@ -68,7 +79,8 @@ zookeeperServers=
 			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
 		}
 	}
-	for _, bad := range []string{"maxMessageSize=big", "allowAutoTopicCreationType=sometimes", "webServicePort=99999", "acknowledgmentAtBatchIndexLevelEnabled=yes please", "no separator"} {
+	for _, bad := range []string{"maxMessageSize=big", "allowAutoTopicCreationType=sometimes", "webServicePort=99999", "acknowledgmentAtBatchIndexLevelEnabled=yes please", "no separator",
+		"brokerMaxConnections=-1", "pulsarChannelWriteBufferHighWaterMark=0"} {
 		if _, err := ParseConfig(strings.NewReader(bad)); err == nil {
 			t.Errorf("ParseConfig(%q) succeeded", bad)
 		}
