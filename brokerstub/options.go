@@ -190,13 +190,14 @@ type Options struct {
 	WebServiceTLSAddr string
 	// Authenticate, when set, checks the credentials of every CONNECT (for
 	// example method "token" and the token); an error refuses the
-	// connection with AuthenticationError, as a broker with authentication
-	// enabled does. Default: every client is accepted.
+	// connection with AuthenticationError and closes it, as a broker with
+	// authentication enabled does. Default: every client is accepted.
 	Authenticate func(method string, data []byte) error
 	// AuthenticationEnabled makes clients authenticate (Pulsar's
 	// authenticationEnabled): CONNECT's auth_method_name picks a provider of
 	// AuthenticationProviders, and credentials that do not check out are
-	// refused with AuthenticationError (HTTP 401 on the admin API).
+	// refused with AuthenticationError "Failed to authenticate" and the
+	// connection closed (HTTP 401 on the admin API).
 	// Default false: every client is AnonymousUserRole.
 	AuthenticationEnabled bool
 	// AuthenticationProviders are the methods clients may use (Pulsar's
