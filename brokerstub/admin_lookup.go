@@ -15,9 +15,9 @@ func lookupTopic(rq *adminReq) (any, error) {
 		return nil, restErr(http.StatusNotFound, "Topic %s does not exist", name.Full)
 	}
 	d := map[string]string{
-		"brokerUrl":  "pulsar://" + rq.b.advertise(rq.b.Addr()),
+		"brokerUrl":  rq.b.brokerServiceURL(),
 		"httpUrl":    rq.b.WebServiceURL(),
-		"nativeUrl":  "pulsar://" + rq.b.advertise(rq.b.Addr()),
+		"nativeUrl":  rq.b.brokerServiceURL(),
 		"httpUrlTls": rq.b.WebServiceTLSURL(),
 	}
 	if u := rq.b.TLSURL(); u != "" {

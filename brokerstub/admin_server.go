@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -84,8 +84,8 @@ type route struct {
 	h       adminHandler
 }
 
-// startAdmin opens the HTTP listener (unless NoListener) and loads the
-// admin state from the store.
+// startAdmin opens the HTTP listeners (unless NoListener; the plain one
+// unless DisableWebServicePort) and loads the admin state from the store.
 func (b *Broker) startAdmin() error {
 	a := &adminServer{b: b, done: make(chan struct{})}
 	a.register()
@@ -93,26 +93,28 @@ func (b *Broker) startAdmin() error {
 	if b.opts.NoListener {
 		return nil
 	}
-	ln, err := net.Listen("tcp", b.opts.HTTPAddr)
-	if err != nil {
-		return fmt.Errorf("brokerstub: listen http: %w", err)
+	if !b.opts.DisableWebServicePort {
+		ln, err := net.Listen("tcp", b.opts.HTTPAddr)
+		if err != nil {
+			return fmt.Errorf("brokerstub: listen http: %w", err)
+		}
+		a.ln, a.addr = ln, ln.Addr().String()
+		a.srv = b.newHTTPServer(a, slog.LevelWarn)
+		go func() {
+			defer close(a.done)
+			_ = a.srv.Serve(ln)
+		}()
 	}
-	a.ln, a.addr = ln, ln.Addr().String()
-	a.srv = &http.Server{Handler: a, ErrorLog: nil, ReadHeaderTimeout: 0}
-	go func() {
-		defer close(a.done)
-		_ = a.srv.Serve(ln)
-	}()
 	if b.opts.TLS != nil && b.opts.WebServiceTLSAddr != "" {
 		tln, err := listenTLS(b.opts.WebServiceTLSAddr, b.opts.TLS)
 		if err != nil {
-			_ = a.srv.Close()
-			<-a.done
+			b.stopAdmin()
 			a.srv = nil
 			return fmt.Errorf("brokerstub: listen https: %w", err)
 		}
 		a.tlsAddr = tln.Addr().String()
-		a.tlsSrv = &http.Server{Handler: a, ErrorLog: log.New(io.Discard, "", 0)}
+		// TLS handshake failures are logged too: at debug level.
+		a.tlsSrv = b.newHTTPServer(a, slog.LevelDebug)
 		a.tlsDone = make(chan struct{})
 		go func() {
 			defer close(a.tlsDone)
@@ -121,6 +123,22 @@ func (b *Broker) startAdmin() error {
 	}
 	b.log.Info("brokerstub web service", "url", b.WebServiceURL(), "tls_url", b.WebServiceTLSURL())
 	return nil
+}
+
+// newHTTPServer returns the admin web service's http.Server, with the
+// limits of Options (HTTPReadHeaderTimeout, HTTPReadTimeout,
+// HTTPIdleTimeout, HTTPMaxHeaderBytes), so that slow or idle clients
+// cannot hold its file descriptors; its errors (accept errors included,
+// which net/http retries) go to the broker's Logger at level.
+func (b *Broker) newHTTPServer(h http.Handler, level slog.Level) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: b.opts.HTTPReadHeaderTimeout,
+		ReadTimeout:       b.opts.HTTPReadTimeout,
+		IdleTimeout:       b.opts.HTTPIdleTimeout,
+		MaxHeaderBytes:    b.opts.HTTPMaxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(b.log.Handler(), level),
+	}
 }
 
 // loadPolicies (re)reads the admin state from the current store.
@@ -137,14 +155,16 @@ func (b *Broker) loadPolicies() error {
 	return nil
 }
 
-// stopAdmin closes the HTTP listener and waits for requests in flight.
+// stopAdmin closes the HTTP listeners and waits for requests in flight.
 func (b *Broker) stopAdmin() {
 	a := b.admin
-	if a == nil || a.srv == nil {
+	if a == nil {
 		return
 	}
-	_ = a.srv.Close()
-	<-a.done
+	if a.srv != nil {
+		_ = a.srv.Close()
+		<-a.done
+	}
 	if a.tlsSrv != nil {
 		_ = a.tlsSrv.Close()
 		<-a.tlsDone

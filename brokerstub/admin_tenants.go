@@ -14,7 +14,7 @@ import (
 func (b *Broker) clusterData() map[string]any {
 	d := map[string]any{
 		"serviceUrl":       b.WebServiceURL(),
-		"brokerServiceUrl": "pulsar://" + b.advertise(b.Addr()),
+		"brokerServiceUrl": b.brokerServiceURL(),
 		"peerClusterNames": nil,
 	}
 	if u := b.TLSURL(); u != "" {

@@ -35,10 +35,13 @@ type AuthenticationData struct {
 }
 
 // Identity is an authenticated client: its role (Pulsar's principal) and,
-// for credentials that expire, when they do (zero: never).
+// for credentials that expire, when they do (zero: never); for credentials
+// not valid yet (a token's nbf), when they become valid (zero: always).
+// The broker checks both at its Options.Clock.
 type Identity struct {
-	Role    string
-	Expires time.Time
+	Role      string
+	Expires   time.Time
+	NotBefore time.Time
 }
 
 // authnError wraps ErrAuthentication with why.
@@ -86,6 +89,9 @@ func (b *Broker) authenticate(method string, d AuthenticationData, now time.Time
 	}
 	if !id.Expires.IsZero() && !now.Before(id.Expires) {
 		return Identity{}, authnError("credentials expired at %s", id.Expires.UTC().Format(time.RFC3339))
+	}
+	if now.Before(id.NotBefore) {
+		return Identity{}, authnError("credentials not valid before %s", id.NotBefore.UTC().Format(time.RFC3339))
 	}
 	return id, nil
 }

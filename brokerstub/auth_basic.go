@@ -71,6 +71,10 @@ func isBcrypt(h string) bool {
 	return strings.HasPrefix(h, "$2y$") || strings.HasPrefix(h, "$2a$") || strings.HasPrefix(h, "$2b$")
 }
 
+// errBasicRefused is the one error of an unknown user and a wrong
+// password, so that neither the client nor the log tells them apart.
+var errBasicRefused = authnError("basic: unknown user or wrong password")
+
 type basicProvider struct {
 	users map[string]string
 }
@@ -84,17 +88,17 @@ func (p basicProvider) Authenticate(d AuthenticationData) (Identity, error) {
 	}
 	h, ok := p.users[user]
 	if !ok {
-		return Identity{}, authnError("basic: unknown user %q", user)
+		return Identity{}, errBasicRefused
 	}
 	if isBcrypt(h) {
 		if len(pass) > 72 || bcrypt.CompareHashAndPassword([]byte("$2a$"+h[4:]), []byte(pass)) != nil {
-			return Identity{}, authnError("basic: wrong password for %q", user)
+			return Identity{}, errBasicRefused
 		}
 		return Identity{Role: user}, nil
 	}
 	salt, _, _ := strings.Cut(h[len("$apr1$"):], "$")
 	if subtle.ConstantTimeCompare([]byte(apr1(pass, salt)), []byte(h)) != 1 {
-		return Identity{}, authnError("basic: wrong password for %q", user)
+		return Identity{}, errBasicRefused
 	}
 	return Identity{Role: user}, nil
 }

@@ -1,6 +1,7 @@
 package brokerstub
 
 import (
+	"math"
 	"sync"
 
 	"github.com/pulsargo/sdk/internal/proto"
@@ -26,9 +27,23 @@ func (c *conn) role() string {
 	return c.auth.id.Role
 }
 
+// authFailedText is what a client refused at CONNECT or AUTH_RESPONSE is
+// told, whatever the reason (Pulsar's text): why is logged, not sent, so
+// that a client cannot tell an unknown user from a wrong password.
+const authFailedText = "Failed to authenticate"
+
+// refuseAuth answers a failed authentication as Pulsar does: ERROR
+// AuthenticationError with request id -1, then the connection closes, so
+// that each guess costs a new connection.
+func (c *conn) refuseAuth(msg string) {
+	id := uint64(math.MaxUint64)
+	c.writeLast(&proto.BaseCommand{Type: proto.BaseCommand_ERROR.Enum(), Error: &proto.CommandError{
+		RequestId: &id, Error: proto.ServerError_AuthenticationError.Enum(), Message: &msg}})
+}
+
 // authenticateConnect checks CONNECT's credentials and, for credentials
 // that expire, starts the refresh timer. It reports false when the
-// connection was refused.
+// connection was refused: the error is queued as its last frame.
 func (c *conn) authenticateConnect(m *proto.CommandConnect) bool {
 	if !c.b.authEnabled() {
 		c.auth.mu.Lock()
@@ -40,7 +55,7 @@ func (c *conn) authenticateConnect(m *proto.CommandConnect) bool {
 	id, err := c.b.authenticate(method, AuthenticationData{Data: m.GetAuthData(), PeerCertificates: peerCertificates(c.nc)}, c.b.opts.Clock.Now())
 	if err != nil {
 		c.log.Info("authentication refused", "method", method, "err", err)
-		c.sendError(0, proto.ServerError_AuthenticationError, "Unable to authenticate: "+err.Error())
+		c.refuseAuth(authFailedText)
 		return false
 	}
 	c.auth.mu.Lock()
@@ -109,7 +124,8 @@ func (c *conn) handleAuthResponse(m *proto.CommandAuthResponse) bool {
 	id, err := c.b.authenticate(method, AuthenticationData{Data: r.GetAuthData(), PeerCertificates: peerCertificates(c.nc)}, c.b.opts.Clock.Now())
 	if err != nil {
 		c.log.Info("refreshed credentials refused; closing connection", "err", err)
-		return false
+		c.refuseAuth(authFailedText)
+		return true // the connection closes once the error is written
 	}
 	c.auth.mu.Lock()
 	defer c.auth.mu.Unlock()

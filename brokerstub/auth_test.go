@@ -257,5 +257,9 @@ func TestAuthChallengeWhenTokenExpires(t *testing.T) {
 	c2.expect(proto.BaseCommand_AUTH_CHALLENGE)
 	c = c2
 	respond(exp(-time.Second))
+	// As Pulsar's authenticationFailed: the one error text, then closed.
+	if e := c2.expect(proto.BaseCommand_ERROR).GetError(); e.GetError() != proto.ServerError_AuthenticationError || e.GetMessage() != "Failed to authenticate" {
+		t.Fatalf("refused refresh: %v", e)
+	}
 	c2.expectClosed()
 }

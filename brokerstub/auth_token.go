@@ -119,8 +119,9 @@ type tokenProvider struct {
 
 func (*tokenProvider) AuthMethodName() string { return "token" }
 
-// Authenticate verifies the JWT's signature and reads its claims; the
-// expiry is returned in the Identity for the caller to check at its clock.
+// Authenticate verifies the JWT's signature and reads its claims; exp and
+// nbf are returned in the Identity (Expires, NotBefore) for the caller to
+// check at its clock.
 func (p *tokenProvider) Authenticate(d AuthenticationData) (Identity, error) {
 	tok := strings.TrimSpace(string(d.Data))
 	tok = strings.TrimPrefix(tok, "Bearer ")
@@ -159,6 +160,13 @@ func (p *tokenProvider) Authenticate(d AuthenticationData) (Identity, error) {
 			return Identity{}, authnError("token exp: %v", err)
 		}
 		id.Expires = exp
+	}
+	if raw, ok := claims["nbf"]; ok {
+		nbf, err := numericDate(raw)
+		if err != nil {
+			return Identity{}, authnError("token nbf: %v", err)
+		}
+		id.NotBefore = nbf
 	}
 	return id, nil
 }

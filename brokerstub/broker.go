@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 	"github.com/pulsargo/sdk/brokerstub/internal/policy"
@@ -36,17 +37,19 @@ type Broker struct {
 	frames      func() *wire.BufferPool // the connections' frame buffers (conn.go), made on first use
 	cache       *ledger.Cache           // entry bytes in memory (Options.EntryCacheSize); nil without a DataDir
 
-	mu       sync.Mutex
-	st       store.Store
-	ln       net.Listener
-	addr     string       // the bound address, kept across restarts
-	tlsLn    net.Listener // the TLS binary port beside ln (Options.TLSAddr)
-	tlsAddr  string       // its bound address, kept across restarts
-	topics   map[string]*topic
-	conns    map[*conn]struct{}
-	closed   bool
-	serveWG  sync.WaitGroup // accept loop and connections
-	topicsWG sync.WaitGroup // topic goroutines
+	mu      sync.Mutex
+	st      store.Store
+	ln      net.Listener
+	addr    string       // the bound address, kept across restarts
+	tlsLn   net.Listener // the TLS binary port beside ln (Options.TLSAddr)
+	tlsAddr string       // its bound address, kept across restarts
+	topics  map[string]*topic
+	conns   map[*conn]struct{}
+	// connsPerHost counts conns by client host (Options.MaxConnectionsPerIP).
+	connsPerHost map[string]int
+	closed       bool
+	serveWG      sync.WaitGroup // accept loop and connections
+	topicsWG     sync.WaitGroup // topic goroutines
 
 	admin    *adminServer                 // admin REST API (admin_server.go)
 	policies atomic.Pointer[policy.State] // tenants, namespaces, policies
@@ -121,9 +124,12 @@ const noListenerAddr = "brokerstub.invalid:6650"
 
 func (b *Broker) listen(addr string) error {
 	var ln net.Listener
-	if b.opts.NoListener {
+	switch {
+	case b.opts.NoListener:
 		addr = noListenerAddr
-	} else {
+	case b.opts.DisableBrokerServicePort:
+		addr = ""
+	default:
 		var err error
 		if ln, err = net.Listen("tcp", addr); err != nil {
 			return fmt.Errorf("brokerstub: listen: %w", err)
@@ -141,7 +147,9 @@ func (b *Broker) listen(addr string) error {
 	if !b.opts.NoListener && b.opts.TLS != nil && tlsAddr != "" {
 		var err error
 		if tlsLn, err = listenTLS(tlsAddr, b.opts.TLS); err != nil {
-			_ = ln.Close()
+			if ln != nil {
+				_ = ln.Close()
+			}
 			return err
 		}
 		tlsAddr = tlsLn.Addr().String()
@@ -155,6 +163,7 @@ func (b *Broker) listen(addr string) error {
 	}
 	b.topics = make(map[string]*topic)
 	b.conns = make(map[*conn]struct{})
+	b.connsPerHost = make(map[string]int)
 	b.closed = false
 	b.mu.Unlock()
 	if err := b.startCoordinator(); err != nil { // txn_coordinator.go
@@ -178,19 +187,38 @@ func (b *Broker) listen(addr string) error {
 	return nil
 }
 
+// Accept errors (a full fd table: EMFILE, a connection reset before it
+// was accepted) are retried after a pause that doubles from
+// acceptRetryMin to acceptRetryMax, as net/http.Server does.
+const (
+	acceptRetryMin = 5 * time.Millisecond
+	acceptRetryMax = time.Second
+)
+
+// acceptLoop serves the connections of ln until it is closed. No other
+// error stops it: each is logged and retried with backoff.
 func (b *Broker) acceptLoop(ln net.Listener) {
 	defer b.serveWG.Done()
+	var delay time.Duration
 	for {
 		nc, err := ln.Accept()
 		if err != nil {
-			return
+			if errors.Is(err, net.ErrClosed) || b.isClosed() {
+				return
+			}
+			delay = min(max(2*delay, acceptRetryMin), acceptRetryMax)
+			b.log.Warn("brokerstub: accept failed; retrying", "addr", ln.Addr().String(), "err", err, "retry_in", delay)
+			time.Sleep(delay)
+			continue
 		}
+		delay = 0
 		b.serve(nc)
 	}
 }
 
 // serve starts the goroutines of a new connection, unless the broker is
-// shutting down.
+// shutting down or the connection is one more than Options.MaxConnections
+// or MaxConnectionsPerIP allow (then it is refused as Pulsar does).
 func (b *Broker) serve(nc net.Conn) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -198,14 +226,24 @@ func (b *Broker) serve(nc net.Conn) {
 		_ = nc.Close()
 		return
 	}
+	host := remoteHost(nc)
+	if msg := b.connLimitRefusal(nc, host); msg != "" {
+		b.log.Warn("brokerstub: connection refused", "remote", nc.RemoteAddr().String(), "reason", msg)
+		go refuseConn(nc, msg)
+		return
+	}
 	c := newConn(b, nc)
 	b.conns[c] = struct{}{}
+	b.connsPerHost[host]++
 	b.serveWG.Add(1)
 	go func() {
 		defer b.serveWG.Done()
 		c.run()
 		b.mu.Lock()
 		delete(b.conns, c)
+		if b.connsPerHost[host]--; b.connsPerHost[host] <= 0 {
+			delete(b.connsPerHost, host)
+		}
 		b.mu.Unlock()
 	}()
 }
@@ -214,7 +252,13 @@ func (b *Broker) serve(nc net.Conn) {
 // "pulsar+ssl://host:port" when Options.TLS is set without Options.TLSAddr
 // or Options.WebServiceTLSAddr (the one binary port speaks TLS); host is
 // Options.AdvertisedAddress when set. See TLSURL for the TLS port.
+//
+// With Options.DisableBrokerServicePort, URL returns the TLS port's URL
+// (TLSURL), or "" when there is none either.
 func (b *Broker) URL() string {
+	if b.opts.DisableBrokerServicePort && !b.opts.NoListener {
+		return b.TLSURL()
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.opts.TLS != nil && !b.opts.tlsSplit() {
@@ -223,7 +267,8 @@ func (b *Broker) URL() string {
 	return "pulsar://" + b.advertise(b.addr)
 }
 
-// Addr returns the address the broker listens on, "host:port".
+// Addr returns the address the broker listens on, "host:port" ("" with
+// Options.DisableBrokerServicePort).
 func (b *Broker) Addr() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -334,4 +379,14 @@ func (b *Broker) shutdown(graceful bool) bool {
 	}
 	b.topicsWG.Wait()
 	return true
+}
+
+// brokerServiceURL is the plain binary port's URL that lookups and cluster
+// data name (Pulsar's brokerServiceUrl): "" when that port is disabled.
+func (b *Broker) brokerServiceURL() string {
+	addr := b.Addr()
+	if addr == "" {
+		return ""
+	}
+	return "pulsar://" + b.advertise(addr)
 }

@@ -87,7 +87,8 @@ func isSecurityKey(k string) bool {
 }
 
 // ParseConfig reads Pulsar broker configuration. Keys with an empty value
-// keep Pulsar's default and are skipped. Honoured: brokerServicePort,
+// keep Pulsar's default and are skipped, but for brokerServicePort and
+// webServicePort: empty, they disable that port. Honoured: brokerServicePort,
 // webServicePort, bindAddress (listen addresses), advertisedAddress,
 // clusterName, maxMessageSize, acknowledgmentAtBatchIndexLevelEnabled,
 // subscriptionKeySharedUseConsistentHashing,
@@ -95,7 +96,11 @@ func isSecurityKey(k string) bool {
 // keySharedLookAheadMsgInReplayThresholdPerConsumer and ...PerSubscription,
 // managedLedgerMaxEntriesPerLedger, managedLedgerCursorPositionFlushSeconds,
 // managedLedgerCacheSizeMB, allowAutoTopicCreation, allowAutoTopicCreationType, defaultNumPartitions,
-// keepAliveIntervalSeconds, delayedDeliveryEnabled,
+// keepAliveIntervalSeconds, brokerMaxConnections, brokerMaxConnectionsPerIp,
+// pulsarChannelWriteBufferHighWaterMark, pulsarChannelWriteBufferLowWaterMark
+// (the broker always pauses reading past it, as with
+// pulsarChannelPauseReceivingRequestsIfUnwritable=true),
+// httpMaxRequestHeaderSize, delayedDeliveryEnabled,
 // delayedDeliveryTickTimeMillis, isDelayedDeliveryDeliverAtTimeStrict,
 // delayedDeliveryMaxDelayInMillis,
 // schemaCompatibilityStrategy, isAllowAutoUpdateSchemaEnabled,
@@ -129,6 +134,7 @@ func ParseConfig(r io.Reader) (Config, error) {
 // ParseConfigWith is ParseConfig with options.
 func ParseConfigWith(r io.Reader, co ConfigOptions) (Config, error) {
 	kv := map[string]string{}
+	empty := map[string]bool{} // keys set to "" (for the ports: disabled)
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	line := 0
@@ -147,6 +153,10 @@ func ParseConfigWith(r io.Reader, co ConfigOptions) (Config, error) {
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if v != "" {
 			kv[k] = v
+			delete(empty, k)
+		} else {
+			empty[k] = true
+			delete(kv, k)
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -156,16 +166,20 @@ func ParseConfigWith(r io.Reader, co ConfigOptions) (Config, error) {
 	o := &cfg.Options
 	p := configParser{kv: kv}
 	bind := p.str("bindAddress", "0.0.0.0")
+	// An empty brokerServicePort or webServicePort disables that port
+	// (Pulsar reads them as Optional<Integer>; apache/pulsar#11681).
+	o.DisableBrokerServicePort = empty["brokerServicePort"]
+	o.DisableWebServicePort = empty["webServicePort"]
 	if v, ok := p.take("brokerServicePort"); ok {
 		o.Addr = net.JoinHostPort(bind, v)
 		p.port("brokerServicePort", v)
-	} else if _, ok := kv["bindAddress"]; ok {
+	} else if _, ok := kv["bindAddress"]; ok && !o.DisableBrokerServicePort {
 		o.Addr = net.JoinHostPort(bind, "6650")
 	}
 	if v, ok := p.take("webServicePort"); ok {
 		o.HTTPAddr = net.JoinHostPort(bind, v)
 		p.port("webServicePort", v)
-	} else if _, ok := kv["bindAddress"]; ok {
+	} else if _, ok := kv["bindAddress"]; ok && !o.DisableWebServicePort {
 		o.HTTPAddr = net.JoinHostPort(bind, "8080")
 	}
 	p.tls(o, bind)
@@ -187,6 +201,11 @@ func ParseConfigWith(r io.Reader, co ConfigOptions) (Config, error) {
 		o.EntryCacheSize = mb << 20
 	}
 	o.KeepAliveInterval = time.Duration(p.int("keepAliveIntervalSeconds", 0, 1)) * time.Second
+	o.MaxConnections = int(p.int("brokerMaxConnections", 0, 0))
+	o.MaxConnectionsPerIP = int(p.int("brokerMaxConnectionsPerIp", 0, 0))
+	o.WriteBufferHighWaterMark = int(p.int("pulsarChannelWriteBufferHighWaterMark", 0, 1))
+	o.WriteBufferLowWaterMark = int(p.int("pulsarChannelWriteBufferLowWaterMark", 0, 1))
+	o.HTTPMaxHeaderBytes = int(p.int("httpMaxRequestHeaderSize", 0, 1))
 	o.DisableDelayedDelivery = !p.bool("delayedDeliveryEnabled", true)
 	o.DelayedDeliveryTickTime = time.Duration(p.int("delayedDeliveryTickTimeMillis", 0, 1)) * time.Millisecond
 	o.DelayedDeliveryStrict = p.bool("isDelayedDeliveryDeliverAtTimeStrict", false)

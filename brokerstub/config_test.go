@@ -23,6 +23,11 @@ managedLedgerMaxEntriesPerLedger=100
 managedLedgerCursorPositionFlushSeconds=5
 managedLedgerCacheSizeMB=128
 keepAliveIntervalSeconds=10
+brokerMaxConnections=100
+brokerMaxConnectionsPerIp=10
+pulsarChannelWriteBufferHighWaterMark=131072
+pulsarChannelWriteBufferLowWaterMark=65536
+httpMaxRequestHeaderSize=16384
 allowAutoTopicCreation=true
 allowAutoTopicCreationType=partitioned
 defaultNumPartitions=3
@@ -55,6 +60,12 @@ tlsProtocols=TLSv1.3
 		{"CursorFlushInterval", o.CursorFlushInterval, 5 * time.Second},
 		{"EntryCacheSize", o.EntryCacheSize, int64(128 << 20)},
 		{"KeepAliveInterval", o.KeepAliveInterval, 10 * time.Second},
+		{"MaxConnections", o.MaxConnections, 100},
+		{"MaxConnectionsPerIP", o.MaxConnectionsPerIP, 10},
+		{"WriteBufferHighWaterMark", o.WriteBufferHighWaterMark, 128 << 10},
+		{"WriteBufferLowWaterMark", o.WriteBufferLowWaterMark, 64 << 10},
+		{"HTTPMaxHeaderBytes", o.HTTPMaxHeaderBytes, 16 << 10},
+		{"DisableBrokerServicePort", o.DisableBrokerServicePort, false},
 		{"AutoTopicCreationPartitions", o.AutoTopicCreationPartitions, 3},
 		{"BacklogQuota.LimitBytes", o.BacklogQuota.LimitBytes, int64(10 << 30)},
 		{"BacklogQuota.Policy", o.BacklogQuota.Policy, "producer_exception"},
@@ -80,7 +91,8 @@ tlsProtocols=TLSv1.3
 	if cfg, err := ParseConfig(strings.NewReader("clusterName=x")); err != nil || cfg.Options.EntryCacheSize != 0 {
 		t.Errorf("no managedLedgerCacheSizeMB: EntryCacheSize %d, %v; want 0 (the default)", cfg.Options.EntryCacheSize, err)
 	}
-	for _, bad := range []string{"maxMessageSize=big", "managedLedgerCacheSizeMB=-5", "allowAutoTopicCreationType=sometimes", "webServicePort=99999", "acknowledgmentAtBatchIndexLevelEnabled=yes please", "no separator"} {
+	for _, bad := range []string{"maxMessageSize=big", "managedLedgerCacheSizeMB=-5", "allowAutoTopicCreationType=sometimes", "webServicePort=99999", "acknowledgmentAtBatchIndexLevelEnabled=yes please", "no separator",
+		"brokerMaxConnections=-1", "pulsarChannelWriteBufferHighWaterMark=0"} {
 		if _, err := ParseConfig(strings.NewReader(bad)); err == nil {
 			t.Errorf("ParseConfig(%q) succeeded", bad)
 		}

@@ -3,6 +3,7 @@ package brokerstub
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -24,6 +25,12 @@ type conn struct {
 	nc  net.Conn
 	log *slog.Logger
 	out *frameq.Queue[outFrame]
+	// outq counts the bytes in out and being written; the read loop
+	// pauses past Options.WriteBufferHighWaterMark (outq.go).
+	outq outBudget
+	// lingering is set once a last frame (writeLast) is queued: the
+	// connection closes when the writer has written it.
+	lingering atomic.Bool
 
 	closeOnce sync.Once
 	done      chan struct{}
@@ -48,10 +55,15 @@ func newConn(b *Broker, nc net.Conn) *conn {
 	return &conn{
 		b: b, id: id, nc: nc, out: frameq.New[outFrame](), done: make(chan struct{}),
 		log:       b.log.With("conn", id, "remote", nc.RemoteAddr().String()),
+		outq:      outBudget{high: b.opts.WriteBufferHighWaterMark, low: b.opts.WriteBufferLowWaterMark},
 		producers: map[uint64]*producer{},
 		consumers: map[uint64]*consumer{},
 	}
 }
+
+// lingerTimeout is how long a connection refused with a last frame
+// (writeLast) waits for the client to take it before it is closed anyway.
+const lingerTimeout = time.Second
 
 // run serves the connection until it closes, then detaches its producers
 // and consumers from their topics.
@@ -64,6 +76,14 @@ func (c *conn) run() {
 	}()
 	go c.keepAlive()
 	c.readLoop()
+	if c.lingering.Load() {
+		t := time.NewTimer(lingerTimeout)
+		select {
+		case <-c.done:
+		case <-t.C:
+		}
+		t.Stop()
+	}
 	c.close()
 	<-writerDone
 	c.detachAll()
@@ -87,25 +107,38 @@ func (c *conn) close() {
 // a fresh allocation per frame.
 func newFramePool() *wire.BufferPool { return wire.NewBufferPoolFrom(0) }
 
+// readLoop reads and serves frames until the connection closes. Until
+// CONNECT has succeeded, a frame may be at most
+// Options.MaxFrameSizeBeforeConnect; then MaxMessageSize + FramePadding. It
+// reads nothing while the connection's SENDs wait for their topics
+// (sendBudget) or its outbound queue is past the high-water mark (outq).
 func (c *conn) readLoop() {
-	r := wire.NewReader(c.nc, c.b.opts.MaxMessageSize+wire.FramePadding)
+	r := wire.NewReader(c.nc, c.b.opts.MaxFrameSizeBeforeConnect)
 	r.SetBufferPool(c.b.frames())
 	for {
-		if !c.sends.wait(c.done) {
+		if !c.sends.wait(c.done) || !c.outq.wait(c.done) {
 			return
 		}
 		f, err := r.ReadFrame()
 		c.lastRead.Store(time.Now().UnixNano())
 		if err != nil {
+			if !c.connected && errors.Is(err, wire.ErrFrameTooLarge) {
+				err = fmt.Errorf("brokerstub: a frame before CONNECT may be at most %d bytes (Options.MaxFrameSizeBeforeConnect): %w",
+					c.b.opts.MaxFrameSizeBeforeConnect, err)
+			}
 			if !c.handleReadError(err) {
 				return
 			}
 			continue
 		}
+		wasConnected := c.connected
 		ok := c.serveFrame(&f)
 		f.Release() // unless a handler moved it (handleSend)
-		if !ok {
+		if !ok || c.lingering.Load() {
 			return
+		}
+		if !wasConnected && c.connected {
+			r.SetMaxFrameSize(c.b.opts.MaxMessageSize + wire.FramePadding)
 		}
 	}
 }
@@ -187,7 +220,13 @@ func (c *conn) writeLoop() {
 			return
 		case <-c.out.Ready():
 		}
+		taken, last := 0, false
 		for _, f := range c.out.Take() {
+			if last {
+				break
+			}
+			taken += f.size()
+			last = f.last
 			var act Action
 			if c.b.interceptor.Load() != nil {
 				act = c.b.intercept(c.id, Outbound, f.command())
@@ -207,14 +246,18 @@ func (c *conn) writeLoop() {
 				bufs = append(bufs, f.payload)
 			}
 		}
-		if len(bufs) == 0 {
-			continue
+		if len(bufs) > 0 {
+			if _, err := bufs.WriteTo(c.nc); err != nil {
+				c.close()
+				return
+			}
+			bufs = bufs[:0]
 		}
-		if _, err := bufs.WriteTo(c.nc); err != nil {
+		c.outq.sub(taken)
+		if last {
 			c.close()
 			return
 		}
-		bufs = bufs[:0]
 	}
 }
 
@@ -247,7 +290,30 @@ func (c *conn) write(cmd *proto.BaseCommand) {
 		c.log.Error("encode command", "type", cmd.GetType(), "err", err)
 		return
 	}
-	c.out.Push(outFrame{header: frame})
+	c.push(outFrame{header: frame})
+}
+
+// writeLast queues cmd as the connection's last frame: the read loop reads
+// nothing more, and the writer closes the connection once it has written
+// it, as Pulsar's writeAndFlush with a close listener.
+func (c *conn) writeLast(cmd *proto.BaseCommand) {
+	frame, err := wire.AppendCommand(nil, cmd)
+	if err != nil {
+		c.log.Error("encode command", "type", cmd.GetType(), "err", err)
+		c.close()
+		return
+	}
+	c.lingering.Store(true)
+	c.push(outFrame{header: frame, last: true})
+}
+
+// push queues f for the writer, counting its bytes in outq.
+func (c *conn) push(f outFrame) {
+	n := f.size()
+	c.outq.add(n)
+	if !c.out.Push(f) {
+		c.outq.sub(n)
+	}
 }
 
 // writeMessage queues a payload frame carrying e's metadata and payload as
@@ -265,7 +331,7 @@ func (c *conn) writeMessage(cmd *proto.BaseCommand, e ledger.Entry) {
 		c.log.Error("encode message", "err", err)
 		return
 	}
-	c.out.Push(outFrame{header: hdr, payload: e.Payload})
+	c.push(outFrame{header: hdr, payload: e.Payload})
 }
 
 // sendError answers a request with CommandError.

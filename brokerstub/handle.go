@@ -91,8 +91,8 @@ func (c *conn) handleConnect(m *proto.CommandConnect) bool {
 	if auth := c.b.opts.Authenticate; auth != nil {
 		if err := auth(m.GetAuthMethodName(), m.GetAuthData()); err != nil {
 			c.log.Info("authentication refused", "method", m.GetAuthMethodName(), "err", err)
-			c.sendError(0, proto.ServerError_AuthenticationError, err.Error())
-			return true // the connection closes once the client has read the error
+			c.refuseAuth(err.Error())
+			return true // the connection closes once the error is written
 		}
 	}
 	if !c.authenticateConnect(m) {

@@ -27,7 +27,9 @@ func (c *conn) handleLookup(m *proto.CommandLookupTopic) {
 		resp.Message = strp("topic " + name.Full + " does not exist")
 	default:
 		resp.Response = proto.CommandLookupTopicResponse_Connect.Enum()
-		resp.BrokerServiceUrl = strp("pulsar://" + c.b.advertise(c.b.Addr()))
+		if u := c.b.brokerServiceURL(); u != "" {
+			resp.BrokerServiceUrl = strp(u)
+		}
 		if u := c.b.TLSURL(); u != "" {
 			resp.BrokerServiceUrlTls = strp(u)
 		}

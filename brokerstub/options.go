@@ -22,6 +22,11 @@ type Options struct {
 	// testing/synctest, where a goroutine blocked on a real socket keeps the
 	// bubble's fake clock from advancing. Default false.
 	NoListener bool
+	// DisableBrokerServicePort opens no plain binary listener (Pulsar's
+	// brokerServicePort set empty): clients connect to the TLS port
+	// (TLSAddr) or through Dial only, and URL and lookups name the TLS
+	// port. Default false.
+	DisableBrokerServicePort bool
 	// HTTPAddr is the TCP address of the admin REST API, HTTP lookups and
 	// /metrics (Pulsar's webServicePort). Default "127.0.0.1:0" (a free
 	// port; see Broker.WebServiceURL). It stays open across Restart and
@@ -33,6 +38,11 @@ type Options struct {
 	// tell a leak from a working set. With authorization on, only a
 	// super-user may read them. Default false: not served.
 	Profiling bool
+	// DisableWebServicePort opens no plain HTTP listener (Pulsar's
+	// webServicePort set empty); the admin REST API is then served on
+	// WebServiceTLSAddr only, or not at all (see Broker.AdminHandler).
+	// Default false.
+	DisableWebServicePort bool
 	// AdvertisedAddress is the host that URL, WebServiceURL and lookups name
 	// instead of the host the listeners are bound to (Pulsar's
 	// advertisedAddress), for a broker bound to 0.0.0.0. Default "": the
@@ -103,6 +113,48 @@ type Options struct {
 	// client silent for twice as long is disconnected, as Pulsar's
 	// keepAliveIntervalSeconds. Default 30 s.
 	KeepAliveInterval time.Duration
+	// MaxFrameSizeBeforeConnect is the largest frame a client may send
+	// before its CONNECT has succeeded; a larger one closes the connection
+	// (Pulsar has no such key: its CONNECT takes a few KiB). Default 74 KiB:
+	// 64 KiB of credentials, the most the broker reads, and 10 KiB of room.
+	MaxFrameSizeBeforeConnect int
+	// WriteBufferHighWaterMark is how many bytes of frames may wait to be
+	// written to one client (Pulsar's pulsarChannelWriteBufferHighWaterMark).
+	// Past it the broker reads nothing more from that connection until the
+	// client has taken its frames down to WriteBufferLowWaterMark, as Pulsar
+	// with pulsarChannelPauseReceivingRequestsIfUnwritable; a connection
+	// that stays paused is closed by the keep-alive check (nothing read for
+	// twice KeepAliveInterval). Frames of messages to consumers are not held
+	// back (flow permits bound them); what a client's own requests add is.
+	// Default 64 KiB, as Pulsar's.
+	WriteBufferHighWaterMark int
+	// WriteBufferLowWaterMark is where a connection paused by
+	// WriteBufferHighWaterMark is read from again (Pulsar's
+	// pulsarChannelWriteBufferLowWaterMark). Default 32 KiB, as Pulsar's
+	// (at most WriteBufferHighWaterMark).
+	WriteBufferLowWaterMark int
+	// MaxConnections is how many binary-protocol connections the broker
+	// serves at once (Pulsar's brokerMaxConnections); one more is refused
+	// with NotAllowedError and closed. Default 0: no limit, as Pulsar's.
+	MaxConnections int
+	// MaxConnectionsPerIP is how many binary-protocol connections one
+	// client address may have at once (Pulsar's brokerMaxConnectionsPerIp),
+	// refused as MaxConnections. Default 0: no limit, as Pulsar's.
+	MaxConnectionsPerIP int
+	// HTTPReadHeaderTimeout is how long the admin web service waits for a
+	// request's headers. Default 10 s.
+	HTTPReadHeaderTimeout time.Duration
+	// HTTPReadTimeout is how long the admin web service waits for a whole
+	// request, body included. Default 60 s.
+	HTTPReadTimeout time.Duration
+	// HTTPIdleTimeout is how long the admin web service keeps an idle
+	// keep-alive connection open. Default twice KeepAliveInterval (60 s),
+	// the idle limit of the binary port.
+	HTTPIdleTimeout time.Duration
+	// HTTPMaxHeaderBytes is the most bytes of request headers the admin
+	// web service reads (Pulsar's httpMaxRequestHeaderSize). Default 8 KiB,
+	// as Pulsar's.
+	HTTPMaxHeaderBytes int
 	// CursorFlushInterval is how often dirty subscription cursors are
 	// persisted (Pulsar's managedLedgerCursorPositionFlushSeconds).
 	// Default 60 s.
@@ -154,13 +206,14 @@ type Options struct {
 	WebServiceTLSAddr string
 	// Authenticate, when set, checks the credentials of every CONNECT (for
 	// example method "token" and the token); an error refuses the
-	// connection with AuthenticationError, as a broker with authentication
-	// enabled does. Default: every client is accepted.
+	// connection with AuthenticationError and closes it, as a broker with
+	// authentication enabled does. Default: every client is accepted.
 	Authenticate func(method string, data []byte) error
 	// AuthenticationEnabled makes clients authenticate (Pulsar's
 	// authenticationEnabled): CONNECT's auth_method_name picks a provider of
 	// AuthenticationProviders, and credentials that do not check out are
-	// refused with AuthenticationError (HTTP 401 on the admin API).
+	// refused with AuthenticationError "Failed to authenticate" and the
+	// connection closed (HTTP 401 on the admin API).
 	// Default false: every client is AnonymousUserRole.
 	AuthenticationEnabled bool
 	// AuthenticationProviders are the methods clients may use (Pulsar's
@@ -234,6 +287,11 @@ type Options struct {
 // DefaultEntryCacheSize is Options.EntryCacheSize's default, 128 MiB.
 const DefaultEntryCacheSize = 128 << 20
 
+// defaultMaxFrameSizeBeforeConnect is Options.MaxFrameSizeBeforeConnect's
+// default: the credentials the broker reads (maxAuthData) and room for the
+// rest of CONNECT.
+const defaultMaxFrameSizeBeforeConnect = maxAuthData + wire.FramePadding
+
 func (o Options) withDefaults() Options {
 	if o.Addr == "" {
 		o.Addr = "127.0.0.1:0"
@@ -255,6 +313,28 @@ func (o Options) withDefaults() Options {
 	}
 	if o.KeepAliveInterval <= 0 {
 		o.KeepAliveInterval = 30 * time.Second
+	}
+	if o.MaxFrameSizeBeforeConnect <= 0 {
+		o.MaxFrameSizeBeforeConnect = defaultMaxFrameSizeBeforeConnect
+	}
+	if o.WriteBufferHighWaterMark <= 0 {
+		o.WriteBufferHighWaterMark = 64 << 10
+	}
+	if o.WriteBufferLowWaterMark <= 0 {
+		o.WriteBufferLowWaterMark = 32 << 10
+	}
+	o.WriteBufferLowWaterMark = min(o.WriteBufferLowWaterMark, o.WriteBufferHighWaterMark)
+	if o.HTTPReadHeaderTimeout <= 0 {
+		o.HTTPReadHeaderTimeout = 10 * time.Second
+	}
+	if o.HTTPReadTimeout <= 0 {
+		o.HTTPReadTimeout = 60 * time.Second
+	}
+	if o.HTTPIdleTimeout <= 0 {
+		o.HTTPIdleTimeout = 2 * o.KeepAliveInterval
+	}
+	if o.HTTPMaxHeaderBytes <= 0 {
+		o.HTTPMaxHeaderBytes = 8 << 10
 	}
 	if o.CursorFlushInterval <= 0 {
 		o.CursorFlushInterval = 60 * time.Second

@@ -2,6 +2,7 @@ package brokerstub
 
 import (
 	"encoding/binary"
+	"sync"
 
 	gproto "google.golang.org/protobuf/proto"
 
@@ -20,7 +21,17 @@ import (
 type outFrame struct {
 	header  []byte
 	payload []byte
+	last    bool // the writer closes the connection once it has written it
 }
+
+// outFrameOverhead is what a queued frame costs beyond its bytes: its slot
+// in the queue and its header's allocation. Counting it keeps a flood of
+// tiny frames (PONGs of 10 bytes) within the bound in memory, not only in
+// bytes to write.
+const outFrameOverhead = 64
+
+// size is how many bytes the frame adds to its connection's outBudget.
+func (f outFrame) size() int { return len(f.header) + len(f.payload) + outFrameOverhead }
 
 // command decodes the frame's command from its header, for an interceptor:
 // [total size][command size][command]...
@@ -74,4 +85,64 @@ func (m *messageScratch) fill(id, ledger, entry uint64, partition int32, ackSet 
 	m.cmd.Reset()
 	m.cmd.Type, m.cmd.Message = &m.typ, &m.msg
 	return &m.cmd
+}
+
+// outBudget counts the bytes of a connection's frames that are queued or
+// being written: Pulsar's channel writability. Pushers add, the writer
+// subtracts what it has written, and the read loop waits before reading
+// the next frame while more than high are counted, until no more than low
+// are (Options.WriteBufferHighWaterMark and WriteBufferLowWaterMark). Safe
+// for concurrent use.
+type outBudget struct {
+	mu        sync.Mutex
+	used      int
+	high, low int
+	room      chan struct{} // while the read loop waits: closed at low
+}
+
+func (b *outBudget) add(n int) {
+	b.mu.Lock()
+	b.used += n
+	b.mu.Unlock()
+}
+
+// sub counts n bytes written (or dropped), waking the read loop when the
+// queue is down to the low-water mark.
+func (b *outBudget) sub(n int) {
+	b.mu.Lock()
+	b.used -= n
+	if b.room != nil && b.used <= b.low {
+		close(b.room)
+		b.room = nil
+	}
+	b.mu.Unlock()
+}
+
+// queued returns the bytes counted.
+func (b *outBudget) queued() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.used
+}
+
+// wait returns at once while the queue is within the high-water mark
+// (true); past it, once the queue is down to the low-water mark (true) or
+// done closes (false). One goroutine (the read loop) waits.
+func (b *outBudget) wait(done <-chan struct{}) bool {
+	b.mu.Lock()
+	if b.used <= b.high {
+		b.mu.Unlock()
+		return true
+	}
+	if b.room == nil {
+		b.room = make(chan struct{})
+	}
+	room := b.room
+	b.mu.Unlock()
+	select {
+	case <-room:
+		return true
+	case <-done:
+		return false
+	}
 }

@@ -27,12 +27,18 @@ type seedMutation struct {
 // seedTests are the tests reproducing a seed scenario, per package
 // (relative to brokerstub/).
 var seedTests = map[string][]string{
-	".":                    {"TestKeySharedPIP282Scenario1", "TestKeySharedPIP282Scenario2", "TestKeyShared10762", "TestSeedPartialBatchAckSurvivesCrash", "TestEntryCacheReadsBackFromDataDir", "TestEntryCacheDropsAcknowledged"},
+	".": {"TestKeySharedPIP282Scenario1", "TestKeySharedPIP282Scenario2", "TestKeyShared10762", "TestSeedPartialBatchAckSurvivesCrash",
+		// #38: the entry cache (retention.go, topic.go)
+		"TestEntryCacheReadsBackFromDataDir", "TestEntryCacheDropsAcknowledged",
+		// #31: hostile input (hostile_test.go)
+		"TestHostileHalfFrames", "TestHostilePingsNeverRead", "TestHostileListeners", "TestHostileEmptyPortsDisablePlaintext",
+		"TestHostilePasswordGuessing", "TestHostileTokenNotBefore"},
 	"./internal/ledger":    {"TestArenaSlabsStayWithinTwiceTheirEntries"},
 	"./internal/store":     {"TestBoltFileFollowsLiveData"},
 	"./internal/keyshared": {"TestSimPIP282Scenario1", "TestSimPIP282Scenario2", "TestSim10762", "TestSimBlockedHashIsCountedOncePerPass"},
 	"./internal/cursor":    {"TestSeedPartialBatchAckSurvivesCrash"},
 	"../pulsar":            {"TestSeekMultiTopic", "TestConsumerMaxPendingChunkedBytes"},
+	"../internal/wire":     {"TestReaderBufferGrowsWithArrivingBytes"},
 }
 
 var seedMutations = []seedMutation{{
@@ -138,6 +144,51 @@ var seedMutations = []seedMutation{{
 	fails: map[string][]string{
 		"./internal/store": {"TestBoltFileFollowsLiveData"},
 	},
+}, {
+	seed:  "#31 V3: a 5 MiB frame is read before CONNECT",
+	file:  "conn.go",
+	old:   "r := wire.NewReader(c.nc, c.b.opts.MaxFrameSizeBeforeConnect)",
+	new:   "r := wire.NewReader(c.nc, c.b.opts.MaxMessageSize+wire.FramePadding)",
+	fails: map[string][]string{".": {"TestHostileHalfFrames"}},
+}, {
+	seed: "#31 V3: a frame's buffer is allocated at the size it claims",
+	file: "../internal/wire/reader_grow.go",
+	old:  "\tif n <= growDirect {\n",
+	new:  "\tif true {\n",
+	fails: map[string][]string{
+		".":                {"TestHostileHalfFrames"},
+		"../internal/wire": {"TestReaderBufferGrowsWithArrivingBytes"},
+	},
+}, {
+	seed:  "#31 V4: the broker reads a client whose outbound queue is past the bound",
+	file:  "conn.go",
+	old:   "if !c.sends.wait(c.done) || !c.outq.wait(c.done) {",
+	new:   "if !c.sends.wait(c.done) {",
+	fails: map[string][]string{".": {"TestHostilePingsNeverRead"}},
+}, {
+	seed:  "#31 V5: one accept error stops the binary port",
+	file:  "broker.go",
+	old:   "if errors.Is(err, net.ErrClosed) || b.isClosed() {",
+	new:   "if true {",
+	fails: map[string][]string{".": {"TestHostileListeners"}},
+}, {
+	seed:  "#31 V6: an empty brokerServicePort keeps the plaintext port",
+	file:  "config.go",
+	old:   "o.DisableBrokerServicePort = empty[\"brokerServicePort\"]",
+	new:   "o.DisableBrokerServicePort = false",
+	fails: map[string][]string{".": {"TestHostileEmptyPortsDisablePlaintext"}},
+}, {
+	seed:  "#31 V7: a failed CONNECT leaves the connection open for the next guess",
+	file:  "conn.go",
+	old:   "\tc.lingering.Store(true)\n\tc.push(outFrame{header: frame, last: true})\n",
+	new:   "\tc.push(outFrame{header: frame})\n",
+	fails: map[string][]string{".": {"TestHostilePasswordGuessing"}},
+}, {
+	seed:  "#31 V8: a token's nbf is not checked",
+	file:  "auth.go",
+	old:   "if now.Before(id.NotBefore) {",
+	new:   "if false {",
+	fails: map[string][]string{".": {"TestHostileTokenNotBefore"}},
 }}
 
 // TestSeedMutations proves that each seed test can fail: for each mutation

@@ -84,7 +84,7 @@ func (b *Broker) TLSURL() string {
 	switch {
 	case b.tlsAddr != "":
 		return "pulsar+ssl://" + b.advertise(b.tlsAddr)
-	case b.opts.TLS != nil && !b.opts.tlsSplit():
+	case b.opts.TLS != nil && !b.opts.tlsSplit() && b.addr != "":
 		return "pulsar+ssl://" + b.advertise(b.addr)
 	}
 	return ""

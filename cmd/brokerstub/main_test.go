@@ -45,7 +45,7 @@ func TestServerFlagsAll(t *testing.T) {
 	cfg, err := parseFlags([]string{
 		"-addr", "127.0.0.1:0", "-max-message-size", "1048576", "-data-dir", "/tmp/x",
 		"-cursor-flush-interval", "200ms", "-ledger-rollover", "7", "-log-level", "DEBUG",
-		"-disable-batch-index-ack", "-http-addr", "127.0.0.1:0", "-advertised-address", "localhost",
+		"-disable-batch-index-ack", "-http-addr", "127.0.0.1:0", "-advertised-address", "localhost", "-pprof",
 	}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -59,6 +59,7 @@ func TestServerFlagsAll(t *testing.T) {
 		CursorFlushInterval:   200 * time.Millisecond,
 		LedgerRolloverEntries: 7,
 		DisableBatchIndexAck:  true,
+		Profiling:             true,
 	}
 	if !reflect.DeepEqual(cfg.opts, want) {
 		t.Errorf("options = %+v, want %+v", cfg.opts, want)

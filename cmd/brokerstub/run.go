@@ -83,9 +83,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		"Pulsar broker.conf or standalone.conf `file` to start from; flags given override it")
 	fs.BoolVar(&ignoreUnknown, "ignore-unknown-config-keys", false,
 		"accept -config keys that are in no Pulsar standalone.conf or broker.conf known to brokerstub (a typo, a newer key), with a warning")
-	fs.StringVar(&fl.Addr, "addr", defaultAddr, "TCP `host:port` to listen on (port 0: a free port)")
+	fs.StringVar(&fl.Addr, "addr", defaultAddr,
+		"TCP `host:port` to listen on (port 0: a free port; empty: no plain binary port, as brokerServicePort=)")
 	fs.StringVar(&fl.HTTPAddr, "http-addr", defaultHTTPAddr,
-		"TCP `host:port` of the admin REST API, HTTP lookups and /metrics (port 0: a free port)")
+		"TCP `host:port` of the admin REST API, HTTP lookups and /metrics (port 0: a free port; empty: no plain HTTP port, as webServicePort=)")
 	fs.StringVar(&fl.TLSAddr, "tls-addr", "",
 		"TCP `host:port` of the TLS binary port (brokerServicePortTls; needs the config's TLS files)")
 	fs.StringVar(&fl.WebServiceTLSAddr, "https-addr", "",
@@ -102,6 +103,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		"`entries` per ledger before a topic starts a new one")
 	fs.BoolVar(&fl.DisableBatchIndexAck, "disable-batch-index-ack", false,
 		"ignore ack_set in acks and never send one (acknowledgmentAtBatchIndexLevelEnabled=false)")
+	fs.BoolVar(&fl.Profiling, "pprof", false,
+		"serve Go's profiles under /debug/pprof/ on the HTTP port (super-user only with authorization on)")
 	fs.StringVar(&logLevel, "log-level", "info", "log `level`: debug, info, warn or error")
 
 	if err := fs.Parse(args); err != nil {
@@ -133,11 +136,13 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	o := &cfg.opts
 	// A flag applies when given, or when the file did not set its key.
 	pick := func(name string, fileSet bool) bool { return set[name] || !fileSet }
-	if pick("addr", o.Addr != "") {
+	if pick("addr", o.Addr != "" || o.DisableBrokerServicePort) {
 		o.Addr = fl.Addr
+		o.DisableBrokerServicePort = fl.Addr == ""
 	}
-	if pick("http-addr", o.HTTPAddr != "") {
+	if pick("http-addr", o.HTTPAddr != "" || o.DisableWebServicePort) {
 		o.HTTPAddr = fl.HTTPAddr
+		o.DisableWebServicePort = fl.HTTPAddr == ""
 		// A server placed with -addr but no -http-addr gets a free web
 		// port on the same host, so that servers started by tests and
 		// scripts (-addr host:0, or a restart on a known port) never
@@ -171,14 +176,18 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		o.DisableBatchIndexAck = fl.DisableBatchIndexAck
 	}
 	o.DataDir = fl.DataDir
+	o.Profiling = fl.Profiling // no config key: Pulsar's JVM has no pprof
 	if fs.NArg() > 0 {
 		return config{}, usagef("unexpected argument %q (all options are flags)", fs.Arg(0))
 	}
-	if _, _, err := net.SplitHostPort(o.Addr); err != nil {
-		return config{}, usagef("invalid -addr %q: want host:port (%v)", o.Addr, err)
+	if _, _, err := net.SplitHostPort(o.Addr); err != nil && !o.DisableBrokerServicePort {
+		return config{}, usagef("invalid -addr %q: want host:port, or empty for none (%v)", o.Addr, err)
 	}
-	if _, _, err := net.SplitHostPort(o.HTTPAddr); err != nil {
-		return config{}, usagef("invalid -http-addr %q: want host:port (%v)", o.HTTPAddr, err)
+	if _, _, err := net.SplitHostPort(o.HTTPAddr); err != nil && !o.DisableWebServicePort {
+		return config{}, usagef("invalid -http-addr %q: want host:port, or empty for none (%v)", o.HTTPAddr, err)
+	}
+	if o.DisableBrokerServicePort && (o.TLS == nil || o.TLSAddr == "") {
+		return config{}, usagef("no binary port: -addr (brokerServicePort) is empty and no -tls-addr (brokerServicePortTls) is set")
 	}
 	if o.MaxMessageSize < 1 || o.MaxMessageSize > maxMessageSizeLimit {
 		return config{}, usagef("invalid -max-message-size %d: want 1 to %d bytes", o.MaxMessageSize, maxMessageSizeLimit)

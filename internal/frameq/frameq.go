@@ -1,7 +1,11 @@
 // Package frameq is the unbounded FIFO between the goroutines that produce
 // outgoing frames and the one goroutine that writes them to a connection.
-// Producers never block on a slow peer; what bounds the queue is the
-// protocol's own flow control (permits, pending-message limits).
+// Producers never block on a slow peer. The queue counts nothing itself:
+// its user bounds it, by the protocol's own flow control (permits,
+// pending-message limits) and, where a peer's requests add to it, by
+// counting the bytes it pushes and pausing the source past a bound (a
+// brokerstub connection stops reading its client past
+// Options.WriteBufferHighWaterMark).
 //
 //	q := frameq.New[[]byte]()
 //	q.Push(frame)

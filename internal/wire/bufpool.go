@@ -85,6 +85,34 @@ func (p *BufferPool) get(n int) []byte {
 	}
 }
 
+// free returns a buffer of length n when the pool has one free, without
+// allocating.
+func (p *BufferPool) free(n int) ([]byte, bool) {
+	if p == nil || n < p.min {
+		return nil, false
+	}
+	c := class(n)
+	if c >= len(p.classes) {
+		return nil, false
+	}
+	select {
+	case b := <-p.classes[c]:
+		return b[:n], true
+	default:
+		return nil, false
+	}
+}
+
+// getUncleared is get for a buffer its caller fills whole before reading
+// any of it: without a pool, its bytes are not cleared first either
+// (prefault.Make), as a pool's new buffers are not.
+func (p *BufferPool) getUncleared(n int) []byte {
+	if p == nil {
+		return prefault.Make(n, n)
+	}
+	return p.get(n)
+}
+
 // put offers b back to the pool; buffers that do not fit a class exactly
 // (not allocated by get) or find their class full are dropped.
 func (p *BufferPool) put(b []byte) {

@@ -33,11 +33,11 @@ func NewReader(r io.Reader, maxFrameSize int) *Reader {
 	return &Reader{r: bufio.NewReaderSize(r, readerBufferSize), raw: r, max: maxFrameSize}
 }
 
-// readBody fills buf with the rest of a frame. What the buffer holds is
-// copied; the rest of a frame larger than the buffer is read straight from
-// the stream into buf, so that a large frame's bytes are copied once (by
-// the kernel) rather than twice.
-func (r *Reader) readBody(buf []byte) error {
+// readInto fills buf with the next len(buf) bytes of the stream. What the
+// bufio.Reader holds is copied; the rest of a read larger than its buffer
+// is read straight from the stream into buf, so that a large frame's bytes
+// are copied once (by the kernel) rather than twice.
+func (r *Reader) readInto(buf []byte) error {
 	br, ok := r.r.(*bufio.Reader)
 	if !ok || r.raw == nil || len(buf) <= readerBufferSize {
 		_, err := io.ReadFull(r.r, buf)
@@ -64,11 +64,13 @@ func (r *Reader) SetMaxFrameSize(maxFrameSize int) { r.max = maxFrameSize }
 // frame owns its buffer for good.
 func (r *Reader) SetBufferPool(p *BufferPool) { r.pool = p }
 
-// ReadFrame reads and decodes the next frame. It reads the 4-byte size,
-// checks it against the limit before allocating anything for the frame, then
-// reads the frame into a buffer of exactly that size that belongs to the
-// returned frame alone (its Payload and RawMeta alias it, and it is never
-// reused).
+// ReadFrame reads and decodes the next frame. It reads the 4-byte size and
+// checks it against the limit before allocating anything for the frame.
+// The frame's buffer then grows with the bytes that arrive rather than
+// with what the size claims (see growDirect): a peer that announces a large
+// frame and sends little of it costs little memory. The buffer belongs to
+// the returned frame alone (its Payload and RawMeta alias it, and it is
+// never reused).
 //
 // At a clean end of stream between frames it returns io.EOF. A stream that
 // ends inside a frame gives ErrTruncated (wrapping io.ErrUnexpectedEOF). A
@@ -89,9 +91,8 @@ func (r *Reader) ReadFrame() (Frame, error) {
 		r.err = err
 		return Frame{}, err
 	}
-	buf := r.pool.get(4 + int(total))
-	copy(buf, r.hdr[:])
-	if err := r.readBody(buf[4:]); err != nil {
+	buf, err := r.readFrameBytes(4 + int(total))
+	if err != nil {
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
 		}
