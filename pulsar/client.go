@@ -77,7 +77,10 @@ type ClientOptions struct {
 	// it opens the lookups' HTTP connections too.
 	Dialer func(ctx context.Context, network, address string) (net.Conn, error)
 	// MemoryLimitBytes caps the bytes of messages held by all producers
-	// until the broker acknowledges them. Default 64 MiB; negative means no
+	// until the broker acknowledges them. A chunked message without
+	// compression counts only its chunks in flight (handed to the
+	// connection, not yet acknowledged), so it may be larger than the
+	// limit; other messages count whole. Default 64 MiB; negative means no
 	// limit.
 	MemoryLimitBytes int64
 	// Logger receives the client's logs (the official client's log.Logger;

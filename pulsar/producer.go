@@ -89,11 +89,16 @@ type ProducerOptions struct {
 	// Properties are attached to the producer on the broker.
 	Properties map[string]string
 	// SendTimeout fails a message the broker has not acknowledged in this
-	// long. Default 30 s; negative disables it.
+	// long; for a chunked message it runs again from each chunk receipt, so
+	// a message larger than memory is not failed for taking long, only
+	// for a broker that stops answering. Default 30 s; negative disables
+	// it.
 	SendTimeout time.Duration
 	// DisableBlockIfQueueFull makes Send fail with ErrProducerQueueFull
 	// instead of waiting when MaxPendingMessages or the memory limit is
-	// reached. Default false (wait).
+	// reached (for a chunked message: when its first chunk does not fit;
+	// its later chunks wait for the receipts of the earlier ones, so a
+	// message is not cut short once it started). Default false (wait).
 	DisableBlockIfQueueFull bool
 	// MaxPendingMessages bounds messages sent and not yet acknowledged. A
 	// chunked message counts once. Default 1000.
@@ -102,7 +107,12 @@ type ProducerOptions struct {
 	// JavaStringHash.
 	HashingScheme HashingScheme
 	// CompressionType applies to every payload (for a chunked message, to
-	// the whole payload before it is split). Default NoCompression.
+	// the whole payload before it is split). A compressed message is held
+	// whole until its last chunk is acknowledged, so it counts whole
+	// against ClientOptions.MemoryLimitBytes (its original size while it is
+	// compressed, then its compressed size) and one larger than the limit
+	// fails with ErrMessageTooLarge; without compression a chunked message
+	// counts only its chunks in flight. Default NoCompression.
 	CompressionType CompressionType
 	// CompressionLevel for codecs that have levels. Default Default.
 	// Accepted for compatibility; every codec currently uses its default
@@ -122,12 +132,16 @@ type ProducerOptions struct {
 	// BatcherBuilderType selects the batch builder. Default
 	// DefaultBatchBuilder.
 	BatcherBuilderType BatcherBuilderType
-	// EnableChunking splits messages larger than ChunkMaxMessageSize into
-	// chunks. A message whose (compressed) payload exceeds the broker's max
-	// message size is chunked whether or not it is set, rather than
-	// refused. Unlike the official clients, chunking works together with
-	// batching: small messages are batched, large ones chunked, in send
-	// order. Default false.
+	// EnableChunking splits messages larger than the broker's max message
+	// size, or than ChunkMaxMessageSize, into chunks. Without it such a
+	// message fails with ErrMessageTooLarge, as in the official client.
+	// Without compression, a chunked message counts against
+	// ClientOptions.MemoryLimitBytes chunk by chunk, while its chunks are in
+	// flight, so it may be larger than the limit: Send hands chunks to the
+	// connection as receipts make room (it returns, and SendAsync too, once
+	// the last chunk is handed over). Unlike the official clients, chunking
+	// works together with batching: small messages are batched, large ones
+	// chunked, in send order. Default false.
 	EnableChunking bool
 	// ChunkMaxMessageSize is the largest chunk payload when EnableChunking
 	// is set; default and maximum the broker's max message size minus the

@@ -60,6 +60,7 @@ func (p *Producer) receiptLocked(gen uint64, r *proto.CommandSendReceipt) (*entr
 			e.first = id
 		}
 		e.acked++
+		p.chunkReceipt(e)
 		p.stats.chunks.Add(1)
 		if e.acked < e.chunks {
 			return nil, receiptIDs{}
@@ -139,6 +140,9 @@ func (p *Producer) finish(e *entry, ids interface{ at(int) messageid.MessageID }
 		p.stats.failed.Add(uint64(len(e.msgs)))
 	}
 	e.err, e.finished = err, true
+	if e.abort != nil {
+		e.abort(err) // a feed still waiting for room stops
+	}
 	msgs, batched := e.msgs, e.batched
 	p.cbs.push(func() {
 		for i, m := range msgs {
