@@ -100,6 +100,9 @@ func TestFedMessageLargerThanMemoryLimit(t *testing.T) {
 		if len(first) != 2 {
 			t.Fatalf("%d chunks written before any receipt, want the 2 that fit in 2000 bytes", len(first))
 		}
+		if st := p.Stats(); st.PendingChunks != 9 || st.PendingBytes != int64(len(first[0].payload)+len(first[1].payload)) {
+			t.Errorf("stats before receipts %+v", st)
+		}
 		cb2, ch2 := collect()
 		go p.SendAsync(context.Background(), &api.ProducerMessage{Payload: []byte("after")}, cb2)
 		frames, chunks, entry := first, 0, uint64(10)
@@ -125,6 +128,9 @@ func TestFedMessageLargerThanMemoryLimit(t *testing.T) {
 		}
 		if r2 := wait(t, ch2); r2.err != nil || r2.id.EntryID() != 19 {
 			t.Fatalf("next message: %v %v", r2.id, r2.err)
+		}
+		if st := p.Stats(); st.PendingChunks != 0 || st.ChunksSent != 9 || st.PendingBytes != 0 {
+			t.Errorf("stats after receipts %+v", st)
 		}
 		if used, peak := mem.balance(); used != 0 || peak > 2000 || peak < 1500 {
 			t.Errorf("memory balance %d, peak %d: want 0 and at most the limit of 2000", used, peak)
@@ -154,6 +160,9 @@ func TestFedMessageAbortsWhenContextEnds(t *testing.T) {
 		}
 		if used, _ := mem.balance(); used != 0 {
 			t.Errorf("memory in use after the abort: %d", used)
+		}
+		if st := p.Stats(); st.PendingChunks != 0 || st.PendingBytes != 0 || st.PendingMessages != 0 {
+			t.Errorf("stats after the abort %+v", st)
 		}
 		fc.receipt(0, 1) // late receipts of the aborted message are ignored
 		cb2, ch2 := collect()

@@ -62,6 +62,7 @@ func (p *Producer) receiptLocked(gen uint64, r *proto.CommandSendReceipt) (*entr
 		e.acked++
 		p.chunkReceipt(e)
 		p.stats.chunks.Add(1)
+		p.stats.pendingChunks.Add(-1)
 		if e.acked < e.chunks {
 			return nil, receiptIDs{}
 		}
@@ -126,6 +127,9 @@ func (p *Producer) failAll(err error) {
 func (p *Producer) finish(e *entry, ids interface{ at(int) messageid.MessageID }, err error) {
 	p.release(len(e.msgs), e.mem)
 	e.mem = 0
+	if e.order != 0 { // enqueued
+		p.stats.pendingChunks.Add(-int64(e.chunks - e.acked))
+	}
 	p.metricFinished(e, err)
 	if err == nil {
 		p.stats.messages.Add(uint64(len(e.msgs)))

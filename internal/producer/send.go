@@ -268,6 +268,7 @@ func (p *Producer) release(msgs int, mem int64) {
 func (p *Producer) enqueue(e *entry) {
 	p.enqueued++
 	e.order = p.enqueued
+	p.stats.pendingChunks.Add(int64(e.chunks))
 	p.queue.push(e)
 	p.armTimeout()
 	if p.ready {
