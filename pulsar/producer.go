@@ -2,6 +2,7 @@ package pulsar
 
 import (
 	"context"
+	"io"
 	"time"
 
 	"github.com/pulsargo/sdk/pulsar/backoff"
@@ -203,6 +204,24 @@ type Producer interface {
 	// callback must not call Flush or Close. msg.Payload must not be
 	// modified until the callback ran.
 	SendAsync(ctx context.Context, msg *ProducerMessage, callback func(MessageID, *ProducerMessage, error))
+	// SendReader publishes one message of size bytes read from r, and
+	// waits for the broker's acknowledgment, as Send; msg gives everything
+	// but the payload (msg.Payload and msg.Value must be nil). A message
+	// larger than the broker's max message size is chunked
+	// (EnableChunking must be set) and read one chunk at a time: a chunk is
+	// read when its bytes fit in ClientOptions.MemoryLimitBytes (64 MiB
+	// when the limit is off) and dropped at its receipt, so the producer
+	// holds only the chunks in flight, never the whole payload; the id is
+	// the same ChunkMessageID as Send's. A streamed message is not
+	// compressed (chunks carry the total size, known only after
+	// compressing all of it). r must yield exactly size bytes and is not
+	// read beyond them. If r fails or ends early, the message fails with an
+	// error that says how many chunks were sent and wraps r's error (or
+	// io.ErrUnexpectedEOF); the chunks already stored form an incomplete
+	// chunked message, which consumers never deliver (see
+	// ConsumerOptions.IncompleteChunkPolicy). ctx does not interrupt a
+	// read blocked in r.
+	SendReader(ctx context.Context, msg *ProducerMessage, r io.Reader, size int64) (MessageID, error)
 	// LastSequenceID returns the highest sequence id the broker
 	// acknowledged (over all partitions), -1 before any.
 	LastSequenceID() int64

@@ -34,6 +34,7 @@ type entry struct {
 	wrote        int                     // chunks written on the current connection
 	perChunk     bool                    // memory is held chunk by chunk, from feed to receipt (see feed)
 	abort        context.CancelCauseFunc // ends the feed's wait when the entry finishes; nil for none
+	stream       *stream                 // the payload read chunk by chunk (SendReader); nil for none
 	first        messageid.ID
 	mem          int64         // bytes reserved against the memory limit
 	deadline     time.Time     // zero: no send timeout

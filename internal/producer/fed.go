@@ -107,16 +107,17 @@ func (p *Producer) feed(ctx context.Context, e *entry) {
 			return
 		}
 		i := e.fed
-		size := int64(len(e.plan.Chunk(i).Payload))
+		size := int64(e.chunkLen(i))
 		p.mu.Unlock()
 
-		if !p.opts.Memory.TryReserve(size) {
+		mem := p.memory(e)
+		if !mem.TryReserve(size) {
 			if p.opts.DisableBlockIfQueueFull && i == 0 {
 				p.abortFed(e, fmt.Errorf("%w: the first chunk of %d bytes does not fit in the client's memory limit of %d (ClientOptions.MemoryLimitBytes) now",
 					api.ErrMemoryBufferIsFull, size, p.opts.Memory.Limit()))
 				return
 			}
-			if err := p.opts.Memory.Reserve(wctx, size); err != nil {
+			if err := mem.Reserve(wctx, size); err != nil {
 				if ctx.Err() != nil {
 					err = fmt.Errorf("%w: %w", api.ErrContextExpired, ctx.Err())
 				} else if cause := context.Cause(wctx); cause != nil {
@@ -127,11 +128,24 @@ func (p *Producer) feed(ctx context.Context, e *entry) {
 			}
 		}
 
+		var buf []byte
+		if e.stream != nil {
+			var err error
+			if buf, err = e.stream.read(int(size)); err != nil {
+				mem.Release(size)
+				p.abortFed(e, fmt.Errorf("message aborted after %d of %d chunks: reading its payload: %w", i, e.chunks, err))
+				return
+			}
+		}
+
 		p.mu.Lock()
 		if e.finished {
 			p.mu.Unlock()
-			p.opts.Memory.Release(size)
+			mem.Release(size)
 			return
+		}
+		if e.stream != nil {
+			e.stream.held = append(e.stream.held, buf)
 		}
 		e.fed++
 		e.mem += size
@@ -164,10 +178,15 @@ func (p *Producer) abortFed(e *entry, err error) {
 // e.acked counted the receipt.
 func (p *Producer) chunkReceipt(e *entry) {
 	if e.perChunk && e.acked <= e.fed {
-		size := int64(len(e.plan.Chunk(e.acked - 1).Payload))
-		p.opts.Memory.Release(size)
+		size := int64(e.chunkLen(e.acked - 1))
+		p.memory(e).Release(size)
 		e.mem -= size
 		p.pendingChanged(0, -size)
+		if s := e.stream; s != nil {
+			s.held[0] = nil
+			s.held = s.held[1:]
+			s.base++
+		}
 	}
 	if !e.deadline.IsZero() && e.acked < e.chunks {
 		e.deadline = p.opts.Clock.Now().Add(p.opts.SendTimeout)

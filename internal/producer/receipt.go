@@ -125,8 +125,17 @@ func (p *Producer) failAll(err error) {
 // success, err otherwise. e is already out of the queue. Called with p.mu
 // held.
 func (p *Producer) finish(e *entry, ids interface{ at(int) messageid.MessageID }, err error) {
-	p.release(len(e.msgs), e.mem)
+	if e.stream != nil && e.stream.mem != nil {
+		e.stream.mem.Release(e.mem)
+		p.release(len(e.msgs), 0)
+		p.pendingChanged(0, -e.mem)
+	} else {
+		p.release(len(e.msgs), e.mem)
+	}
 	e.mem = 0
+	if e.stream != nil {
+		e.stream.held = nil // nothing writes them any more
+	}
 	if e.order != 0 { // enqueued
 		p.stats.pendingChunks.Add(-int64(e.chunks - e.acked))
 	}

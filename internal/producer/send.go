@@ -316,7 +316,7 @@ func (p *Producer) sendCommand(e *entry) *proto.BaseCommand {
 // Called with p.mu held, attached.
 func (p *Producer) writeChunks(e *entry, cmd *proto.BaseCommand) error {
 	for ; e.wrote < e.fed; e.wrote++ {
-		c := e.plan.Chunk(e.wrote)
+		c := e.chunk(e.wrote)
 		wire.SetChunkHeader(e.meta, c.Header)
 		payload, err := p.seal(e.meta, c.Payload)
 		if err == nil {
