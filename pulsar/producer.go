@@ -139,8 +139,10 @@ type ProducerOptions struct {
 	// Without compression, a chunked message counts against
 	// ClientOptions.MemoryLimitBytes chunk by chunk, while its chunks are in
 	// flight, so it may be larger than the limit: Send hands chunks to the
-	// connection as receipts make room (it returns, and SendAsync too, once
-	// the last chunk is handed over). Unlike the official clients, chunking
+	// connection as receipts make room (SendAsync returns once the last
+	// chunk is handed over; the producer's other sends wait until then, as
+	// its messages are acknowledged in order). Unlike the official
+	// clients, chunking
 	// works together with batching: small messages are batched, large ones
 	// chunked, in send order. Default false.
 	EnableChunking bool
