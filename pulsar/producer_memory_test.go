@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"strconv"
 	"sync"
@@ -83,6 +84,9 @@ func TestProducerLargeSendMemory(t *testing.T) {
 	defer p.Close()
 	payload := payloadOf(size, 7)
 
+	// Collect often, so that the heap peak is what is held, not garbage
+	// the pacer lets pile up (other tests' live heap raises its goal).
+	defer debug.SetGCPercent(debug.SetGCPercent(10))
 	runtime.GC()
 	before := readMetric(heapObjects)
 	allocs := readMetric("/gc/heap/allocs:bytes")
@@ -151,6 +155,7 @@ func TestProducerSendReaderMemory(t *testing.T) {
 	}
 	defer p.Close()
 
+	defer debug.SetGCPercent(debug.SetGCPercent(10)) // see TestProducerLargeSendMemory
 	runtime.GC()
 	before, liveBefore := readMetric(heapObjects), readMetric(heapLive)
 	h := startHeapSampler()
@@ -164,16 +169,17 @@ func TestProducerSendReaderMemory(t *testing.T) {
 	if _, ok := id.(ChunkMessageID); !ok {
 		t.Fatalf("id %T", id)
 	}
-	// Heap objects include garbage not yet collected: the collector lets
-	// the heap grow to twice what is live before it runs (GOGC=100), and
-	// what is live is at most the chunks in flight (the limit) and the one
-	// being read. (The live heap metric counts a chunk allocated during a
-	// collection as live, so it is logged, not asserted.)
+	// Heap objects include garbage not yet collected: the collector (at
+	// GOGC=10 here) lets the heap grow by a tenth of what is live, and at
+	// least to its 4 MiB minimum, before it runs; what the send holds live
+	// is at most the chunks in flight (the limit) and the one being read,
+	// and a chunk allocated during a collection counts as live until the
+	// next one (so the live heap metric is logged, not asserted).
 	extra, live := int64(peak)-int64(before), int64(h.livePeak)-int64(liveBefore)
 	t.Logf("streamed %d MiB in %v (%.0f MiB/s); memory limit %d MiB; heap objects peak %+d KiB, live heap peak %+d KiB over the start",
 		size>>20, took.Round(time.Millisecond), float64(size>>20)/took.Seconds(), limit>>20, extra>>10, live>>10)
-	if bound := 2 * (limit + wire.DefaultMaxMessageSize); extra > bound || extra >= int64(size) {
-		t.Errorf("heap peak %d bytes over the start: more than twice the chunks in flight (%d)", extra, bound)
+	if bound := 2*(limit+wire.DefaultMaxMessageSize) + int64(liveBefore)/10 + 4<<20; extra > bound || extra >= int64(size) {
+		t.Errorf("heap peak %d bytes over the start: more than the chunks in flight explain (%d)", extra, bound)
 	}
 	if used := c.mem.inUse(); used != 0 {
 		t.Errorf("memory in use after the send: %d", used)
