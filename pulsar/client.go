@@ -78,7 +78,10 @@ type ClientOptions struct {
 	// it opens the lookups' HTTP connections too.
 	Dialer func(ctx context.Context, network, address string) (net.Conn, error)
 	// MemoryLimitBytes caps the bytes of messages held by all producers
-	// until the broker acknowledges them. Default 64 MiB; negative means no
+	// until the broker acknowledges them. A chunked message without
+	// compression counts only its chunks in flight (handed to the
+	// connection, not yet acknowledged), so it may be larger than the
+	// limit; other messages count whole. Default 64 MiB; negative means no
 	// limit.
 	MemoryLimitBytes int64
 	// ConsumerMemoryLimitBytes caps the bytes of messages waiting in the
@@ -299,7 +302,7 @@ func newClient(opts ClientOptions) (*client, error) {
 	if err != nil {
 		pool.Close()
 		slogger.Error("invalid service URL", "err", err)
-		return nil, api.InvalidOption(InvalidConfiguration, "Invalid service URL")
+		return nil, invalidServiceURL(opts.URL, err)
 	}
 	c.lookup, c.pool, c.log = ls, pool, slogger
 	c.mem, c.closers = newMemoryLimit(opts.MemoryLimitBytes), map[closer]struct{}{}
@@ -311,6 +314,15 @@ func newClient(opts ClientOptions) (*client, error) {
 		}
 	}
 	return c, nil
+}
+
+// invalidServiceURL is the error of a service URL lookup.New refused (why):
+// the official Result and text, then the URL and what a valid one looks
+// like.
+func invalidServiceURL(url string, why error) error {
+	return api.InvalidOption(InvalidConfiguration, fmt.Sprintf(
+		"Invalid service URL %q (%v): want scheme://host:port[,host:port...] with scheme pulsar, pulsar+ssl, http or https, "+
+			"e.g. pulsar://localhost:6650 (binary protocol) or http://localhost:8080 (HTTP lookup)", url, why))
 }
 
 // logger is the client's logger as a *slog.Logger.

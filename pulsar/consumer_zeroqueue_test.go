@@ -48,7 +48,7 @@ func TestZeroQueueConsumerPrefetchesNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		v := newCSEnv(t, brokerstub.Options{MaxMessageSize: 128 << 10})
 		topic := csTopic()
-		p := testProducer(t, v.c, ProducerOptions{Topic: topic, DisableBatching: true})
+		p := testProducer(t, v.c, ProducerOptions{Topic: topic, DisableBatching: true, EnableChunking: true})
 		for range 10 {
 			if _, err := p.Send(csCtx(t), &ProducerMessage{Payload: []byte("m")}); err != nil {
 				t.Fatal(err)

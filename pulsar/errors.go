@@ -47,10 +47,12 @@ var (
 	// ErrContextExpired: Send's context ended while it waited for room;
 	// the error wraps the context's error too. Result TimeoutError.
 	ErrContextExpired = api.ErrContextExpired
-	// ErrMessageTooLarge: a message is larger than the client's memory
-	// limit (ClientOptions.MemoryLimitBytes), or than the largest chunked
-	// message, and so can never be sent. Messages larger than the broker's
-	// max message size are chunked instead. Result MessageTooBig.
+	// ErrMessageTooLarge: a message can never be sent: it is larger than
+	// the broker's max message size and ProducerOptions.EnableChunking is
+	// off, larger than the largest chunked message (2 GiB - 1), or counted
+	// whole (compressed, or not chunked) and larger than
+	// ClientOptions.MemoryLimitBytes. The error's text says which limit and
+	// the option that sets it. Result MessageTooBig.
 	ErrMessageTooLarge = api.ErrMessageTooLarge
 	// ErrMetaTooLarge: a message's metadata leaves no room for payload in
 	// the broker's max message size. Result InvalidMessage.

@@ -2,6 +2,7 @@ package pulsar
 
 import (
 	"context"
+	"io"
 	"time"
 
 	"github.com/pulsargo/sdk/pulsar/backoff"
@@ -89,11 +90,16 @@ type ProducerOptions struct {
 	// Properties are attached to the producer on the broker.
 	Properties map[string]string
 	// SendTimeout fails a message the broker has not acknowledged in this
-	// long. Default 30 s; negative disables it.
+	// long; for a chunked message it runs again from each chunk receipt, so
+	// a message larger than memory is not failed for taking long, only
+	// for a broker that stops answering. Default 30 s; negative disables
+	// it.
 	SendTimeout time.Duration
 	// DisableBlockIfQueueFull makes Send fail with ErrProducerQueueFull
 	// instead of waiting when MaxPendingMessages or the memory limit is
-	// reached. Default false (wait).
+	// reached (for a chunked message: when its first chunk does not fit;
+	// its later chunks wait for the receipts of the earlier ones, so a
+	// message is not cut short once it started). Default false (wait).
 	DisableBlockIfQueueFull bool
 	// MaxPendingMessages bounds messages sent and not yet acknowledged. A
 	// chunked message counts once. Default 1000.
@@ -102,7 +108,12 @@ type ProducerOptions struct {
 	// JavaStringHash.
 	HashingScheme HashingScheme
 	// CompressionType applies to every payload (for a chunked message, to
-	// the whole payload before it is split). Default NoCompression.
+	// the whole payload before it is split). A compressed message is held
+	// whole until its last chunk is acknowledged, so it counts whole
+	// against ClientOptions.MemoryLimitBytes (its original size while it is
+	// compressed, then its compressed size) and one larger than the limit
+	// fails with ErrMessageTooLarge; without compression a chunked message
+	// counts only its chunks in flight. Default NoCompression.
 	CompressionType CompressionType
 	// CompressionLevel for codecs that have levels. Default Default.
 	// Accepted for compatibility; every codec currently uses its default
@@ -122,12 +133,18 @@ type ProducerOptions struct {
 	// BatcherBuilderType selects the batch builder. Default
 	// DefaultBatchBuilder.
 	BatcherBuilderType BatcherBuilderType
-	// EnableChunking splits messages larger than ChunkMaxMessageSize into
-	// chunks. A message whose (compressed) payload exceeds the broker's max
-	// message size is chunked whether or not it is set, rather than
-	// refused. Unlike the official clients, chunking works together with
-	// batching: small messages are batched, large ones chunked, in send
-	// order. Default false.
+	// EnableChunking splits messages larger than the broker's max message
+	// size, or than ChunkMaxMessageSize, into chunks. Without it such a
+	// message fails with ErrMessageTooLarge, as in the official client.
+	// Without compression, a chunked message counts against
+	// ClientOptions.MemoryLimitBytes chunk by chunk, while its chunks are in
+	// flight, so it may be larger than the limit: Send hands chunks to the
+	// connection as receipts make room (SendAsync returns once the last
+	// chunk is handed over; the producer's other sends wait until then, as
+	// its messages are acknowledged in order). Unlike the official
+	// clients, chunking
+	// works together with batching: small messages are batched, large ones
+	// chunked, in send order. Default false.
 	EnableChunking bool
 	// ChunkMaxMessageSize is the largest chunk payload when EnableChunking
 	// is set; default and maximum the broker's max message size minus the
@@ -189,6 +206,24 @@ type Producer interface {
 	// callback must not call Flush or Close. msg.Payload must not be
 	// modified until the callback ran.
 	SendAsync(ctx context.Context, msg *ProducerMessage, callback func(MessageID, *ProducerMessage, error))
+	// SendReader publishes one message of size bytes read from r, and
+	// waits for the broker's acknowledgment, as Send; msg gives everything
+	// but the payload (msg.Payload and msg.Value must be nil). A message
+	// larger than the broker's max message size is chunked
+	// (EnableChunking must be set) and read one chunk at a time: a chunk is
+	// read when its bytes fit in ClientOptions.MemoryLimitBytes (64 MiB
+	// when the limit is off) and dropped at its receipt, so the producer
+	// holds only the chunks in flight, never the whole payload; the id is
+	// the same ChunkMessageID as Send's. A streamed message is not
+	// compressed (chunks carry the total size, known only after
+	// compressing all of it). r must yield exactly size bytes and is not
+	// read beyond them. If r fails or ends early, the message fails with an
+	// error that says how many chunks were sent and wraps r's error (or
+	// io.ErrUnexpectedEOF); the chunks already stored form an incomplete
+	// chunked message, which consumers never deliver (see
+	// ConsumerOptions.IncompleteChunkPolicy). ctx does not interrupt a
+	// read blocked in r.
+	SendReader(ctx context.Context, msg *ProducerMessage, r io.Reader, size int64) (MessageID, error)
 	// LastSequenceID returns the highest sequence id the broker
 	// acknowledged (over all partitions), -1 before any.
 	LastSequenceID() int64

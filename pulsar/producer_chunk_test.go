@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -114,34 +115,41 @@ func TestProducerChunkingEveryCodec(t *testing.T) {
 	}
 }
 
-// TestProducerChunksOverBrokerMaxWithoutEnableChunking: a message larger
-// than the broker's max message size is chunked even without
-// EnableChunking; ChunkMaxMessageSize applies only with it.
-func TestProducerChunksOverBrokerMaxWithoutEnableChunking(t *testing.T) {
+// TestProducerRefusesOverBrokerMaxWithoutEnableChunking: without
+// EnableChunking a message larger than the broker's max message size fails
+// with ErrMessageTooLarge (as the official client's does), with or without
+// the memory limit, compressed or not; nothing reaches the topic. Smaller
+// messages go as they are, and ChunkMaxMessageSize applies only with
+// EnableChunking.
+func TestProducerRefusesOverBrokerMaxWithoutEnableChunking(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := brokerstub.RunT(t, brokerstub.Options{NoListener: true, MaxMessageSize: 32 << 10})
-		c := testClient(t, b)
-		topic := testTopic(t)
-		rc := rawSubscribe(t, b, topic, 0)
-		p := testProducer(t, c, ProducerOptions{Topic: topic, ChunkMaxMessageSize: 1000})
-		big := payloadOf(100<<10, 3)
-		id, err := p.Send(ctxFor(t, 10*time.Second), &ProducerMessage{Payload: big})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, ok := id.(ChunkMessageID); !ok {
-			t.Fatalf("id %T", id)
-		}
-		small, err := p.Send(ctxFor(t, 10*time.Second), &ProducerMessage{Payload: make([]byte, 5000)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, ok := small.(ChunkMessageID); ok {
-			t.Errorf("5000 bytes chunked although EnableChunking is off")
-		}
-		g := rc.wait(2, 10*time.Second)
-		if n := g[0].Meta.GetNumChunksFromMsg(); n != 4 || !bytes.Equal(g[0].Payload, big) {
-			t.Errorf("%d chunks (want 4 of < 32 KiB)", n)
+		for _, limit := range []int64{0, -1} {
+			for _, codec := range []CompressionType{NoCompression, LZ4} {
+				c := testClient(t, b, ClientOptions{MemoryLimitBytes: limit})
+				topic := testTopic(t)
+				rc := rawSubscribe(t, b, topic, 0)
+				p := testProducer(t, c, ProducerOptions{Topic: topic, ChunkMaxMessageSize: 1000, CompressionType: codec})
+				id, err := p.Send(ctxFor(t, 10*time.Second), &ProducerMessage{Payload: payloadOf(100<<10, 3)})
+				if !errors.Is(err, ErrMessageTooLarge) || id != nil {
+					t.Fatalf("limit %d codec %d: 100 KiB over a 32 KiB broker limit with chunking off: %v %v", limit, codec, id, err)
+				}
+				if !strings.Contains(err.Error(), "EnableChunking") || !strings.Contains(err.Error(), "32768") {
+					t.Errorf("error does not say what to change: %v", err)
+				}
+				small, err := p.Send(ctxFor(t, 10*time.Second), &ProducerMessage{Payload: payloadOf(5000, 4)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, ok := small.(ChunkMessageID); ok {
+					t.Errorf("5000 bytes chunked although EnableChunking is off")
+				}
+				g := rc.wait(1, 10*time.Second)
+				if g[0].Meta.GetNumChunksFromMsg() != 0 || len(g[0].Payload) != 5000 {
+					t.Errorf("got %v, want the small message only", g[0].Meta)
+				}
+				c.Close()
+			}
 		}
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"time"
 
@@ -263,6 +264,38 @@ func (p *partitionedProducer) SendAsync(ctx context.Context, msg *ProducerMessag
 		}
 		callback(id, msg, nil)
 	})
+}
+
+func (p *partitionedProducer) SendReader(ctx context.Context, msg *ProducerMessage, r io.Reader, size int64) (MessageID, error) {
+	if msg == nil {
+		return nil, fmt.Errorf("%w: %w: message is nil", ErrInvalidMessage, ErrInvalidOptions)
+	}
+	if msg.Payload != nil || msg.Value != nil {
+		return nil, fmt.Errorf("%w: SendReader reads the payload from its reader: Payload and Value must be nil", ErrInvalidOptions)
+	}
+	pp, err := p.pick(msg)
+	if err != nil {
+		return nil, err
+	}
+	p.opts.Interceptors.BeforeSend(p, msg)
+	m, version, err := p.schemas.prepare(ctx, pp, msg)
+	if err != nil {
+		return nil, err
+	}
+	end, err := txnSend(ctx, msg, pp.Topic())
+	if err != nil {
+		return nil, err
+	}
+	var done producer.Callback
+	if end != nil {
+		done = func(_ messageid.MessageID, err error) { end(err) }
+	}
+	id, err := pp.SendReader(ctx, m, version, r, size, done)
+	if err != nil {
+		return nil, producerErr("send to "+pp.Topic(), err)
+	}
+	p.opts.Interceptors.OnSendAcknowledgement(p, msg, id)
+	return id, nil
 }
 
 // producerErr converts the engine's broker errors to *ServerError; the

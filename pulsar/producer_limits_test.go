@@ -3,6 +3,7 @@ package pulsar
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -86,17 +87,31 @@ func TestProducerQueueFullWithoutBlocking(t *testing.T) {
 	})
 }
 
-// TestProducerMemoryLimit: a message larger than the whole limit fails at
-// once, whatever the options; others wait for memory to be released.
+// TestProducerMemoryLimit: a message counted whole (compressed) and
+// larger than the whole limit fails at once, with an error that names the
+// option; a chunked one larger than the limit goes through, its chunks
+// counted as they are in flight; others wait for memory to be released.
 func TestProducerMemoryLimit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := brokerstub.RunT(t, brokerstub.Options{NoListener: true, MaxMessageSize: 256 << 10})
 		c := testClient(t, b, ClientOptions{MemoryLimitBytes: 1 << 20})
 		topic := testTopic(t)
+		pz := testProducer(t, c, ProducerOptions{Topic: testTopic(t), EnableChunking: true, CompressionType: ZSTD})
+		_, err := pz.Send(ctxFor(t, 5*time.Second), &ProducerMessage{Payload: make([]byte, 3<<20)})
+		if !errors.Is(err, ErrMessageTooLarge) || !strings.Contains(err.Error(), "MemoryLimitBytes") ||
+			strings.Contains(err.Error(), "MaxMessageSize") {
+			t.Fatalf("3 MiB compressed message with a 1 MiB limit: %v", err)
+		}
 		p := testProducer(t, c, ProducerOptions{Topic: topic, EnableChunking: true})
-		_, err := p.Send(ctxFor(t, 5*time.Second), &ProducerMessage{Payload: make([]byte, 3<<20)})
-		if !errors.Is(err, ErrMessageTooLarge) {
-			t.Fatalf("3 MiB message with a 1 MiB limit: %v", err)
+		id, err := p.Send(ctxFor(t, 5*time.Second), &ProducerMessage{Payload: payloadOf(3<<20, 9)})
+		if err != nil {
+			t.Fatalf("3 MiB chunked message with a 1 MiB limit: %v", err)
+		}
+		if _, ok := id.(ChunkMessageID); !ok {
+			t.Fatalf("id %T", id)
+		}
+		if used := c.mem.inUse(); used != 0 {
+			t.Errorf("memory in use after the chunked message: %d", used)
 		}
 
 		delayReceipts(b, 300*time.Millisecond)
@@ -122,11 +137,11 @@ func TestProducerMemoryLimit(t *testing.T) {
 		}
 
 		// With compression the payload held, not the original, is counted.
-		pz := testProducer(t, c, ProducerOptions{Topic: testTopic(t), CompressionType: ZSTD, DisableBatching: true})
+		pz2 := testProducer(t, c, ProducerOptions{Topic: testTopic(t), CompressionType: ZSTD, DisableBatching: true})
 		b.Intercept(nil)
 		delayReceipts(b, 200*time.Millisecond)
 		done := make(chan error, 1)
-		pz.SendAsync(ctxFor(t, 5*time.Second), &ProducerMessage{Payload: make([]byte, 200<<10)}, func(_ MessageID, _ *ProducerMessage, err error) {
+		pz2.SendAsync(ctxFor(t, 5*time.Second), &ProducerMessage{Payload: make([]byte, 200<<10)}, func(_ MessageID, _ *ProducerMessage, err error) {
 			done <- err
 		})
 		if used := c.mem.inUse(); used <= 0 || used > 10<<10 {

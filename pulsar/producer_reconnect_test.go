@@ -15,16 +15,24 @@ import (
 // TestProducerUnloadDuringChunkedSend unloads the topic while a chunked
 // message is half acknowledged: the producer re-attaches (same name, next
 // epoch), sends the remaining chunks, and the message arrives whole, with
-// the messages around it, in order.
+// the messages around it, in order. In "fed" the message is 4 times the
+// memory limit, uncompressed: its chunks are handed over as receipts free
+// room, across the reconnect.
 func TestProducerUnloadDuringChunkedSend(t *testing.T) {
-	for _, batching := range []bool{false, true} {
-		t.Run(map[bool]string{false: "plain", true: "batching"}[batching], func(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		batching bool
+		codec    CompressionType
+		limit    int64
+	}{{"plain", false, LZ4, 0}, {"batching", true, LZ4, 0}, {"fed", true, NoCompression, 256 << 10}} {
+		batching := tc.batching
+		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				b := brokerstub.RunT(t, brokerstub.Options{NoListener: true, MaxMessageSize: 32 << 10})
-				c := testClient(t, b)
+				c := testClient(t, b, ClientOptions{MemoryLimitBytes: tc.limit})
 				topic := testTopic(t)
 				p := testProducer(t, c, ProducerOptions{Topic: topic, EnableChunking: true, DisableBatching: !batching,
-					CompressionType: LZ4})
+					CompressionType: tc.codec})
 				name := p.Name()
 				var sends atomic.Int32
 				unloaded := make(chan struct{})

@@ -17,4 +17,5 @@ func addStats(s *ProducerStats, o ProducerStats) {
 	s.Reconnects += o.Reconnects
 	s.PendingMessages += o.PendingMessages
 	s.PendingBytes += o.PendingBytes
+	s.PendingChunks += o.PendingChunks
 }

@@ -13,7 +13,7 @@ func TestQuickstartRuns(t *testing.T) {
 	if err := run([]string{"-size", "12MiB"}, &out); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	for _, want := range []string{"received and verified", "read it again after the seek"} {
+	for _, want := range []string{"3 of 3 chunks acknowledged", "MiB/s", "received and verified", "read it again after the seek"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}

@@ -32,6 +32,14 @@ func caseOf(broader *Error, result Result, msg string) *Error {
 	return e
 }
 
+// Detailed returns an error of sentinel's Result with its own text (then
+// the Result's name), for a case where the sentinel's official text would
+// mislead: errors.Is matches it with sentinel, and errors.As finds it as an
+// *Error.
+func Detailed(sentinel *Error, format string, args ...any) *Error {
+	return caseOf(sentinel, sentinel.result, fmt.Sprintf(format, args...))
+}
+
 // InvalidOption returns the error of an option check, as the official
 // client returns it: a bare *Error (code may assert err.(*Error)) with
 // result and the official text, which is also a case of ErrInvalidOptions.

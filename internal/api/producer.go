@@ -69,6 +69,11 @@ type ProducerStats struct {
 	// counts once).
 	PendingMessages int64
 	// PendingBytes is the memory they hold against
-	// ClientOptions.MemoryLimitBytes: compressed payloads and batches.
+	// ClientOptions.MemoryLimitBytes: compressed payloads and batches, the
+	// chunks in flight of an uncompressed chunked message.
 	PendingBytes int64
+	// PendingChunks is the number of chunks of pending chunked messages
+	// not yet acknowledged: with ChunksSent, the progress of a large Send
+	// ("ChunksSent-before of ChunksSent-before+PendingChunks").
+	PendingChunks int64
 }

@@ -202,7 +202,8 @@ func (c *Conn) handshake(ctx context.Context) error {
 	if _, err := c.nc.Write(frame); err != nil {
 		return fmt.Errorf("%w: %w", ErrHandshake, err)
 	}
-	r := wire.NewReader(c.nc, wire.DefaultMaxFrameSize)
+	first := &firstBytes{r: c.nc}
+	r := wire.NewReader(first, wire.DefaultMaxFrameSize)
 	// A broker with a multi-stage method challenges before it connects;
 	// the rounds are bounded so that one that keeps challenging fails.
 	for range maxHandshakeChallenges + 1 {
@@ -212,6 +213,9 @@ func (c *Conn) handshake(ctx context.Context) error {
 				// TLS 1.3 reports the broker's refusal of the client
 				// certificate at the first read, after the handshake.
 				return fmt.Errorf("%w: tls %s: %w", ErrConnect, c.addr, err)
+			}
+			if first.http() {
+				return c.httpAnswer()
 			}
 			return fmt.Errorf("%w: %w", ErrHandshake, err)
 		}

@@ -171,6 +171,9 @@ func (p *Producer) resend() {
 			return
 		}
 		p.write(e)
+		if e.fed < e.chunks {
+			return // being fed: nothing is queued behind it
+		}
 	}
 }
 

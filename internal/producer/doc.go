@@ -5,6 +5,13 @@
 // payload, the send timeout, reconnection with resend of everything pending,
 // the pending-message and memory limits, and statistics.
 //
+// A chunked message that is not compressed, and a streamed one
+// (SendReader), is fed to the connection by its sender's goroutine chunk by
+// chunk, each chunk counted against the memory limit from the moment it is
+// handed over (read, for a stream) until its receipt (fed.go, stream.go).
+// While it is fed the message holds the producer's gate alone (gate.go):
+// entries are acknowledged in order, so nothing is queued behind it.
+//
 // Package pulsar builds its public Producer on it: one Producer per
 // partition, plus routing. The engine talks to the broker through a Conn
 // (an *conn.Conn in production) obtained from Options.Connect, so that a

@@ -1,6 +1,7 @@
 package producer
 
 import (
+	"context"
 	"time"
 
 	"github.com/pulsargo/sdk/chunk"
@@ -27,8 +28,13 @@ type entry struct {
 	meta         *proto.MessageMetadata
 	payload      []byte // (compressed) payload; chunks are slices of it
 	plan         chunk.Plan
-	chunks       int // 0: not chunked
-	acked        int // chunk receipts received
+	chunks       int                     // 0: not chunked
+	acked        int                     // chunk receipts received
+	fed          int                     // chunks that may be written: their memory is held (all of them unless perChunk)
+	wrote        int                     // chunks written on the current connection
+	perChunk     bool                    // memory is held chunk by chunk, from feed to receipt (see feed)
+	abort        context.CancelCauseFunc // ends the feed's wait when the entry finishes; nil for none
+	stream       *stream                 // the payload read chunk by chunk (SendReader); nil for none
 	first        messageid.ID
 	mem          int64         // bytes reserved against the memory limit
 	deadline     time.Time     // zero: no send timeout

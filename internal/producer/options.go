@@ -75,8 +75,8 @@ type Options struct {
 	// (with retries). Default 30 s.
 	OperationTimeout time.Duration
 	// SendTimeout fails a message not acknowledged this long after Send
-	// was called (waiting for room included). Default 30 s; negative
-	// disables it.
+	// was called (waiting for room included); a chunked message's runs
+	// again from each chunk receipt. Default 30 s; negative disables it.
 	SendTimeout time.Duration
 	// MaxPendingMessages bounds messages accepted and not yet acknowledged
 	// or failed; a chunked message counts once. Default 1000.
@@ -84,7 +84,9 @@ type Options struct {
 	// DisableBlockIfQueueFull fails Send with the QueueFull error instead of
 	// waiting for room. Default false (wait).
 	DisableBlockIfQueueFull bool
-	// Memory is the byte budget; nil means no limit.
+	// Memory is the byte budget; nil means no limit. A chunked message
+	// that is not compressed holds it chunk by chunk while its chunks are
+	// in flight (see sendFed); other entries hold their whole payload.
 	Memory Memory
 	// Compression is the codec applied to every payload (to the whole
 	// message before chunking, to the whole batch). Default NONE.
@@ -102,9 +104,9 @@ type Options struct {
 	// BatchMaxDelay is how long a batch may wait for more messages.
 	// Default 10 ms.
 	BatchMaxDelay time.Duration
-	// EnableChunking with ChunkMaxSize > 0 chunks messages larger than
-	// ChunkMaxSize. Messages larger than the broker's max message size are
-	// chunked whether or not it is set.
+	// EnableChunking chunks messages larger than the broker's max message
+	// size, or than ChunkMaxSize when that is set; without it such messages
+	// fail with ErrMessageTooLarge. Default false.
 	EnableChunking bool
 	// ChunkMaxSize caps the payload of a chunk (with EnableChunking);
 	// default and maximum: the broker's max message size less metadata.

@@ -29,6 +29,7 @@ type Producer struct {
 	codec compress.Codec
 
 	permits chan struct{} // one token per pending message
+	gate    *gate         // orders sends around a chunked message being fed
 	cbs     *runner       // runs callbacks in completion order
 	kick    chan struct{} // asks the connect loop to reconnect
 	life    context.Context
@@ -75,6 +76,7 @@ func New(ctx context.Context, opts Options) (*Producer, error) {
 		opts: opts, codec: codec,
 		log:     opts.Logger.With("topic", opts.Topic, "producer_id", opts.ProducerID),
 		permits: make(chan struct{}, opts.MaxPendingMessages),
+		gate:    newGate(),
 		cbs:     newRunner(),
 		kick:    make(chan struct{}, 1),
 		life:    life, stop: stop,
@@ -234,13 +236,12 @@ func (p *Producer) Close(ctx context.Context) {
 
 // waitRoom blocks until a pending-message permit and mem bytes of memory
 // are held, or fails: with ErrSendQueueIsFull or ErrMemoryBufferIsFull when
-// blocking is off, the
-// TooLarge error for a message larger than the memory limit, the Timeout
-// error when the send timeout passes first, the Closed error when the
-// producer closes, or ctx's error.
+// blocking is off, the TooLarge error for a message larger than the memory
+// limit, the Timeout error when the send timeout passes first, the Closed
+// error when the producer closes, or ctx's error.
 func (p *Producer) waitRoom(ctx context.Context, mem int64) error {
 	if lim := p.opts.Memory.Limit(); lim > 0 && mem > lim {
-		return fmt.Errorf("%w: %d bytes exceed the memory limit of %d", api.ErrMessageTooLarge, mem, lim)
+		return p.tooLargeForMemory(mem, lim)
 	}
 	// Fast path: room now.
 	select {
@@ -250,24 +251,17 @@ func (p *Producer) waitRoom(ctx context.Context, mem int64) error {
 		}
 		if p.opts.DisableBlockIfQueueFull {
 			<-p.permits
-			return api.ErrMemoryBufferIsFull
+			return fmt.Errorf("%w: %d bytes do not fit in the client's memory limit of %d (ClientOptions.MemoryLimitBytes) now",
+				api.ErrMemoryBufferIsFull, mem, p.opts.Memory.Limit())
 		}
 		<-p.permits
 	default:
 		if p.opts.DisableBlockIfQueueFull {
-			return fmt.Errorf("%w: %d messages pending", api.ErrSendQueueIsFull, p.opts.MaxPendingMessages)
+			return fmt.Errorf("%w: %d messages pending (ProducerOptions.MaxPendingMessages)", api.ErrSendQueueIsFull, p.opts.MaxPendingMessages)
 		}
 	}
-	wctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	stopLife := context.AfterFunc(p.life, func() { cancel(api.ErrProducerClosed) })
-	defer stopLife()
-	if p.opts.SendTimeout > 0 {
-		stopTimer := p.opts.Clock.AfterFunc(p.opts.SendTimeout, func() {
-			cancel(fmt.Errorf("%w: no room within %v", api.ErrSendTimeout, p.opts.SendTimeout))
-		})
-		defer stopTimer()
-	}
+	wctx, stop := p.waitCtx(ctx)
+	defer stop()
 	select {
 	case p.permits <- struct{}{}:
 	case <-wctx.Done():
@@ -281,6 +275,39 @@ func (p *Producer) waitRoom(ctx context.Context, mem int64) error {
 		return err
 	}
 	return nil
+}
+
+// tooLargeForMemory is the error of a message of mem bytes, counted whole,
+// that can never fit in the memory limit lim: it says what to change.
+func (p *Producer) tooLargeForMemory(mem, lim int64) error {
+	hint := "raise ClientOptions.MemoryLimitBytes"
+	switch {
+	case p.opts.Compression != 0:
+		hint += " (a compressed message is held and counted whole: it is compressed before it is chunked; an uncompressed chunked message counts only its chunks in flight)"
+	case !p.opts.EnableChunking:
+		hint += ", or set ProducerOptions.EnableChunking and a ChunkMaxMessageSize below it"
+	default:
+		hint += ", or set ProducerOptions.ChunkMaxMessageSize below it"
+	}
+	return api.Detailed(api.ErrMessageTooLarge, "message of %d bytes exceeds the client's memory limit of %d bytes: %s", mem, lim, hint)
+}
+
+// waitCtx is ctx for a wait for room: it also ends, with its cause, when
+// the producer closes or the send timeout passes. stop releases it.
+func (p *Producer) waitCtx(ctx context.Context) (wctx context.Context, stop func()) {
+	wctx, cancel := context.WithCancelCause(ctx)
+	stopLife := context.AfterFunc(p.life, func() { cancel(api.ErrProducerClosed) })
+	stopTimer := func() bool { return true }
+	if p.opts.SendTimeout > 0 {
+		stopTimer = p.opts.Clock.AfterFunc(p.opts.SendTimeout, func() {
+			cancel(fmt.Errorf("%w: no room within %v", api.ErrSendTimeout, p.opts.SendTimeout))
+		})
+	}
+	return wctx, func() {
+		stopTimer()
+		stopLife()
+		cancel(nil)
+	}
 }
 
 // waitErr is why a wait on wctx (derived from ctx) ended: the caller's ctx

@@ -185,7 +185,7 @@ func TestChunkedSendAndReceipts(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fc, clk := &fakeConn{maxMsg: 1000}, newFakeClock()
 		mem := &countingMemory{limit: 1 << 20}
-		p := newTestProducer(t, fc, clk, Options{Memory: mem, DisableBatching: true})
+		p := newTestProducer(t, fc, clk, Options{Memory: mem, DisableBatching: true, EnableChunking: true})
 		if p.Name() != "fake-1" {
 			t.Errorf("name %q", p.Name())
 		}
@@ -234,7 +234,7 @@ func TestChunkedSendAndReceipts(t *testing.T) {
 func TestTimeoutMidMessageWithFakeClock(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fc, clk := &fakeConn{maxMsg: 1000}, newFakeClock()
-		p := newTestProducer(t, fc, clk, Options{DisableBatching: true, SendTimeout: time.Second})
+		p := newTestProducer(t, fc, clk, Options{DisableBatching: true, EnableChunking: true, SendTimeout: time.Second})
 		cb, ch := collect()
 		p.SendAsync(context.Background(), &api.ProducerMessage{Payload: make([]byte, 3000)}, cb)
 		fc.take()
@@ -318,7 +318,7 @@ func TestBatchDelayWithFakeClock(t *testing.T) {
 func TestResendAfterReconnect(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fc, clk := &fakeConn{maxMsg: 1000}, newFakeClock()
-		p := newTestProducer(t, fc, clk, Options{DisableBatching: true})
+		p := newTestProducer(t, fc, clk, Options{DisableBatching: true, EnableChunking: true})
 		cb1, ch1 := collect()
 		cb2, ch2 := collect()
 		p.SendAsync(context.Background(), &api.ProducerMessage{Payload: make([]byte, 2500)}, cb1) // 3 chunks

@@ -60,7 +60,9 @@ func (p *Producer) receiptLocked(gen uint64, r *proto.CommandSendReceipt) (*entr
 			e.first = id
 		}
 		e.acked++
+		p.chunkReceipt(e)
 		p.stats.chunks.Add(1)
+		p.stats.pendingChunks.Add(-1)
 		if e.acked < e.chunks {
 			return nil, receiptIDs{}
 		}
@@ -123,8 +125,20 @@ func (p *Producer) failAll(err error) {
 // success, err otherwise. e is already out of the queue. Called with p.mu
 // held.
 func (p *Producer) finish(e *entry, ids interface{ at(int) messageid.MessageID }, err error) {
-	p.release(len(e.msgs), e.mem)
+	if e.stream != nil && e.stream.mem != nil {
+		e.stream.mem.Release(e.mem)
+		p.release(len(e.msgs), 0)
+		p.pendingChanged(0, -e.mem)
+	} else {
+		p.release(len(e.msgs), e.mem)
+	}
 	e.mem = 0
+	if e.stream != nil {
+		e.stream.held = nil // nothing writes them any more
+	}
+	if e.order != 0 { // enqueued
+		p.stats.pendingChunks.Add(-int64(e.chunks - e.acked))
+	}
 	p.metricFinished(e, err)
 	if err == nil {
 		p.stats.messages.Add(uint64(len(e.msgs)))
@@ -139,6 +153,9 @@ func (p *Producer) finish(e *entry, ids interface{ at(int) messageid.MessageID }
 		p.stats.failed.Add(uint64(len(e.msgs)))
 	}
 	e.err, e.finished = err, true
+	if e.abort != nil {
+		e.abort(err) // a feed still waiting for room stops
+	}
 	msgs, batched := e.msgs, e.batched
 	p.cbs.push(func() {
 		for i, m := range msgs {

@@ -104,6 +104,24 @@ func (p *Producer) sendAsync(ctx context.Context, m *api.ProducerMessage, schema
 	if n > chunk.MaxTotalSize {
 		return fmt.Errorf("%w: %d bytes, at most %d can be sent", api.ErrMessageTooLarge, n, chunk.MaxTotalSize)
 	}
+	switch r, maxMsg := p.route(m, n); r {
+	case routeFed:
+		return p.sendFed(ctx, m, schemaVersion, pm, now, deadline)
+	case routeTooLarge:
+		return tooLargeForBroker(n, maxMsg)
+	}
+	if !p.gate.tryRLock() {
+		wctx, stop := p.waitCtx(ctx)
+		err := p.gate.rlock(wctx)
+		if err != nil {
+			err = waitErr(ctx, wctx)
+		}
+		stop()
+		if err != nil {
+			return err
+		}
+	}
+	defer p.gate.runlock()
 	mem := int64(n)
 	if err := p.waitRoom(ctx, mem); err != nil {
 		return err
@@ -148,20 +166,64 @@ func (p *Producer) sendAsync(ctx context.Context, m *api.ProducerMessage, schema
 	return nil
 }
 
-// plan decides whether e is chunked and plans its chunks. A payload larger
-// than the broker's max message size is always chunked; with
-// EnableChunking, so is one larger than ChunkMaxSize. Called with p.mu
-// held.
-func (p *Producer) plan(e *entry) error {
-	n := len(e.payload)
+// How sendAsync sends a message.
+const (
+	routeWhole    = iota // batched, or one entry counted whole against the memory limit
+	routeFed             // chunked, its chunks counted as they are in flight (sendFed)
+	routeTooLarge        // larger than the broker takes, and chunking is off
+)
+
+// route decides how a message m of n bytes is sent. A message the broker
+// takes as one frame, or that goes to a batch, is sent whole; one larger
+// than a frame is chunked when EnableChunking is set (and fed chunk by
+// chunk when it is not compressed) and refused otherwise, as the official
+// client refuses it. A compressed message is decided after compression
+// (plan). It returns the broker's max message size too.
+func (p *Producer) route(m *api.ProducerMessage, n int) (int, int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case p.batchable(m, n) || n <= p.frameLimit() || p.opts.Compression != 0:
+		return routeWhole, p.maxMsg
+	case !p.opts.EnableChunking:
+		return routeTooLarge, p.maxMsg
+	}
+	return routeFed, p.maxMsg
+}
+
+// frameLimit is the largest payload sent without chunking: the broker's
+// max message size (less encryption overhead), and with EnableChunking at
+// most ChunkMaxSize. Called with p.mu held.
+func (p *Producer) frameLimit() int {
 	limit := p.maxMsg - p.encryptionOverhead()
-	custom := p.opts.EnableChunking && p.opts.ChunkMaxSize > 0
-	if custom {
+	if p.opts.EnableChunking && p.opts.ChunkMaxSize > 0 {
 		limit = min(limit, p.opts.ChunkMaxSize)
 	}
+	return limit
+}
+
+// tooLargeForBroker is the error of a payload of n bytes (compressed, if
+// the producer compresses) larger than the broker's max message size
+// maxMsg with chunking off: the official client's ErrMessageTooLarge.
+func tooLargeForBroker(n, maxMsg int) error {
+	return fmt.Errorf("%w: %d bytes, more than the broker's max message size of %d (its maxMessageSize); set ProducerOptions.EnableChunking to send it in chunks",
+		api.ErrMessageTooLarge, n, maxMsg)
+}
+
+// plan decides whether e is chunked and plans its chunks: a payload larger
+// than frameLimit is chunked with EnableChunking and refused without. Every
+// chunk may be written at once (fed) unless the caller feeds them. Called
+// with p.mu held.
+func (p *Producer) plan(e *entry) error {
+	n := len(e.payload)
+	limit := p.frameLimit()
 	if n <= limit {
 		return nil
 	}
+	if !p.opts.EnableChunking {
+		return tooLargeForBroker(n, p.maxMsg)
+	}
+	custom := p.opts.ChunkMaxSize > 0
 	uuid := chunk.UUID(p.name, e.seq)
 	size := p.maxMsg - gproto.Size(e.meta) - chunk.MetadataOverhead(uuid) - p.encryptionOverhead()
 	if custom {
@@ -175,7 +237,7 @@ func (p *Producer) plan(e *entry) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", api.ErrMessageTooLarge, err)
 	}
-	e.plan, e.chunks = plan, plan.Len()
+	e.plan, e.chunks, e.fed = plan, plan.Len(), plan.Len()
 	return nil
 }
 
@@ -206,6 +268,7 @@ func (p *Producer) release(msgs int, mem int64) {
 func (p *Producer) enqueue(e *entry) {
 	p.enqueued++
 	e.order = p.enqueued
+	p.stats.pendingChunks.Add(int64(e.chunks))
 	p.queue.push(e)
 	p.armTimeout()
 	if p.ready {
@@ -214,19 +277,11 @@ func (p *Producer) enqueue(e *entry) {
 }
 
 // write sends e's frames (for a chunked message, the chunks not yet
-// acknowledged), each payload a slice of e.payload. A write that fails
-// because the connection closed waits for the reconnect; any other failure
-// fails e. Called with p.mu held.
+// acknowledged that are fed), each payload a slice of e.payload. A write
+// that fails because the connection closed waits for the reconnect; any
+// other failure fails e. Called with p.mu held.
 func (p *Producer) write(e *entry) {
-	send := &proto.CommandSend{ProducerId: gproto.Uint64(p.opts.ProducerID), SequenceId: gproto.Uint64(e.seq)}
-	if e.batched {
-		send.NumMessages = gproto.Int32(int32(len(e.msgs)))
-		if e.highest > e.seq {
-			send.HighestSequenceId = gproto.Uint64(e.highest)
-		}
-	}
-	setSendTxn(send, e.txn)
-	cmd := &proto.BaseCommand{Type: proto.BaseCommand_SEND.Enum(), Send: send}
+	cmd := p.sendCommand(e)
 	e.written = p.metricsNow()
 	var err error
 	if e.chunks == 0 {
@@ -235,16 +290,47 @@ func (p *Producer) write(e *entry) {
 			err = p.conn.SendPayload(cmd, e.meta, payload)
 		}
 	} else {
-		send.IsChunk = gproto.Bool(true)
-		for i := e.acked; i < e.chunks && err == nil; i++ {
-			c := e.plan.Chunk(i)
-			wire.SetChunkHeader(e.meta, c.Header)
-			var payload []byte
-			if payload, err = p.seal(e.meta, c.Payload); err == nil {
-				err = p.conn.SendPayload(cmd, e.meta, payload)
-			}
+		e.wrote = e.acked
+		err = p.writeChunks(e, cmd)
+	}
+	p.writeDone(e, err)
+}
+
+// sendCommand is the SEND command of e's frames. Called with p.mu held.
+func (p *Producer) sendCommand(e *entry) *proto.BaseCommand {
+	send := &proto.CommandSend{ProducerId: gproto.Uint64(p.opts.ProducerID), SequenceId: gproto.Uint64(e.seq)}
+	if e.batched {
+		send.NumMessages = gproto.Int32(int32(len(e.msgs)))
+		if e.highest > e.seq {
+			send.HighestSequenceId = gproto.Uint64(e.highest)
 		}
 	}
+	if e.chunks > 0 {
+		send.IsChunk = gproto.Bool(true)
+	}
+	setSendTxn(send, e.txn)
+	return &proto.BaseCommand{Type: proto.BaseCommand_SEND.Enum(), Send: send}
+}
+
+// writeChunks writes e's fed chunks not yet written on this connection.
+// Called with p.mu held, attached.
+func (p *Producer) writeChunks(e *entry, cmd *proto.BaseCommand) error {
+	for ; e.wrote < e.fed; e.wrote++ {
+		c := e.chunk(e.wrote)
+		wire.SetChunkHeader(e.meta, c.Header)
+		payload, err := p.seal(e.meta, c.Payload)
+		if err == nil {
+			err = p.conn.SendPayload(cmd, e.meta, payload)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeDone handles the outcome of writing e. Called with p.mu held.
+func (p *Producer) writeDone(e *entry, err error) {
 	switch {
 	case err == nil:
 	case errors.Is(err, api.ErrCrypto):

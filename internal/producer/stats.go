@@ -9,7 +9,7 @@ import (
 // counters are the atomic counters behind Stats.
 type counters struct {
 	messages, bytes, chunks, entries, failed, reconnects atomic.Uint64
-	pendingBytes                                         atomic.Int64
+	pendingBytes, pendingChunks                          atomic.Int64
 }
 
 // Stats returns a snapshot of the producer's counters.
@@ -23,5 +23,6 @@ func (p *Producer) Stats() api.ProducerStats {
 		Reconnects:      p.stats.reconnects.Load(),
 		PendingMessages: int64(len(p.permits)),
 		PendingBytes:    p.stats.pendingBytes.Load(),
+		PendingChunks:   p.stats.pendingChunks.Load(),
 	}
 }

@@ -64,7 +64,7 @@ func TestBatchHoldsOneTransaction(t *testing.T) {
 func TestEveryChunkCarriesTheTransaction(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fc, clk := &fakeConn{maxMsg: 1000}, newFakeClock()
-		p := newTestProducer(t, fc, clk, Options{DisableBatching: true})
+		p := newTestProducer(t, fc, clk, Options{DisableBatching: true, EnableChunking: true})
 		cb, _ := collect()
 		tx := idTxn{MostSigBits: 3, LeastSigBits: 42}
 		p.SendAsync(context.Background(), &api.ProducerMessage{Payload: bytes.Repeat([]byte("c"), 4500), Transaction: tx}, cb)

@@ -1,0 +1,51 @@
+package producer
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// TestGate: a feed (lock) waits for the shared holders, keeps new ones out
+// while it waits and holds, and a wait that ends with its context leaves
+// the gate as it was.
+func TestGate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newGate()
+		if !g.tryRLock() {
+			t.Fatal("free gate refused a shared hold")
+		}
+		locked := make(chan error, 1)
+		go func() { locked <- g.lock(context.Background()) }()
+		synctest.Wait()
+		select {
+		case <-locked:
+			t.Fatal("lock taken while a shared hold is on")
+		default:
+		}
+		if g.tryRLock() {
+			t.Fatal("new shared hold let in ahead of a waiting feed")
+		}
+		g.runlock()
+		if err := <-locked; err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if err := g.rlock(ctx); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("shared hold during a feed: %v", err)
+		}
+		ctx2, cancel2 := context.WithTimeout(context.Background(), time.Second)
+		defer cancel2()
+		if err := g.lock(ctx2); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("second feed: %v", err)
+		}
+		g.unlock()
+		if !g.tryRLock() {
+			t.Fatal("gate not free after the feed and a feed that gave up")
+		}
+		g.runlock()
+	})
+}
