@@ -120,7 +120,9 @@ func TestSecureStubToken(t *testing.T) {
 			forged := b.client(t, NewAuthenticationToken(other.sign(t, "alice", time.Time{})))
 			err := roundTrip(t, forged, topic)
 			requireServerError(t, err, "AuthenticationError")
-			assert.Contains(t, err.Error(), "bad signature")
+			// Pulsar's one text for every refusal; the reason (a bad
+			// signature) is in the broker's log only.
+			assert.Contains(t, err.Error(), "Failed to authenticate")
 
 			// Expired at the broker's (injected) clock, though not by the
 			// wall clock: the stub's clock decides.
@@ -128,7 +130,7 @@ func TestSecureStubToken(t *testing.T) {
 			expired := b.client(t, NewAuthenticationToken(s.sign(t, "alice", time.Now().Add(time.Hour))))
 			err = roundTrip(t, expired, topic)
 			requireServerError(t, err, "AuthenticationError")
-			assert.Contains(t, err.Error(), "expired")
+			assert.Contains(t, err.Error(), "Failed to authenticate")
 
 			// The first client's token has expired too: a new connection of
 			// it would be refused, but its open one keeps working until the

@@ -114,7 +114,8 @@ func TestBoltFileFollowsLiveData(t *testing.T) {
 		peak = max(peak, fi.Size())
 		check(round)
 	}
-	// Everything deleted: the file shrinks to about nothing.
+	// Everything deleted: the file shrinks to within the slack (compaction
+	// waits until more than the slack is wasted), well under its peak.
 	for name := range live {
 		if err := st.DeleteTopic(name); err != nil {
 			t.Fatal(err)
@@ -123,7 +124,7 @@ func TestBoltFileFollowsLiveData(t *testing.T) {
 	}
 	u := check(-1)
 	fi, _ := os.Stat(path)
-	if fi.Size() >= peak/4 || u.Compactions == 0 {
+	if fi.Size() > 2*slack || fi.Size() >= peak || u.Compactions == 0 {
 		t.Fatalf("after deleting everything the file is %d bytes (peak %d); %d compactions", fi.Size(), peak, u.Compactions)
 	}
 	// What is left reads back after a reopen.
