@@ -31,6 +31,14 @@
 // Commands it does not implement (transactions) are answered with a Pulsar
 // error.
 //
+// What a Pulsar 4.x broker refuses, it refuses, with Pulsar's error codes
+// and texts. A topic's namespace must exist: at start there are the tenants
+// "public" and "pulsar" and the namespaces "public/default" and
+// "pulsar/system"; others are created with the admin API or
+// Broker.CreateNamespace (Options.AutoCreateNamespaces creates them on first
+// use), and until then lookups, producers and consumers on their topics are
+// refused (namespace_check.go).
+//
 // Each topic's state is owned by one goroutine. Entries are stored exactly as
 // producers sent them; with Options.DataDir they live in a crash-safe bbolt
 // file. Tests can Restart or Crash the broker, Unload a topic, and observe,

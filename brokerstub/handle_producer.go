@@ -32,7 +32,7 @@ type producer struct {
 func (c *conn) handleProducer(m *proto.CommandProducer) {
 	rid := m.GetRequestId()
 	name, ok := c.attachableTopic(rid, m.GetTopic())
-	if !ok || !c.authorizeTopic(rid, name, actProduce, "") {
+	if !ok || !c.authorizeTopic(rid, name, actProduce, "") || c.refuseMissingNamespace(rid, name) {
 		return
 	}
 	t, err := c.b.topicForUse(name)

@@ -38,6 +38,14 @@ type Options struct {
 	// "pulsar" and the namespaces "public/default" and "pulsar/system".
 	// Default "standalone".
 	ClusterName string
+	// AutoCreateNamespaces makes the broker create a missing tenant and
+	// namespace when a topic of theirs is first looked up, produced to or
+	// subscribed to. Pulsar has no such setting: it refuses them (binary
+	// LOOKUP: MetadataError; partitioned metadata: TopicNotFound
+	// "Namespace not found"; PRODUCER and SUBSCRIBE: ServiceNotReady; HTTP
+	// lookup: 404). Default false, as Pulsar: create namespaces with the
+	// admin API (PUT /admin/v2/namespaces/{tenant}/{ns}) first.
+	AutoCreateNamespaces bool
 	// AutoTopicCreationPartitions, when > 0, makes topics created
 	// automatically partitioned topics with this many partitions (Pulsar's
 	// allowAutoTopicCreationType=partitioned and defaultNumPartitions).

@@ -99,6 +99,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		"`entries` per ledger before a topic starts a new one")
 	fs.BoolVar(&fl.DisableBatchIndexAck, "disable-batch-index-ack", false,
 		"ignore ack_set in acks and never send one (acknowledgmentAtBatchIndexLevelEnabled=false)")
+	fs.BoolVar(&fl.AutoCreateNamespaces, "auto-create-namespaces", false,
+		"create a missing tenant and namespace on first use (Pulsar refuses them; default: create them with the admin API)")
 	fs.StringVar(&logLevel, "log-level", "info", "log `level`: debug, info, warn or error")
 
 	if err := fs.Parse(args); err != nil {
@@ -168,6 +170,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		o.DisableBatchIndexAck = fl.DisableBatchIndexAck
 	}
 	o.DataDir = fl.DataDir
+	o.AutoCreateNamespaces = fl.AutoCreateNamespaces
 	if fs.NArg() > 0 {
 		return config{}, usagef("unexpected argument %q (all options are flags)", fs.Arg(0))
 	}
