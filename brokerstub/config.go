@@ -93,7 +93,12 @@ func isSecurityKey(k string) bool {
 // backlogQuotaCheckEnabled (see Options.BacklogQuota),
 // ttlDurationDefaultInSeconds, messageExpiryCheckIntervalInMinutes,
 // defaultRetentionTimeInMinutes, defaultRetentionSizeInMB and
-// retentionCheckIntervalInSeconds; and security (config_security.go):
+// retentionCheckIntervalInSeconds; the limits (limits.go, see Limits):
+// maxProducersPerTopic, maxConsumersPerTopic, maxConsumersPerSubscription,
+// maxSubscriptionsPerTopic, maxTopicsPerNamespace,
+// maxNumPartitionsPerPartitionedTopic, maxUnackedMessagesPerConsumer,
+// maxUnackedMessagesPerSubscription, allowAutoSubscriptionCreation and
+// enableNonPersistentTopics; and security (config_security.go):
 // brokerServicePortTls, webServicePortTls, tlsCertificateFilePath,
 // tlsKeyFilePath, tlsTrustCertsFilePath,
 // tlsRequireTrustedClientCertOnConnect, tlsAllowInsecureConnection,
@@ -205,6 +210,7 @@ func ParseConfig(r io.Reader) (Config, error) {
 	if !p.bool("backlogQuotaCheckEnabled", true) {
 		o.BacklogQuota.CheckInterval = -1
 	}
+	p.limits(o) // limits.go
 	if p.err != nil {
 		return Config{}, p.err
 	}

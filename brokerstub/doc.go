@@ -37,7 +37,10 @@
 // "pulsar/system"; others are created with the admin API or
 // Broker.CreateNamespace (Options.AutoCreateNamespaces creates them on first
 // use), and until then lookups, producers and consumers on their topics are
-// refused (namespace_check.go).
+// refused (namespace_check.go). Options.Limits and the namespace and topic
+// policies limit producers, consumers and subscriptions per topic, topics
+// per namespace and partitions (limits.go), and stop dispatch on Shared and
+// Key_Shared subscriptions at their max unacked messages (unacked.go).
 //
 // Each topic's state is owned by one goroutine. Entries are stored exactly as
 // producers sent them; with Options.DataDir they live in a crash-safe bbolt
@@ -62,9 +65,10 @@
 // terminate, brokers and /metrics. It reads the same state as the binary
 // protocol: a partitioned topic created over HTTP is partitioned for
 // clients, stats come from the topic goroutines, and unload, terminate,
-// delete and cursor resets reach connected clients. Backlog quotas are
-// enforced; other policies are stored and returned. LoadConfig starts a
-// broker from a Pulsar broker.conf or standalone.conf.
+// delete and cursor resets reach connected clients. Backlog quotas, TTL,
+// retention, delayed delivery, deduplication and the limits are enforced;
+// other policies are stored and returned. LoadConfig starts a broker from
+// a Pulsar broker.conf or standalone.conf.
 //
 // Every change to a subscription cursor marks it dirty — a partial batch
 // ack too (the bug of apache/pulsar#26498 is not copied) — and the cursor is

@@ -78,6 +78,10 @@ func (t *topic) subscribe(cs *consumer, m *proto.CommandSubscribe) bool {
 		return false
 	}
 	s := t.subs[m.GetSubscription()]
+	if code, msg := t.refuseConsumerLimit(s, m.GetDurable()); msg != "" {
+		cs.c.sendError(rid, code, msg) // limits.go
+		return false
+	}
 	if s == nil {
 		start := t.startPosition(m)
 		cur := cursor.New(start, t.led, t.cursorOptions())
