@@ -141,6 +141,8 @@ func TestRefusalMaxConsumersPolicies(t *testing.T) {
 		defer c1.Close()
 		_, err = oc.Subscribe(official.ConsumerOptions{Topic: topic, SubscriptionName: "b", Type: official.Shared})
 		refusedWith(t, err, "ConsumerBusy", "Topic reached max consumers limit")
+		_, err = shortClient(t, e.url).Subscribe(pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "b", Type: pulsar.Shared})
+		sdkRefused(t, err, "ConsumerBusy", "Topic reached max consumers limit")
 	})
 	t.Run("subscription", func(t *testing.T) {
 		ns := policyNamespace(t, e, "maxsubcons", map[string]string{"maxConsumersPerSubscription": "1"})
@@ -169,6 +171,8 @@ func TestRefusalSubscriptionPolicies(t *testing.T) {
 		defer c1.Close()
 		_, err = oc.Subscribe(official.ConsumerOptions{Topic: topic, SubscriptionName: "b"})
 		refusedWith(t, err, "NotAllowedError", "Exceed the maximum number of subscriptions of the topic")
+		_, err = shortClient(t, e.url).Subscribe(pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "b"})
+		sdkRefused(t, err, "NotAllowedError", "Exceed the maximum number of subscriptions of the topic")
 	})
 	t.Run("autoSubscriptionCreation", func(t *testing.T) {
 		ns := policyNamespace(t, e, "noautosub", map[string]string{"autoSubscriptionCreation": `{"allowAutoSubscriptionCreation":false}`})
@@ -176,6 +180,8 @@ func TestRefusalSubscriptionPolicies(t *testing.T) {
 		require.NoError(t, e.admin.Topics().Create(topicName(t, topic), 0))
 		_, err := oc.Subscribe(official.ConsumerOptions{Topic: topic, SubscriptionName: "new"})
 		refusedWith(t, err, "SubscriptionNotFound", "Subscription does not exist")
+		_, err = shortClient(t, e.url).Subscribe(pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "new"})
+		sdkRefused(t, err, "SubscriptionNotFound", "Subscription does not exist")
 		require.NoError(t, e.admin.Subscriptions().Create(topicName(t, topic), "made", utils.Earliest))
 		c, err := oc.Subscribe(official.ConsumerOptions{Topic: topic, SubscriptionName: "made"})
 		require.NoError(t, err, "a subscription created with the admin API")
@@ -198,6 +204,8 @@ func TestRefusalMaxTopicsPolicy(t *testing.T) {
 	}
 	_, err := oc.CreateProducer(producerOpts("persistent://" + ns + "/t3"))
 	refusedWith(t, err, "NotAllowedError", "Exceed maximum number of topics in namespace.")
+	_, err = shortClient(t, e.url).CreateProducer(pulsar.ProducerOptions{Topic: "persistent://" + ns + "/t3"})
+	sdkRefused(t, err, "NotAllowedError", "Exceed maximum number of topics in namespace.")
 	wantStatus(t, e.admin.Topics().Create(topicName(t, "persistent://"+ns+"/t4"), 0), http.StatusPreconditionFailed, "a third topic over the admin API")
 }
 
