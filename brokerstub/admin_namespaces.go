@@ -279,6 +279,9 @@ func namespacePolicy(method string) adminHandler {
 		if err := rq.decode(&v); err != nil {
 			return nil, err
 		}
+		if err := checkLimitPolicy(rq.p["policy"], v); err != nil {
+			return nil, err // limits.go
+		}
 		if check := namespacePolicyChecks[rq.p["policy"]]; check != nil {
 			if reason := check(v); reason != "" {
 				return nil, restErr(http.StatusBadRequest, "%s", reason)

@@ -287,3 +287,27 @@ func (p *configParser) limits(o *Options) {
 	o.DisableAutoSubscriptionCreation = !p.bool("allowAutoSubscriptionCreation", true)
 	o.DisableNonPersistentTopics = !p.bool("enableNonPersistentTopics", true)
 }
+
+// limitPolicies are the namespace policies of a count, which Pulsar's
+// NamespacesBase refuses below 0 with 412 "<policy> must be 0 or more".
+var limitPolicies = map[string]bool{
+	"maxProducersPerTopic": true, "maxConsumersPerTopic": true, "maxConsumersPerSubscription": true,
+	"maxSubscriptionsPerTopic": true, "maxTopicsPerNamespace": true,
+	"maxUnackedMessagesPerConsumer": true, "maxUnackedMessagesPerSubscription": true,
+}
+
+// checkLimitPolicy validates the value of a namespace limit policy: nil
+// when it is not one or the value is a count.
+func checkLimitPolicy(policy string, v json.RawMessage) error {
+	if !limitPolicies[policy] {
+		return nil
+	}
+	var n int64
+	if err := json.Unmarshal(v, &n); err != nil {
+		return restErr(http.StatusBadRequest, "%s: want an integer, got %s", policy, v)
+	}
+	if n < 0 {
+		return restErr(http.StatusPreconditionFailed, "%s must be 0 or more", policy)
+	}
+	return nil
+}

@@ -66,6 +66,11 @@ func TestMaxProducersPerTopic(t *testing.T) {
 	refused(t, c.attach(topic, 2), proto.ServerError_ProducerBusy,
 		"Topic 'persistent://public/default/max-producers' reached max producers limit")
 
+	code, body := adminDo(t, b, http.MethodPost, "/admin/v2/namespaces/public/default/maxProducersPerTopic", "-1")
+	assert.Equal(t, http.StatusPreconditionFailed, code)
+	assert.JSONEq(t, `{"reason":"maxProducersPerTopic must be 0 or more"}`, body)
+	code, _ = adminDo(t, b, http.MethodPost, "/admin/v2/namespaces/public/default/maxProducersPerTopic", `"many"`)
+	assert.Equal(t, http.StatusBadRequest, code)
 	postPolicy(t, b, "/admin/v2/namespaces/public/default/maxProducersPerTopic", "2")
 	require.Nil(t, c.attach(topic, 2), "namespace policy 2 over the broker's 1")
 	refused(t, c.attach(topic, 3), proto.ServerError_ProducerBusy,
@@ -73,7 +78,7 @@ func TestMaxProducersPerTopic(t *testing.T) {
 
 	postPolicy(t, b, "/admin/v2/persistent/public/default/max-producers/maxProducers", "0")
 	require.Nil(t, c.attach(topic, 3), "topic policy 0: no limit")
-	code, _ := adminDo(t, b, http.MethodDelete, "/admin/v2/persistent/public/default/max-producers/maxProducers", "")
+	code, _ = adminDo(t, b, http.MethodDelete, "/admin/v2/persistent/public/default/max-producers/maxProducers", "")
 	require.Equal(t, http.StatusNoContent, code)
 	refused(t, c.attach(topic, 4), proto.ServerError_ProducerBusy,
 		"Topic 'persistent://public/default/max-producers' reached max producers limit")
