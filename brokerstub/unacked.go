@@ -48,14 +48,15 @@ func (s *subscription) noteDelivered(cs *consumer, n int64) {
 
 // noteReleased counts n messages of cs acknowledged (or put back for
 // redelivery) and unblocks cs at half its limit, the subscription below
-// half of its own; the caller dispatches.
+// half of its own (or at none left, for a limit of 1); the caller
+// dispatches.
 func (s *subscription) noteReleased(cs *consumer, n int64) {
 	cs.unacked = max(cs.unacked-n, 0)
 	s.unacked = max(s.unacked-n, 0)
 	if l := s.t.limits.unackedPerConsumer; cs.blocked && (l <= 0 || cs.unacked <= l/2) {
 		cs.blocked = false
 	}
-	if l := s.t.limits.unackedPerSub; s.blocked && (l <= 0 || s.unacked < l/2) {
+	if l := s.t.limits.unackedPerSub; s.blocked && (l <= 0 || s.unacked < l/2 || s.unacked == 0) {
 		s.blocked = false
 	}
 }
@@ -79,7 +80,7 @@ func (s *subscription) recheckUnacked() {
 		s.blocked = false
 	case s.unacked >= sl:
 		s.blocked = true
-	case s.unacked < sl/2:
+	case s.unacked < sl/2 || s.unacked == 0:
 		s.blocked = false
 	}
 }
