@@ -5,11 +5,16 @@ import (
 )
 
 // lookupTopic answers GET /lookup/v2/topic/{domain}/{tenant}/{ns}/{topic}
-// with Pulsar's LookupData: this broker owns every topic.
+// with Pulsar's LookupData: this broker owns every topic. A topic of a
+// missing namespace is 404 "Namespace not found", as Pulsar's
+// TopicLookupBase answers (namespace_check.go).
 func lookupTopic(rq *adminReq) (any, error) {
-	name, err := rq.topic()
+	name, err := parseTopic(rq.p["domain"] + "://" + rq.p["tenant"] + "/" + rq.p["ns"] + "/" + rq.p["topic"])
 	if err != nil {
-		return nil, err
+		return nil, restErr(http.StatusPreconditionFailed, "Invalid topic name: %v", err)
+	}
+	if !rq.b.namespaceReady(name) {
+		return nil, restErr(http.StatusNotFound, nsNotFoundReason)
 	}
 	if rq.b.opts.DisableAutoTopicCreation && !rq.b.topicExists(name) && rq.b.partitionCount(name.Full) == 0 {
 		return nil, restErr(http.StatusNotFound, "Topic %s does not exist", name.Full)

@@ -32,8 +32,10 @@ type BacklogQuota struct {
 // namespacePolicyFields maps the admin API's namespace policy resources to
 // the field of Pulsar's Policies document that holds them. They are stored
 // and returned; brokerstub enforces messageTTL (ttl.go), retention
-// (retention.go), delayedDelivery (delayed.go), deduplication (dedup.go)
-// and the backlog quotas (admin_quota.go); the README lists the others.
+// (retention.go), delayedDelivery (delayed.go), deduplication (dedup.go),
+// the backlog quotas (admin_quota.go), the max producers, consumers,
+// subscriptions, topics and unacked messages and autoSubscriptionCreation
+// (limits.go, unacked.go); the README lists the others.
 var namespacePolicyFields = map[string]string{
 	"messageTTL":                          "message_ttl_in_seconds",
 	"retention":                           "retention_policies",
@@ -43,6 +45,7 @@ var namespacePolicyFields = map[string]string{
 	"maxConsumersPerSubscription":         "max_consumers_per_subscription",
 	"maxUnackedMessagesPerConsumer":       "max_unacked_messages_per_consumer",
 	"maxUnackedMessagesPerSubscription":   "max_unacked_messages_per_subscription",
+	"maxSubscriptionsPerTopic":            "max_subscriptions_per_topic",
 	"compactionThreshold":                 "compaction_threshold",
 	"offloadThreshold":                    "offload_threshold",
 	"persistence":                         "persistence",
@@ -275,6 +278,9 @@ func namespacePolicy(method string) adminHandler {
 		var v json.RawMessage
 		if err := rq.decode(&v); err != nil {
 			return nil, err
+		}
+		if err := checkLimitPolicy(rq.p["policy"], v); err != nil {
+			return nil, err // limits.go
 		}
 		if check := namespacePolicyChecks[rq.p["policy"]]; check != nil {
 			if reason := check(v); reason != "" {

@@ -270,7 +270,7 @@ func (s *subscription) stats(o statsOptions) map[string]any {
 		}
 		cons = append(cons, map[string]any{
 			"consumerName": cs.name, "availablePermits": max(cs.permits, 0), "unackedMessages": n,
-			"blockedConsumerOnUnackedMsgs": false, "msgRateOut": 0.0, "msgThroughputOut": 0.0,
+			"blockedConsumerOnUnackedMsgs": cs.blocked, "msgRateOut": 0.0, "msgThroughputOut": 0.0,
 			"msgRateRedeliver": 0.0, "messageAckRate": 0.0, "chunkedMessageRate": 0.0,
 			"msgOutCounter": ci.msgs, "bytesOutCounter": ci.bytes,
 			"address": ci.address, "connectedSince": millis(ci.since), "clientVersion": ci.clientVersion,
@@ -288,7 +288,7 @@ func (s *subscription) stats(o statsOptions) map[string]any {
 		"msgBacklog": backlog, "msgBacklogNoDelayed": backlog, "backlogSize": backlogBytes,
 		"msgDelayed": 0, "unackedMessages": unacked, "type": subTypeNames[s.typ],
 		"consumers": cons, "isDurable": s.durable, "isReplicated": false,
-		"blockedSubscriptionOnUnackedMsgs": false, "allowOutOfOrderDelivery": false,
+		"blockedSubscriptionOnUnackedMsgs": s.blocked, "allowOutOfOrderDelivery": false,
 		"nonContiguousDeletedMessagesRanges": len(s.cur.Current().Ranges),
 		"subscriptionProperties":             map[string]string{},
 		"consumersAfterMarkDeletePosition":   map[string]string{},

@@ -90,13 +90,15 @@ func (b *Broker) autoCreatePartitions(name topicName) (int, error) {
 // is refused with the same 406 and reason.
 const maxPartitions = 1000
 
-// checkPartitionCount refuses a partition count out of (0, maxPartitions].
-func checkPartitionCount(n int) error {
-	switch {
+// checkPartitionCount refuses a partition count out of (0, max], max being
+// maxPartitions or the broker's Limits.MaxNumPartitionsPerPartitionedTopic
+// when lower (limits.go).
+func (b *Broker) checkPartitionCount(n int) error {
+	switch most := b.maxPartitionsAllowed(); {
 	case n <= 0:
 		return restErr(http.StatusNotAcceptable, "Number of partitions should be more than 0")
-	case n > maxPartitions:
-		return restErr(http.StatusNotAcceptable, "Number of partitions should be less than or equal to %d", maxPartitions)
+	case n > most:
+		return restErr(http.StatusNotAcceptable, "Number of partitions should be less than or equal to %d", most)
 	}
 	return nil
 }
@@ -110,7 +112,13 @@ func putPartitions(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkPartitionCount(n); err != nil {
+	if n > 0 {
+		// Pulsar checks the namespace's max topics first (limits.go).
+		if err := rq.b.refuseNewTopicREST(name, n); err != nil {
+			return nil, err
+		}
+	}
+	if err := rq.b.checkPartitionCount(n); err != nil {
 		return nil, err
 	}
 	if name.Partition >= 0 {
@@ -137,7 +145,7 @@ func postPartitions(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkPartitionCount(n); err != nil {
+	if err := rq.b.checkPartitionCount(n); err != nil {
 		return nil, err
 	}
 	cur := rq.b.partitionCountOf(name)
@@ -231,6 +239,9 @@ func putTopic(rq *adminReq) (any, error) {
 	}
 	if rq.b.partitionCountOf(name) > 0 || rq.b.topicExists(name) {
 		return nil, restErr(http.StatusConflict, "This topic already exists")
+	}
+	if err := rq.b.refuseNewTopicREST(name, 1); err != nil {
+		return nil, err // limits.go
 	}
 	if _, err = rq.b.getTopic(name, true); err != nil {
 		return nil, err

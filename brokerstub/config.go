@@ -113,7 +113,12 @@ func isSecurityKey(k string) bool {
 // backlogQuotaCheckEnabled (see Options.BacklogQuota),
 // ttlDurationDefaultInSeconds, messageExpiryCheckIntervalInMinutes,
 // defaultRetentionTimeInMinutes, defaultRetentionSizeInMB and
-// retentionCheckIntervalInSeconds; and security (config_security.go):
+// retentionCheckIntervalInSeconds; the limits (limits.go, see Limits):
+// maxProducersPerTopic, maxConsumersPerTopic, maxConsumersPerSubscription,
+// maxSubscriptionsPerTopic, maxTopicsPerNamespace,
+// maxNumPartitionsPerPartitionedTopic, maxUnackedMessagesPerConsumer,
+// maxUnackedMessagesPerSubscription, allowAutoSubscriptionCreation and
+// enableNonPersistentTopics; and security (config_security.go):
 // brokerServicePortTls, webServicePortTls, tlsCertificateFilePath,
 // tlsKeyFilePath, tlsTrustCertsFilePath,
 // tlsRequireTrustedClientCertOnConnect, tlsAllowInsecureConnection,
@@ -254,6 +259,7 @@ func ParseConfigWith(r io.Reader, co ConfigOptions) (Config, error) {
 	if !p.bool("backlogQuotaCheckEnabled", true) {
 		o.BacklogQuota.CheckInterval = -1
 	}
+	p.limits(o) // limits.go
 	if p.err != nil {
 		return Config{}, p.err
 	}

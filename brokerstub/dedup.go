@@ -73,7 +73,9 @@ func (b *Broker) policiesChanged(namespace string, only *topicName) {
 // Topic goroutine.
 func (t *topic) applyPolicies() {
 	t.checkDedup()
+	t.limits = t.b.limitsFor(t.name) // limits.go
 	for _, s := range t.subs {
+		s.recheckUnacked()
 		if s.delayed != nil {
 			s.delayed.tr.SetTick(s.delayTick().Milliseconds(), t.b.opts.DelayedDeliveryStrict)
 		}

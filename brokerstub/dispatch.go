@@ -25,6 +25,9 @@ func (s *subscription) dispatch() {
 	if s.isSingleActive() && s.rewindPending() {
 		return // the new active consumer's turn comes after the delay (failover.go)
 	}
+	if s.blocked {
+		return // at its max unacked messages until acks come (unacked.go)
+	}
 	if s.ks != nil {
 		s.ks.Dispatch(ksSource{s})
 		return
@@ -113,7 +116,7 @@ func (s *subscription) pick(in *entryInfo) *consumer {
 	// went, as Pulsar's SharedConsumerAssignor does.
 	if in.uuid != "" && in.chunkID > 0 {
 		if owner, ok := s.chunkOwner[in.uuid]; ok {
-			if owner.permits > 0 {
+			if owner.availablePermits() > 0 {
 				return owner
 			}
 			return nil
@@ -121,7 +124,7 @@ func (s *subscription) pick(in *entryInfo) *consumer {
 	}
 	for i := range s.consumers {
 		cs := s.consumers[(s.next+i)%len(s.consumers)]
-		if cs.permits > 0 {
+		if cs.availablePermits() > 0 {
 			s.next = (s.next + i + 1) % len(s.consumers)
 			if in.uuid != "" {
 				if in.chunkID == in.numChunks-1 {
@@ -152,6 +155,9 @@ func (s *subscription) deliver(cs *consumer, e ledger.Entry, in *entryInfo, hash
 	}
 	cs.permits -= count
 	s.countOut(cs, count, len(e.Payload))
+	if _, held := cs.pending[e.Pos]; !held {
+		s.noteDelivered(cs, int64(max(in.numMessages, 1))) // unacked.go
+	}
 	cs.pending[e.Pos] = pendingEntry{batch: in.numMessages, hash: hash}
 
 	s.writeEntry(cs, e.Pos, ackSet, e)

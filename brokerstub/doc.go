@@ -31,6 +31,17 @@
 // Commands it does not implement (transactions) are answered with a Pulsar
 // error.
 //
+// What a Pulsar 4.x broker refuses, it refuses, with Pulsar's error codes
+// and texts. A topic's namespace must exist: at start there are the tenants
+// "public" and "pulsar" and the namespaces "public/default" and
+// "pulsar/system"; others are created with the admin API or
+// Broker.CreateNamespace (Options.AutoCreateNamespaces creates them on first
+// use), and until then lookups, producers and consumers on their topics are
+// refused (namespace_check.go). Options.Limits and the namespace and topic
+// policies limit producers, consumers and subscriptions per topic, topics
+// per namespace and partitions (limits.go), and stop dispatch on Shared and
+// Key_Shared subscriptions at their max unacked messages (unacked.go).
+//
 // Each topic's state is owned by one goroutine. Entries are stored exactly as
 // producers sent them; with Options.DataDir they live in a crash-safe bbolt
 // file. Tests can Restart or Crash the broker, Unload a topic, and observe,
@@ -54,9 +65,10 @@
 // terminate, brokers and /metrics. It reads the same state as the binary
 // protocol: a partitioned topic created over HTTP is partitioned for
 // clients, stats come from the topic goroutines, and unload, terminate,
-// delete and cursor resets reach connected clients. Backlog quotas are
-// enforced; other policies are stored and returned. LoadConfig starts a
-// broker from a Pulsar broker.conf or standalone.conf.
+// delete and cursor resets reach connected clients. Backlog quotas, TTL,
+// retention, delayed delivery, deduplication and the limits are enforced;
+// other policies are stored and returned. LoadConfig starts a broker from
+// a Pulsar broker.conf or standalone.conf.
 //
 // Every change to a subscription cursor marks it dirty — a partial batch
 // ack too (the bug of apache/pulsar#26498 is not copied) — and the cursor is

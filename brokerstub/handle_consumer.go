@@ -10,7 +10,7 @@ import (
 func (c *conn) handleSubscribe(m *proto.CommandSubscribe) {
 	rid := m.GetRequestId()
 	name, ok := c.attachableTopic(rid, m.GetTopic())
-	if !ok || !c.authorizeTopic(rid, name, actConsume, m.GetSubscription()) {
+	if !ok || !c.authorizeTopic(rid, name, actConsume, m.GetSubscription()) || c.refuseMissingNamespace(rid, name) {
 		return
 	}
 	if m.GetSubscription() == "" {
@@ -78,6 +78,10 @@ func (t *topic) subscribe(cs *consumer, m *proto.CommandSubscribe) bool {
 		return false
 	}
 	s := t.subs[m.GetSubscription()]
+	if code, msg := t.refuseConsumerLimit(s, m.GetDurable()); msg != "" {
+		cs.c.sendError(rid, code, msg) // limits.go
+		return false
+	}
 	if s == nil {
 		start := t.startPosition(m)
 		cur := cursor.New(start, t.led, t.cursorOptions())

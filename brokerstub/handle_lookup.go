@@ -7,7 +7,8 @@ import (
 )
 
 // handleLookup answers every lookup with this broker, authoritatively: the
-// stub owns every topic.
+// stub owns every topic. A topic of a missing namespace is refused with
+// MetadataError, as Pulsar's TopicLookupBase does (namespace_check.go).
 func (c *conn) handleLookup(m *proto.CommandLookupTopic) {
 	rid := m.GetRequestId()
 	resp := &proto.CommandLookupTopicResponse{RequestId: &rid}
@@ -21,6 +22,10 @@ func (c *conn) handleLookup(m *proto.CommandLookupTopic) {
 		resp.Response = proto.CommandLookupTopicResponse_Failed.Enum()
 		resp.Error = proto.ServerError_AuthorizationError.Enum()
 		resp.Message = strp("Client is not authorized to Lookup")
+	case !c.b.namespaceReady(name):
+		resp.Response = proto.CommandLookupTopicResponse_Failed.Enum()
+		resp.Error = proto.ServerError_MetadataError.Enum()
+		resp.Message = strp(nsNotFoundLookup)
 	case !c.b.topicExists(name) && c.b.opts.DisableAutoTopicCreation:
 		resp.Response = proto.CommandLookupTopicResponse_Failed.Enum()
 		resp.Error = proto.ServerError_TopicNotFound.Enum()
@@ -39,7 +44,8 @@ func (c *conn) handleLookup(m *proto.CommandLookupTopic) {
 }
 
 // handlePartitionedMetadata reports the partitions of a partitioned topic
-// and 0 for any other topic, as Pulsar does for non-partitioned topics.
+// and 0 for any other topic, as Pulsar does for non-partitioned topics; a
+// topic of a missing namespace is TopicNotFound "Namespace not found".
 func (c *conn) handlePartitionedMetadata(m *proto.CommandPartitionedTopicMetadata) {
 	rid := m.GetRequestId()
 	resp := &proto.CommandPartitionedTopicMetadataResponse{RequestId: &rid}
@@ -52,6 +58,10 @@ func (c *conn) handlePartitionedMetadata(m *proto.CommandPartitionedTopicMetadat
 		resp.Response = proto.CommandPartitionedTopicMetadataResponse_Failed.Enum()
 		resp.Error = proto.ServerError_AuthorizationError.Enum()
 		resp.Message = strp(msg)
+	} else if !c.b.namespaceReady(name) {
+		resp.Response = proto.CommandPartitionedTopicMetadataResponse_Failed.Enum()
+		resp.Error = proto.ServerError_TopicNotFound.Enum()
+		resp.Message = strp(nsNotFoundReason)
 	} else {
 		n := uint32(0)
 		if name.Partition < 0 {

@@ -32,7 +32,7 @@ type producer struct {
 func (c *conn) handleProducer(m *proto.CommandProducer) {
 	rid := m.GetRequestId()
 	name, ok := c.attachableTopic(rid, m.GetTopic())
-	if !ok || !c.authorizeTopic(rid, name, actProduce, "") {
+	if !ok || !c.authorizeTopic(rid, name, actProduce, "") || c.refuseMissingNamespace(rid, name) {
 		return
 	}
 	t, err := c.b.topicForUse(name)
@@ -65,7 +65,12 @@ func (c *conn) handleProducer(m *proto.CommandProducer) {
 	var adm admission
 	last := int64(-1)
 	if err := t.call(func() {
-		// Terminated topics and exceeded backlog quotas refuse producers.
+		// Max producers, terminated topics and exceeded backlog quotas
+		// refuse producers (limits.go, admin_quota.go).
+		if code, reason := t.refuseProducerLimit(); reason != "" {
+			adm = admission{code: code, msg: reason}
+			return
+		}
 		if code, reason := t.refuseProducer(); reason != "" {
 			adm = admission{code: code, msg: reason}
 			return
@@ -196,6 +201,10 @@ func topicErrorCode(err error) proto.ServerError {
 		return proto.ServerError_TopicNotFound
 	case errors.Is(err, errInvalidTopic):
 		return proto.ServerError_InvalidTopicName
+	}
+	var r *refusal
+	if errors.As(err, &r) {
+		return r.code // limits.go
 	}
 	return proto.ServerError_ServiceNotReady
 }

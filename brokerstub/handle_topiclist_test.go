@@ -66,6 +66,7 @@ func TestWatchTopicListNotifiesCreatedTopics(t *testing.T) {
 	// Topics that do not match, in other namespaces, or already existing
 	// send nothing; a partitioned topic sends one update per partition.
 	attachProducer(t, c, "audit-2", 4)
+	require.NoError(t, b.CreateNamespace("other/ns"))
 	attachProducer(t, c, "persistent://other/ns/orders-3", 5)
 	attachProducer(t, c, "non-persistent://public/default/orders-np", 6)
 	require.NoError(t, b.CreatePartitionedTopic("orders-p", 2))

@@ -50,7 +50,7 @@ func (s *subscription) addKeyShared(cs *consumer) (proto.ServerError, string, bo
 	}
 	err := s.ks.Add(keyshared.Member{
 		ID: id, Name: cs.name, Label: s.consumerLabel(cs), Ranges: ranges,
-		Permits: func() int64 { return cs.permits },
+		Permits: cs.availablePermits, // 0 while blocked on unacked messages (unacked.go)
 		Pending: func(yield func(int32) bool) {
 			for _, pe := range cs.pending {
 				if !yield(pe.hash) {

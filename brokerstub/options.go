@@ -53,6 +53,14 @@ type Options struct {
 	// "pulsar" and the namespaces "public/default" and "pulsar/system".
 	// Default "standalone".
 	ClusterName string
+	// AutoCreateNamespaces makes the broker create a missing tenant and
+	// namespace when a topic of theirs is first looked up, produced to or
+	// subscribed to. Pulsar has no such setting: it refuses them (binary
+	// LOOKUP: MetadataError; partitioned metadata: TopicNotFound
+	// "Namespace not found"; PRODUCER and SUBSCRIBE: ServiceNotReady; HTTP
+	// lookup: 404). Default false, as Pulsar: create namespaces with the
+	// admin API (PUT /admin/v2/namespaces/{tenant}/{ns}) first.
+	AutoCreateNamespaces bool
 	// AutoTopicCreationPartitions, when > 0, makes topics created
 	// automatically partitioned topics with this many partitions (Pulsar's
 	// allowAutoTopicCreationType=partitioned and defaultNumPartitions).
@@ -278,6 +286,22 @@ type Options struct {
 	// commands are refused with NotAllowedError "Transactions are not
 	// enabled.".
 	TransactionCoordinatorEnabled bool
+	// Limits are the broker's limits on producers, consumers and
+	// subscriptions per topic, topics per namespace, partitions and
+	// unacknowledged messages (Pulsar's maxProducersPerTopic and the other
+	// keys named in Limits), refused or enforced as Pulsar does. Default:
+	// Pulsar's (no limits but 50,000 unacked messages per consumer and
+	// 200,000 per subscription).
+	Limits Limits
+	// DisableAutoSubscriptionCreation refuses a consumer of a durable
+	// subscription that does not exist with SubscriptionNotFound (Pulsar's
+	// allowAutoSubscriptionCreation=false); the namespace and topic
+	// autoSubscriptionCreation policies override it. Default false.
+	DisableAutoSubscriptionCreation bool
+	// DisableNonPersistentTopics refuses producers and consumers of
+	// non-persistent topics with NotAllowedError (Pulsar's
+	// enableNonPersistentTopics=false). Default false.
+	DisableNonPersistentTopics bool
 	// Clock is the broker's time source. Default: the real clock.
 	Clock Clock
 	// Logger receives the broker's logs. Default: discarded.
@@ -354,6 +378,7 @@ func (o Options) withDefaults() Options {
 	if o.AuthenticationRefreshCheck <= 0 {
 		o.AuthenticationRefreshCheck = 60 * time.Second
 	}
+	o.Limits = o.Limits.withDefaults()
 	if o.Clock == nil {
 		o.Clock = clock.Real{}
 	}

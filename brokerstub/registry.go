@@ -33,10 +33,18 @@ func (b *Broker) getTopic(name topicName, create bool) (*topic, error) {
 }
 
 // topicForUse is getTopic with the broker's auto-creation rule, for
-// producers and subscriptions.
+// producers and subscriptions; it refuses non-persistent topics when they
+// are off and a new topic beyond its namespace's max topics (limits.go).
 func (b *Broker) topicForUse(name topicName) (*topic, error) {
+	if err := b.refuseNonPersistent(name); err != nil {
+		return nil, err
+	}
 	existed := b.topicExists(name)
-	t, err := b.getTopic(name, !b.opts.DisableAutoTopicCreation || existed)
+	create := !b.opts.DisableAutoTopicCreation || existed
+	if create && !existed && b.topicsOver(name, 1) {
+		return nil, errTooManyTopics
+	}
+	t, err := b.getTopic(name, create)
 	if err == nil && !existed {
 		b.topicListChanged() // auto-created: tell the topic-list watchers
 	}

@@ -52,6 +52,11 @@ type subscription struct {
 	ks     *keyshared.KeyShared
 	ksByID map[keyshared.ConsumerID]*consumer
 	ksSeq  keyshared.ConsumerID
+
+	// unacked counts the messages its consumers hold unacknowledged;
+	// blocked stops dispatch at the subscription's limit (unacked.go).
+	unacked int64
+	blocked bool
 }
 
 // consumer is one consumer attached to a subscription. Its fields are owned
@@ -78,6 +83,11 @@ type consumer struct {
 	// Key_Shared dispatcher, 0 when it is not attached to one.
 	keyShared *proto.KeySharedMeta
 	ksID      keyshared.ConsumerID
+
+	// unacked counts the messages of pending; blocked is set at the
+	// consumer's unacked limit (unacked.go).
+	unacked int64
+	blocked bool
 }
 
 // pendingEntry is one entry a consumer holds: its batch size and, on
@@ -161,6 +171,9 @@ func (s *subscription) addConsumer(cs *consumer) (proto.ServerError, string, boo
 	if len(s.consumers) > 0 && s.typ == proto.CommandSubscribe_Exclusive {
 		return proto.ServerError_ConsumerBusy, "exclusive consumer is already connected to " + s.name, false
 	}
+	if code, msg := s.refuseSubscriptionConsumer(); msg != "" {
+		return code, msg, false // limits.go
+	}
 	if cs.typ == proto.CommandSubscribe_Key_Shared {
 		if code, msg, ok := s.addKeyShared(cs); !ok {
 			return code, msg, false
@@ -239,6 +252,7 @@ func (s *subscription) release(cs *consumer, p ledger.Position) bool {
 		return false
 	}
 	delete(cs.pending, p)
+	s.noteReleased(cs, int64(max(pe.batch, 1))) // unacked.go
 	if s.ks != nil && cs.ksID != 0 && !cs.closed {
 		s.ks.Released(cs.ksID, pe.hash)
 	}
@@ -257,6 +271,7 @@ func (s *subscription) reset(pos ledger.Position, ackSet []int64) {
 	for _, cs := range s.consumers {
 		clear(cs.pending)
 	}
+	s.forgetUnacked()
 	if s.ks != nil {
 		s.ks.Forget()
 	}

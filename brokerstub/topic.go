@@ -49,6 +49,9 @@ type topic struct {
 	durable   durableQueue
 	finishing []finishedAppend
 	inflight  int // appends handed to the store and not finished
+	// limits are the producer, consumer, subscription and unacked limits
+	// in effect (limits.go).
+	limits topicLimits
 }
 
 // entryInfo is what dispatch needs from an entry's metadata, parsed once.
@@ -104,6 +107,7 @@ func (b *Broker) openTopic(name topicName) (*topic, error) {
 		t.loadTxnBuffer() // txn_buffer.go
 	}
 	t.checkDedup()
+	t.limits = b.limitsFor(name)
 	b.topicsWG.Add(1)
 	go t.run()
 	t.armFlush()

@@ -71,6 +71,7 @@ func TestTopicsPatternAsPulsar(t *testing.T) {
 func TestGetTopicsOfNamespaceModesPatternAndHash(t *testing.T) {
 	b := RunT(t)
 	require.NoError(t, b.CreatePartitionedTopic("parts", 2))
+	require.NoError(t, b.CreateNamespace("other/ns"))
 	c := dialRaw(t, b)
 	c.connect()
 	for i, topic := range []string{"orders-1", "orders-2", "other", "non-persistent://public/default/np",

@@ -1,0 +1,77 @@
+package brokerstub
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/policy"
+	"github.com/pulsargo/sdk/internal/proto"
+)
+
+// A topic lives in a namespace, and a namespace must exist before its topics
+// are used, as on Pulsar: the broker finds no policies for a missing
+// namespace and refuses lookups, producers and consumers there. The texts
+// and codes below are a Pulsar 4.x broker's.
+const (
+	// nsNotFoundReason is the RestException of PulsarWebResource's
+	// checkLocalOrGetPeerReplicationCluster: 404 on HTTP lookups, and the
+	// reason partitioned-metadata requests give with TopicNotFound.
+	nsNotFoundReason = "Namespace not found"
+	// nsNotFoundLookup is what a binary LOOKUP answers (MetadataError): the
+	// same exception's text as TopicLookupBase passes it on.
+	nsNotFoundLookup = "org.apache.pulsar.broker.web.RestException: " + nsNotFoundReason
+)
+
+// namespaceReady reports whether the topic's namespace exists. With
+// Options.AutoCreateNamespaces a missing namespace (and its tenant) is
+// created here, on first use.
+func (b *Broker) namespaceReady(name topicName) bool {
+	pol := b.pol()
+	if pol.HasNamespace(name.Namespace) {
+		return true
+	}
+	if !b.opts.AutoCreateNamespaces {
+		return false
+	}
+	if err := b.CreateNamespace(name.Namespace); err != nil {
+		b.log.Warn("create namespace on first use", "namespace", name.Namespace, "err", err)
+		return false
+	}
+	b.log.Info("namespace created on first use", "namespace", name.Namespace)
+	return true
+}
+
+// CreateNamespace creates the namespace "tenant/ns" and, when it does not
+// exist, its tenant (allowed in the broker's cluster), as the admin API's
+// PUT /admin/v2/tenants/{tenant} and PUT /admin/v2/namespaces/{tenant}/{ns}
+// do; a namespace that exists is left as it is. At start the broker has
+// "public/default" and "pulsar/system" (see Options.ClusterName).
+func (b *Broker) CreateNamespace(namespace string) error {
+	tenant, ns, ok := strings.Cut(namespace, "/")
+	if !ok || !validName(tenant) || !validName(ns) {
+		return fmt.Errorf("brokerstub: namespace %q: want tenant/namespace", namespace)
+	}
+	pol := b.pol()
+	err := pol.CreateTenant(tenant, policy.Tenant{AllowedClusters: []string{b.opts.ClusterName}})
+	if err != nil && !errors.Is(err, policy.ErrExists) {
+		return fmt.Errorf("brokerstub: create tenant %s: %w", tenant, err)
+	}
+	if err := pol.CreateNamespace(namespace, nil); err != nil && !errors.Is(err, policy.ErrExists) {
+		return fmt.Errorf("brokerstub: create namespace %s: %w", namespace, err)
+	}
+	return nil
+}
+
+// refuseMissingNamespace answers a PRODUCER or SUBSCRIBE on a topic whose
+// namespace does not exist, as Pulsar does when no lookup gave this broker
+// the namespace's bundle: ServiceNotReady. It reports whether it answered.
+func (c *conn) refuseMissingNamespace(rid uint64, name topicName) bool {
+	if c.b.namespaceReady(name) {
+		return false
+	}
+	c.sendError(rid, proto.ServerError_ServiceNotReady, fmt.Sprintf(
+		"Namespace bundle for topic (%s) not served by this instance:%s. Please redo the lookup. Request is denied: namespace=%s",
+		name.Full, c.b.advertise(c.b.Addr()), name.Namespace))
+	return true
+}
