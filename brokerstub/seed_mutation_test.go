@@ -139,10 +139,18 @@ var seedMutations = []seedMutation{{
 }, {
 	seed: "issue #38: the data file never shrinks after deletes",
 	file: "internal/store/bolt_compact.go",
-	old:  "\tif s.opts.CompactSlack < 0 || !s.compact.begin() {\n",
-	new:  "\tif true {\n",
+	old:  "\t\tif s.compactDue() {\n",
+	new:  "\t\tif false {\n",
 	fails: map[string][]string{
 		"./internal/store": {"TestBoltFileFollowsLiveData"},
+	},
+}, {
+	seed: "issue #38: pages of the data file read back stay in the stub's RSS",
+	file: "internal/store/bolt_compact.go",
+	old:  "\t\ts.releaseMapped()\n",
+	new:  "",
+	fails: map[string][]string{
+		"./internal/store": {"TestBoltGivesBackMappedPages"},
 	},
 }, {
 	seed:  "#31 V3: a 5 MiB frame is read before CONNECT",

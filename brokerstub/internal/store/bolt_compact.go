@@ -99,9 +99,11 @@ func (c *compactor) stop() {
 	c.wg.Wait()
 }
 
-// compactIfDue starts a background compaction if the file is due for one.
+// compactIfDue starts, after a delete, a background compaction if the file
+// is due for one, and then gives back the process's mapped pages of the
+// file (releaseMapped).
 func (s *boltStore) compactIfDue() {
-	if s.opts.CompactSlack < 0 || !s.compact.begin() {
+	if !s.compact.begin() {
 		return
 	}
 	go func() {
@@ -113,6 +115,7 @@ func (s *boltStore) compactIfDue() {
 				s.compact.lastErr.Store(&err)
 			}
 		}
+		s.releaseMapped()
 	}()
 }
 
