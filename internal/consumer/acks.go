@@ -184,6 +184,9 @@ func (e *Engine[T]) ackLocal(id messageid.MessageID) ([]*proto.MessageIdData, er
 	if c, ok := id.(messageid.ChunkMessageID); ok {
 		key := posOf(c.FirstChunkID())
 		t := e.tracked[key]
+		if t == nil && e.nonPersistent() {
+			return nil, nil // nothing to acknowledge on a non-persistent topic (see accept)
+		}
 		if t == nil {
 			// Not delivered by this engine: acknowledge its chunks when
 			// they arrive (see the package documentation).

@@ -233,7 +233,9 @@ func (e *Engine[T]) onBatch(entry messageid.ID, cm *proto.CommandMessage, md *pr
 		}
 		return
 	}
-	e.tracked[t.key] = t
+	if !e.nonPersistent() { // see accept
+		e.tracked[t.key] = t
+	}
 	// The messages share the batch's body: each counts its part of it
 	// against the memory budget.
 	share := max(int64(len(body))/int64(len(keep)), 1)
@@ -252,7 +254,7 @@ func (e *Engine[T]) onBatch(entry messageid.ID, cm *proto.CommandMessage, md *pr
 // the earlier copy count, or a new one.
 func (e *Engine[T]) batchTracked(entry messageid.ID, n int) *tracked {
 	key := posOf(entry)
-	if t := e.tracked[key]; t != nil && t.batch == n && t.epoch == e.epoch {
+	if t := e.tracked[key]; t != nil && t.batch == n && t.epoch == e.epoch && !e.nonPersistent() {
 		return t
 	}
 	return &tracked{key: key, last: key, batch: n, epoch: e.epoch, at: e.metricsNow(),
@@ -273,6 +275,13 @@ func (e *Engine[T]) accept(m *Message, ids []messageid.ID) {
 		return
 	}
 	key := posOf(messageid.FirstChunk(m.ID))
+	if e.nonPersistent() {
+		// Every message of a non-persistent topic has the same id (0:0)
+		// and none is redelivered: it is queued without a record, so
+		// that acknowledging one never touches the others.
+		e.enqueue(m, &tracked{key: key, epoch: e.epoch})
+		return
+	}
 	t := e.tracked[key]
 	switch {
 	case t == nil || t.batch != 0 || t.epoch != e.epoch:
