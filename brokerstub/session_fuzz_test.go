@@ -25,7 +25,17 @@ import (
 //     connection still produces and consumes.
 //
 // Plain go test runs the seeds; go test -fuzz=FuzzSession ./brokerstub/
-// searches further.
+// searches further. One broker serves every input, and the session wakes
+// on each answer rather than polling; still, an input is a connection, up
+// to 64 requests each answered by the broker's goroutines, and the
+// after-check's subscribe, produce and receive, so this target runs at
+// tens to hundreds of executions a second (under 100 measured on a shared
+// 2-core machine), not the thousand of the decoders' targets. The decoding of what a session sends
+// (frames, metadata, batches, compressed payloads) is fuzzed at full
+// speed by internal/wire's, chunk's and internal/compress's targets; this
+// one covers the broker's handling of the commands in any order. Each
+// input adds up to four topics to the broker, which keeps them: a long
+// run grows its memory.
 func FuzzSession(f *testing.F) {
 	for _, s := range sessionSeeds {
 		f.Add(s)
