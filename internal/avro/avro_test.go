@@ -433,3 +433,26 @@ func TestDecimals(t *testing.T) {
 		t.Fatal("a decimal too large for its fixed was encoded")
 	}
 }
+
+// A schema nested as deep as a JSON document can be (encoding/json stops
+// at 10,000 levels) parses, and is written, without exhausting anything;
+// a value of it nested past MaxDepth is refused.
+func TestDeeplyNestedSchema(t *testing.T) {
+	const levels = 4000
+	def := strings.Repeat(`{"type":"array","items":`, levels) + `"null"` + strings.Repeat("}", levels)
+	s := mustParse(t, def)
+	if b, err := s.MarshalJSON(); err != nil || !json.Valid(b) {
+		t.Fatalf("MarshalJSON: %v", err)
+	}
+	if got := s.String(); len(got) < levels*len(`{"type":"array","items":}`) {
+		t.Fatalf("canonical form of %d bytes", len(got))
+	}
+	payload := bytes.Repeat([]byte{2}, levels) // one item per level
+	if _, err := s.Validate(payload); !errors.Is(err, ErrMalformed) {
+		t.Fatalf("a value nested %d deep: %v, want ErrMalformed", levels, err)
+	}
+	var v any
+	if err := s.Unmarshal(payload, &v); !errors.Is(err, ErrMalformed) {
+		t.Fatalf("a value nested %d deep: %v, want ErrMalformed", levels, err)
+	}
+}
