@@ -429,8 +429,22 @@ func TestDecimals(t *testing.T) {
 	if out.B.Cmp(in.B) != 0 || out.F.Cmp(in.F) != 0 || out.U.Cmp(in.U) != 0 {
 		t.Fatalf("decoded %v %v %v", out.B, out.F, out.U)
 	}
-	if _, err := s.Marshal(dec{B: in.B, F: big.NewRat(1<<20, 1), U: nil}); err == nil {
-		t.Fatal("a decimal too large for its fixed was encoded")
+	// A negative value too large for the fixed was written as a positive
+	// one (-4000.0 as 25536 = 0x63c0) before its two's complement was
+	// checked; the smallest that fits, -3276.8 (0x8000), round-trips.
+	for _, f := range []*big.Rat{big.NewRat(1<<20, 1), big.NewRat(-4000, 1), big.NewRat(-32769, 10), big.NewRat(-1<<20, 1)} {
+		if b, err := s.Marshal(dec{B: in.B, F: f, U: nil}); err == nil {
+			t.Errorf("%v: a decimal too large for its fixed was encoded: % x", f, b)
+		}
+	}
+	edge := dec{B: in.B, F: big.NewRat(-32768, 10)}
+	data, err = s.Marshal(edge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = dec{}
+	if err := s.Unmarshal(data, &out); err != nil || out.F.Cmp(edge.F) != 0 {
+		t.Fatalf("%v decoded as %v, %v", edge.F, out.F, err)
 	}
 }
 
