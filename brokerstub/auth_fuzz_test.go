@@ -18,7 +18,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"testing/cryptotest"
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
@@ -354,15 +353,19 @@ func costlyBcrypt(htpasswd []byte) bool {
 // fails the handshake, a certificate without a CN is refused with
 // AuthenticationError, and the broker keeps serving.
 //
-// Every key and certificate is made once, before the loop (a key made per
-// input held it at a few executions a second, and the fuzzer, minimizing
-// inputs at that pace, looked hung). Each input still costs two TLS
-// handshakes, the fuzzed one and a good client's after it, so this target
-// runs at a few hundred executions a second at best (100-175 measured on a
-// shared 2-core machine), not the thousand of the others: what it covers is the listener's side (crypto/tls's
-// handling of the certificate, the broker's handshake errors and that
-// they do not stop it). The certificate's parsing and the tls provider's
-// rules are fuzzed at full speed, without TLS, by FuzzAuthenticate.
+// Every key and certificate is made once, before the loop. Each input
+// still costs two TLS handshakes, the fuzzed one and a good client's after
+// it, so this target runs at a hundred or two executions a second (on a
+// shared 2-core machine), not the thousand of the others; and as the
+// handshakes' randomness varies an input's coverage, the fuzzer often
+// stops to minimize an input whose new coverage does not come back (up to
+// -fuzzminimizetime, a minute by default: pass -fuzzminimizetime=5s for a
+// long run). What it covers is the listener's side: crypto/tls's handling
+// of the certificate, the broker's handshake errors and that they do not
+// stop it. The certificate's parsing and the tls provider's rules are
+// fuzzed at full speed, without TLS, by FuzzAuthenticate. (Fixing the
+// randomness with testing/cryptotest races with the broker's goroutines,
+// which outlive an input.)
 func FuzzTLSClientCertificate(f *testing.F) {
 	ca := newFuzzCA(f)
 	for _, s := range malformedCerts(f, ca) {
@@ -377,11 +380,6 @@ func FuzzTLSClientCertificate(f *testing.F) {
 	_, clientKey := ca.issue(f, "unused", false)
 	good, goodKey := ca.issue(f, "fuzz-role", false)
 	f.Fuzz(func(t *testing.T, der []byte) {
-		// The handshakes' randomness, the same for every input: with fresh
-		// keys and nonces the coverage of an input changes from run to
-		// run, and the fuzzer spends its time minimizing inputs whose new
-		// coverage does not come back.
-		cryptotest.SetGlobalRandom(t, 1)
 		role, err := tlsConnectAs(b, pool, tls.Certificate{Certificate: [][]byte{der}, PrivateKey: clientKey})
 		if err == nil {
 			cert, perr := x509.ParseCertificate(der)
