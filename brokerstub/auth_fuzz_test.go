@@ -219,9 +219,11 @@ func newAuthFuzz() (*authFuzz, error) {
 }
 
 // maxFuzzAuthInput bounds FuzzAuthenticate's inputs: the fuzzer minimizes
-// each input that finds new coverage, and an input of tens of KiB took it
-// a minute each time. The limit on credentials (maxAuthData, 64 KiB) is
-// checked with the larger seeds by TestAuthenticateLargeInputs.
+// each input that finds new coverage, one execution per cut it tries, so
+// an input of tens of KiB (the seeds near maxAuthData) costs it far more
+// than the short credentials it is after. The limit on credentials
+// (maxAuthData, 64 KiB) is checked with the larger seeds by
+// TestAuthenticateLargeInputs.
 const maxFuzzAuthInput = 4 << 10
 
 // FuzzAuthenticate feeds malformed tokens, basic credentials, htpasswd
