@@ -16,9 +16,11 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"golang.org/x/crypto/bcrypt"
 	gproto "google.golang.org/protobuf/proto"
 
 	"github.com/pulsargo/sdk/internal/proto"
@@ -142,98 +144,209 @@ func malformedCerts(tb testing.TB, ca *fuzzCA) [][]byte {
 	return [][]byte{good, noCN, self, good[:len(good)/2], flipped, {0x30, 0x82, 0x01}, {0x30, 0x80}, []byte("not a certificate")}
 }
 
+// authFuzz is what FuzzAuthenticate checks its inputs against: keys,
+// providers and a broker made once per process (an RSA key takes a
+// second to make) and shared by the fuzzer's inputs and the tests that
+// run its checks.
+type authFuzz struct {
+	secret, rsaPubDER []byte
+	rsaKey            *rsa.PrivateKey
+	ca                *fuzzCA
+	hmacP, ecP, rsP   AuthenticationProvider
+	b                 *Broker
+}
+
+var (
+	authFuzzOnce sync.Once
+	authFuzzFix  *authFuzz
+	authFuzzErr  error
+)
+
+// authFuzzFixture returns the shared fixture, making it on first use.
+func authFuzzFixture(tb testing.TB) *authFuzz {
+	tb.Helper()
+	authFuzzOnce.Do(func() { authFuzzFix, authFuzzErr = newAuthFuzz() })
+	if authFuzzErr != nil {
+		tb.Fatal(authFuzzErr)
+	}
+	return authFuzzFix
+}
+
+func newAuthFuzz() (*authFuzz, error) {
+	a := &authFuzz{secret: []byte("fuzz secret")}
+	ec, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	if a.rsaKey, err = rsa.GenerateKey(rand.Reader, 2048); err != nil {
+		return nil, err
+	}
+	if a.rsaPubDER, err = x509.MarshalPKIXPublicKey(&a.rsaKey.PublicKey); err != nil {
+		return nil, err
+	}
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "fuzz-ca"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		return nil, err
+	}
+	caCert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, err
+	}
+	a.ca = &fuzzCA{cert: caCert, key: caKey}
+	if a.hmacP, err = NewTokenProvider(TokenOptions{SecretKey: a.secret}); err != nil {
+		return nil, err
+	}
+	if a.ecP, err = NewTokenProvider(TokenOptions{PublicKey: &ec.PublicKey}); err != nil {
+		return nil, err
+	}
+	if a.rsP, err = NewTokenProvider(TokenOptions{PublicKey: &a.rsaKey.PublicKey}); err != nil {
+		return nil, err
+	}
+	basic, err := NewBasicProvider([]byte("admin:$apr1$abcdefgh$FBwExRW4dCc8aL.OvjpIE1\n"))
+	if err != nil {
+		return nil, err
+	}
+	a.b = &Broker{opts: Options{AuthenticationEnabled: true,
+		AuthenticationProviders: []AuthenticationProvider{a.hmacP, basic, NewTLSProvider()}}}
+	return a, nil
+}
+
+// maxFuzzAuthInput bounds FuzzAuthenticate's inputs: the fuzzer minimizes
+// each input that finds new coverage, one execution per cut it tries, so
+// an input of tens of KiB (the seeds near maxAuthData) costs it far more
+// than the short credentials it is after. The limit on credentials
+// (maxAuthData, 64 KiB) is checked with the larger seeds by
+// TestAuthenticateLargeInputs.
+const maxFuzzAuthInput = 4 << 10
+
 // FuzzAuthenticate feeds malformed tokens, basic credentials, htpasswd
 // files, public keys and certificates to the authentication path: each is
 // refused with ErrAuthentication (or a config error), never a panic. The
-// seeds run in plain go test.
+// seeds run in plain go test; those over maxFuzzAuthInput run in
+// TestAuthenticateLargeInputs.
 func FuzzAuthenticate(f *testing.F) {
-	secret := []byte("fuzz secret")
-	ec, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		f.Fatal(err)
-	}
-	rsaKey, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		f.Fatal(err)
-	}
-	rsaPubDER, err := x509.MarshalPKIXPublicKey(&rsaKey.PublicKey)
-	if err != nil {
-		f.Fatal(err)
-	}
-	ca := newFuzzCA(f)
-	for _, s := range malformedTokens(f, secret, rsaKey, rsaPubDER) {
-		f.Add(s)
-	}
-	for _, s := range malformedCerts(f, ca) {
-		f.Add(s)
-	}
-	f.Add([]byte("eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJhIn0.AAAA"))
-	f.Add([]byte("admin:$apr1$x$y"))
-	f.Add([]byte("admin:password"))
-	f.Add(rsaPubDER)
-	hmacP := mustProvider(f, TokenOptions{SecretKey: secret})
-	ecP := mustProvider(f, TokenOptions{PublicKey: &ec.PublicKey})
-	rsP := mustProvider(f, TokenOptions{PublicKey: &rsaKey.PublicKey})
-	basic, err := NewBasicProvider([]byte("admin:$apr1$abcdefgh$FBwExRW4dCc8aL.OvjpIE1\n"))
-	if err != nil {
-		f.Fatal(err)
-	}
-	b := &Broker{opts: Options{AuthenticationEnabled: true,
-		AuthenticationProviders: []AuthenticationProvider{hmacP, basic, NewTLSProvider()}}}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		check := func(what string, id Identity, err error) {
-			if err != nil && !errors.Is(err, ErrAuthentication) {
-				t.Fatalf("%s: %v does not wrap ErrAuthentication", what, err)
-			}
-			if err == nil && id.Role == "" {
-				t.Fatalf("%s: accepted without a role", what)
-			}
+	a := authFuzzFixture(f)
+	for _, s := range authFuzzSeeds(f, a) {
+		if len(s) <= maxFuzzAuthInput {
+			f.Add(s)
 		}
-		if hdr, _, ok := strings.Cut(string(data), "."); ok {
-			// A token whose header says alg none is never accepted.
-			if raw, err := base64.RawURLEncoding.DecodeString(hdr); err == nil && strings.Contains(string(raw), `"none"`) {
-				for _, p := range []AuthenticationProvider{hmacP, ecP, rsP} {
-					if id, err := p.Authenticate(AuthenticationData{Data: data}); err == nil {
-						t.Fatalf("alg none accepted: %v", id)
-					}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > maxFuzzAuthInput {
+			return
+		}
+		a.check(t, data)
+	})
+}
+
+// TestAuthenticateLargeInputs runs FuzzAuthenticate's checks on its seeds
+// too large for the fuzzer: a claim just under the credentials' limit,
+// a token over it.
+func TestAuthenticateLargeInputs(t *testing.T) {
+	a := authFuzzFixture(t)
+	n := 0
+	for _, s := range authFuzzSeeds(t, a) {
+		if len(s) > maxFuzzAuthInput {
+			a.check(t, s)
+			n++
+		}
+	}
+	if n < 2 {
+		t.Fatalf("%d large seeds, want the two of the token path", n)
+	}
+}
+
+func authFuzzSeeds(tb testing.TB, a *authFuzz) [][]byte {
+	seeds := malformedTokens(tb, a.secret, a.rsaKey, a.rsaPubDER)
+	seeds = append(seeds, malformedCerts(tb, a.ca)...)
+	return append(seeds, []byte("eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJhIn0.AAAA"), []byte("admin:$apr1$x$y"),
+		[]byte("admin:password"), a.rsaPubDER)
+}
+
+// maxFuzzBcryptCost bounds the bcrypt cost of an htpasswd file the fuzzer
+// writes that check authenticates against: each step doubles the time,
+// and cost 31 takes hours (the file is the operator's, not a peer's).
+const maxFuzzBcryptCost = 6
+
+// check runs data through every provider and the broker's authentication
+// and checks that each refuses it with ErrAuthentication or accepts it
+// with a role; alg none, and a certificate without a CN, are never
+// accepted.
+func (a *authFuzz) check(t *testing.T, data []byte) {
+	check := func(what string, id Identity, err error) {
+		if err != nil && !errors.Is(err, ErrAuthentication) {
+			t.Fatalf("%s: %v does not wrap ErrAuthentication", what, err)
+		}
+		if err == nil && id.Role == "" {
+			t.Fatalf("%s: accepted without a role", what)
+		}
+	}
+	if hdr, _, ok := strings.Cut(string(data), "."); ok {
+		// A token whose header says alg none is never accepted.
+		if raw, err := base64.RawURLEncoding.DecodeString(hdr); err == nil && strings.Contains(string(raw), `"none"`) {
+			for _, p := range []AuthenticationProvider{a.hmacP, a.ecP, a.rsP} {
+				if id, err := p.Authenticate(AuthenticationData{Data: data}); err == nil {
+					t.Fatalf("alg none accepted: %v", id)
 				}
 			}
 		}
-		now := time.Unix(1_800_000_000, 0)
-		for _, m := range []string{"token", "basic", "tls", "", string(data[:min(len(data), 8)])} {
-			id, err := b.authenticate(m, AuthenticationData{Data: data}, now)
-			check(m, id, err)
+	}
+	now := time.Unix(1_800_000_000, 0)
+	for _, m := range []string{"token", "basic", "tls", "", string(data[:min(len(data), 8)])} {
+		id, err := a.b.authenticate(m, AuthenticationData{Data: data}, now)
+		check(m, id, err)
+	}
+	for name, p := range map[string]AuthenticationProvider{"ES256": a.ecP, "RS256": a.rsP} {
+		id, err := p.Authenticate(AuthenticationData{Data: data})
+		check(name, id, err)
+	}
+	// The admin API's path: an Authorization header.
+	for _, scheme := range []string{"Bearer ", "Basic ", ""} {
+		r := &http.Request{Header: http.Header{"Authorization": {scheme + string(data)}}}
+		if method, d, ok := httpCredentials(r); ok {
+			id, err := a.b.authenticate(method, d, now)
+			check("http "+scheme, id, err)
 		}
-		for name, p := range map[string]AuthenticationProvider{"ES256": ecP, "RS256": rsP} {
+	}
+	if cert, err := x509.ParseCertificate(data); err == nil {
+		id, err := a.b.authenticate("tls", AuthenticationData{PeerCertificates: []*x509.Certificate{cert}}, now)
+		check("certificate", id, err)
+		if err == nil && cert.Subject.CommonName == "" {
+			t.Fatal("a certificate without a CN was accepted")
+		}
+	}
+	if k, err := ParseTokenPublicKey(data); err == nil {
+		if p, err := NewTokenProvider(TokenOptions{PublicKey: k}); err == nil {
 			id, err := p.Authenticate(AuthenticationData{Data: data})
-			check(name, id, err)
+			check("parsed key", id, err)
 		}
-		// The admin API's path: an Authorization header.
-		for _, scheme := range []string{"Bearer ", "Basic ", ""} {
-			r := &http.Request{Header: http.Header{"Authorization": {scheme + string(data)}}}
-			if method, d, ok := httpCredentials(r); ok {
-				id, err := b.authenticate(method, d, now)
-				check("http "+scheme, id, err)
-			}
+	}
+	if p, err := NewBasicProvider(data); err == nil && !costlyBcrypt(data) {
+		id, err := p.Authenticate(AuthenticationData{Data: data})
+		check("fuzzed htpasswd", id, err)
+	}
+}
+
+// costlyBcrypt reports whether an htpasswd file holds a bcrypt hash of a
+// cost over maxFuzzBcryptCost (or one whose cost does not parse).
+func costlyBcrypt(htpasswd []byte) bool {
+	for line := range strings.SplitSeq(string(htpasswd), "\n") {
+		_, h, _ := strings.Cut(strings.TrimSpace(line), ":")
+		if !isBcrypt(h) {
+			continue
 		}
-		if cert, err := x509.ParseCertificate(data); err == nil {
-			id, err := b.authenticate("tls", AuthenticationData{PeerCertificates: []*x509.Certificate{cert}}, now)
-			check("certificate", id, err)
-			if err == nil && cert.Subject.CommonName == "" {
-				t.Fatal("a certificate without a CN was accepted")
-			}
+		if c, err := bcrypt.Cost([]byte("$2a$" + h[4:])); err != nil || c > maxFuzzBcryptCost {
+			return true
 		}
-		if k, err := ParseTokenPublicKey(data); err == nil {
-			if p, err := NewTokenProvider(TokenOptions{PublicKey: k}); err == nil {
-				id, err := p.Authenticate(AuthenticationData{Data: data})
-				check("parsed key", id, err)
-			}
-		}
-		if p, err := NewBasicProvider(data); err == nil {
-			id, err := p.Authenticate(AuthenticationData{Data: data})
-			check("fuzzed htpasswd", id, err)
-		}
-	})
+	}
+	return false
 }
 
 // FuzzTLSClientCertificate presents the input as a client's certificate
@@ -241,6 +354,20 @@ func FuzzAuthenticate(f *testing.F) {
 // its CA when given, and authenticates by the tls provider): garbage DER
 // fails the handshake, a certificate without a CN is refused with
 // AuthenticationError, and the broker keeps serving.
+//
+// Every key and certificate is made once, before the loop. Each input
+// still costs two TLS handshakes, the fuzzed one and a good client's after
+// it, so this target runs at a hundred or two executions a second (on a
+// shared 2-core machine), not the thousand of the others; and as the
+// handshakes' randomness varies an input's coverage, the fuzzer often
+// stops to minimize an input whose new coverage does not come back (up to
+// -fuzzminimizetime, a minute by default: pass -fuzzminimizetime=5s for a
+// long run). What it covers is the listener's side: crypto/tls's handling
+// of the certificate, the broker's handshake errors and that they do not
+// stop it. The certificate's parsing and the tls provider's rules are
+// fuzzed at full speed, without TLS, by FuzzAuthenticate. (Fixing the
+// randomness with testing/cryptotest races with the broker's goroutines,
+// which outlive an input.)
 func FuzzTLSClientCertificate(f *testing.F) {
 	ca := newFuzzCA(f)
 	for _, s := range malformedCerts(f, ca) {
@@ -253,6 +380,7 @@ func FuzzTLSClientCertificate(f *testing.F) {
 		ClientCAs: pool, ClientAuth: tls.VerifyClientCertIfGiven, MinVersion: tls.VersionTLS12},
 		AuthenticationEnabled: true, AuthenticationProviders: []AuthenticationProvider{NewTLSProvider()}})
 	_, clientKey := ca.issue(f, "unused", false)
+	good, goodKey := ca.issue(f, "fuzz-role", false)
 	f.Fuzz(func(t *testing.T, der []byte) {
 		role, err := tlsConnectAs(b, pool, tls.Certificate{Certificate: [][]byte{der}, PrivateKey: clientKey})
 		if err == nil {
@@ -262,7 +390,6 @@ func FuzzTLSClientCertificate(f *testing.F) {
 			}
 		}
 		// The broker still serves a good client.
-		good, goodKey := ca.issue(t, "fuzz-role", false)
 		if role, err := tlsConnectAs(b, pool, tls.Certificate{Certificate: [][]byte{good}, PrivateKey: goodKey}); err != nil || role != "fuzz-role" {
 			t.Fatalf("a good certificate after the fuzzed one: %q %v", role, err)
 		}

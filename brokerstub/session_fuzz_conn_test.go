@@ -27,7 +27,11 @@ type fuzzSession struct {
 	mu     sync.Mutex
 	open   map[uint64]proto.BaseCommand_Type // request id → the request's command
 	closed chan struct{}                     // the read loop ended: the broker closed the connection
-	got    map[proto.BaseCommand_Type]int    // what the broker sent, for the log
+	// answered is signalled (without blocking) each time a request is
+	// answered, so that await and finish wake up at once rather than
+	// polling.
+	answered chan struct{}
+	got      map[proto.BaseCommand_Type]int // what the broker sent, for the log
 	// raw is set once the session wrote raw bytes: the broker may then
 	// read what follows as the rest of a frame those bytes began (as a
 	// Pulsar broker would, up to its frame limit), so later requests are
@@ -40,7 +44,8 @@ func newFuzzSession(t *testing.T, b *Broker, ns string) *fuzzSession {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &fuzzSession{t: t, nc: nc, ns: ns, open: map[uint64]proto.BaseCommand_Type{}, got: map[proto.BaseCommand_Type]int{}, closed: make(chan struct{})}
+	s := &fuzzSession{t: t, nc: nc, ns: ns, open: map[uint64]proto.BaseCommand_Type{}, got: map[proto.BaseCommand_Type]int{},
+		closed: make(chan struct{}), answered: make(chan struct{}, 1)}
 	s.write(&proto.BaseCommand{Type: proto.BaseCommand_CONNECT.Enum(), Connect: &proto.CommandConnect{
 		ClientVersion: gproto.String("fuzz"), ProtocolVersion: gproto.Int32(21)}})
 	go s.readLoop()
@@ -78,6 +83,10 @@ func (s *fuzzSession) readLoop() {
 			s.mu.Lock()
 			delete(s.open, id)
 			s.mu.Unlock()
+			select {
+			case s.answered <- struct{}{}:
+			default:
+			}
 		}
 	}
 }
@@ -107,23 +116,22 @@ func (s *fuzzSession) request(cmd *proto.BaseCommand, set func(rid *uint64)) {
 
 // await waits until request rid is answered or the connection ends.
 func (s *fuzzSession) await(rid uint64) {
-	deadline := time.Now().Add(answerWait)
+	timeout := time.NewTimer(answerWait)
+	defer timeout.Stop()
 	for {
 		s.mu.Lock()
 		_, open := s.open[rid]
 		s.mu.Unlock()
-		select {
-		case <-s.closed:
-			return
-		default:
-		}
 		if !open {
 			return
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-s.closed:
+			return
+		case <-s.answered:
+		case <-timeout.C:
 			s.t.Fatalf("request %d unanswered after %v", rid, answerWait)
 		}
-		time.Sleep(time.Millisecond)
 	}
 }
 
@@ -135,7 +143,8 @@ func (s *fuzzSession) finish() {
 		<-s.closed
 		s.t.Logf("the broker sent %v", s.got)
 	}()
-	deadline := time.Now().Add(answerWait)
+	timeout := time.NewTimer(answerWait)
+	defer timeout.Stop()
 	for {
 		s.mu.Lock()
 		left := len(s.open)
@@ -145,17 +154,15 @@ func (s *fuzzSession) finish() {
 			break
 		}
 		s.mu.Unlock()
-		select {
-		case <-s.closed:
-			return
-		default:
-		}
 		if left == 0 {
 			return
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-s.closed:
+			return
+		case <-s.answered:
+		case <-timeout.C:
 			s.t.Fatalf("%d requests unanswered after %v, among them %s", left, answerWait, some)
 		}
-		time.Sleep(time.Millisecond)
 	}
 }

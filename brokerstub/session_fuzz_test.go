@@ -25,7 +25,22 @@ import (
 //     connection still produces and consumes.
 //
 // Plain go test runs the seeds; go test -fuzz=FuzzSession ./brokerstub/
-// searches further.
+// searches further. One broker serves every input, and the session wakes
+// on each answer rather than polling; still, an input is a connection, up
+// to 64 requests each answered by the broker's goroutines, and the
+// after-check's subscribe, produce and receive, so this target runs at
+// a hundred or two executions a second at best on a shared 2-core
+// machine, not the thousand of the decoders' targets. And as goroutine
+// scheduling varies an input's coverage, the fuzzer often stops to
+// minimize an input whose new coverage does not come back, for up to
+// -fuzzminimizetime (a minute by default): five minutes with the default
+// made 3,452 executions, in bursts of a couple of thousand between such
+// stops. Pass -fuzzminimizetime=5s for a long run (.ci/fuzz passes 10s). The decoding of what a session sends
+// (frames, metadata, batches, compressed payloads) is fuzzed at full
+// speed by internal/wire's, chunk's and internal/compress's targets; this
+// one covers the broker's handling of the commands in any order. Each
+// input adds up to four topics to the broker, which keeps them: a long
+// run grows its memory.
 func FuzzSession(f *testing.F) {
 	for _, s := range sessionSeeds {
 		f.Add(s)

@@ -254,15 +254,32 @@ func normalizeRat(v any) any {
 // FuzzAvroSchemaJSON: for any document, pulsargo refuses what the official
 // library refuses and writes the JSON it writes. (Documents on which the
 // official library panics are left out.)
+//
+// One difference is pulsargo's by decision: it reads a document's keys
+// case-sensitively, as the Avro specification and the Java implementation
+// do, where the official library (decoding with mapstructure) also takes
+// "nAme" for "name". A document with such a key is checked as the same
+// document without it: pulsargo must treat the key as any other unknown
+// attribute (parse or refuse it alike), and the document without it is
+// compared with the official library.
 func FuzzAvroSchemaJSON(f *testing.F) {
 	for _, def := range avroDefinitions {
 		if len(def) < 4096 {
 			f.Add(def)
 		}
 	}
+	f.Add(caseFoldedKeys)
 	f.Fuzz(func(t *testing.T, def string) {
 		if hugeFixed.MatchString(def) {
 			return // the official library allocates a fixed default's size
+		}
+		if spec, ok := withoutCaseFoldedKeys(def); ok {
+			_, err := avro.Parse(def)
+			_, serr := avro.Parse(spec)
+			if (err == nil) != (serr == nil) {
+				t.Fatalf("%q: ours %v, but without its keys that differ from Avro's by case only %v (%q)", def, err, serr, spec)
+			}
+			def = spec
 		}
 		want, herr, panicked := hambaParse(def)
 		if panicked {
@@ -281,6 +298,99 @@ func FuzzAvroSchemaJSON(f *testing.F) {
 			t.Fatalf("%q:\n got %s (%v)\nwant %s (%v)", def, gotJSON, err, wantJSON, herr)
 		}
 	})
+}
+
+// caseFoldedKeys is the document the differential fuzzer first failed on:
+// the official library takes "nAme" and "tYpe" for "name" and "type".
+const caseFoldedKeys = `{"type":"record","nAme":"A","fields":[{"nAme":"A","tYpe":"int","000":""}]}`
+
+// pulsargo's Avro keys are case-sensitive: a document whose keys differ
+// from Avro's by case only is refused where the official library takes it,
+// and such a key next to the right one is a property.
+func TestAvroKeysAreCaseSensitive(t *testing.T) {
+	if _, err := hamba.ParseWithCache(caseFoldedKeys, "", &hamba.SchemaCache{}); err != nil {
+		t.Fatalf("the official library refuses %s now (%v): the compatibility note is out of date", caseFoldedKeys, err)
+	}
+	if _, err := avro.Parse(caseFoldedKeys); err == nil {
+		t.Fatalf("%s parsed: its keys were matched ignoring case", caseFoldedKeys)
+	}
+	s, err := avro.Parse(`{"type":"record","name":"A","NAME":"B","fields":[{"name":"a","type":"int","Type":"long"}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"name":"A","type":"record","fields":[{"name":"a","type":"int","Type":"long"}],"NAME":"B"}`
+	if string(b) != want {
+		t.Fatalf("got  %s\nwant %s", b, want)
+	}
+	spec, ok := withoutCaseFoldedKeys(caseFoldedKeys)
+	if !ok || spec != `{"fields":[{"000":""}],"type":"record"}` {
+		t.Fatalf("withoutCaseFoldedKeys: %q, %v", spec, ok)
+	}
+}
+
+// avroKeys are the attributes the Avro specification gives a meaning, as
+// the official library reads them ignoring case.
+var avroKeys = []string{"type", "name", "namespace", "aliases", "doc", "fields", "default", "order",
+	"symbols", "items", "values", "size", "logicalType", "precision", "scale"}
+
+// withoutCaseFoldedKeys returns def, a JSON document, without the keys of
+// its schemas (not of defaults or other properties' values) that differ
+// from one of avroKeys by case only; ok is false when it has none (or is
+// not JSON).
+func withoutCaseFoldedKeys(def string) (string, bool) {
+	d := json.NewDecoder(strings.NewReader(def))
+	d.UseNumber() // numbers written back as they were
+	var doc any
+	if d.Decode(&doc) != nil || d.More() {
+		return "", false
+	}
+	if !dropCaseFolded(doc, 0) {
+		return "", false
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
+}
+
+// dropCaseFolded removes the case-folded keys of schema v and of the
+// schemas in it, reporting whether there were any.
+func dropCaseFolded(v any, depth int) bool {
+	if depth > 200 {
+		return false
+	}
+	dropped := false
+	switch x := v.(type) {
+	case []any: // a union
+		for _, b := range x {
+			dropped = dropCaseFolded(b, depth+1) || dropped
+		}
+	case map[string]any:
+		for k := range x {
+			for _, a := range avroKeys {
+				if k != a && strings.EqualFold(k, a) {
+					delete(x, k)
+					dropped = true
+				}
+			}
+		}
+		for _, k := range []string{"type", "items", "values"} {
+			if c, ok := x[k]; ok {
+				dropped = dropCaseFolded(c, depth+1) || dropped
+			}
+		}
+		if fields, ok := x["fields"].([]any); ok {
+			for _, fl := range fields {
+				dropped = dropCaseFolded(fl, depth+1) || dropped
+			}
+		}
+	}
+	return dropped
 }
 
 var hugeFixed = regexp.MustCompile(`"size"\s*:\s*[-+0-9.eE]{6,}`)

@@ -78,13 +78,23 @@ func TestParseRefuses(t *testing.T) {
 // Any document parses or fails without panicking, and the JSON of what
 // parses is valid JSON. (It need not parse back to the same schema: as in
 // the official client's library, a bytes default is written in base64 and
-// a fixed default as an array of numbers.)
+// a fixed default as an array of numbers.) A schema that parses is then
+// used: the input after a NUL byte (which no JSON document holds) is a
+// payload to validate and decode, what decodes is encoded again, and a
+// record is encoded from its defaults alone; each may fail, none may
+// panic.
 func FuzzParse(f *testing.F) {
 	f.Add(`{"type":"record","name":"R","namespace":"n","fields":[{"name":"a","type":["null","R"],"default":null},` +
 		`{"name":"m","type":{"type":"map","values":{"type":"fixed","name":"F","size":2}},"default":{"k":"ab"}}]}`)
 	f.Add(`{"type":"array","items":{"type":"enum","name":"E","symbols":["A"],"default":"A","x":{"y":[1,"\u2028\u0001"]}}}`)
 	f.Add(`["int",{"type":"long","logicalType":"time-micros"},"string"]`)
+	f.Add(`{"type":"record","name":"A","fields":[{"name":"a","type":[]},{"name":"b","type":{"type":"array","items":[]}}]}` + "\x00\x00\x02\x01")
+	f.Add(`{"type":"map","values":["null",{"type":"enum","name":"E","symbols":["A","B"]}]}` + "\x00\x02\x02a\x02\x04\x00")
 	f.Fuzz(func(t *testing.T, def string) {
+		payload := []byte(def)
+		if i := strings.IndexByte(def, 0); i >= 0 {
+			def, payload = def[:i], payload[i+1:]
+		}
 		s, err := Parse(def)
 		if err != nil {
 			return
@@ -94,7 +104,54 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("the JSON of %q is not valid: %s", def, b)
 		}
 		_ = s.String()
+		_, _ = s.Validate(payload)
+		var v any
+		if s.Unmarshal(payload, &v) == nil {
+			_, _ = s.Marshal(v)
+		}
+		if s.Type() == Record {
+			_, _ = s.Marshal(map[string]any{})
+		}
 	})
+}
+
+// The empty union is a type with no values: a field of it can have no
+// default (the fuzzer's first crasher indexed its first branch), and no
+// value of it can be encoded or decoded.
+func TestEmptyUnion(t *testing.T) {
+	for _, def := range []string{
+		`{"type":"record","name":"A","fields":[{"name":"A","type":[],"default":{}}]}`,
+		`{"type":"record","name":"A","fields":[{"name":"A","type":[],"default":null}]}`,
+		`{"type":"record","name":"A","fields":[{"name":"A","type":{"type":"array","items":[]},"default":[1]}]}`,
+		`{"type":"record","name":"A","fields":[{"name":"A","type":{"type":"map","values":[]},"default":{"k":null}}]}`,
+		`{"type":"record","name":"A","fields":[{"name":"r","type":{"type":"record","name":"B","fields":[{"name":"u","type":[]}]},"default":{"u":1}}]}`,
+	} {
+		if _, err := Parse(def); err == nil {
+			t.Errorf("%s: no error", def)
+		}
+	}
+	s := mustParse(t, `{"type":"record","name":"A","fields":[{"name":"u","type":[]},`+
+		`{"name":"a","type":{"type":"array","items":[]},"default":[]}]}`)
+	if _, err := s.Marshal(map[string]any{"u": nil}); err == nil {
+		t.Error("a value of the empty union was encoded")
+	}
+	if _, err := s.Marshal(map[string]any{"u": map[string]any{"int": 1}}); err == nil {
+		t.Error("a value of the empty union was encoded")
+	}
+	var v any
+	if err := s.Unmarshal([]byte{0, 0}, &v); !errors.Is(err, ErrMalformed) {
+		t.Errorf("decoding branch 0 of the empty union: %v, want ErrMalformed", err)
+	}
+	if _, err := s.Validate([]byte{0}); !errors.Is(err, ErrMalformed) {
+		t.Errorf("validating branch 0 of the empty union: %v, want ErrMalformed", err)
+	}
+	arr := mustParse(t, `{"type":"array","items":[]}`)
+	if b, err := arr.Marshal([]any{}); err != nil || !bytes.Equal(b, []byte{0}) {
+		t.Errorf("the empty array of the empty union: % x, %v", b, err)
+	}
+	if _, err := arr.Validate([]byte{2, 0, 0}); !errors.Is(err, ErrMalformed) {
+		t.Errorf("an item of the empty union: %v, want ErrMalformed", err)
+	}
 }
 
 // The binary encoding of the specification: zig-zag varints, little-endian
@@ -372,7 +429,44 @@ func TestDecimals(t *testing.T) {
 	if out.B.Cmp(in.B) != 0 || out.F.Cmp(in.F) != 0 || out.U.Cmp(in.U) != 0 {
 		t.Fatalf("decoded %v %v %v", out.B, out.F, out.U)
 	}
-	if _, err := s.Marshal(dec{B: in.B, F: big.NewRat(1<<20, 1), U: nil}); err == nil {
-		t.Fatal("a decimal too large for its fixed was encoded")
+	// A negative value too large for the fixed was written as a positive
+	// one (-4000.0 as 25536 = 0x63c0) before its two's complement was
+	// checked; the smallest that fits, -3276.8 (0x8000), round-trips.
+	for _, f := range []*big.Rat{big.NewRat(1<<20, 1), big.NewRat(-4000, 1), big.NewRat(-32769, 10), big.NewRat(-1<<20, 1)} {
+		if b, err := s.Marshal(dec{B: in.B, F: f, U: nil}); err == nil {
+			t.Errorf("%v: a decimal too large for its fixed was encoded: % x", f, b)
+		}
+	}
+	edge := dec{B: in.B, F: big.NewRat(-32768, 10)}
+	data, err = s.Marshal(edge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = dec{}
+	if err := s.Unmarshal(data, &out); err != nil || out.F.Cmp(edge.F) != 0 {
+		t.Fatalf("%v decoded as %v, %v", edge.F, out.F, err)
+	}
+}
+
+// A schema nested as deep as a JSON document can be (encoding/json stops
+// at 10,000 levels) parses, and is written, without exhausting anything;
+// a value of it nested past MaxDepth is refused.
+func TestDeeplyNestedSchema(t *testing.T) {
+	const levels = 4000
+	def := strings.Repeat(`{"type":"array","items":`, levels) + `"null"` + strings.Repeat("}", levels)
+	s := mustParse(t, def)
+	if b, err := s.MarshalJSON(); err != nil || !json.Valid(b) {
+		t.Fatalf("MarshalJSON: %v", err)
+	}
+	if got := s.String(); len(got) < levels*len(`{"type":"array","items":}`) {
+		t.Fatalf("canonical form of %d bytes", len(got))
+	}
+	payload := bytes.Repeat([]byte{2}, levels) // one item per level
+	if _, err := s.Validate(payload); !errors.Is(err, ErrMalformed) {
+		t.Fatalf("a value nested %d deep: %v, want ErrMalformed", levels, err)
+	}
+	var v any
+	if err := s.Unmarshal(payload, &v); !errors.Is(err, ErrMalformed) {
+		t.Fatalf("a value nested %d deep: %v, want ErrMalformed", levels, err)
 	}
 }

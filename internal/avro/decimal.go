@@ -37,7 +37,11 @@ func decimalBytes(r *big.Rat, scale, size int) ([]byte, error) {
 		if size > 0 {
 			bits = uint(size) * 8
 		}
-		b = i.Add(i, new(big.Int).Lsh(big.NewInt(1), bits)).Bytes()
+		i.Add(i, new(big.Int).Lsh(big.NewInt(1), bits))
+		if i.Sign() <= 0 || i.Bit(int(bits)-1) == 0 { // below -2^(bits-1): no two's complement of size bytes
+			return nil, fmt.Errorf("avro: decimal %s does not fit %d bytes", r.FloatString(scale), size)
+		}
+		b = i.Bytes()
 	}
 	if size > 0 && len(b) != size {
 		return nil, fmt.Errorf("avro: decimal %s does not fit %d bytes", r.FloatString(scale), size)

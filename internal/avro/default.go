@@ -21,7 +21,7 @@ const maxFixedDefault = 1 << 20
 
 // validDefault converts def, a default as parsed from JSON, to the value
 // kept for a field of type n; ok is false when def is not a value of n (a
-// union's default is one of its first branch).
+// union's default is one of its first branch; the empty union has none).
 func validDefault(n *node, def any, depth int) (any, bool) {
 	if depth > MaxDepth {
 		return nil, false
@@ -110,6 +110,9 @@ func validDefault(n *node, def any, depth int) (any, bool) {
 		}
 		return m, true
 	case Union:
+		if len(n.types) == 0 { // [] is a type with no values, so no default
+			return nil, false
+		}
 		return validDefault(n.types[0], def, depth+1)
 	case Record:
 		m, ok := def.(map[string]any)

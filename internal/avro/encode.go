@@ -307,6 +307,9 @@ func (e *encoder) encodeDefault(n *node, def any, depth int) error {
 	}
 	switch n.kind {
 	case Union:
+		if len(n.types) == 0 {
+			break
+		}
 		e.long(0)
 		return e.encodeDefault(n.types[0], def, depth+1)
 	case Fixed:

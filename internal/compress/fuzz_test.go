@@ -10,8 +10,14 @@ import (
 	"testing"
 )
 
-// fuzzLimit is the size limit FuzzDecompress passes to Decompress.
-const fuzzLimit = 4 << 20
+// fuzzLimit is the size limit FuzzDecompress passes to Decompress: small,
+// so that an input claiming a large size costs the fuzzer no large
+// allocation (at 4 MiB each one cleared up to 4 MiB). What the
+// limit guards is the same at any size: a size over it is ErrSizeLimit
+// before anything is allocated, and the bounds of each codec's output are
+// checked against the expected size, which the fuzzer sets freely below
+// it.
+const fuzzLimit = 64 << 10
 
 // fuzzCodecEnv names the environment variable that pins FuzzDecompress to
 // one codec, so each can be fuzzed on its own:
@@ -24,6 +30,12 @@ const fuzzCodecEnv = "COMPRESS_FUZZ_CODEC"
 // success, leaves dst alone on failure, reports only this package's errors
 // and allocates in proportion to the expected size only. It also checks that
 // the payload, taken as plain data, survives a round trip.
+//
+// On a shared 2-core machine it runs at about 11,000 executions a second
+// between the fuzzer's minimizations (20 s with -fuzzminimizetime=0). With
+// go's default -fuzzminimizetime (up to a minute per input that finds new
+// coverage) the minimizations take most of a run: 5 minutes made 142,973
+// executions. .ci/fuzz passes 10s.
 func FuzzDecompress(f *testing.F) {
 	only := Type(-1)
 	if name := os.Getenv(fuzzCodecEnv); name != "" {
