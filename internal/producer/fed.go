@@ -26,20 +26,10 @@ import (
 // feeds its chunks to the connection as memory allows. Errors before the
 // message is queued are returned; after that they fail the message.
 func (p *Producer) sendFed(ctx context.Context, m *api.ProducerMessage, schemaVersion []byte, pm pending, now, deadline time.Time) error {
-	wctx, stop := p.waitCtx(ctx)
-	err := p.gate.lock(wctx)
-	if err != nil {
-		err = waitErr(ctx, wctx)
-	}
-	stop()
-	if err != nil {
+	if err := p.admitFed(ctx); err != nil {
 		return err
 	}
 	defer p.gate.unlock()
-	if err := p.waitRoom(ctx, 0); err != nil { // the message's permit
-		return err
-	}
-	p.pendingChanged(1, 0)
 
 	n := len(m.Payload)
 	p.mu.Lock()
@@ -191,4 +181,25 @@ func (p *Producer) chunkReceipt(e *entry) {
 	if !e.deadline.IsZero() && e.acked < e.chunks {
 		e.deadline = p.opts.Clock.Now().Add(p.opts.SendTimeout)
 	}
+}
+
+// admitFed takes, for a message fed chunk by chunk (sendFed, SendReader),
+// the producer's gate and the message's pending permit. On success the
+// caller holds the gate and unlocks it when the message is fed.
+func (p *Producer) admitFed(ctx context.Context) error {
+	wctx, stop := p.waitCtx(ctx)
+	err := p.gate.lock(wctx)
+	if err != nil {
+		err = waitErr(ctx, wctx)
+	}
+	stop()
+	if err != nil {
+		return err
+	}
+	if err := p.waitRoom(ctx, 0); err != nil { // the message's permit
+		p.gate.unlock()
+		return err
+	}
+	p.pendingChanged(1, 0)
+	return nil
 }

@@ -143,20 +143,10 @@ func (p *Producer) sendStream(ctx context.Context, m *api.ProducerMessage, schem
 		return fmt.Errorf("%w: %w", api.ErrContextExpired, err)
 	}
 
-	wctx, stop := p.waitCtx(ctx)
-	err := p.gate.lock(wctx)
-	if err != nil {
-		err = waitErr(ctx, wctx)
-	}
-	stop()
-	if err != nil {
+	if err := p.admitFed(ctx); err != nil {
 		return err
 	}
 	defer p.gate.unlock()
-	if err := p.waitRoom(ctx, 0); err != nil { // the message's permit
-		return err
-	}
-	p.pendingChanged(1, 0)
 
 	now := p.opts.Clock.Now()
 	p.mu.Lock()
