@@ -1,8 +1,11 @@
 package brokerstub
 
 import (
+	"errors"
 	"net/http"
 	"slices"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/policy"
 )
 
 // adminTarget is what an admin request names, from its route's captures.
@@ -41,6 +44,14 @@ func (b *Broker) authorizeAdmin(role string, op adminOp, t adminTarget) *restErr
 			return nil
 		}
 		return restErr(http.StatusUnauthorized, "This operation requires super-user access")
+	}
+	switch op.scope() {
+	case scopeTenantAdmin, scopeTenant, scopeNamespacePolicy, scopeTopicPolicy:
+		// Pulsar's validateTenantAdminAccess looks the tenant up before
+		// it judges the role: a missing tenant is 404, not a refusal.
+		if _, err := b.pol().Tenant(t.tenant); errors.Is(err, policy.ErrNotFound) {
+			return restErr(http.StatusNotFound, "Tenant does not exist")
+		}
 	}
 	switch op.scope() {
 	case scopeTenant:
