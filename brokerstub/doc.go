@@ -27,9 +27,10 @@
 // (initialsub.go); Pulsar's choice of a Failover subscription's active
 // consumer, told to the consumers and served after
 // Options.ActiveConsumerFailoverDelay (failover.go); and message TTL and
-// retention by Pulsar's rules (ttl.go, retention.go).
-// Commands it does not implement (transactions) are answered with a Pulsar
-// error.
+// retention by Pulsar's rules (ttl.go, retention.go); and transactions
+// (txn*.go: the coordinator, produce and acknowledge in a transaction,
+// commit and abort). A command it does not implement is answered with a
+// Pulsar error.
 //
 // What a Pulsar 4.x broker refuses, it refuses, with Pulsar's error codes
 // and texts. A topic's namespace must exist: at start there are the tenants
