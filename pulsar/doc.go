@@ -13,8 +13,12 @@
 //   - seeks, readers and acks treat a chunk id as the whole message, also
 //     after Serialize/Deserialize;
 //   - errors work with errors.Is/As and say whether they are retriable;
-//     logs go to log/slog; there is no global state; a Dialer hook lets
-//     tests use brokerstub's in-memory connections.
+//     logging takes the official log.Logger interface, with adapters to and
+//     from log/slog, and discards by default; there is no global state; a
+//     Dialer hook lets tests use brokerstub's in-memory connections.
+//
+// docs/compatibility.md in the repository lists where it differs from the
+// official client on purpose.
 //
 // A minimal round trip:
 //
