@@ -19,18 +19,21 @@ import (
 // registered on it.
 var errLost = errors.New("producer: connection lost while registering")
 
-// connectLoop re-attaches the producer whenever a handler reports the
-// connection or the registration lost, until the producer closes.
-func (p *Producer) connectLoop() {
+// reattach re-attaches the producer after its registration was lost, on a
+// goroutine that lost starts and that ends once nothing asks for it (the
+// producer attached, given up after MaxReconnect, or closed). An attached
+// producer holds no goroutine of its own.
+func (p *Producer) reattach() {
 	defer p.loop.Done()
 	for {
-		select {
-		case <-p.life.Done():
-			return
-		case <-p.kick:
-		}
 		p.mu.Lock()
-		need := !p.ready && p.state != stateClosed
+		if !p.kicked || p.state == stateClosed || p.life.Err() != nil {
+			p.reattaching = false
+			p.mu.Unlock()
+			return
+		}
+		p.kicked = false
+		need := !p.ready
 		p.mu.Unlock()
 		if need {
 			p.stats.reconnects.Add(1)
@@ -177,8 +180,8 @@ func (p *Producer) resend() {
 	}
 }
 
-// lost marks the registration of generation gen gone and asks the connect
-// loop to re-attach.
+// lost marks the registration of generation gen gone and has reattach
+// re-attach it.
 func (p *Producer) lost(gen uint64, why string) {
 	p.mu.Lock()
 	if gen != p.gen || p.state == stateClosed {
@@ -187,11 +190,16 @@ func (p *Producer) lost(gen uint64, why string) {
 	}
 	p.gen++
 	p.ready = false
+	p.kicked = true
+	start := !p.reattaching
+	if start {
+		p.reattaching = true
+		p.loop.Add(1)
+	}
 	p.mu.Unlock()
 	p.log.Info("producer detached; reconnecting", "why", why)
-	select {
-	case p.kick <- struct{}{}:
-	default:
+	if start {
+		go p.reattach()
 	}
 }
 

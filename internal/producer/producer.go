@@ -31,10 +31,9 @@ type Producer struct {
 	permits chan struct{} // one token per pending message
 	gate    *gate         // orders sends around a chunked message being fed
 	cbs     *runner       // runs callbacks in completion order
-	kick    chan struct{} // asks the connect loop to reconnect
 	life    context.Context
 	stop    context.CancelFunc
-	loop    sync.WaitGroup
+	loop    sync.WaitGroup // the reattach goroutine, while it runs
 
 	lastSeq atomic.Int64
 	stats   counters
@@ -57,6 +56,9 @@ type Producer struct {
 	batchTimer bool
 	timeoutOn  bool
 	closed     chan struct{}
+
+	kicked      bool // a lost registration asks reattach to re-attach
+	reattaching bool // the reattach goroutine runs
 }
 
 // New creates the producer on the broker, retrying retriable failures
@@ -78,7 +80,6 @@ func New(ctx context.Context, opts Options) (*Producer, error) {
 		permits: make(chan struct{}, opts.MaxPendingMessages),
 		gate:    newGate(),
 		cbs:     newRunner(),
-		kick:    make(chan struct{}, 1),
 		life:    life, stop: stop,
 		name: opts.Name, userName: opts.Name != "",
 		closed: make(chan struct{}),
@@ -95,8 +96,6 @@ func New(ctx context.Context, opts Options) (*Producer, error) {
 		p.cbs.close()
 		return nil, err
 	}
-	p.loop.Add(1)
-	go p.connectLoop()
 	p.opts.Metrics.Add(api.MetricProducersPartitions, 1)
 	return p, nil
 }

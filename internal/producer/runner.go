@@ -5,20 +5,23 @@ import (
 	"sync"
 )
 
-// runner runs functions one at a time, in the order pushed, on its own
-// goroutine, so that user callbacks never run on a connection's reader
-// goroutine and never under the producer's lock.
+// runner runs functions one at a time, in the order pushed, on a goroutine
+// of its own, so that user callbacks never run on a connection's reader
+// goroutine and never under the producer's lock. The goroutine lives only
+// while functions are queued: an idle producer holds none, so the
+// producers of a topic with a thousand partitions cost no goroutines while
+// nothing completes.
 type runner struct {
-	mu     sync.Mutex
-	fns    []func()
-	wake   chan struct{}
-	closed bool
-	done   chan struct{}
+	mu      sync.Mutex
+	fns     []func()
+	running bool       // a goroutine is draining fns
+	idle    *sync.Cond // signalled when the goroutine stops; on mu
+	closed  bool
 }
 
 func newRunner() *runner {
-	r := &runner{wake: make(chan struct{}, 1), done: make(chan struct{})}
-	go r.run()
+	r := &runner{}
+	r.idle = sync.NewCond(&r.mu)
 	return r
 }
 
@@ -31,42 +34,42 @@ func (r *runner) push(f func()) {
 		return
 	}
 	r.fns = append(r.fns, f)
+	start := !r.running
+	r.running = true
 	r.mu.Unlock()
-	select {
-	case r.wake <- struct{}{}:
-	default:
+	if start {
+		go r.run()
 	}
 }
 
+// run drains the queue, then stops.
 func (r *runner) run() {
-	defer close(r.done)
 	for {
 		r.mu.Lock()
-		fns, closed := r.fns, r.closed
+		fns := r.fns
 		r.fns = nil
+		if len(fns) == 0 {
+			r.running = false
+			r.idle.Broadcast()
+			r.mu.Unlock()
+			return
+		}
 		r.mu.Unlock()
 		for _, f := range fns {
 			f()
 		}
-		if closed && len(fns) == 0 {
-			return
-		}
-		if len(fns) == 0 {
-			<-r.wake
-		}
 	}
 }
 
-// close runs what is queued and stops the goroutine; it returns when done.
+// close runs what is queued and returns once it has run; later pushes run
+// on their callers.
 func (r *runner) close() {
 	r.mu.Lock()
 	r.closed = true
-	r.mu.Unlock()
-	select {
-	case r.wake <- struct{}{}:
-	default:
+	for r.running {
+		r.idle.Wait()
 	}
-	<-r.done
+	r.mu.Unlock()
 }
 
 // barrier returns once every function pushed before it was called has run,
