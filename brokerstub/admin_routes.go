@@ -74,6 +74,8 @@ func (a *adminServer) register() {
 	a.add(get, topicPath+"/internalStats", topicGetStats, internalStats)
 	a.add(put, topicPath+"/unload", topicUnload, unloadTopic)
 	a.add(post, topicPath+"/terminate", topicTerminate, terminateTopic)
+	a.add(put, topicPath+"/compaction", topicCompact, triggerCompaction)  // compaction.go
+	a.add(get, topicPath+"/compaction", topicCompact, compactionStatusOf) // before {policy}
 	a.add(get, topicPath+"/lastMessageId", topicPeekMessages, lastMessageID)
 	a.add(get, topicPath+"/messageid/{timestamp}", topicPeekMessages, messageIDByTime)
 	a.add(get, topicPath+"/subscriptions", topicGetSubscriptions, listSubscriptions)

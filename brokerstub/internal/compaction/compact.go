@@ -234,3 +234,5 @@ func rebatch(e ledger.Entry, p *parsed, latest map[string]msgID) (ledger.Entry, 
 	return ledger.Entry{Pos: e.Pos, Meta: meta, Payload: payload, PublishTime: e.PublishTime,
 		BrokerTimestamp: e.BrokerTimestamp, NumMessages: e.NumMessages}, true, nil
 }
+
+func isBatch(p *parsed) bool { return wire.IsBatch(&p.md) }

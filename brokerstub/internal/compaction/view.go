@@ -170,3 +170,22 @@ func Decode(b []byte) (*View, error) {
 	}
 	return v, nil
 }
+
+// LastIndex is the batch index of the last message of e that the view
+// keeps (not compacted out): -1 for an entry that is not a batch, the
+// batch's last index for one it cannot decode.
+func LastIndex(e ledger.Entry, o Options) int32 {
+	p, ok := parse(e, o)
+	switch {
+	case !ok || !isBatch(p):
+		return -1
+	case p.batch == nil:
+		return p.md.GetNumMessagesInBatch() - 1
+	}
+	for i := len(p.batch) - 1; i >= 0; i-- {
+		if !p.batch[i].Meta.GetCompactedOut() {
+			return int32(i)
+		}
+	}
+	return p.md.GetNumMessagesInBatch() - 1
+}
