@@ -109,7 +109,7 @@ func (a *adminServer) register() {
 	a.add(get, schemaPath+"/schemas", topicGetMetadata, persistentDomain(getAllSchemas))
 	a.add(post, schemaPath+"/compatibility", opTenantAdmin, persistentDomain(testSchemaCompatibility))
 	a.add(post, schemaPath+"/version", topicGetMetadata, persistentDomain(getSchemaVersion))
-	a.registerTransactions() // admin_transactions.go
+	a.registerTransactions()    // admin_transactions.go
 	a.registerFunctionsWorker() // admin_functions.go
 	a.add(get, "/metrics", opOpen, getMetrics)
 	a.registerPprof() // admin_pprof.go: answered only with Options.Profiling
