@@ -74,6 +74,8 @@ func (a *adminServer) register() {
 	a.add(get, topicPath+"/internalStats", topicGetStats, internalStats)
 	a.add(put, topicPath+"/unload", topicUnload, unloadTopic)
 	a.add(post, topicPath+"/terminate", topicTerminate, terminateTopic)
+	a.add(put, topicPath+"/compaction", topicCompact, triggerCompaction)  // compaction.go
+	a.add(get, topicPath+"/compaction", topicCompact, compactionStatusOf) // before {policy}
 	a.add(get, topicPath+"/lastMessageId", topicPeekMessages, lastMessageID)
 	a.add(get, topicPath+"/messageid/{timestamp}", topicPeekMessages, messageIDByTime)
 	a.add(get, topicPath+"/subscriptions", topicGetSubscriptions, listSubscriptions)
@@ -107,7 +109,8 @@ func (a *adminServer) register() {
 	a.add(get, schemaPath+"/schemas", topicGetMetadata, persistentDomain(getAllSchemas))
 	a.add(post, schemaPath+"/compatibility", opTenantAdmin, persistentDomain(testSchemaCompatibility))
 	a.add(post, schemaPath+"/version", topicGetMetadata, persistentDomain(getSchemaVersion))
-	a.registerTransactions() // admin_transactions.go
+	a.registerTransactions()    // admin_transactions.go
+	a.registerFunctionsWorker() // admin_functions.go
 	a.add(get, "/metrics", opOpen, getMetrics)
 	a.registerPprof() // admin_pprof.go: answered only with Options.Profiling
 	a.add(get, "/status.html", opOpen, func(*adminReq) (any, error) { return rawReply{contentType: "text/plain", body: []byte("OK")}, nil })

@@ -100,6 +100,8 @@ var adminRouteTable = []adminRouteRow{
 	{get, topicPath + "/internalStats", "GET_STATS", needLookup},
 	{put, topicPath + "/unload", "UNLOAD", needTenantAdmin401},
 	{post, topicPath + "/terminate", "TERMINATE", needTenantAdmin401},
+	{put, topicPath + "/compaction", "COMPACT", needTenantAdmin401},
+	{get, topicPath + "/compaction", "COMPACT", needTenantAdmin401},
 	{get, topicPath + "/lastMessageId", "PEEK_MESSAGES", needConsume},
 	{get, topicPath + "/messageid/{timestamp}", "PEEK_MESSAGES", needConsume},
 	{get, topicPath + "/subscriptions", "GET_SUBSCRIPTIONS", needConsume},

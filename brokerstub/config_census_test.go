@@ -245,7 +245,7 @@ func TestConfigUnknownKeyRefused(t *testing.T) {
 // TestConfigWarnLevels checks where Warn puts each list: not-supported
 // keys in a warning, no-effect keys at debug level only.
 func TestConfigWarnLevels(t *testing.T) {
-	cfg, err := ParseConfigWith(strings.NewReader("zookeeperServers=zk:2181\nwebSocketServiceEnabled=true\nmaxProducerPerTopic=1\n"),
+	cfg, err := ParseConfigWith(strings.NewReader("zookeeperServers=zk:2181\nhaProxyProtocolEnabled=true\nmaxProducerPerTopic=1\n"),
 		ConfigOptions{IgnoreUnknownKeys: true})
 	if err != nil {
 		t.Fatal(err)
@@ -254,7 +254,7 @@ func TestConfigWarnLevels(t *testing.T) {
 		level       slog.Level
 		want, never []string
 	}{
-		{slog.LevelInfo, []string{"level=WARN", "not_implemented=webSocketServiceEnabled", "unknown config keys ignored", "keys=maxProducerPerTopic"}, []string{"zookeeperServers"}},
+		{slog.LevelInfo, []string{"level=WARN", "not_implemented=haProxyProtocolEnabled", "unknown config keys ignored", "keys=maxProducerPerTopic"}, []string{"zookeeperServers"}},
 		{slog.LevelDebug, []string{"level=DEBUG", "without observable effect", "keys=zookeeperServers"}, nil},
 	} {
 		var buf bytes.Buffer

@@ -32,6 +32,10 @@ func (s *subscription) dispatch() {
 		s.ks.Dispatch(ksSource{s})
 		return
 	}
+	if s.readsCompacted() {
+		s.dispatchCompacted() // compaction_dispatch.go
+		return
+	}
 	for {
 		pos, replayed, ok := s.nextCandidate()
 		if !ok {

@@ -77,6 +77,11 @@ func (t *topic) subscribe(cs *consumer, m *proto.CommandSubscribe) bool {
 		cs.c.sendError(rid, proto.ServerError_NotAllowedError, "readCompacted only valid on persistent topics")
 		return false
 	}
+	if code, msg := refuseReadCompacted(m); msg != "" {
+		cs.c.sendError(rid, code, msg) // compaction_dispatch.go
+		return false
+	}
+	cs.readCompacted = m.GetReadCompacted()
 	s := t.subs[m.GetSubscription()]
 	if code, msg := t.refuseConsumerLimit(s, m.GetDurable()); msg != "" {
 		cs.c.sendError(rid, code, msg) // limits.go

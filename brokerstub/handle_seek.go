@@ -87,7 +87,7 @@ func (c *conn) handleGetLastMessageID(m *proto.CommandGetLastMessageId) {
 		return
 	}
 	err := t.call(func() {
-		resp := &proto.CommandGetLastMessageIdResponse{RequestId: &rid, LastMessageId: t.lastMessageID()}
+		resp := &proto.CommandGetLastMessageIdResponse{RequestId: &rid, LastMessageId: t.lastMessageIDFor(cs)}
 		if t.name.Domain == "persistent" {
 			resp.ConsumerMarkDeletePosition = t.markDeleteID(cs.sub.cur.MarkDelete())
 		}

@@ -302,6 +302,10 @@ type Options struct {
 	// non-persistent topics with NotAllowedError (Pulsar's
 	// enableNonPersistentTopics=false). Default false.
 	DisableNonPersistentTopics bool
+	// Compaction configures topic compaction and its monitor
+	// (compaction.go). Default: Pulsar's (no automatic compaction; the
+	// monitor looks every 60 s).
+	Compaction CompactionOptions
 	// Clock is the broker's time source. Default: the real clock.
 	Clock Clock
 	// Logger receives the broker's logs. Default: discarded.
@@ -379,6 +383,7 @@ func (o Options) withDefaults() Options {
 		o.AuthenticationRefreshCheck = 60 * time.Second
 	}
 	o.Limits = o.Limits.withDefaults()
+	o.Compaction = o.Compaction.withDefaults()
 	if o.Clock == nil {
 		o.Clock = clock.Real{}
 	}

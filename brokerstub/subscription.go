@@ -88,6 +88,9 @@ type consumer struct {
 	// consumer's unacked limit (unacked.go).
 	unacked int64
 	blocked bool
+	// readCompacted: the consumer reads the compacted view
+	// (compaction_dispatch.go).
+	readCompacted bool
 }
 
 // pendingEntry is one entry a consumer holds: its batch size and, on
@@ -115,6 +118,9 @@ func (t *topic) restoreSubscriptions() error {
 		return err
 	}
 	for name, state := range states {
+		if name == compactedViewKey {
+			continue // the compacted view, not a subscription (compaction.go)
+		}
 		cur, err := cursor.Restore(state, t.led, t.cursorOptions())
 		if err != nil {
 			t.b.log.Error("restore cursor; starting it from the first entry", "topic", t.name.Full, "sub", name, "err", err)

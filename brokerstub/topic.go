@@ -52,6 +52,9 @@ type topic struct {
 	// limits are the producer, consumer, subscription and unacked limits
 	// in effect (limits.go).
 	limits topicLimits
+	// compact is the compacted view and the state of compaction
+	// (compaction.go).
+	compact compactState
 }
 
 // entryInfo is what dispatch needs from an entry's metadata, parsed once.
@@ -105,6 +108,7 @@ func (b *Broker) openTopic(name topicName) (*topic, error) {
 			return nil, err
 		}
 		t.loadTxnBuffer() // txn_buffer.go
+		t.loadCompacted() // compaction.go
 	}
 	t.checkDedup()
 	t.limits = b.limitsFor(name)
@@ -113,6 +117,7 @@ func (b *Broker) openTopic(name topicName) (*topic, error) {
 	t.armFlush()
 	t.armQuotaCheck()
 	t.do(t.armPolicyChecks) // on the topic goroutine, which owns the timers
+	t.do(t.armCompactionMonitor)
 	return t, nil
 }
 
@@ -140,6 +145,7 @@ func (t *topic) shutdown() {
 	}
 	t.adm.stopTimers()
 	t.timers.stop()
+	t.stopCompactionMonitor()
 	if t.graceful {
 		t.awaitDurable() // pipeline.go
 		t.flushCursors(true)

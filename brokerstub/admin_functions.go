@@ -1,0 +1,59 @@
+package brokerstub
+
+import (
+	"net/http"
+	"strings"
+)
+
+// The Pulsar Functions worker's admin API (functions, sources, sinks, the
+// worker's own calls) answered as a Pulsar broker answers it with
+// functionsWorkerEnabled=false, its default: 409 "Pulsar Function Worker is
+// not enabled, probably functionsWorkerEnabled is set to false" to any
+// authenticated role (PulsarService.getWorkerService, before any
+// authorization). brokerstub cannot run the worker, and refuses
+// functionsWorkerEnabled=true at start (config_features.go).
+
+// workerDisabled is Pulsar's text for a worker call on a broker without it.
+const workerDisabled = "Pulsar Function Worker is not enabled, probably functionsWorkerEnabled is set to false"
+
+// functionsWorkerPaths are the path prefixes of the worker's API with the
+// most segments a call of it has after them.
+var functionsWorkerPaths = []struct {
+	prefix string
+	depth  int
+}{
+	{"/admin/v3/functions", 5}, // {tenant}/{ns}/{name}/{instance}/status and the like
+	{"/admin/v3/sources", 5},
+	{"/admin/v3/sinks", 5},
+	{"/admin/v2/worker", 2}, // cluster, cluster/leader, assignments, connectors...
+	{"/admin/v2/worker-stats", 1},
+}
+
+// registerFunctionsWorker adds the worker's routes: every method, every
+// depth, one answer.
+func (a *adminServer) registerFunctionsWorker() {
+	for _, wp := range functionsWorkerPaths {
+		for _, pattern := range functionsWorkerPatterns(wp.prefix, wp.depth) {
+			for _, m := range []string{get, put, post, del} {
+				a.add(m, pattern, opAuthenticated, functionsWorkerDisabled)
+			}
+		}
+	}
+}
+
+// functionsWorkerPatterns are prefix/{p1}, prefix/{p1}/{p2}, ... up to depth
+// captures.
+func functionsWorkerPatterns(prefix string, depth int) []string {
+	out := make([]string, 0, depth)
+	var b strings.Builder
+	b.WriteString(prefix)
+	for i := 1; i <= depth; i++ {
+		b.WriteString("/{p" + string(rune('0'+i)) + "}")
+		out = append(out, b.String())
+	}
+	return out
+}
+
+func functionsWorkerDisabled(*adminReq) (any, error) {
+	return nil, restErr(http.StatusConflict, workerDisabled)
+}

@@ -1,0 +1,312 @@
+package brokerstub
+
+import (
+	"errors"
+	"fmt"
+	"iter"
+	"net/http"
+	"time"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/compaction"
+	"github.com/pulsargo/sdk/brokerstub/internal/cursor"
+	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
+	"github.com/pulsargo/sdk/internal/proto"
+)
+
+// Topic compaction, as Pulsar's (PublishingOrderCompactor, CompactedTopicImpl):
+// a compaction reads the topic up to its last readable entry (the horizon)
+// and keeps the latest message of each key (internal/compaction). Consumers
+// and readers with readCompacted (Exclusive or Failover) read that view up
+// to the horizon, then the topic after it (compaction_dispatch.go). The
+// compaction is durable: the view is kept in the store, and the
+// __compaction subscription marks the horizon, holding back the trimming of
+// what comes after it. A compaction runs when the admin API asks
+// (PUT .../compaction) and when the monitor finds the __compaction
+// subscription's backlog over the compaction threshold (the topic's
+// compactionThreshold policy, else the namespace's, else
+// CompactionOptions.ThresholdBytes). Everything here runs on the topic
+// goroutine, which owns the view.
+
+// compactionSubscription is the durable subscription a compaction marks its
+// horizon on (Pulsar's Compactor.COMPACTION_SUBSCRIPTION).
+const compactionSubscription = "__compaction"
+
+// compactedViewKey is the store key (a cursor slot of the topic) that holds
+// the compacted view; no subscription can have it, as it has a NUL byte,
+// and restoreSubscriptions passes it over.
+const compactedViewKey = "__compaction\x00view"
+
+// CompactionOptions configure topic compaction.
+type CompactionOptions struct {
+	// ThresholdBytes is the backlog of the __compaction subscription, in
+	// bytes, past which the monitor compacts a topic (Pulsar's
+	// brokerServiceCompactionThresholdInBytes); the compactionThreshold
+	// namespace and topic policies override it. Default 0: no automatic
+	// compaction, as Pulsar's.
+	ThresholdBytes int64
+	// MonitorInterval is how often the monitor looks at each topic's
+	// backlog (Pulsar's brokerServiceCompactionMonitorIntervalInSeconds).
+	// Default 60 s, as Pulsar's.
+	MonitorInterval time.Duration
+}
+
+func (o CompactionOptions) withDefaults() CompactionOptions {
+	if o.MonitorInterval <= 0 {
+		o.MonitorInterval = 60 * time.Second
+	}
+	if o.ThresholdBytes < 0 {
+		o.ThresholdBytes = 0
+	}
+	return o
+}
+
+// The states of Pulsar's LongRunningProcessStatus.
+const (
+	compactionNotRun  = "NOT_RUN"
+	compactionSuccess = "SUCCESS"
+	compactionError   = "ERROR"
+)
+
+// compactState is a topic's compaction state, owned by the topic goroutine.
+type compactState struct {
+	view        *compaction.View // nil until the first compaction
+	status      string           // "" (NOT_RUN), SUCCESS or ERROR
+	lastError   string
+	stopMonitor func() bool
+}
+
+// errCompactNonPersistent refuses compaction of a non-persistent topic.
+var errCompactNonPersistent = errors.New("compaction is only possible on persistent topics")
+
+// loadCompacted reads the topic's compacted view from the store (before the
+// topic goroutine starts). A view that does not decode is dropped with an
+// error in the log: readCompacted readers then read the whole topic until
+// the next compaction.
+func (t *topic) loadCompacted() {
+	raw, ok, err := t.b.st.LoadCursor(t.name.Full, compactedViewKey)
+	if err != nil || !ok {
+		if err != nil {
+			t.b.log.Error("load compacted view", "topic", t.name.Full, "err", err)
+		}
+		return
+	}
+	v, err := compaction.Decode(raw)
+	if err != nil {
+		t.b.log.Error("load compacted view; readCompacted reads the whole topic until the next compaction",
+			"topic", t.name.Full, "err", err)
+		return
+	}
+	t.compact.view = v
+	t.compact.status = compactionSuccess
+}
+
+// compactNow compacts the topic: the previous view, then the readable
+// entries after its horizon up to the last one (markers and aborted
+// messages left out, as Pulsar's compaction reader does not read them).
+// It does nothing on a topic with nothing new since the last compaction
+// ("Skip compaction of the empty topic").
+func (t *topic) compactNow() error {
+	if t.np != nil {
+		return errCompactNonPersistent
+	}
+	err := t.compactInto()
+	if err != nil {
+		t.compact.status, t.compact.lastError = compactionError, err.Error()
+		t.b.log.Error("compaction failed", "topic", t.name.Full, "err", err)
+		return err
+	}
+	t.compact.status, t.compact.lastError = compactionSuccess, ""
+	t.dispatchAll()
+	return nil
+}
+
+func (t *topic) compactInto() error {
+	horizon, ok := t.lastDispatchable() // txn_buffer.go: before the max-read position
+	old := t.compact.view
+	from := ledger.Earliest
+	if old != nil {
+		from = old.Horizon
+	}
+	if !ok || !from.Less(horizon) {
+		return nil // nothing new to compact
+	}
+	entries := t.compactionInput(old, from, horizon)
+	v, _, err := compaction.Compact(entries, horizon, compaction.Options{MaxUncompressedSize: t.b.opts.MaxMessageSize})
+	if err != nil {
+		return err
+	}
+	if err := t.b.st.SaveCursor(t.name.Full, compactedViewKey, v.Encode()); err != nil {
+		return fmt.Errorf("store the compacted view: %w", err)
+	}
+	t.compact.view = v
+	t.markHorizon(horizon)
+	return nil
+}
+
+// compactionInput yields the previous view's entries, then the readable
+// entries after from up to horizon.
+func (t *topic) compactionInput(old *compaction.View, from, horizon ledger.Position) iter.Seq[ledger.Entry] {
+	return func(yield func(ledger.Entry) bool) {
+		if old != nil {
+			for _, e := range old.Entries {
+				if !yield(e) {
+					return
+				}
+			}
+		}
+		t.led.Scan(from, func(e ledger.Entry) bool {
+			if !from.Less(e.Pos) {
+				return true
+			}
+			if horizon.Less(e.Pos) {
+				return false
+			}
+			if t.txnHidden(t.info(e)) {
+				return true
+			}
+			return yield(e)
+		})
+	}
+}
+
+// markHorizon moves the __compaction subscription (created if needed) to
+// the horizon and persists it, as Pulsar's compactor acknowledges
+// cumulatively up to the last entry it read.
+func (t *topic) markHorizon(horizon ledger.Position) {
+	s := t.subs[compactionSubscription]
+	if s == nil {
+		cur := cursor.New(horizon, t.led, t.cursorOptions())
+		s = t.newSubscription(compactionSubscription, true, proto.CommandSubscribe_Exclusive, cur)
+		t.subs[s.name] = s
+	} else if s.cur.MarkDelete().Less(horizon) {
+		s.cur.AckCumulative(horizon, nil, 0)
+		if s.readPos.Less(horizon) {
+			s.readPos = horizon
+		}
+	}
+	if st, ok := s.cur.Flush(); ok {
+		s.save(st)
+	} else {
+		s.save(s.cur.PersistedBytes())
+	}
+}
+
+// compactionThreshold is the backlog in bytes past which the monitor
+// compacts the topic: the topic policy, else the namespace policy, else
+// the broker's; 0 for never.
+func (b *Broker) compactionThreshold(name topicName) int64 {
+	return b.intPolicy(name, "compactionThreshold", "compaction_threshold", int(b.opts.Compaction.ThresholdBytes))
+}
+
+// armCompactionMonitor schedules the topic's next compaction check (on the
+// topic goroutine).
+func (t *topic) armCompactionMonitor() {
+	if t.np != nil {
+		return
+	}
+	t.compact.stopMonitor = t.b.opts.Clock.AfterFunc(t.b.opts.Compaction.MonitorInterval, func() {
+		t.do(func() {
+			t.checkCompaction()
+			t.armCompactionMonitor()
+		})
+	})
+}
+
+// stopCompactionMonitor stops the monitor's timer when the topic stops.
+func (t *topic) stopCompactionMonitor() {
+	if t.compact.stopMonitor != nil {
+		t.compact.stopMonitor()
+	}
+}
+
+// checkCompaction compacts the topic when the backlog of its __compaction
+// subscription (the whole topic before the first compaction) is over the
+// threshold, as Pulsar's PersistentTopic.checkCompaction.
+func (t *topic) checkCompaction() {
+	threshold := t.b.compactionThreshold(t.name)
+	if threshold <= 0 || isSystemTopic(t.name.Full) {
+		return
+	}
+	from := ledger.Earliest
+	if s := t.subs[compactionSubscription]; s != nil {
+		from = s.cur.MarkDelete()
+	}
+	if t.estimatedSizeAfter(from) > threshold {
+		_ = t.compactNow() // its error is in the status and the log
+	}
+}
+
+// estimatedSizeAfter estimates the bytes of the entries after p from the
+// ledgers' sizes, as Pulsar's getEstimatedSizeSinceMarkDeletePosition does
+// (a ledger p falls in counts by its average entry size), without reading
+// any payload.
+func (t *topic) estimatedSizeAfter(p ledger.Position) int64 {
+	var n int64
+	for _, seg := range t.led.Segments() {
+		switch {
+		case p.Ledger < seg.ID:
+			n += seg.Size
+		case p.Ledger == seg.ID && p.Entry+1 < int64(seg.Entries):
+			after := int64(seg.Entries) - (p.Entry + 1)
+			n += seg.Size * after / int64(seg.Entries)
+		}
+	}
+	return n
+}
+
+// compactionStatus is Pulsar's LongRunningProcessStatus.
+type compactionStatus struct {
+	Status    string `json:"status"`
+	LastError string `json:"lastError"`
+}
+
+func (t *topic) compactionStatusJSON() compactionStatus {
+	st := compactionStatus{Status: t.compact.status, LastError: t.compact.lastError}
+	if st.Status == "" {
+		st.Status = compactionNotRun
+	}
+	return st
+}
+
+// triggerCompaction is PUT .../compaction: compact the topic, or each
+// partition of a partitioned topic, now. The compaction runs before the
+// answer (204); Pulsar answers first and compacts after, so a client polls
+// GET .../compaction either way.
+func triggerCompaction(rq *adminReq) (any, error) {
+	name, err := rq.topic()
+	if err != nil {
+		return nil, err
+	}
+	if name.Domain == nonPersistentDomain {
+		return nil, restErr(http.StatusMethodNotAllowed, "%v", errCompactNonPersistent)
+	}
+	names := []topicName{name}
+	if n := rq.b.partitionCountOf(name); n > 0 {
+		names = names[:0]
+		for i := range n {
+			p, err := parseTopic(partitionName(name.Full, i))
+			if err != nil {
+				return nil, err
+			}
+			names = append(names, p)
+		}
+	}
+	for _, n := range names {
+		if err := rq.onTopic(n, func(t *topic) { _ = t.compactNow() }); err != nil {
+			return nil, err
+		}
+	}
+	return nil, nil
+}
+
+// compactionStatusOf is GET .../compaction: the status of the topic's last
+// compaction (NOT_RUN, SUCCESS or ERROR with its error).
+func compactionStatusOf(rq *adminReq) (any, error) {
+	name, err := rq.topic()
+	if err != nil {
+		return nil, err
+	}
+	var st compactionStatus
+	err = rq.onTopic(name, func(t *topic) { st = t.compactionStatusJSON() })
+	return st, err
+}
