@@ -207,6 +207,13 @@ func (e *Engine[T]) onBatch(entry messageid.ID, cm *proto.CommandMessage, md *pr
 			setBit(t.acked, i) // acknowledged before
 			continue
 		}
+		if bm.Meta.GetCompactedOut() {
+			// An empty slot that compaction left so that the other
+			// messages keep their batch index: not a message, and
+			// nothing to acknowledge (Pulsar's Java client skips it too).
+			setBit(t.acked, i)
+			continue
+		}
 		if hasBit(t.acked, i) || hasBit(t.inQueue, i) {
 			// A redelivery of an entry still tracked: this message was
 			// acknowledged on an earlier copy, or that copy still waits
