@@ -18,6 +18,15 @@
 //	W4  bytes allocated per payload byte sending W2's messages
 //	W5  seek-then-read latency to a chunked message behind a 10,000-message
 //	    backlog
+//	W6  a producer and a Shared consumer on a 1,000-partition topic (created
+//	    through the admin API), each client in a process of its own:
+//	    create time, goroutines, heap, RSS, idle CPU (-w6-idle), send and
+//	    receive msgs/s of 1 KiB messages, close time and goroutines left
+//	    (w6.go)
+//	W7  a new process, as a short-lived program: send three 64 MiB chunked
+//	    messages, receive them, seek to the second by the id Send returned
+//	    and receive it again (the seek-then-receive time), then 20,000 1 KiB
+//	    SendAsync (msgs/s) (w7.go)
 //
 // With W2 it also runs the raw baseline: W2's payload through the same
 // topology with no Pulsar protocol (this process -> a relay child process
@@ -100,9 +109,12 @@ type config struct {
 	brokerPID int             // internal, with one: the broker process whose CPU is counted
 	relayAddr string          // internal, with one: the raw baseline's relay
 	relayPID  int             // internal, with one: the relay's pid
+	// W6 (w6.go).
+	w6Partitions, w6Msgs int
+	w6Idle               time.Duration
 }
 
-// runs reports whether workload w ("w1".."w5") is selected.
+// runs reports whether workload w ("w1".."w7") is selected.
 func (c config) runs(w string) bool { return len(c.only) == 0 || c.only[w] }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -125,14 +137,17 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.brokerPID, "broker-pid", 0, "internal, with -one: pid of the broker process")
 	fs.StringVar(&c.relayAddr, "relay", "", "internal, with -one: the raw baseline's relay address")
 	fs.IntVar(&c.relayPID, "relay-pid", 0, "internal, with -one: the relay's pid")
-	only := fs.String("w", "", "comma-separated workloads to run (w1,w2,w5; w3 and w4 come with w2); default: all")
+	only := fs.String("w", "", "comma-separated workloads to run (w1,w2,w5,w6,w7; w3 and w4 come with w2); default: all")
+	fs.IntVar(&c.w6Partitions, "w6-partitions", 1000, "W6's partitions")
+	fs.IntVar(&c.w6Msgs, "w6-msgs", 0, "W6's messages (default 200,000, quick 20,000)")
+	fs.DurationVar(&c.w6Idle, "w6-idle", 0, "how long W6 measures an idle client's CPU (default 20s, quick 2s)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
 	for _, w := range strings.Split(*only, ",") {
 		switch w = strings.TrimSpace(strings.ToLower(w)); w {
 		case "":
-		case "w1", "w2", "w5":
+		case "w1", "w2", "w5", "w6", "w7":
 			if c.only == nil {
 				c.only = map[string]bool{}
 			}
@@ -161,6 +176,12 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	c.w1Msgs, c.w2Size, c.w2Msgs, c.backlog = 200_000, 64<<20, 3, 10_000
 	if c.quick {
 		c.w1Msgs, c.w2Msgs = 30_000, 1
+	}
+	if c.w6Msgs <= 0 {
+		c.w6Msgs = map[bool]int{false: 200_000, true: 20_000}[c.quick]
+	}
+	if c.w6Idle <= 0 {
+		c.w6Idle = map[bool]time.Duration{false: 20 * time.Second, true: 2 * time.Second}[c.quick]
 	}
 	if c.reps <= 0 {
 		c.reps = 5

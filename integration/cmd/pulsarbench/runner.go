@@ -37,13 +37,23 @@ type runner struct {
 	relay      *childProcess
 	small, big []byte
 	inChild    bool
+	// oneRun: this process is a -one child, which runs the run itself.
+	oneRun bool
 }
+
+// ownProcess reports whether workload w runs in a process of its own
+// whatever -fresh says: W6 measures a process's goroutines, heap and RSS,
+// and W7 a process that has never sent or received before.
+func ownProcess(w string) bool { return w == "w6" || w == "w7" }
 
 // client runs workload w of client name ("ours", "theirs") once and fills
 // in out.
 func (r runner) client(ctx context.Context, name, w string, rep int, out *sample) error {
-	if r.inChild {
+	if r.inChild || ownProcess(w) && !r.oneRun {
 		return r.child(ctx, fmt.Sprintf("%s:%s:%d", name, w, rep), out)
+	}
+	if w == "w6" {
+		return runW6(ctx, r.cfg, name, r.url, r.small, out)
 	}
 	s, err := newSide(name, r.url)
 	if err != nil {
@@ -74,6 +84,8 @@ func (r runner) child(ctx context.Context, one string, out *sample) error {
 	if r.cfg.quick {
 		args = append(args, "-quick")
 	}
+	args = append(args, "-w6-partitions", strconv.Itoa(r.cfg.w6Partitions), "-w6-msgs", strconv.Itoa(r.cfg.w6Msgs),
+		"-w6-idle", r.cfg.w6Idle.String())
 	cmd := exec.CommandContext(ctx, exe, args...)
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
@@ -106,6 +118,11 @@ func (s *sample) take(w string, from sample) {
 		s.W2MBPerSec, s.W2SendMs, s.W2RecvMs = from.W2MBPerSec, from.W2SendMs, from.W2RecvMs
 		s.W3AllocX, s.W4AllocX = from.W3AllocX, from.W4AllocX
 		s.W2ClientCPU, s.W2BrokerCPU = from.W2ClientCPU, from.W2BrokerCPU
+	case "w6":
+		s.W6CreateMs, s.W6Goroutines, s.W6HeapMB, s.W6RSSMB, s.W6IdleCPUMs = from.W6CreateMs, from.W6Goroutines, from.W6HeapMB, from.W6RSSMB, from.W6IdleCPUMs
+		s.W6SendPerSec, s.W6RecvPerSec, s.W6CloseMs, s.W6GoroutinesLeft = from.W6SendPerSec, from.W6RecvPerSec, from.W6CloseMs, from.W6GoroutinesLeft
+	case "w7":
+		s.W7SeekMs, s.W7SendPerSec = from.W7SeekMs, from.W7SendPerSec
 	default:
 		s.W5Millis, s.W5FirstMs = from.W5Millis, from.W5FirstMs
 	}
@@ -149,7 +166,7 @@ func runOne(ctx context.Context, cfg config, stdout io.Writer) error {
 	if parts[0] == "raw" {
 		err = runRaw(cfg, cfg.relayAddr, cfg.relayPID, big, &got)
 	} else {
-		r := runner{cfg: cfg, url: cfg.url, cpu: cpuClock{child: cfg.brokerPID}, small: small, big: big}
+		r := runner{cfg: cfg, url: cfg.url, cpu: cpuClock{child: cfg.brokerPID}, small: small, big: big, oneRun: true}
 		err = r.client(ctx, parts[0], parts[1], rep, &got)
 	}
 	if err != nil {

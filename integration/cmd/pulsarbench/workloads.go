@@ -24,6 +24,13 @@ type side interface {
 	// message's id and reading it again (W5): the first time, and the
 	// median of seeksPerRun times.
 	seekRead(ctx context.Context, topic string, backlog int, payload []byte) (first, med time.Duration, err error)
+	// openPartitioned opens a producer and a Shared consumer (from the
+	// earliest message) on a partitioned topic (W6).
+	openPartitioned(ctx context.Context, topic string) (partitionedPair, error)
+	// seekSecond sends three chunked messages of payload, receives them,
+	// and measures Seek to the second one's id (as Send returned it) and
+	// receiving it again (W7).
+	seekSecond(ctx context.Context, topic string, payload []byte) (time.Duration, error)
 	close()
 }
 
@@ -40,6 +47,15 @@ type sample struct {
 	W5FirstMs          float64 // the first seek, right after reading the backlog
 	// CPU seconds per GB moved in W2, this process and the broker process.
 	W2ClientCPU, W2BrokerCPU float64
+	// W6: creating a producer and consumer of the partitioned topic, what
+	// the client holds then (goroutines, heap, RSS; RSS the larger of then
+	// and after receiving), its CPU while idle, send and receive rates,
+	// closing, and the goroutines left after Close.
+	W6CreateMs, W6Goroutines, W6HeapMB, W6RSSMB, W6IdleCPUMs float64
+	W6SendPerSec, W6RecvPerSec, W6CloseMs, W6GoroutinesLeft  float64
+	// W7: seek-then-receive of a 64 MiB message, and 1 KiB sends, in a new
+	// process.
+	W7SeekMs, W7SendPerSec float64
 }
 
 // Results are the medians per client and the ratios.
@@ -56,9 +72,17 @@ type Results struct {
 
 func (r Results) summary() string {
 	ratio := func(key string) string { return r.ratio(key, "%.2f", 1) }
-	return fmt.Sprintf("pulsarbench: w1 %s w2 %s (%s/%s of raw) w3 %.2fx/%.2fx w4 %.2fx/%.2fx w5 %s",
+	line := fmt.Sprintf("pulsarbench: w1 %s w2 %s (%s/%s of raw) w3 %.2fx/%.2fx w4 %.2fx/%.2fx w5 %s",
 		ratio("w1"), ratio("w2"), r.ratio("w2raw", "%.0f%%", 100), r.ratio("w2rawTheirs", "%.0f%%", 100),
 		r.Ours["w3"], r.Theirs["w3"], r.Ours["w4"], r.Theirs["w4"], ratio("w5"))
+	if _, ok := r.Ratios["w6recv"]; ok {
+		line += fmt.Sprintf(" w6 recv %s send %s goroutines %s rss %s idle-cpu %s", ratio("w6recv"), ratio("w6send"),
+			ratio("w6gor"), ratio("w6rss"), r.ratio("w6idle", "%.3f", 1))
+	}
+	if _, ok := r.Ratios["w7seek"]; ok {
+		line += fmt.Sprintf(" w7 seek %s send %s", ratio("w7seek"), ratio("w7send"))
+	}
+	return line
 }
 
 // ratio formats Ratios[key] times scale, or "-" when it was not computed
@@ -82,6 +106,17 @@ func printTable(w io.Writer, r Results) {
 		{"w5first", "W5 the first seek after reading the backlog", "ms"},
 		{"w2cpu", "W2 client CPU per GB moved", "s"},
 		{"w2bcpu", "W2 broker CPU per GB moved", "s"},
+		{"w6create", "W6 create producer+consumer (partitioned)", "ms"},
+		{"w6gor", "W6 goroutines held (ratio ours/theirs)", ""},
+		{"w6heap", "W6 heap held", "MB"},
+		{"w6rss", "W6 RSS (ratio ours/theirs)", "MB"},
+		{"w6idle", "W6 idle CPU (ratio ours/theirs)", "ms"},
+		{"w6send", "W6 send 1 KiB across partitions", "msgs/s"},
+		{"w6recv", "W6 receive 1 KiB across partitions", "msgs/s"},
+		{"w6close", "W6 close", "ms"},
+		{"w6left", "W6 goroutines left after Close", ""},
+		{"w7seek", "W7 new process: seek to 2nd of 3 64 MiB, receive", "ms"},
+		{"w7send", "W7 new process: 20,000 1 KiB SendAsync", "msgs/s"},
 	}
 	for _, row := range rows {
 		if r.Ours[row.key] == 0 && r.Theirs[row.key] == 0 {
@@ -115,11 +150,15 @@ func benchmark(ctx context.Context, cfg config, url string, cpu cpuClock, relay 
 	}
 	r := runner{cfg: cfg, url: url, cpu: cpu, relay: relay, small: small, big: big, inChild: cfg.fresh}
 	samples := map[string][]sample{"raw": make([]sample, cfg.reps), "ours": make([]sample, cfg.reps), "theirs": make([]sample, cfg.reps)}
-	for _, w := range []string{"w1", "w2", "w5"} {
+	for _, w := range []string{"w1", "w2", "w5", "w6", "w7"} {
 		if !cfg.runs(w) {
 			continue
 		}
-		for rep := -cfg.warmup; rep < cfg.reps; rep++ {
+		first := -cfg.warmup
+		if ownProcess(w) {
+			first = 0 // every run is a new process: nothing to warm up
+		}
+		for rep := first; rep < cfg.reps; rep++ {
 			var scratch sample
 			into := func(name string) *sample {
 				if rep < 0 {
@@ -159,6 +198,17 @@ func benchmark(ctx context.Context, cfg config, url string, cpu cpuClock, relay 
 	div("w2", res.Ours["w2"], res.Theirs["w2"])
 	div("w5", res.Theirs["w5"], res.Ours["w5"])
 	div("w5first", res.Theirs["w5first"], res.Ours["w5first"])
+	div("w6recv", res.Ours["w6recv"], res.Theirs["w6recv"])
+	div("w6send", res.Ours["w6send"], res.Theirs["w6send"])
+	div("w6create", res.Theirs["w6create"], res.Ours["w6create"])
+	div("w6close", res.Theirs["w6close"], res.Ours["w6close"])
+	// Smaller is better, and the goals are fractions (goroutines at most
+	// 0.1x, RSS 0.6x, idle CPU 0.01x the official's): these are ours/theirs.
+	div("w6gor", res.Ours["w6gor"], res.Theirs["w6gor"])
+	div("w6rss", res.Ours["w6rss"], res.Theirs["w6rss"])
+	div("w6idle", max(res.Ours["w6idle"], 0.001), res.Theirs["w6idle"])
+	div("w7seek", res.Theirs["w7seek"], res.Ours["w7seek"])
+	div("w7send", res.Ours["w7send"], res.Theirs["w7send"])
 	if raw := samples["raw"]; len(raw) > 0 {
 		res.Raw = reduce(raw)
 		div("w2raw", res.Ours["w2"], res.Raw["w2"])
@@ -175,6 +225,11 @@ func (s sample) describe(w string) string {
 	case "w2":
 		return fmt.Sprintf("%.1f MB/s (send %.0f + receive %.0f ms)  w3 %.2fx  w4 %.2fx  cpu %.2f s/GB + broker %.2f s/GB",
 			s.W2MBPerSec, s.W2SendMs, s.W2RecvMs, s.W3AllocX, s.W4AllocX, s.W2ClientCPU, s.W2BrokerCPU)
+	case "w6":
+		return fmt.Sprintf("create %.0f ms, %.0f goroutines, heap %.1f MB, RSS %.1f MB, idle CPU %.1f ms, send %.0f msgs/s, receive %.0f msgs/s, close %.0f ms, %.0f goroutines left",
+			s.W6CreateMs, s.W6Goroutines, s.W6HeapMB, s.W6RSSMB, s.W6IdleCPUMs, s.W6SendPerSec, s.W6RecvPerSec, s.W6CloseMs, s.W6GoroutinesLeft)
+	case "w7":
+		return fmt.Sprintf("seek-then-receive %.1f ms, send %.0f msgs/s", s.W7SeekMs, s.W7SendPerSec)
 	default:
 		return fmt.Sprintf("%.1f ms (first %.1f)", s.W5Millis, s.W5FirstMs)
 	}
@@ -214,6 +269,8 @@ func runWorkload(ctx context.Context, cfg config, w string, s side, cpu cpuClock
 		return deleteTopic(ctx, cfg.adminURL, prefix+"-w1")
 	case "w2":
 		return runW2(ctx, cfg, s, cpu, prefix, big, out)
+	case "w7":
+		return runW7(ctx, cfg, s, small, big, out)
 	default:
 		first, lat, err := s.seekRead(ctx, prefix+"-w5", cfg.backlog, big[:w5Size])
 		if err != nil {
@@ -280,14 +337,25 @@ func reduce(ss []sample) map[string]float64 {
 		return median(xs)
 	}
 	return map[string]float64{
-		"w1":      col(func(s sample) float64 { return s.W1MsgsPerSec }),
-		"w2":      col(func(s sample) float64 { return s.W2MBPerSec }),
-		"w3":      col(func(s sample) float64 { return s.W3AllocX }),
-		"w4":      col(func(s sample) float64 { return s.W4AllocX }),
-		"w5":      col(func(s sample) float64 { return s.W5Millis }),
-		"w5first": col(func(s sample) float64 { return s.W5FirstMs }),
-		"w2cpu":   col(func(s sample) float64 { return s.W2ClientCPU }),
-		"w2bcpu":  col(func(s sample) float64 { return s.W2BrokerCPU }),
+		"w1":       col(func(s sample) float64 { return s.W1MsgsPerSec }),
+		"w2":       col(func(s sample) float64 { return s.W2MBPerSec }),
+		"w3":       col(func(s sample) float64 { return s.W3AllocX }),
+		"w4":       col(func(s sample) float64 { return s.W4AllocX }),
+		"w5":       col(func(s sample) float64 { return s.W5Millis }),
+		"w5first":  col(func(s sample) float64 { return s.W5FirstMs }),
+		"w2cpu":    col(func(s sample) float64 { return s.W2ClientCPU }),
+		"w2bcpu":   col(func(s sample) float64 { return s.W2BrokerCPU }),
+		"w6create": col(func(s sample) float64 { return s.W6CreateMs }),
+		"w6gor":    col(func(s sample) float64 { return s.W6Goroutines }),
+		"w6heap":   col(func(s sample) float64 { return s.W6HeapMB }),
+		"w6rss":    col(func(s sample) float64 { return s.W6RSSMB }),
+		"w6idle":   col(func(s sample) float64 { return s.W6IdleCPUMs }),
+		"w6send":   col(func(s sample) float64 { return s.W6SendPerSec }),
+		"w6recv":   col(func(s sample) float64 { return s.W6RecvPerSec }),
+		"w6close":  col(func(s sample) float64 { return s.W6CloseMs }),
+		"w6left":   col(func(s sample) float64 { return s.W6GoroutinesLeft }),
+		"w7seek":   col(func(s sample) float64 { return s.W7SeekMs }),
+		"w7send":   col(func(s sample) float64 { return s.W7SendPerSec }),
 	}
 }
 
