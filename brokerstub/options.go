@@ -302,6 +302,11 @@ type Options struct {
 	// non-persistent topics with NotAllowedError (Pulsar's
 	// enableNonPersistentTopics=false). Default false.
 	DisableNonPersistentTopics bool
+	// Gates are the broker's switches on subscription types, persistent
+	// topics, encryption, clients per address, redelivery counts, Shared
+	// dispatch batches, the broker-wide unacked limit and more (Pulsar's
+	// keys named in Gates; gates.go). Default: Pulsar's.
+	Gates Gates
 	// Clock is the broker's time source. Default: the real clock.
 	Clock Clock
 	// Logger receives the broker's logs. Default: discarded.
@@ -379,6 +384,7 @@ func (o Options) withDefaults() Options {
 		o.AuthenticationRefreshCheck = 60 * time.Second
 	}
 	o.Limits = o.Limits.withDefaults()
+	o.Gates = o.Gates.withDefaults()
 	if o.Clock == nil {
 		o.Clock = clock.Real{}
 	}
