@@ -75,11 +75,7 @@ func TestSharedDispatchRuns(t *testing.T) {
 		c.barrier(1)
 		got := append(c.sync(1), c.sync(2)...)
 		require.Len(t, got, n)
-		var order []uint64
-		for _, m := range c.inboxOrder(got) {
-			order = append(order, m.Consumer)
-		}
-		assert.Equal(t, tc.want, order, "batch %d", tc.batch)
+		assert.Equal(t, tc.want, consumersOf(c.inboxOrder(got)), "batch %d", tc.batch)
 
 		// Published one at a time with both consumers waiting: alternate.
 		for i := range 4 {
@@ -87,10 +83,7 @@ func TestSharedDispatchRuns(t *testing.T) {
 		}
 		c.barrier(1)
 		live := append(c.sync(1), c.sync(2)...)
-		var liveOrder []uint64
-		for _, m := range c.inboxOrder(live) {
-			liveOrder = append(liveOrder, m.Consumer)
-		}
+		liveOrder := consumersOf(c.inboxOrder(live))
 		assert.Len(t, liveOrder, 4)
 		for i := 1; i < len(liveOrder); i++ {
 			assert.NotEqual(t, liveOrder[i-1], liveOrder[i], "live messages alternate: %v", liveOrder)

@@ -8,4 +8,4 @@ import "errors"
 // not answered at all, so that clients do not retry in a loop
 // (apache/pulsar#15133): the client's request times out, and a
 // transaction can be opened again once one of the open ones has ended.
-var errReachMaxActiveTxn = errors.New("New txn op reach max active txn! tcId : 0")
+var errReachMaxActiveTxn = errors.New("new transaction over maxActiveTransactionsPerCoordinator")
