@@ -7,11 +7,13 @@ import (
 	"time"
 
 	official "github.com/apache/pulsar-client-go/pulsar"
+	officialcrypto "github.com/apache/pulsar-client-go/pulsar/crypto"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pulsargo/sdk/brokerstub"
 	"github.com/pulsargo/sdk/pulsar"
+	"github.com/pulsargo/sdk/pulsar/crypto"
 )
 
 // The gates of brokerstub (Options.Gates) as Pulsar applies them, with the
@@ -45,6 +47,37 @@ func TestRefusalEncryptionRequiredPolicy(t *testing.T) {
 	refusedWith(t, err, "MetadataError", "Encryption is required in "+topic)
 	_, err = shortClient(t, e.url).CreateProducer(pulsar.ProducerOptions{Topic: topic})
 	sdkRefused(t, err, "MetadataError", "Encryption is required in "+topic)
+}
+
+// An encrypting pulsargo producer declares it (as the Java client), so a
+// namespace that requires encryption takes it and its messages; the
+// official Go client v0.19.0 declares nothing, and Pulsar refuses it even
+// when it encrypts.
+func TestEncryptionRequiredPolicyEncryptingProducer(t *testing.T) {
+	e := newAdminEnv(t)
+	ns := policyNamespace(t, e, "encok", map[string]string{"encryptionRequired": "true"})
+	topic := "persistent://" + ns + "/t"
+	pub, priv := encKeyFiles(t, "rsa")
+	sc := shortClient(t, e.url)
+	cons, err := sc.Subscribe(pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "s",
+		Decryption: &pulsar.MessageDecryptionInfo{KeyReader: crypto.NewFileKeyReader(pub, priv)}})
+	require.NoError(t, err)
+	defer cons.Close()
+	p, err := sc.CreateProducer(pulsar.ProducerOptions{Topic: topic,
+		Encryption: &pulsar.ProducerEncryptionInfo{KeyReader: crypto.NewFileKeyReader(pub, priv), Keys: []string{"app"}}})
+	require.NoError(t, err, "an encrypting producer")
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err = p.Send(ctx, &pulsar.ProducerMessage{Payload: []byte("sealed")})
+	require.NoError(t, err)
+	m, err := cons.Receive(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "sealed", string(m.Payload()))
+
+	_, err = officialClient(t, e.url).CreateProducer(official.ProducerOptions{Topic: topic,
+		Encryption: &official.ProducerEncryptionInfo{KeyReader: officialcrypto.NewFileKeyReader(pub, priv), Keys: []string{"app"}}})
+	refusedWith(t, err, "MetadataError", "Encryption is required in "+topic)
 }
 
 // The gates as broker configuration (the keys -config reads); stub only.
