@@ -290,7 +290,7 @@ func (s *subscription) stats(o statsOptions) map[string]any {
 		"msgBacklog": backlog, "msgBacklogNoDelayed": backlog, "backlogSize": backlogBytes,
 		"msgDelayed": 0, "unackedMessages": unacked, "type": subTypeNames[s.typ],
 		"consumers": cons, "isDurable": s.durable, "isReplicated": false,
-		"blockedSubscriptionOnUnackedMsgs": s.blocked, "allowOutOfOrderDelivery": false,
+		"blockedSubscriptionOnUnackedMsgs": s.blocked || s.brokerBlocked, "allowOutOfOrderDelivery": false,
 		"nonContiguousDeletedMessagesRanges": len(s.cur.Current().Ranges),
 		"subscriptionProperties":             map[string]string{},
 		"consumersAfterMarkDeletePosition":   map[string]string{},

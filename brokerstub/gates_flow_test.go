@@ -179,6 +179,9 @@ func TestMaxUnackedMessagesPerBroker(t *testing.T) {
 	require.True(t, b.unacked.blocked.Load())
 	pa.send("", "a14")
 	assert.Empty(t, c.sync(1), "blocked: over its share")
+	code, body := adminDo(t, b, http.MethodGet, "/admin/v2/persistent/public/default/unacked-a/stats", "")
+	require.Equal(t, http.StatusOK, code)
+	assert.Contains(t, body, `"blockedSubscriptionOnUnackedMsgs":true`, "the stats say so, as Pulsar's dispatcher flag")
 
 	for range 6 {
 		pb.send("", "b")
