@@ -182,3 +182,32 @@ func TestRefusalMaxActiveTransactions(t *testing.T) {
 	assert.ErrorIs(t, err, pulsar.ErrTimeout)
 	require.NoError(t, stx.Abort(context.Background()))
 }
+
+// maxUnackedMessagesPerBroker with the official client: once the broker's
+// check (10 minutes after start, on the stub's fake clock) finds 20
+// unacknowledged messages over the limit of 10, the subscription holding
+// them (over its share of 5) gets nothing more until its acks take it below
+// half its share; stub only.
+func TestRefusalMaxUnackedPerBroker(t *testing.T) {
+	clk := brokerstub.NewFakeClock(time.Now())
+	e := newAdminEnv(t, brokerstub.Options{Clock: clk, Gates: brokerstub.Gates{
+		MaxUnackedMessagesPerBroker: 10, MaxUnackedMessagesPerSubscriptionOnBrokerBlocked: 50}})
+	oc := officialClient(t, e.url)
+	topic := newTopic(t)
+	cons, err := oc.Subscribe(official.ConsumerOptions{Topic: topic, SubscriptionName: "s", Type: official.Shared})
+	require.NoError(t, err)
+	defer cons.Close()
+	p, err := oc.CreateProducer(producerOpts(topic))
+	require.NoError(t, err)
+	defer p.Close()
+	sendN(t, p, "m", 20)
+	got := receiveN(t, cons, 20)
+	clk.Advance(10 * time.Minute) // the broker's first check
+	sendN(t, p, "late", 1)
+	expectNothing(t, cons, 500*time.Millisecond)
+	for _, m := range got[:19] {
+		require.NoError(t, cons.Ack(m))
+	}
+	late := receiveN(t, cons, 1)[0]
+	assert.Equal(t, "late-0", string(late.Payload()), "after the acks")
+}
