@@ -62,6 +62,7 @@ var namespacePolicyFields = map[string]string{
 	"schemaValidationEnforced":            "schema_validation_enforced",
 	"isAllowAutoUpdateSchema":             "is_allow_auto_update_schema",
 	"encryptionRequired":                  "encryption_required",
+	"subscriptionTypesEnabled":            "subscription_types_enabled",
 	"subscriptionAuthMode":                "subscription_auth_mode",
 	"antiAffinity":                        "antiAffinityGroup",
 	"offloadDeletionLagMs":                "offload_deletion_lag_ms",

@@ -96,6 +96,7 @@ func npPartitionedStats(rq *adminReq) (any, error) {
 	}
 	total := map[string]any{}
 	parts := map[string]any{}
+	var pubs [][]map[string]any
 	for _, p := range rq.b.partitionsOf(name) {
 		rq.b.mu.Lock()
 		t := rq.b.topics[p.Full]
@@ -109,12 +110,14 @@ func npPartitionedStats(rq *adminReq) (any, error) {
 		}
 		parts[p.Full] = st
 		addStats(total, st)
+		pubs = append(pubs, st["publishers"].([]map[string]any))
 	}
 	total["metadata"] = map[string]any{"partitions": n, "deleted": false}
 	if _, ok := total["publishers"]; !ok {
 		total["publishers"], total["subscriptions"], total["replication"] = []map[string]any{}, map[string]any{}, map[string]any{}
 		total["msgDropRate"] = 0.0
 	}
+	total["publishers"] = mergePublishers(pubs) // admin_stats_publishers.go
 	total["partitions"] = map[string]any{}
 	if rq.q.Get("perPartition") != "false" {
 		total["partitions"] = parts

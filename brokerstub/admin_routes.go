@@ -193,7 +193,7 @@ func partitionedStats(rq *adminReq) (any, error) {
 	}
 	total := map[string]any{"metadata": map[string]any{"partitions": n, "deleted": false}}
 	sums := map[string]int64{}
-	pubs := []any{}
+	var pubs [][]map[string]any
 	subs := map[string]map[string]any{}
 	parts := map[string]any{}
 	err = rq.forEachPartition(name, false, func(t *topic) error {
@@ -206,9 +206,7 @@ func partitionedStats(rq *adminReq) (any, error) {
 		if c := st["topicCreationTimeStamp"].(int64); sums["topicCreationTimeStamp"] == 0 || c < sums["topicCreationTimeStamp"] {
 			sums["topicCreationTimeStamp"] = c
 		}
-		for _, p := range st["publishers"].([]map[string]any) {
-			pubs = append(pubs, p)
-		}
+		pubs = append(pubs, st["publishers"].([]map[string]any))
 		for sn, sv := range st["subscriptions"].(map[string]any) {
 			ss := sv.(map[string]any)
 			agg := subs[sn]
@@ -234,7 +232,7 @@ func partitionedStats(rq *adminReq) (any, error) {
 	for _, k := range []string{"msgRateIn", "msgRateOut", "msgThroughputIn", "msgThroughputOut", "averageMsgSize"} {
 		total[k] = 0.0
 	}
-	total["publishers"], total["subscriptions"], total["replication"] = pubs, subs, map[string]any{}
+	total["publishers"], total["subscriptions"], total["replication"] = mergePublishers(pubs), subs, map[string]any{} // admin_stats_publishers.go
 	if rq.q.Get("perPartition") != "false" {
 		total["partitions"] = parts
 	} else {

@@ -2,6 +2,7 @@ package brokerstub
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -205,9 +206,10 @@ func (t *topic) stats(o statsOptions) map[string]any {
 			"msgRateIn": 0.0, "msgThroughputIn": 0.0, "averageMsgSize": 0.0, "chunkedMessageRate": 0.0,
 			"msgInCounter": pi.msgs, "bytesInCounter": pi.bytes,
 			"address": pi.address, "connectedSince": millis(pi.since), "clientVersion": pi.clientVersion,
-			"metadata": pi.metadata, "supportsPartialProducer": false,
+			"metadata": pi.metadata, "supportsPartialProducer": t.supportsPartial(p),
 		})
 	}
+	slices.SortFunc(pubs, byProducerName) // as Pulsar lists them (admin_stats_publishers.go)
 	subs := map[string]any{}
 	var backlogSize int64
 	for name, s := range t.subs {
@@ -288,7 +290,7 @@ func (s *subscription) stats(o statsOptions) map[string]any {
 		"msgBacklog": backlog, "msgBacklogNoDelayed": backlog, "backlogSize": backlogBytes,
 		"msgDelayed": 0, "unackedMessages": unacked, "type": subTypeNames[s.typ],
 		"consumers": cons, "isDurable": s.durable, "isReplicated": false,
-		"blockedSubscriptionOnUnackedMsgs": s.blocked, "allowOutOfOrderDelivery": false,
+		"blockedSubscriptionOnUnackedMsgs": s.blocked || s.brokerBlocked, "allowOutOfOrderDelivery": false,
 		"nonContiguousDeletedMessagesRanges": len(s.cur.Current().Ranges),
 		"subscriptionProperties":             map[string]string{},
 		"consumersAfterMarkDeletePosition":   map[string]string{},

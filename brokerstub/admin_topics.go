@@ -67,6 +67,11 @@ func getPartitions(rq *adminReq) (any, error) {
 			return nil, err
 		}
 	}
+	if n > 1 {
+		if err := rq.checkClientVersion(); err != nil {
+			return nil, err // client_version.go
+		}
+	}
 	return map[string]any{"partitions": n, "deleted": false}, nil
 }
 

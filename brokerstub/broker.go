@@ -54,11 +54,15 @@ type Broker struct {
 	admin    *adminServer                 // admin REST API (admin_server.go)
 	policies atomic.Pointer[policy.State] // tenants, namespaces, policies
 	tc       atomic.Pointer[coordinator]  // transactions (txn_coordinator.go); nil when off
+	unacked  brokerUnacked                // the broker-wide unacked limit (unacked_broker.go)
 }
 
 // Start starts a broker with the given options.
 func Start(opts Options) (*Broker, error) {
 	opts = opts.withDefaults()
+	if err := opts.Gates.check(); err != nil {
+		return nil, err
+	}
 	b := &Broker{opts: opts, log: opts.Logger, frames: sync.OnceValue(newFramePool)}
 	if opts.DataDir != "" {
 		// Without a data dir memory is the store: there is nothing to
@@ -88,6 +92,7 @@ func Start(opts Options) (*Broker, error) {
 		_ = st.Close()
 		return nil, err
 	}
+	b.startUnackedCheck() // unacked_broker.go
 	return b, nil
 }
 
@@ -311,6 +316,7 @@ func (b *Broker) Close() error {
 	if !b.shutdown(true) {
 		return nil
 	}
+	b.stopUnackedCheck() // unacked_broker.go
 	b.stopAdmin()
 	return b.st.Close()
 }

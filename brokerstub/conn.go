@@ -44,6 +44,7 @@ type conn struct {
 	auth connAuth // the authenticated role (auth_conn.go)
 
 	sends sendBudget // bytes of SEND frames on their way to their topics
+	gate  connGate   // non-persistent sends in flight, partial producers (np_inflight.go)
 
 	mu        sync.Mutex
 	producers map[uint64]*producer

@@ -25,9 +25,10 @@ func (s *subscription) dispatch() {
 	if s.isSingleActive() && s.rewindPending() {
 		return // the new active consumer's turn comes after the delay (failover.go)
 	}
-	if s.blocked {
-		return // at its max unacked messages until acks come (unacked.go)
+	if s.blocked || s.brokerBlocked {
+		return // at its max unacked messages until acks come (unacked.go, unacked_broker.go)
 	}
+	s.run = rrRun{} // each pass starts a new run on the next consumer (rr_batch.go)
 	if s.ks != nil {
 		s.ks.Dispatch(ksSource{s})
 		return
@@ -126,21 +127,25 @@ func (s *subscription) pick(in *entryInfo) *consumer {
 			return nil
 		}
 	}
-	for i := range s.consumers {
-		cs := s.consumers[(s.next+i)%len(s.consumers)]
-		if cs.availablePermits() > 0 {
+	cs := s.continueRun() // rr_batch.go
+	for i := 0; cs == nil && i < len(s.consumers); i++ {
+		if c := s.consumers[(s.next+i)%len(s.consumers)]; c.availablePermits() > 0 {
 			s.next = (s.next + i + 1) % len(s.consumers)
-			if in.uuid != "" {
-				if in.chunkID == in.numChunks-1 {
-					delete(s.chunkOwner, in.uuid)
-				} else {
-					s.chunkOwner[in.uuid] = cs
-				}
-			}
-			return cs
+			cs = c
 		}
 	}
-	return nil
+	if cs == nil {
+		return nil
+	}
+	s.run.took(cs, in, s.t.b.opts.Gates.DispatcherMaxRoundRobinBatchSize)
+	if in.uuid != "" {
+		if in.chunkID == in.numChunks-1 {
+			delete(s.chunkOwner, in.uuid)
+		} else {
+			s.chunkOwner[in.uuid] = cs
+		}
+	}
+	return cs
 }
 
 // deliver sends the entry to cs, with the ack set of its batch when part of
@@ -173,6 +178,6 @@ func (s *subscription) deliver(cs *consumer, e ledger.Entry, in *entryInfo, hash
 // all it allocates.
 func (s *subscription) writeEntry(cs *consumer, pos ledger.Position, ackSet []int64, e ledger.Entry) {
 	cmd := s.scratch.fill(cs.id, uint64(pos.Ledger), uint64(pos.Entry), int32(s.t.name.Partition),
-		ackSet, s.redeliveries[pos], cs.epoch)
+		ackSet, s.redeliveryCount(pos), cs.epoch)
 	cs.c.writeMessage(cmd, e)
 }

@@ -100,6 +100,7 @@ func (c *conn) handleConnect(m *proto.CommandConnect) bool {
 	}
 	c.connected = true
 	c.clientVersion = m.GetClientVersion()
+	c.gate.partialProducer = m.GetFeatureFlags().GetSupportsPartialProducer() // admin_stats_publishers.go
 	c.protocolVersion = min(m.GetProtocolVersion(), maxProtocolVersion)
 	maxSize := int32(min(c.b.opts.MaxMessageSize, math.MaxInt32-wire.FramePadding))
 	c.write(&proto.BaseCommand{Type: proto.BaseCommand_CONNECTED.Enum(), Connected: &proto.CommandConnected{

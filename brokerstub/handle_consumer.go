@@ -83,8 +83,16 @@ func (t *topic) subscribe(cs *consumer, m *proto.CommandSubscribe) bool {
 	}
 	cs.readCompacted = m.GetReadCompacted()
 	s := t.subs[m.GetSubscription()]
+	if code, msg := t.refuseSubscribe(s, m); msg != "" {
+		cs.c.sendError(rid, code, msg) // gates.go
+		return false
+	}
 	if code, msg := t.refuseConsumerLimit(s, m.GetDurable()); msg != "" {
 		cs.c.sendError(rid, code, msg) // limits.go
+		return false
+	}
+	if code, msg := t.refuseSameAddressConsumer(cs.c); msg != "" {
+		cs.c.sendError(rid, code, msg) // gates.go
 		return false
 	}
 	if s == nil {

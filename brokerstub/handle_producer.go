@@ -55,6 +55,10 @@ func (c *conn) handleProducer(m *proto.CommandProducer) {
 		return
 	}
 	c.mu.Unlock()
+	if code, reason := c.b.refuseUnencryptedProducer(name, m.GetEncrypted()); reason != "" {
+		c.sendError(rid, code, reason) // gates.go
+		return
+	}
 
 	version, err := c.b.addProducerSchema(name, m.GetSchema())
 	if err != nil {
@@ -69,6 +73,10 @@ func (c *conn) handleProducer(m *proto.CommandProducer) {
 		// refuse producers (limits.go, admin_quota.go).
 		if code, reason := t.refuseProducerLimit(); reason != "" {
 			adm = admission{code: code, msg: reason}
+			return
+		}
+		if code, reason := t.refuseSameAddressProducer(c); reason != "" {
+			adm = admission{code: code, msg: reason} // gates.go
 			return
 		}
 		if code, reason := t.refuseProducer(); reason != "" {

@@ -20,6 +20,7 @@ type sendOp struct {
 	size    int // payload bytes, for the topic's counters
 	txn     txnID
 	inTxn   bool
+	np      bool // counted in the connection's non-persistent sends in flight (np_inflight.go)
 }
 
 // handleSend stores a message and answers with a receipt. A send for a
@@ -38,6 +39,10 @@ func (c *conn) handleSend(m *proto.CommandSend, f *wire.Frame) bool {
 			proto.ServerError_UnknownError, "send without payload")
 		return true
 	}
+	dropped, np := c.dropNonPersistent(p, m)
+	if dropped {
+		return true // answered in the topic's turn (np_inflight.go)
+	}
 	num := f.Meta.GetNumMessagesInBatch()
 	if f.Meta.NumMessagesInBatch == nil {
 		num = m.GetNumMessages()
@@ -45,7 +50,7 @@ func (c *conn) handleSend(m *proto.CommandSend, f *wire.Frame) bool {
 	// The frame's buffer is the read loop's pooled one: the topic's
 	// goroutine releases it once the ledger has copied the entry (or the
 	// SEND failed), so the read loop must not.
-	op := &sendOp{c: c, p: p, f: f.Move(), seq: m.GetSequenceId(), highest: m.GetHighestSequenceId(), num: num, size: len(f.Payload)}
+	op := &sendOp{c: c, p: p, f: f.Move(), seq: m.GetSequenceId(), highest: m.GetHighestSequenceId(), num: num, size: len(f.Payload), np: np}
 	op.txn, op.inTxn = txnIDOf(m.TxnidMostBits, m.TxnidLeastBits)
 	c.sends.take(op.f.Size) // given back by release (send_budget.go)
 	if !p.t.do(op.run) {
@@ -60,6 +65,9 @@ func (c *conn) handleSend(m *proto.CommandSend, f *wire.Frame) bool {
 func (op *sendOp) release() {
 	op.f.Release()
 	op.c.sends.give(op.f.Size)
+	if op.np {
+		op.c.npSent()
+	}
 }
 
 // run handles the SEND on the topic goroutine.
@@ -67,6 +75,10 @@ func (op *sendOp) run() {
 	defer op.release()
 	c, p, t, seq, highest := op.c, op.p, op.p.t, op.seq, op.highest
 	rawMeta, payload, md := op.f.RawMeta, op.f.Payload, op.f.Meta
+	if t.limits.encryptionRequired && len(md.GetEncryptionKeys()) == 0 {
+		c.write(sendError(p.id, seq, proto.ServerError_MetadataError, msgMustEncrypt)) // gates.go
+		return
+	}
 	if t.np != nil && op.inTxn { // as Pulsar's NonPersistentTopic
 		c.write(sendError(p.id, seq, proto.ServerError_NotAllowedError, "Do not support transaction on non-persistent topics"))
 		return

@@ -103,6 +103,7 @@ type topicLimits struct {
 	producers, consumers, consumersPerSub, subscriptions int64
 	unackedPerConsumer, unackedPerSub                    int64
 	autoSubscription                                     bool
+	encryptionRequired                                   bool // the namespace's encryption_required (gates.go)
 }
 
 // limitsFor resolves the limits of a topic: its topic-level policy (set on
@@ -117,6 +118,7 @@ func (b *Broker) limitsFor(name topicName) topicLimits {
 		unackedPerConsumer: b.intPolicy(name, "maxUnackedMessagesOnConsumer", "max_unacked_messages_per_consumer", l.MaxUnackedMessagesPerConsumer),
 		unackedPerSub:      b.intPolicy(name, "maxUnackedMessagesOnSubscription", "max_unacked_messages_per_subscription", l.MaxUnackedMessagesPerSubscription),
 		autoSubscription:   b.autoSubscriptionCreation(name),
+		encryptionRequired: b.encryptionRequired(name),
 	}
 }
 

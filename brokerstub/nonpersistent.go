@@ -24,7 +24,8 @@ const nonPersistentDomain = "non-persistent"
 // state: the message drop rate of each subscription's dispatcher. Owned by
 // the topic goroutine.
 type npState struct {
-	drops map[*subscription]*rate
+	drops    map[*subscription]*rate
+	pubDrops map[*producer]*rate // np_inflight.go
 }
 
 func newNPState() *npState { return &npState{drops: map[*subscription]*rate{}} }

@@ -57,11 +57,10 @@ var ksModeNames = map[proto.KeySharedMode]string{
 // publisher and each subscription, and a Key_Shared subscription's
 // keySharedMode, without what Pulsar leaves unset there. The topic's own
 // msgDropRate is 0: Pulsar 4.x never sets it on a topic's stats
-// (partitioned stats sum it). A publisher's counts what Pulsar drops when a
-// connection has more than maxConcurrentNonPersistentMessagePerConnection
-// (1000) sends in flight, which cannot happen here (a connection hands its
-// sends to the topic one at a time and waits when the topic's queue is
-// full), so it is 0 too. Topic goroutine; a no-op on a persistent topic.
+// (partitioned stats sum it). A publisher's counts what was dropped because
+// its connection had more than
+// Gates.MaxConcurrentNonPersistentMessagePerConnection sends in flight
+// (np_inflight.go). Topic goroutine; a no-op on a persistent topic.
 func (t *topic) addNonPersistentStats(st map[string]any) {
 	if t.np == nil {
 		return
@@ -73,7 +72,7 @@ func (t *topic) addNonPersistentStats(st map[string]any) {
 	st["topicCreationTimeStamp"] = int64(0)
 	delete(st, "deduplicationStatus")
 	for _, p := range st["publishers"].([]map[string]any) {
-		p["msgDropRate"] = 0.0
+		p["msgDropRate"] = t.publisherDropValue(p["producerName"])
 	}
 	for name, sv := range st["subscriptions"].(map[string]any) {
 		ss := sv.(map[string]any)

@@ -306,6 +306,11 @@ type Options struct {
 	// (compaction.go). Default: Pulsar's (no automatic compaction; the
 	// monitor looks every 60 s).
 	Compaction CompactionOptions
+	// Gates are the broker's switches on subscription types, persistent
+	// topics, encryption, clients per address, redelivery counts, Shared
+	// dispatch batches, the broker-wide unacked limit and more (Pulsar's
+	// keys named in Gates; gates.go). Default: Pulsar's.
+	Gates Gates
 	// Clock is the broker's time source. Default: the real clock.
 	Clock Clock
 	// Logger receives the broker's logs. Default: discarded.
@@ -384,6 +389,7 @@ func (o Options) withDefaults() Options {
 	}
 	o.Limits = o.Limits.withDefaults()
 	o.Compaction = o.Compaction.withDefaults()
+	o.Gates = o.Gates.withDefaults()
 	if o.Clock == nil {
 		o.Clock = clock.Real{}
 	}

@@ -39,6 +39,9 @@ func (b *Broker) topicForUse(name topicName) (*topic, error) {
 	if err := b.refuseNonPersistent(name); err != nil {
 		return nil, err
 	}
+	if err := b.refusePersistent(name); err != nil { // gates.go
+		return nil, err
+	}
 	existed := b.topicExists(name)
 	create := !b.opts.DisableAutoTopicCreation || existed
 	if create && !existed && b.topicsOver(name, 1) {

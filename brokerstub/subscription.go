@@ -57,6 +57,12 @@ type subscription struct {
 	// blocked stops dispatch at the subscription's limit (unacked.go).
 	unacked int64
 	blocked bool
+	// brokerBlocked stops dispatch while the broker is over its
+	// MaxUnackedMessagesPerBroker and this subscription holds more than its
+	// share (unacked_broker.go); run is the Shared consumer's current run
+	// of entries (rr_batch.go).
+	brokerBlocked bool
+	run           rrRun
 }
 
 // consumer is one consumer attached to a subscription. Its fields are owned

@@ -196,6 +196,9 @@ func (c *coordinator) newTxn(as txnAs, timeout time.Duration) (txnID, error) {
 	if c.closed {
 		return txnID{}, errTopicClosed
 	}
+	if l := c.b.opts.Gates.MaxActiveTransactionsPerCoordinator; l > 0 && len(c.txns) >= l {
+		return txnID{}, errReachMaxActiveTxn // txn_max_active.go
+	}
 	now := c.b.opts.Clock.Now()
 	m := &txnMeta{Least: c.next, Status: txnOpen, OpenedAt: now.UnixMilli(), TimeoutAt: now.Add(timeout).UnixMilli(),
 		Owner: c.b.txnOwnerOf(as)}

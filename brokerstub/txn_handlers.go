@@ -1,6 +1,7 @@
 package brokerstub
 
 import (
+	"errors"
 	"time"
 
 	"github.com/pulsargo/sdk/internal/proto"
@@ -74,6 +75,10 @@ func (c *conn) handleNewTxn(m *proto.CommandNewTxn) {
 	if err == nil {
 		ttl := min(m.GetTxnTtlSeconds(), uint64(maxTxnTimeout/time.Millisecond))
 		id, err = tc.newTxn(c.txnCaller(), time.Duration(ttl)*time.Millisecond)
+	}
+	if errors.Is(err, errReachMaxActiveTxn) {
+		c.log.Warn("NEW_TXN over maxActiveTransactionsPerCoordinator: not answered, as Pulsar", "request", rid)
+		return // txn_max_active.go
 	}
 	if err == nil {
 		id.most = m.GetTcId()

@@ -44,6 +44,7 @@ func (s *subscription) noteDelivered(cs *consumer, n int64) {
 	if l := s.t.limits.unackedPerSub; l > 0 && s.unacked >= l {
 		s.blocked = true
 	}
+	s.noteBrokerUnacked() // unacked_broker.go
 }
 
 // noteReleased counts n messages of cs acknowledged (or put back for
@@ -59,6 +60,7 @@ func (s *subscription) noteReleased(cs *consumer, n int64) {
 	if l := s.t.limits.unackedPerSub; s.blocked && (l <= 0 || s.unacked < l/2 || s.unacked == 0) {
 		s.blocked = false
 	}
+	s.noteBrokerUnacked() // unacked_broker.go
 }
 
 // recheckUnacked applies changed limits to the subscription's consumers:
@@ -87,7 +89,7 @@ func (s *subscription) recheckUnacked() {
 
 // forgetUnacked drops every count, after a reset forgot the deliveries.
 func (s *subscription) forgetUnacked() {
-	s.unacked, s.blocked = 0, false
+	s.unacked, s.blocked, s.brokerBlocked = 0, false, false
 	for _, cs := range s.consumers {
 		cs.unacked, cs.blocked = 0, false
 	}

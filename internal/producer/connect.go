@@ -116,6 +116,12 @@ func (p *Producer) connectOnce(ctx context.Context) error {
 	if name != "" {
 		cmd.ProducerName = gproto.String(name)
 	}
+	if p.opts.Encryptor != nil {
+		// As the Java client: a broker that requires encryption
+		// (encryptionRequireOnProducer, the namespace's encryptionRequired)
+		// refuses a producer that does not declare it.
+		cmd.Encrypted = gproto.Bool(true)
+	}
 	if p.opts.InitialSubscription != "" {
 		cmd.InitialSubscriptionName = gproto.String(p.opts.InitialSubscription)
 	}

@@ -1,0 +1,369 @@
+package brokerstub
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
+	"github.com/pulsargo/sdk/internal/proto"
+)
+
+// Gates are the broker's switches on what a client may attach and how
+// messages flow that are not counts per topic (see Limits): enabled
+// subscription types, persistent topics on or off, required encryption,
+// clients per address, the redelivery count, Shared dispatch batches, the
+// broker-wide unacknowledged-message limit, publisher stats of partitioned
+// topics, the client-version check, active transactions and non-persistent
+// messages in flight. Each field is Pulsar's broker.conf key of the same
+// name, with Pulsar's default; refusals carry Pulsar's error code and text.
+type Gates struct {
+	// SubscriptionTypesEnabled lists the subscription types a consumer may
+	// use (subscriptionTypesEnabled): "Exclusive", "Shared", "Failover",
+	// "Key_Shared". Another type is refused with NotAllowedError "Topic[{t}]
+	// doesn't support <type> sub type!". A namespace's
+	// subscription_types_enabled policy and a topic's subscriptionTypesEnabled
+	// policy override it. Default nil: all four.
+	SubscriptionTypesEnabled []string
+	// DisableKeyShared refuses Key_Shared subscriptions whatever the
+	// policies say, with NotAllowedError "Key_Shared subscription is disabled
+	// by broker." (subscriptionKeySharedEnable=false). Default false.
+	DisableKeyShared bool
+	// DisablePersistentTopics refuses producers and consumers of persistent
+	// topics with NotAllowedError "Broker is unable to load persistent
+	// topic" (enablePersistentTopics=false). Default false.
+	DisablePersistentTopics bool
+	// EncryptionRequireOnProducer refuses a producer that does not declare
+	// encryption with MetadataError "Encryption is required in <topic>"
+	// (encryptionRequireOnProducer); a namespace's encryption_required
+	// policy does the same for its topics and also refuses each unencrypted
+	// message with MetadataError "Messages must be encrypted". System topics
+	// are exempt. Default false.
+	EncryptionRequireOnProducer bool
+	// MaxSameAddressProducersPerTopic refuses a producer beyond this many
+	// from one client IP on one topic with ProducerBusy "Topic '<t>' reached
+	// max same address producers limit" (maxSameAddressProducersPerTopic).
+	// Default 0: no limit.
+	MaxSameAddressProducersPerTopic int
+	// MaxSameAddressConsumersPerTopic refuses a consumer beyond this many
+	// from one client IP on one topic with ConsumerBusy "Topic reached max
+	// same address consumers limit" (maxSameAddressConsumersPerTopic).
+	// Default 0: no limit.
+	MaxSameAddressConsumersPerTopic int
+	// DisableRedeliveryTracker sends every message with redelivery count 0
+	// (subscriptionRedeliveryTrackerEnabled=false), so that consumers' dead
+	// letter policies never trigger. Default false: counted.
+	DisableRedeliveryTracker bool
+	// MaxUnackedMessagesPerBroker is the broker-wide limit of messages
+	// delivered on Shared and Key_Shared subscriptions and not acknowledged
+	// (maxUnackedMessagesPerBroker). As Pulsar, a check every 30 s (the
+	// first 10 min after start) finds the broker over it and stops
+	// dispatching on the subscriptions holding more than
+	// MaxUnackedMessagesPerSubscriptionOnBrokerBlocked percent of it, until
+	// the broker is below half the limit or the subscription below half its
+	// share. Default 0: no limit.
+	MaxUnackedMessagesPerBroker int
+	// MaxUnackedMessagesPerSubscriptionOnBrokerBlocked is the share of
+	// MaxUnackedMessagesPerBroker beyond which a subscription is blocked
+	// while the broker is, in percent as Pulsar computes it (limit × value
+	// / 100, so Pulsar's default 0.16 is 0.16 %). Default 0.16; negative:
+	// Pulsar's 0, which turns the broker-wide limit off.
+	MaxUnackedMessagesPerSubscriptionOnBrokerBlocked float64
+	// DispatcherMaxRoundRobinBatchSize is how many entries in a row a
+	// consumer of a Shared subscription gets from a backlog before the next
+	// consumer's turn (dispatcherMaxRoundRobinBatchSize). Default 20.
+	DispatcherMaxRoundRobinBatchSize int
+	// AggregatePublisherStatsByProducerName merges the publishers of a
+	// partitioned topic's stats by producer name instead of by their index
+	// in each partition's list, for clients that announce
+	// supports_partial_producer (aggregatePublisherStatsByProducerName).
+	// Default false.
+	AggregatePublisherStatsByProducerName bool
+	// ClientLibraryVersionCheckEnabled refuses the admin API's partitioned
+	// metadata (GET .../partitions) to a request without a User-Agent, or
+	// from a C++ client older than 1.21, with 405
+	// (clientLibraryVersionCheckEnabled). Default false.
+	ClientLibraryVersionCheckEnabled bool
+	// MaxActiveTransactionsPerCoordinator is how many transactions may be
+	// open at once (maxActiveTransactionsPerCoordinator); as Pulsar, a
+	// NEW_TXN beyond it gets no answer and the client's request times out.
+	// Default 0: no limit.
+	MaxActiveTransactionsPerCoordinator int
+	// MaxConcurrentNonPersistentMessagePerConnection is how many SENDs to
+	// non-persistent topics one connection may have in flight; as Pulsar, a
+	// SEND arriving while more than this many are is dropped and answered
+	// with a receipt of message id -1:-1, and counted in the publisher's
+	// msgDropRate (maxConcurrentNonPersistentMessagePerConnection).
+	// Default 1000; negative: Pulsar's 0 (one in flight).
+	MaxConcurrentNonPersistentMessagePerConnection int
+}
+
+// The subscription types of SubscriptionTypesEnabled, as Pulsar names them.
+var subTypeByName = map[string]proto.CommandSubscribe_SubType{
+	"Exclusive": proto.CommandSubscribe_Exclusive, "Shared": proto.CommandSubscribe_Shared,
+	"Failover": proto.CommandSubscribe_Failover, "Key_Shared": proto.CommandSubscribe_Key_Shared,
+}
+
+func (g Gates) withDefaults() Gates {
+	if g.MaxUnackedMessagesPerSubscriptionOnBrokerBlocked == 0 {
+		g.MaxUnackedMessagesPerSubscriptionOnBrokerBlocked = 0.16
+	}
+	if g.DispatcherMaxRoundRobinBatchSize <= 0 {
+		g.DispatcherMaxRoundRobinBatchSize = 20
+	}
+	if g.MaxConcurrentNonPersistentMessagePerConnection == 0 {
+		g.MaxConcurrentNonPersistentMessagePerConnection = 1000
+	}
+	return g
+}
+
+// check refuses values that name nothing: an unknown subscription type.
+func (g Gates) check() error {
+	for _, s := range g.SubscriptionTypesEnabled {
+		if _, ok := subTypeByName[strings.TrimSpace(s)]; !ok {
+			return fmt.Errorf("brokerstub: Gates.SubscriptionTypesEnabled: unknown subscription type %q (want Exclusive, Shared, Failover or Key_Shared)", s)
+		}
+	}
+	return nil
+}
+
+// Pulsar's refusals of the gates (PersistentTopic, ServerCnx, Producer,
+// AbstractTopic, BrokerService).
+const (
+	msgKeySharedOff        = "Key_Shared subscription is disabled by broker."
+	msgSubTypeOff          = "Topic[{%s}] doesn't support %s sub type!"
+	msgNoPersistent        = "Broker is unable to load persistent topic"
+	msgEncryptionRequired  = "Encryption is required in %s"
+	msgMustEncrypt         = "Messages must be encrypted"
+	msgSameAddrProducers   = "Topic '%s' reached max same address producers limit"
+	msgSameAddrConsumers   = "Topic reached max same address consumers limit"
+	msgClientLibNoAgent    = "Client lib is not compatible to access partitioned metadata: version in user-agent is not present"
+	msgClientLibOldVersion = "Client lib is not compatible to access partitioned metadata: version %s is not supported"
+)
+
+var errPersistentOff = &refusal{proto.ServerError_NotAllowedError, msgNoPersistent}
+
+// refusePersistent returns an error for a persistent topic when the broker
+// does not load them (enablePersistentTopics=false).
+func (b *Broker) refusePersistent(name topicName) error {
+	if name.Domain == "persistent" && b.opts.Gates.DisablePersistentTopics {
+		return errPersistentOff
+	}
+	return nil
+}
+
+// refuseSubscriptionType returns why a consumer of type typ may not
+// subscribe: Key_Shared switched off, or a type that the topic's
+// subscriptionTypesEnabled policy, else its namespace's
+// subscription_types_enabled, else the broker's list leaves out. Pulsar's
+// namespace events topic is exempt.
+func (b *Broker) refuseSubscriptionType(name topicName, typ proto.CommandSubscribe_SubType) (proto.ServerError, string) {
+	if typ == proto.CommandSubscribe_Key_Shared && b.opts.Gates.DisableKeyShared {
+		return proto.ServerError_NotAllowedError, msgKeySharedOff
+	}
+	if strings.HasSuffix(name.Base, "/__change_events") {
+		return 0, ""
+	}
+	enabled := b.subTypesEnabled(name)
+	if enabled != nil && !slices.Contains(enabled, typ) {
+		return proto.ServerError_NotAllowedError, fmt.Sprintf(msgSubTypeOff, name.Full, typ.String())
+	}
+	return 0, ""
+}
+
+// subTypesEnabled resolves the enabled subscription types of a topic,
+// topic → namespace → broker; an empty or unreadable level (Pulsar ignores
+// unknown names and treats an empty set as unset) defers to the next. Nil:
+// all types.
+func (b *Broker) subTypesEnabled(name topicName) []proto.CommandSubscribe_SubType {
+	pol := b.pol()
+	if raw, ok := pol.TopicPolicy(name.Base, "subscriptionTypesEnabled"); ok {
+		if t := subTypesOf(raw); t != nil {
+			return t
+		}
+	}
+	if raw, ok, _ := pol.NamespacePolicy(name.Namespace, "subscription_types_enabled"); ok {
+		if t := subTypesOf(raw); t != nil {
+			return t
+		}
+	}
+	if g := b.opts.Gates.SubscriptionTypesEnabled; g != nil {
+		var out []proto.CommandSubscribe_SubType
+		for _, s := range g {
+			out = append(out, subTypeByName[strings.TrimSpace(s)])
+		}
+		return out
+	}
+	return nil
+}
+
+// subTypesOf reads a policy's JSON list of type names, nil when it names
+// none.
+func subTypesOf(raw json.RawMessage) []proto.CommandSubscribe_SubType {
+	var names []string
+	if json.Unmarshal(raw, &names) != nil {
+		return nil
+	}
+	var out []proto.CommandSubscribe_SubType
+	for _, n := range names {
+		if t, ok := subTypeByName[n]; ok {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// encryptionRequired reports whether the namespace's encryption_required
+// policy is set for the topic's namespace (system topics exempt).
+func (b *Broker) encryptionRequired(name topicName) bool {
+	if exemptFromLimits(name) {
+		return false
+	}
+	raw, ok, _ := b.pol().NamespacePolicy(name.Namespace, "encryption_required")
+	var on bool
+	return ok && json.Unmarshal(raw, &on) == nil && on
+}
+
+// refuseUnencryptedProducer returns why a producer that does not encrypt
+// may not attach: the namespace's encryption_required policy or the
+// broker's EncryptionRequireOnProducer (ServerCnx: MetadataError).
+func (b *Broker) refuseUnencryptedProducer(name topicName, encrypted bool) (proto.ServerError, string) {
+	if encrypted || exemptFromLimits(name) {
+		return 0, ""
+	}
+	if b.opts.Gates.EncryptionRequireOnProducer || b.encryptionRequired(name) {
+		return proto.ServerError_MetadataError, fmt.Sprintf(msgEncryptionRequired, name.Full)
+	}
+	return 0, ""
+}
+
+// clientHost is the client's IP without the port, as Pulsar's
+// clientSourceAddress (the whole address when it has no port, as an
+// in-memory connection's "pipe").
+func (c *conn) clientHost() string {
+	a := c.nc.RemoteAddr().String()
+	if h, _, err := net.SplitHostPort(a); err == nil {
+		return h
+	}
+	return a
+}
+
+// refuseSameAddressProducer returns why one more producer from c may not
+// attach: ProducerBusy at MaxSameAddressProducersPerTopic. Topic
+// goroutine.
+func (t *topic) refuseSameAddressProducer(c *conn) (proto.ServerError, string) {
+	n := t.b.opts.Gates.MaxSameAddressProducersPerTopic
+	if n <= 0 || exemptFromLimits(t.name) {
+		return 0, ""
+	}
+	host, have := c.clientHost(), 0
+	for p := range t.producers {
+		if p.c.clientHost() == host {
+			have++
+		}
+	}
+	if have >= n {
+		return proto.ServerError_ProducerBusy, fmt.Sprintf(msgSameAddrProducers, t.name.Full)
+	}
+	return 0, ""
+}
+
+// refuseSameAddressConsumer returns why one more consumer from c may not
+// attach: ConsumerBusy at MaxSameAddressConsumersPerTopic, all
+// subscriptions together. Topic goroutine.
+func (t *topic) refuseSameAddressConsumer(c *conn) (proto.ServerError, string) {
+	n := t.b.opts.Gates.MaxSameAddressConsumersPerTopic
+	if n <= 0 || exemptFromLimits(t.name) {
+		return 0, ""
+	}
+	host, have := c.clientHost(), 0
+	for _, s := range t.subs {
+		for _, cs := range s.consumers {
+			if cs.c.clientHost() == host {
+				have++
+			}
+		}
+	}
+	if have >= n {
+		return proto.ServerError_ConsumerBusy, msgSameAddrConsumers
+	}
+	return 0, ""
+}
+
+// redeliveryCount is the redelivery count a MESSAGE carries for pos: 0
+// when the tracker is off (DisableRedeliveryTracker).
+func (s *subscription) redeliveryCount(pos ledger.Position) uint32 {
+	if s.t.b.opts.Gates.DisableRedeliveryTracker {
+		return 0
+	}
+	return s.redeliveries[pos]
+}
+
+// gates reads the keys of Gates (ParseConfig). schemaRegistryCompatibilityCheckers
+// is read here too: brokerstub's checks are Pulsar's default checkers', so
+// only that set is accepted.
+func (p *configParser) gates(o *Options) {
+	g := &o.Gates
+	if v, ok := p.take("subscriptionTypesEnabled"); ok {
+		g.SubscriptionTypesEnabled = nil
+		for _, s := range strings.Split(v, ",") {
+			s = strings.TrimSpace(s)
+			if _, known := subTypeByName[s]; !known {
+				p.fail("subscriptionTypesEnabled", v, "want a comma-separated list of Exclusive, Shared, Failover, Key_Shared")
+				break
+			}
+			g.SubscriptionTypesEnabled = append(g.SubscriptionTypesEnabled, s)
+		}
+	}
+	g.DisableKeyShared = !p.bool("subscriptionKeySharedEnable", true)
+	g.DisablePersistentTopics = !p.bool("enablePersistentTopics", true)
+	g.EncryptionRequireOnProducer = p.bool("encryptionRequireOnProducer", false)
+	g.MaxSameAddressProducersPerTopic = int(p.int("maxSameAddressProducersPerTopic", 0, 0))
+	g.MaxSameAddressConsumersPerTopic = int(p.int("maxSameAddressConsumersPerTopic", 0, 0))
+	g.DisableRedeliveryTracker = !p.bool("subscriptionRedeliveryTrackerEnabled", true)
+	g.MaxUnackedMessagesPerBroker = int(p.int("maxUnackedMessagesPerBroker", 0, 0))
+	if v, ok := p.take("maxUnackedMessagesPerSubscriptionOnBrokerBlocked"); ok {
+		f, err := strconv.ParseFloat(v, 64)
+		switch {
+		case err != nil || f < 0:
+			p.fail("maxUnackedMessagesPerSubscriptionOnBrokerBlocked", v, "want a number >= 0")
+		case f == 0:
+			g.MaxUnackedMessagesPerSubscriptionOnBrokerBlocked = -1
+		default:
+			g.MaxUnackedMessagesPerSubscriptionOnBrokerBlocked = f
+		}
+	}
+	if n := p.int("dispatcherMaxRoundRobinBatchSize", 20, 0); n > 0 {
+		g.DispatcherMaxRoundRobinBatchSize = int(n)
+	} else {
+		g.DispatcherMaxRoundRobinBatchSize = 1 // Pulsar's 0 still sends one entry
+	}
+	g.AggregatePublisherStatsByProducerName = p.bool("aggregatePublisherStatsByProducerName", false)
+	g.ClientLibraryVersionCheckEnabled = p.bool("clientLibraryVersionCheckEnabled", false)
+	g.MaxActiveTransactionsPerCoordinator = int(p.int("maxActiveTransactionsPerCoordinator", 0, 0))
+	if n := p.int("maxConcurrentNonPersistentMessagePerConnection", 1000, 0); n > 0 {
+		g.MaxConcurrentNonPersistentMessagePerConnection = int(n)
+	} else {
+		g.MaxConcurrentNonPersistentMessagePerConnection = -1
+	}
+	if v, ok := p.take("schemaRegistryCompatibilityCheckers"); ok {
+		if err := checkSchemaCheckers(v); err != nil {
+			p.failErr("schemaRegistryCompatibilityCheckers", v, err)
+		}
+	}
+}
+
+// refuseSubscribe returns why the SUBSCRIBE m may not attach to sub (nil
+// when the subscription does not exist yet): its type is not enabled.
+// Pulsar checks that after auto subscription creation, so a durable
+// subscription that would be refused for not existing is left to
+// refuseConsumerLimit. Topic goroutine.
+func (t *topic) refuseSubscribe(sub *subscription, m *proto.CommandSubscribe) (proto.ServerError, string) {
+	if sub == nil && m.GetDurable() && t.np == nil && !t.limits.autoSubscription && !exemptFromLimits(t.name) {
+		return 0, ""
+	}
+	return t.b.refuseSubscriptionType(t.name, m.GetSubType())
+}

@@ -1,0 +1,144 @@
+package brokerstub
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// The broker-wide limit of unacknowledged messages
+// (Gates.MaxUnackedMessagesPerBroker), as Pulsar's BrokerService applies
+// it: a check 10 minutes after start and every 30 s after sums what the
+// Shared and Key_Shared subscriptions of every topic hold unacknowledged.
+// At or over the limit the broker is blocked: each subscription holding
+// more than its share (limit ×
+// MaxUnackedMessagesPerSubscriptionOnBrokerBlocked / 100) stops
+// dispatching, and so does any that passes its share while the broker is
+// blocked. A blocked subscription resumes when its acks take it below half
+// its share, and all resume when a check finds the broker below half the
+// limit. The hot path (a delivery, an ack) reads one atomic; the sums are
+// taken by the check, on each topic's goroutine.
+
+// Pulsar's schedule of the check (BrokerService: 600 s, then every 30 s).
+const (
+	unackedCheckFirst = 600 * time.Second
+	unackedCheckEvery = 30 * time.Second
+)
+
+// brokerUnacked is the broker's state of the limit.
+type brokerUnacked struct {
+	blocked atomic.Bool
+	closed  atomic.Bool                 // set by Close: no more checks
+	stop    atomic.Pointer[func() bool] // the pending check's timer
+}
+
+// unackedLimits returns the broker-wide limit and the share of one
+// subscription, both 0 when the limit is off.
+func (b *Broker) unackedLimits() (limit, share int64) {
+	g := b.opts.Gates
+	if g.MaxUnackedMessagesPerBroker <= 0 || g.MaxUnackedMessagesPerSubscriptionOnBrokerBlocked <= 0 {
+		return 0, 0
+	}
+	limit = int64(g.MaxUnackedMessagesPerBroker)
+	return limit, int64(float64(limit) * g.MaxUnackedMessagesPerSubscriptionOnBrokerBlocked / 100)
+}
+
+// startUnackedCheck arms the first check when the limit is on.
+func (b *Broker) startUnackedCheck() {
+	if limit, _ := b.unackedLimits(); limit > 0 {
+		b.armUnackedCheck(unackedCheckFirst)
+	}
+}
+
+func (b *Broker) armUnackedCheck(d time.Duration) {
+	stop := b.opts.Clock.AfterFunc(d, func() {
+		if b.unacked.closed.Load() {
+			return
+		}
+		b.checkUnacked()
+		if !b.unacked.closed.Load() {
+			b.armUnackedCheck(unackedCheckEvery)
+		}
+	})
+	b.unacked.stop.Store(&stop)
+}
+
+// stopUnackedCheck stops the checks (Close).
+func (b *Broker) stopUnackedCheck() {
+	b.unacked.closed.Store(true)
+	if stop := b.unacked.stop.Load(); stop != nil {
+		(*stop)()
+	}
+}
+
+// loadedTopics returns the topics loaded now.
+func (b *Broker) loadedTopics() []*topic {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	ts := make([]*topic, 0, len(b.topics))
+	for _, t := range b.topics {
+		ts = append(ts, t)
+	}
+	return ts
+}
+
+// checkUnacked is one check (Pulsar's checkUnAckMessageDispatching and
+// blockDispatchersWithLargeUnAckMessages).
+func (b *Broker) checkUnacked() {
+	limit, share := b.unackedLimits()
+	if limit <= 0 {
+		return
+	}
+	topics := b.loadedTopics()
+	var total int64
+	for _, t := range topics {
+		_ = t.call(func() {
+			for _, s := range t.subs {
+				if s.unackedLimited() {
+					total += s.unacked
+				}
+			}
+		})
+	}
+	switch {
+	case total >= limit && b.unacked.blocked.CompareAndSwap(false, true):
+		b.log.Info("broker reached maxUnackedMessagesPerBroker: blocking the subscriptions over their share",
+			"unacked", total, "limit", limit, "share", share)
+		for _, t := range topics {
+			t.do(func() {
+				for _, s := range t.subs {
+					if s.unackedLimited() && s.unacked > share {
+						s.brokerBlocked = true
+					}
+				}
+			})
+		}
+	case total < limit/2 && b.unacked.blocked.CompareAndSwap(true, false):
+		b.log.Info("broker below half its maxUnackedMessagesPerBroker: unblocking", "unacked", total, "limit", limit)
+		for _, t := range topics {
+			t.do(func() {
+				for _, s := range t.subs {
+					if s.brokerBlocked {
+						s.brokerBlocked = false
+						s.dispatch()
+					}
+				}
+			})
+		}
+	}
+}
+
+// noteBrokerUnacked blocks or unblocks s by its unacknowledged messages
+// while the broker is blocked: blocked past its share, unblocked below half
+// of it (the caller dispatches). Topic goroutine, after s.unacked changed.
+func (s *subscription) noteBrokerUnacked() {
+	if !s.unackedLimited() || !s.t.b.unacked.blocked.Load() {
+		return
+	}
+	_, share := s.t.b.unackedLimits()
+	switch {
+	case !s.brokerBlocked && s.unacked > share:
+		s.brokerBlocked = true
+	case s.brokerBlocked && s.unacked < share/2:
+		s.brokerBlocked = false
+	}
+}
