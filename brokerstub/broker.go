@@ -54,6 +54,7 @@ type Broker struct {
 	admin    *adminServer                 // admin REST API (admin_server.go)
 	policies atomic.Pointer[policy.State] // tenants, namespaces, policies
 	tc       atomic.Pointer[coordinator]  // transactions (txn_coordinator.go); nil when off
+	rates    brokerRates                  // broker-wide rate limits (ratelimit.go)
 }
 
 // Start starts a broker with the given options.

@@ -44,6 +44,8 @@ type conn struct {
 	auth connAuth // the authenticated role (auth_conn.go)
 
 	sends sendBudget // bytes of SEND frames on their way to their topics
+	// pubHold pauses reading for the publish rates (ratelimit_publish.go).
+	pubHold pubHold
 
 	mu        sync.Mutex
 	producers map[uint64]*producer
@@ -116,7 +118,7 @@ func (c *conn) readLoop() {
 	r := wire.NewReader(c.nc, c.b.opts.MaxFrameSizeBeforeConnect)
 	r.SetBufferPool(c.b.frames())
 	for {
-		if !c.sends.wait(c.done) || !c.outq.wait(c.done) {
+		if !c.sends.wait(c.done) || !c.outq.wait(c.done) || !c.pubHold.wait(c.done) {
 			return
 		}
 		f, err := r.ReadFrame()

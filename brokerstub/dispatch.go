@@ -28,8 +28,12 @@ func (s *subscription) dispatch() {
 	if s.blocked {
 		return // at its max unacked messages until acks come (unacked.go)
 	}
+	if s.rateHeld() {
+		return // at its dispatch rate until the timer (ratelimit_dispatch.go)
+	}
 	if s.ks != nil {
 		s.ks.Dispatch(ksSource{s})
+		s.rateHeld() // arms the timer if the rate stopped it
 		return
 	}
 	for {
@@ -58,6 +62,9 @@ func (s *subscription) dispatch() {
 			s.readPos = pos
 		}
 		s.deliver(cs, e, in, 0)
+		if s.rl.held && s.rateHeld() {
+			return
+		}
 	}
 }
 
@@ -155,6 +162,7 @@ func (s *subscription) deliver(cs *consumer, e ledger.Entry, in *entryInfo, hash
 	}
 	cs.permits -= count
 	s.countOut(cs, count, len(e.Payload))
+	s.chargeDispatch(count, len(e.Meta)+len(e.Payload)) // ratelimit_dispatch.go
 	if _, held := cs.pending[e.Pos]; !held {
 		s.noteDelivered(cs, int64(max(in.numMessages, 1))) // unacked.go
 	}

@@ -77,6 +77,10 @@ func (t *topic) subscribe(cs *consumer, m *proto.CommandSubscribe) bool {
 		cs.c.sendError(rid, proto.ServerError_NotAllowedError, "readCompacted only valid on persistent topics")
 		return false
 	}
+	if msg := t.refuseSubscribeRate(cs); msg != "" {
+		cs.c.sendError(rid, proto.ServerError_NotAllowedError, msg) // ratelimit_subscribe.go
+		return false
+	}
 	s := t.subs[m.GetSubscription()]
 	if code, msg := t.refuseConsumerLimit(s, m.GetDurable()); msg != "" {
 		cs.c.sendError(rid, code, msg) // limits.go

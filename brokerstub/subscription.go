@@ -57,6 +57,8 @@ type subscription struct {
 	// blocked stops dispatch at the subscription's limit (unacked.go).
 	unacked int64
 	blocked bool
+	// rl is its dispatch rate state (ratelimit_dispatch.go).
+	rl subRates
 }
 
 // consumer is one consumer attached to a subscription. Its fields are owned

@@ -52,6 +52,9 @@ type topic struct {
 	// limits are the producer, consumer, subscription and unacked limits
 	// in effect (limits.go).
 	limits topicLimits
+	// rates are its rate limits in effect and their buckets
+	// (ratelimit_dispatch.go).
+	rates topicRates
 }
 
 // entryInfo is what dispatch needs from an entry's metadata, parsed once.
@@ -108,6 +111,7 @@ func (b *Broker) openTopic(name topicName) (*topic, error) {
 	}
 	t.checkDedup()
 	t.limits = b.limitsFor(name)
+	t.applyRates() // ratelimit_dispatch.go
 	b.topicsWG.Add(1)
 	go t.run()
 	t.armFlush()
