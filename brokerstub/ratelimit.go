@@ -329,3 +329,22 @@ func (b *Broker) subscribeRateFor(name topicName) rateSpec {
 	r := b.opts.RateLimits
 	return rateSpec{msgs: r.SubscribeRatePerConsumer, period: r.SubscribeRatePeriod}
 }
+
+// checkRatePolicy returns a check of a rate policy's body (admin API, the
+// namespace's and the topic's): it must be the policy's JSON object, as
+// Pulsar's Jackson reads it, else 400 with the reason.
+func checkRatePolicy(out func() any) func(json.RawMessage) string {
+	return func(v json.RawMessage) string {
+		if json.Unmarshal(v, out()) != nil {
+			return "Invalid rate policy: want a JSON object of integer rates, got " + truncate(string(v), 64)
+		}
+		return ""
+	}
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}

@@ -156,6 +156,12 @@ func TestDispatchRatePolicyOrder(t *testing.T) {
 	code, body := adminDo(t, b, http.MethodGet, "/admin/v2/namespaces/public/default/dispatchRate", "")
 	assert.Equal(t, http.StatusOK, code)
 	assert.Contains(t, body, `"dispatchThrottlingRateInMsg":3`)
+
+	for _, path := range []string{"namespaces/public/default/dispatchRate", "persistent/public/default/rate-order/publishRate"} {
+		code, body = adminDo(t, b, http.MethodPost, "/admin/v2/"+path, `{"dispatchThrottlingRateInMsg":"many","publishThrottlingRateInMsg":[1]}`)
+		assert.Equal(t, http.StatusBadRequest, code, "%s: %s", path, body)
+		assert.Contains(t, body, "Invalid rate policy")
+	}
 }
 
 // The subscriptionDispatchRate policies, of the namespace and the topic,
