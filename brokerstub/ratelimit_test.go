@@ -289,3 +289,29 @@ func TestSubscribeRatePerConsumer(t *testing.T) {
 		closeIt(1)
 	}
 }
+
+// Every subscription type is held to the rate: the single-active
+// dispatchers and Key_Shared's (whose consumers' permits count 0 while the
+// subscription waits).
+func TestDispatchRateEveryType(t *testing.T) {
+	for _, typ := range []proto.CommandSubscribe_SubType{proto.CommandSubscribe_Exclusive, proto.CommandSubscribe_Failover,
+		proto.CommandSubscribe_Shared, proto.CommandSubscribe_Key_Shared} {
+		t.Run(typ.String(), func(t *testing.T) {
+			clk := NewFakeClock(rateT0)
+			b := RunT(t, Options{Clock: clk, RateLimits: RateLimits{SubscriptionDispatchMsgRate: 3},
+				ActiveConsumerFailoverDelay: -1}) // the first Failover consumer's turn comes at once
+			c := dialKS(t, b)
+			topic := "persistent://public/default/rate-type-" + typ.String()
+			p := c.producer(topic, 99)
+			for i := range 10 {
+				p.send(fmt.Sprint("k", i%4), fmt.Sprint(i))
+			}
+			c.subscribeTyped(topic, "s", typ, 1, 1000)
+			assert.Len(t, c.sync(1), 3)
+			clk.Advance(time.Second)
+			assert.Len(t, c.sync(1), 3)
+			clk.Advance(10 * time.Second)
+			assert.Len(t, c.sync(1), 3, "a bucket holds one period's worth, however long the wait")
+		})
+	}
+}
