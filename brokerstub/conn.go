@@ -275,7 +275,9 @@ func (c *conn) keepAlive() {
 		case <-c.done:
 			return
 		case <-t.C:
-			if time.Since(time.Unix(0, c.lastRead.Load())) > 2*interval {
+			// Not while reads pause for the publish rates: Pulsar's
+			// keep-alive spares a connection with autoread off.
+			if time.Since(time.Unix(0, c.lastRead.Load())) > 2*interval && !c.pubHold.holding() {
 				c.log.Info("client silent; closing connection")
 				c.close()
 				return

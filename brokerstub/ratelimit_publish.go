@@ -39,6 +39,13 @@ func (h *pubHold) release() {
 	h.mu.Unlock()
 }
 
+// holding reports whether the reads are paused.
+func (h *pubHold) holding() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.n > 0
+}
+
 // wait returns once nothing holds the reads (true), or when done closes
 // first (false). One goroutine (the read loop) waits.
 func (h *pubHold) wait(done <-chan struct{}) bool {
@@ -88,6 +95,9 @@ func (c *conn) unthrottleAfter(p *ratePair, w time.Duration) {
 			c.unthrottleAfter(p, w)
 			return
 		}
+		// The client was not silent: the broker did not read it. The
+		// keep-alive counts from here (conn.keepAlive).
+		c.lastRead.Store(time.Now().UnixNano())
 		c.pubHold.release()
 	})
 }

@@ -234,6 +234,7 @@ func TestPublishRateThrottlesTheConnection(t *testing.T) {
 			}
 		}()
 		receipts := make(chan uint64, n)
+		_ = nc.SetReadDeadline(time.Time{}) // the bubble's clock runs ahead: no deadline
 		go func() {
 			for {
 				f, err := c.r.ReadFrame()
@@ -314,4 +315,45 @@ func TestDispatchRateEveryType(t *testing.T) {
 			assert.Len(t, c.sync(1), 3, "a bucket holds one period's worth, however long the wait")
 		})
 	}
+}
+
+// A connection whose reads pause for the publish rate is not closed as
+// silent, however long the pause (Pulsar's keep-alive spares a connection
+// with autoread off): the SEND held behind a batch that overdrew the rate
+// by 9 seconds gets its receipt after them, with a keep-alive of 1 s.
+func TestPublishRatePauseOutlastsKeepAlive(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b, err := Start(Options{NoListener: true, KeepAliveInterval: time.Second,
+			RateLimits: RateLimits{TopicPublishMsgRate: 1}})
+		require.NoError(t, err)
+		defer b.Close()
+		nc, err := b.Dial(context.Background(), "", "")
+		require.NoError(t, err)
+		defer nc.Close()
+		c := dialRawOn(t, nc)
+		c.connect()
+		require.Nil(t, c.attach("persistent://public/default/rate-keepalive", 1))
+		send := func(seq uint64, num int32) {
+			c.sendPayload(&proto.BaseCommand{Type: proto.BaseCommand_SEND.Enum(), Send: &proto.CommandSend{
+				ProducerId: gproto.Uint64(1), SequenceId: &seq, NumMessages: &num}},
+				&proto.MessageMetadata{ProducerName: gproto.String("p"), SequenceId: &seq, PublishTime: gproto.Uint64(1),
+					NumMessagesInBatch: &num}, []byte("x"))
+		}
+		start := time.Now()
+		go func() {
+			send(0, 10) // 10 messages at 1 a second: 9 s of debt
+			send(1, 1)
+		}()
+		var at []time.Duration
+		_ = nc.SetReadDeadline(time.Time{}) // the bubble's clock runs ahead: no deadline
+		for len(at) < 2 {
+			f, err := c.r.ReadFrame()
+			require.NoError(t, err, "the connection closed %v after the start, with %d receipts", time.Since(start), len(at))
+			if f.Cmd.GetType() == proto.BaseCommand_SEND_RECEIPT {
+				at = append(at, time.Since(start))
+			}
+		}
+		assert.Less(t, at[0], time.Second)
+		assert.GreaterOrEqual(t, at[1], 9*time.Second, "the second SEND waited for the rate")
+	})
 }
