@@ -61,3 +61,34 @@ func TestRateNamespaceDispatchRate(t *testing.T) {
 	assert.LessOrEqual(t, inFirstSecond, 20, "a burst beyond the rate")
 	assert.GreaterOrEqual(t, took, 2500*time.Millisecond, "40 messages at 10 a second, 10 of them at once")
 }
+
+// A namespace publish rate set through the admin API slows the official
+// producer to it, refusing nothing (Pulsar pauses reading the connection):
+// 20 messages at 5 a second, 5 of them at once, take three seconds or
+// more. Runs against a real Pulsar too.
+func TestRateNamespacePublishRate(t *testing.T) {
+	e := newAdminEnv(t)
+	ns := newPolicyNamespace(t, e, "publishrate")
+	require.NoError(t, e.admin.Namespaces().SetPublishRate(*mustNamespace(t, ns),
+		utils.PublishRate{PublishThrottlingRateInMsg: 5, PublishThrottlingRateInByte: -1}))
+	eventually(t, "publish rate read back", func() error {
+		got, err := e.admin.Namespaces().GetPublishRate(*mustNamespace(t, ns))
+		if err != nil || got.PublishThrottlingRateInMsg != 5 {
+			return errorf("GET publishRate: %+v %v", got, err)
+		}
+		return nil
+	})
+	oc := officialClient(t, e.url)
+	p, err := oc.CreateProducer(producerOpts("persistent://" + ns + "/t"))
+	require.NoError(t, err)
+	defer p.Close()
+	const n = 20
+	start := time.Now()
+	for i := range n {
+		_, err := p.Send(context.Background(), &official.ProducerMessage{Payload: []byte(fmt.Sprint(i))})
+		require.NoError(t, err, "message %d: a publish rate refuses nothing", i)
+	}
+	took := time.Since(start)
+	t.Logf("%d messages sent in %v", n, took)
+	assert.GreaterOrEqual(t, took, 2500*time.Millisecond, "20 messages at 5 a second, 5 of them at once")
+}
