@@ -42,6 +42,9 @@
 // policies limit producers, consumers and subscriptions per topic, topics
 // per namespace and partitions (limits.go), and stop dispatch on Shared and
 // Key_Shared subscriptions at their max unacked messages (unacked.go).
+// Options.RateLimits and the rate policies throttle publishing (the
+// connection's reads pause), hold dispatch to its rates and refuse
+// subscribes over their rate (ratelimit*.go), on Options.Clock.
 //
 // Each topic's state is owned by one goroutine. Entries are stored exactly as
 // producers sent them; with Options.DataDir they live in a crash-safe bbolt
@@ -67,7 +70,7 @@
 // protocol: a partitioned topic created over HTTP is partitioned for
 // clients, stats come from the topic goroutines, and unload, terminate,
 // delete and cursor resets reach connected clients. Backlog quotas, TTL,
-// retention, delayed delivery, deduplication and the limits are enforced;
+// retention, delayed delivery, deduplication, the limits and the rates are enforced;
 // other policies are stored and returned. LoadConfig starts a broker from
 // a Pulsar broker.conf or standalone.conf.
 //
