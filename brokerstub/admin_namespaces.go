@@ -35,7 +35,8 @@ type BacklogQuota struct {
 // (retention.go), delayedDelivery (delayed.go), deduplication (dedup.go),
 // the backlog quotas (admin_quota.go), the max producers, consumers,
 // subscriptions, topics and unacked messages and autoSubscriptionCreation
-// (limits.go, unacked.go); the README lists the others.
+// (limits.go, unacked.go), the publish, dispatch and subscribe rates
+// (ratelimit.go); the README lists the others.
 var namespacePolicyFields = map[string]string{
 	"messageTTL":                          "message_ttl_in_seconds",
 	"retention":                           "retention_policies",
@@ -451,6 +452,11 @@ var namespacePolicyChecks = map[string]func(json.RawMessage) string{
 	"messageTTL":      checkMessageTTL,      // ttl.go
 	"retention":       checkRetention,       // retention.go
 	"delayedDelivery": checkDelayedDelivery, // delayed.go
+	// The rate policies (ratelimit.go).
+	"dispatchRate":             checkRatePolicy(func() any { return new(dispatchRateJSON) }),
+	"subscriptionDispatchRate": checkRatePolicy(func() any { return new(dispatchRateJSON) }),
+	"publishRate":              checkRatePolicy(func() any { return new(publishRateJSON) }),
+	"subscribeRate":            checkRatePolicy(func() any { return new(subscribeRateJSON) }),
 	"deduplication": func(v json.RawMessage) string {
 		var on bool
 		if json.Unmarshal(v, &on) != nil {

@@ -55,6 +55,7 @@ type Broker struct {
 	policies atomic.Pointer[policy.State] // tenants, namespaces, policies
 	tc       atomic.Pointer[coordinator]  // transactions (txn_coordinator.go); nil when off
 	unacked  brokerUnacked                // the broker-wide unacked limit (unacked_broker.go)
+	rates    brokerRates                  // broker-wide rate limits (ratelimit.go)
 }
 
 // Start starts a broker with the given options.

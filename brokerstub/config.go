@@ -262,6 +262,7 @@ func ParseConfigWith(r io.Reader, co ConfigOptions) (Config, error) {
 	p.limits(o)   // limits.go
 	p.features(o) // config_features.go
 	p.gates(o)    // gates.go
+	p.rates(o)    // ratelimit.go
 	if p.err != nil {
 		return Config{}, p.err
 	}

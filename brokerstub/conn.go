@@ -45,6 +45,8 @@ type conn struct {
 
 	sends sendBudget // bytes of SEND frames on their way to their topics
 	gate  connGate   // non-persistent sends in flight, partial producers (np_inflight.go)
+	// pubHold pauses reading for the publish rates (ratelimit_publish.go).
+	pubHold pubHold
 
 	mu        sync.Mutex
 	producers map[uint64]*producer
@@ -117,7 +119,7 @@ func (c *conn) readLoop() {
 	r := wire.NewReader(c.nc, c.b.opts.MaxFrameSizeBeforeConnect)
 	r.SetBufferPool(c.b.frames())
 	for {
-		if !c.sends.wait(c.done) || !c.outq.wait(c.done) {
+		if !c.sends.wait(c.done) || !c.outq.wait(c.done) || !c.pubHold.wait(c.done) {
 			return
 		}
 		f, err := r.ReadFrame()
@@ -274,7 +276,9 @@ func (c *conn) keepAlive() {
 		case <-c.done:
 			return
 		case <-t.C:
-			if time.Since(time.Unix(0, c.lastRead.Load())) > 2*interval {
+			// Not while reads pause for the publish rates: Pulsar's
+			// keep-alive spares a connection with autoread off.
+			if time.Since(time.Unix(0, c.lastRead.Load())) > 2*interval && !c.pubHold.holding() {
 				c.log.Info("client silent; closing connection")
 				c.close()
 				return

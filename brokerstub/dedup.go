@@ -74,6 +74,7 @@ func (b *Broker) policiesChanged(namespace string, only *topicName) {
 func (t *topic) applyPolicies() {
 	t.checkDedup()
 	t.limits = t.b.limitsFor(t.name) // limits.go
+	t.applyRates()                   // ratelimit_dispatch.go
 	for _, s := range t.subs {
 		s.recheckUnacked()
 		if s.delayed != nil {

@@ -29,8 +29,12 @@ func (s *subscription) dispatch() {
 		return // at its max unacked messages until acks come (unacked.go, unacked_broker.go)
 	}
 	s.run = rrRun{} // each pass starts a new run on the next consumer (rr_batch.go)
+	if s.rateHeld() {
+		return // at its dispatch rate until the timer (ratelimit_dispatch.go)
+	}
 	if s.ks != nil {
 		s.ks.Dispatch(ksSource{s})
+		s.rateHeld() // arms the timer if the rate stopped it
 		return
 	}
 	if s.readsCompacted() {
@@ -63,6 +67,9 @@ func (s *subscription) dispatch() {
 			s.readPos = pos
 		}
 		s.deliver(cs, e, in, 0)
+		if s.rl.held && s.rateHeld() {
+			return
+		}
 	}
 }
 
@@ -164,6 +171,7 @@ func (s *subscription) deliver(cs *consumer, e ledger.Entry, in *entryInfo, hash
 	}
 	cs.permits -= count
 	s.countOut(cs, count, len(e.Payload))
+	s.chargeDispatch(count, len(e.Meta)+len(e.Payload)) // ratelimit_dispatch.go
 	if _, held := cs.pending[e.Pos]; !held {
 		s.noteDelivered(cs, int64(max(in.numMessages, 1))) // unacked.go
 	}

@@ -24,7 +24,9 @@
 // "pulsar/system"; create others with the admin API or
 // Broker.CreateNamespace, or set Options.AutoCreateNamespaces. Options.Limits
 // and the namespace and topic policies limit producers, consumers,
-// subscriptions, topics, partitions and unacked messages as Pulsar's do.
+// subscriptions, topics, partitions and unacked messages as Pulsar's do,
+// and Options.RateLimits and the rate policies throttle publishing, hold
+// dispatch to its rates and refuse subscribes over theirs.
 // LoadConfig starts a broker from a Pulsar broker.conf or standalone.conf.
 //
 // Key_Shared follows PIP-379's draining hashes, so the out-of-order cases of

@@ -82,6 +82,10 @@ func (t *topic) subscribe(cs *consumer, m *proto.CommandSubscribe) bool {
 		return false
 	}
 	cs.readCompacted = m.GetReadCompacted()
+	if msg := t.refuseSubscribeRate(cs); msg != "" {
+		cs.c.sendError(rid, proto.ServerError_NotAllowedError, msg) // ratelimit_subscribe.go
+		return false
+	}
 	s := t.subs[m.GetSubscription()]
 	if code, msg := t.refuseSubscribe(s, m); msg != "" {
 		cs.c.sendError(rid, code, msg) // gates.go

@@ -53,6 +53,8 @@ func (c *conn) handleSend(m *proto.CommandSend, f *wire.Frame) bool {
 	op := &sendOp{c: c, p: p, f: f.Move(), seq: m.GetSequenceId(), highest: m.GetHighestSequenceId(), num: num, size: len(f.Payload), np: np}
 	op.txn, op.inTxn = txnIDOf(m.TxnidMostBits, m.TxnidLeastBits)
 	c.sends.take(op.f.Size) // given back by release (send_budget.go)
+	// The publish rates may pause this connection's reads (ratelimit_publish.go).
+	c.chargePublish(p.t, num, len(op.f.RawMeta)+len(op.f.Payload))
 	if !p.t.do(op.run) {
 		op.release()
 		c.write(sendError(p.id, op.seq, proto.ServerError_ServiceNotReady, "topic is being unloaded"))

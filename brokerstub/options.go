@@ -293,6 +293,11 @@ type Options struct {
 	// Pulsar's (no limits but 50,000 unacked messages per consumer and
 	// 200,000 per subscription).
 	Limits Limits
+	// RateLimits are the broker's publish, dispatch and subscribe rate
+	// limits (Pulsar's dispatchThrottlingRate…, publish and subscribe
+	// throttling keys), which the rate policies override. Default: none,
+	// and a subscribe rate period of 30 s, as Pulsar's.
+	RateLimits RateLimits
 	// DisableAutoSubscriptionCreation refuses a consumer of a durable
 	// subscription that does not exist with SubscriptionNotFound (Pulsar's
 	// allowAutoSubscriptionCreation=false); the namespace and topic
@@ -390,6 +395,7 @@ func (o Options) withDefaults() Options {
 	o.Limits = o.Limits.withDefaults()
 	o.Compaction = o.Compaction.withDefaults()
 	o.Gates = o.Gates.withDefaults()
+	o.RateLimits = o.RateLimits.withDefaults()
 	if o.Clock == nil {
 		o.Clock = clock.Real{}
 	}

@@ -63,6 +63,8 @@ type subscription struct {
 	// of entries (rr_batch.go).
 	brokerBlocked bool
 	run           rrRun
+	// rl is its dispatch rate state (ratelimit_dispatch.go).
+	rl subRates
 }
 
 // consumer is one consumer attached to a subscription. Its fields are owned

@@ -55,6 +55,9 @@ type topic struct {
 	// compact is the compacted view and the state of compaction
 	// (compaction.go).
 	compact compactState
+	// rates are its rate limits in effect and their buckets
+	// (ratelimit_dispatch.go).
+	rates topicRates
 }
 
 // entryInfo is what dispatch needs from an entry's metadata, parsed once.
@@ -112,6 +115,7 @@ func (b *Broker) openTopic(name topicName) (*topic, error) {
 	}
 	t.checkDedup()
 	t.limits = b.limitsFor(name)
+	t.applyRates() // ratelimit_dispatch.go
 	b.topicsWG.Add(1)
 	go t.run()
 	t.armFlush()

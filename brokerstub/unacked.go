@@ -22,9 +22,10 @@ func (s *subscription) unackedLimited() bool {
 
 // availablePermits is what the consumer may be sent now: its permits, or
 // none while it or its subscription is blocked on unacknowledged messages
-// (Pulsar's Consumer.getAvailablePermits and the dispatcher's block).
+// (Pulsar's Consumer.getAvailablePermits and the dispatcher's block) or its
+// subscription waits for its dispatch rate (ratelimit_dispatch.go).
 func (cs *consumer) availablePermits() int64 {
-	if cs.blocked || cs.sub != nil && cs.sub.blocked {
+	if cs.blocked || cs.sub != nil && (cs.sub.blocked || cs.sub.rl.held) {
 		return 0
 	}
 	return cs.permits
