@@ -106,7 +106,11 @@ func (b *Broker) startAdmin() error {
 		}()
 	}
 	if b.opts.TLS != nil && b.opts.WebServiceTLSAddr != "" {
-		tln, err := listenTLS(b.opts.WebServiceTLSAddr, b.opts.TLS)
+		cfg := b.opts.TLS
+		if b.opts.WebServiceTLS != nil {
+			cfg = b.opts.WebServiceTLS
+		}
+		tln, err := listenTLS(b.opts.WebServiceTLSAddr, cfg)
 		if err != nil {
 			b.stopAdmin()
 			a.srv = nil

@@ -112,6 +112,18 @@ func censusProbes(t *testing.T) map[string]censusProbe {
 	}
 	p["basicAuthConf"] = censusProbe{map[string]string{"authenticationProviders": "org.apache.pulsar.broker.authentication.AuthenticationProviderBasic"},
 		[]string{missing}}
+	ks := func(extra ...string) map[string]string {
+		m := map[string]string{"brokerServicePortTls": "0", "tlsEnabledWithKeyStore": "true", "tlsKeyStoreType": "PKCS12",
+			"tlsKeyStore": keystorePath(t, "server.p12"), "tlsKeyStorePassword": "changeit"}
+		for i := 0; i+1 < len(extra); i += 2 {
+			m[extra[i]] = extra[i+1]
+		}
+		return m
+	}
+	p["tlsKeyStore"] = censusProbe{ks(), []string{missing}}
+	p["tlsKeyStorePassword"] = censusProbe{ks(), []string{"wrong"}}
+	p["tlsTrustStore"] = censusProbe{ks(), []string{missing}}
+	p["tlsTrustStorePassword"] = censusProbe{ks("tlsTrustStoreType", "PKCS12", "tlsTrustStore", keystorePath(t, "truststore.p12")), []string{"changeit"}}
 	p["defaultNumPartitions"] = censusProbe{map[string]string{"allowAutoTopicCreationType": "partitioned"}, []string{"7"}}
 	return p
 }

@@ -212,6 +212,10 @@ type Options struct {
 	// (Pulsar's webServicePortTls; see WebServiceTLSURL), used when TLS is
 	// set. Default "": no HTTPS listener.
 	WebServiceTLSAddr string
+	// WebServiceTLS, when set, is the TLS configuration of
+	// WebServiceTLSAddr instead of TLS (the same identity with Pulsar's
+	// webServiceTlsProtocols and webServiceTlsCiphers). Default: TLS.
+	WebServiceTLS *tls.Config
 	// Authenticate, when set, checks the credentials of every CONNECT (for
 	// example method "token" and the token); an error refuses the
 	// connection with AuthenticationError and closes it, as a broker with
