@@ -260,6 +260,7 @@ func ParseConfigWith(r io.Reader, co ConfigOptions) (Config, error) {
 		o.BacklogQuota.CheckInterval = -1
 	}
 	p.limits(o) // limits.go
+	p.httpLimits(o) // http_limits.go
 	if p.err != nil {
 		return Config{}, p.err
 	}

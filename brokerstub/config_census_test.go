@@ -124,6 +124,7 @@ func censusProbes(t *testing.T) map[string]censusProbe {
 	p["tlsKeyStorePassword"] = censusProbe{ks(), []string{"wrong"}}
 	p["tlsTrustStore"] = censusProbe{ks(), []string{missing}}
 	p["tlsTrustStorePassword"] = censusProbe{ks("tlsTrustStoreType", "PKCS12", "tlsTrustStore", keystorePath(t, "truststore.p12")), []string{"changeit"}}
+	p["httpRequestsMaxPerSecond"] = censusProbe{map[string]string{"httpRequestsLimitEnabled": "true"}, []string{"7"}}
 	p["defaultNumPartitions"] = censusProbe{map[string]string{"allowAutoTopicCreationType": "partitioned"}, []string{"7"}}
 	return p
 }

@@ -163,6 +163,12 @@ type Options struct {
 	// web service reads (Pulsar's httpMaxRequestHeaderSize). Default 8 KiB,
 	// as Pulsar's.
 	HTTPMaxHeaderBytes int
+	// HTTPLimits bound the admin web service: request size, rate,
+	// concurrent requests and connections, debug methods (Pulsar's
+	// httpMaxRequestSize, httpRequestsLimitEnabled, httpRequestsMaxPerSecond,
+	// maxConcurrentHttpRequests, maxHttpServerConnections,
+	// disableHttpDebugMethods). Default: Pulsar's (see HTTPLimits).
+	HTTPLimits HTTPLimits
 	// CursorFlushInterval is how often dirty subscription cursors are
 	// persisted (Pulsar's managedLedgerCursorPositionFlushSeconds).
 	// Default 60 s.
@@ -383,6 +389,7 @@ func (o Options) withDefaults() Options {
 		o.AuthenticationRefreshCheck = 60 * time.Second
 	}
 	o.Limits = o.Limits.withDefaults()
+	o.HTTPLimits = o.HTTPLimits.withDefaults()
 	if o.Clock == nil {
 		o.Clock = clock.Real{}
 	}
