@@ -259,7 +259,7 @@ func ParseConfigWith(r io.Reader, co ConfigOptions) (Config, error) {
 	if !p.bool("backlogQuotaCheckEnabled", true) {
 		o.BacklogQuota.CheckInterval = -1
 	}
-	p.limits(o) // limits.go
+	p.limits(o)     // limits.go
 	p.httpLimits(o) // http_limits.go
 	if p.err != nil {
 		return Config{}, p.err
