@@ -259,8 +259,9 @@ func ParseConfigWith(r io.Reader, co ConfigOptions) (Config, error) {
 	if !p.bool("backlogQuotaCheckEnabled", true) {
 		o.BacklogQuota.CheckInterval = -1
 	}
-	p.limits(o)     // limits.go
-	p.httpLimits(o) // http_limits.go
+	p.limits(o)       // limits.go
+	p.httpLimits(o)   // http_limits.go
+	p.lookupLimits(o) // lookup_limits.go
 	if p.err != nil {
 		return Config{}, p.err
 	}

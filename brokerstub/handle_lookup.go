@@ -13,6 +13,14 @@ func (c *conn) handleLookup(m *proto.CommandLookupTopic) {
 	rid := m.GetRequestId()
 	resp := &proto.CommandLookupTopicResponse{RequestId: &rid}
 	name, err := parseTopic(m.GetTopic())
+	if err == nil {
+		release, ok := c.b.acquireLookup() // lookup_limits.go
+		if !ok {
+			c.refuseLookup(rid)
+			return
+		}
+		defer release()
+	}
 	switch {
 	case err != nil:
 		resp.Response = proto.CommandLookupTopicResponse_Failed.Enum()
@@ -50,6 +58,14 @@ func (c *conn) handlePartitionedMetadata(m *proto.CommandPartitionedTopicMetadat
 	rid := m.GetRequestId()
 	resp := &proto.CommandPartitionedTopicMetadataResponse{RequestId: &rid}
 	name, err := parseTopic(m.GetTopic())
+	if err == nil {
+		release, ok := c.b.acquireLookup()
+		if !ok {
+			c.refusePartitionedMetadata(rid)
+			return
+		}
+		defer release()
+	}
 	if err != nil {
 		resp.Response = proto.CommandPartitionedTopicMetadataResponse_Failed.Enum()
 		resp.Error = proto.ServerError_InvalidTopicName.Enum()

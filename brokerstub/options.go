@@ -163,6 +163,12 @@ type Options struct {
 	// web service reads (Pulsar's httpMaxRequestHeaderSize). Default 8 KiB,
 	// as Pulsar's.
 	HTTPMaxHeaderBytes int
+	// MaxConcurrentLookups is how many LOOKUP and PARTITIONED_METADATA
+	// requests the broker answers at once (Pulsar's
+	// maxConcurrentLookupRequest); one more is refused with
+	// TooManyRequests "Failed due to too many pending lookup requests",
+	// which clients retry. Default 50,000, as Pulsar's; negative: no limit.
+	MaxConcurrentLookups int
 	// HTTPLimits bound the admin web service: request size, rate,
 	// concurrent requests and connections, debug methods (Pulsar's
 	// httpMaxRequestSize, httpRequestsLimitEnabled, httpRequestsMaxPerSecond,
@@ -390,6 +396,9 @@ func (o Options) withDefaults() Options {
 	}
 	o.Limits = o.Limits.withDefaults()
 	o.HTTPLimits = o.HTTPLimits.withDefaults()
+	if o.MaxConcurrentLookups == 0 {
+		o.MaxConcurrentLookups = DefaultMaxConcurrentLookups
+	}
 	if o.Clock == nil {
 		o.Clock = clock.Real{}
 	}
