@@ -33,7 +33,7 @@ type Broker struct {
 	interceptor atomic.Pointer[Interceptor]
 	schemas     *schema.Registry // handle_schema.go
 	connSeq     atomic.Uint64
-	lookups     atomic.Int64 // lookups being answered (lookup_limits.go)
+	lookups     atomic.Int64            // lookups being answered (lookup_limits.go)
 	watch       topicWatchers           // topic-list watchers (handle_topiclist.go)
 	frames      func() *wire.BufferPool // the connections' frame buffers (conn.go), made on first use
 	cache       *ledger.Cache           // entry bytes in memory (Options.EntryCacheSize); nil without a DataDir

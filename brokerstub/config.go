@@ -262,6 +262,7 @@ func ParseConfigWith(r io.Reader, co ConfigOptions) (Config, error) {
 	p.limits(o)       // limits.go
 	p.httpLimits(o)   // http_limits.go
 	p.lookupLimits(o) // lookup_limits.go
+	p.proxyRoles(o)   // proxy_roles.go
 	if p.err != nil {
 		return Config{}, p.err
 	}

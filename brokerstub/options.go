@@ -263,6 +263,22 @@ type Options struct {
 	// SuperUserRoles are the roles allowed everything (Pulsar's
 	// superUserRoles). Default none.
 	SuperUserRoles []string
+	// ProxyRoles are the roles of Pulsar proxies (Pulsar's proxyRoles): with
+	// authentication and authorization on, a connection of such a role must
+	// name its client in CONNECT's original_principal (admin requests: the
+	// X-Original-Principal header), which must not be a proxy role (else
+	// AuthorizationError "Invalid roles.", HTTP 401), and both roles must be
+	// allowed what is asked. Default none.
+	ProxyRoles []string
+	// AuthenticateOriginalAuthData authenticates a proxy's client from
+	// CONNECT's original_auth_data and original_auth_method instead of
+	// taking original_principal on trust (Pulsar's
+	// authenticateOriginalAuthData). Default false.
+	AuthenticateOriginalAuthData bool
+	// AuthorizationAllowWildcardsMatching lets permissions granted to
+	// "prefix*" or "*suffix" roles apply to the roles they match (Pulsar's
+	// authorizationAllowWildcardsMatching). Default false.
+	AuthorizationAllowWildcardsMatching bool
 	// DisableDelayedDelivery makes the broker deliver messages that carry a
 	// deliver_at_time at once (Pulsar's delayedDeliveryEnabled=false).
 	// Default false: on Shared and Key_Shared subscriptions such a message
