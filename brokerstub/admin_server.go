@@ -104,6 +104,9 @@ func (b *Broker) startAdmin() error {
 			return fmt.Errorf("brokerstub: listen http: %w", err)
 		}
 		a.ln, a.addr = a.conns.limit(ln), ln.Addr().String()
+		if b.opts.WebServiceHAProxyProtocol {
+			a.ln = proxyListener{a.ln} // proxyproto.go
+		}
 		a.srv = b.newHTTPServer(a, slog.LevelWarn)
 		go func() {
 			defer close(a.done)

@@ -233,6 +233,9 @@ func (b *Broker) serve(nc net.Conn) {
 		go refuseConn(nc, msg)
 		return
 	}
+	if b.opts.HAProxyProtocol {
+		nc = newProxyConn(nc, false) // proxyproto.go: the header is read by the connection's reader
+	}
 	c := newConn(b, nc)
 	b.conns[c] = struct{}{}
 	b.connsPerHost[host]++

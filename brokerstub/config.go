@@ -263,6 +263,7 @@ func ParseConfigWith(r io.Reader, co ConfigOptions) (Config, error) {
 	p.httpLimits(o)   // http_limits.go
 	p.lookupLimits(o) // lookup_limits.go
 	p.proxyRoles(o)   // proxy_roles.go
+	p.haProxy(o)      // proxyproto.go
 	if p.err != nil {
 		return Config{}, p.err
 	}

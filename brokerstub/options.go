@@ -163,6 +163,17 @@ type Options struct {
 	// web service reads (Pulsar's httpMaxRequestHeaderSize). Default 8 KiB,
 	// as Pulsar's.
 	HTTPMaxHeaderBytes int
+	// HAProxyProtocol accepts an HAProxy PROXY protocol header (v1 or v2)
+	// at the start of binary-protocol connections (Pulsar's
+	// haProxyProtocolEnabled): the client address is then the one the
+	// header names (admin stats, logs); a connection without one is served
+	// as it is; a malformed one is closed. On the TLS port the header comes
+	// inside TLS, as in Pulsar's pipeline. Connection limits per IP count
+	// the proxy's address, as Pulsar's. Default false.
+	HAProxyProtocol bool
+	// WebServiceHAProxyProtocol is HAProxyProtocol for the plain HTTP port
+	// (Pulsar's webServiceHaProxyProtocolEnabled). Default false.
+	WebServiceHAProxyProtocol bool
 	// MaxConcurrentLookups is how many LOOKUP and PARTITIONED_METADATA
 	// requests the broker answers at once (Pulsar's
 	// maxConcurrentLookupRequest); one more is refused with

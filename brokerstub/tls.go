@@ -110,9 +110,14 @@ func (b *Broker) WebServiceTLSURL() string {
 // peerCertificates returns the verified-or-presented client certificates of
 // a TLS connection, nil for a plain one.
 func peerCertificates(nc net.Conn) []*x509.Certificate {
-	tc, ok := nc.(*tls.Conn)
-	if !ok {
-		return nil
+	for {
+		switch c := nc.(type) {
+		case *tls.Conn:
+			return c.ConnectionState().PeerCertificates
+		case interface{ NetConn() net.Conn }: // a PROXY protocol header read (proxyproto.go)
+			nc = c.NetConn()
+		default:
+			return nil
+		}
 	}
-	return tc.ConnectionState().PeerCertificates
 }
