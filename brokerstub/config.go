@@ -264,6 +264,7 @@ func ParseConfigWith(r io.Reader, co ConfigOptions) (Config, error) {
 	p.lookupLimits(o) // lookup_limits.go
 	p.proxyRoles(o)   // proxy_roles.go
 	p.haProxy(o)      // proxyproto.go
+	p.listeners(o)    // listeners.go
 	if p.err != nil {
 		return Config{}, p.err
 	}

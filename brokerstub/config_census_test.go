@@ -125,6 +125,7 @@ func censusProbes(t *testing.T) map[string]censusProbe {
 	p["tlsTrustStore"] = censusProbe{ks(), []string{missing}}
 	p["tlsTrustStorePassword"] = censusProbe{ks("tlsTrustStoreType", "PKCS12", "tlsTrustStore", keystorePath(t, "truststore.p12")), []string{"changeit"}}
 	p["httpRequestsMaxPerSecond"] = censusProbe{map[string]string{"httpRequestsLimitEnabled": "true"}, []string{"7"}}
+	p["internalListenerName"] = censusProbe{map[string]string{"advertisedListeners": "a:pulsar://h:1"}, []string{"x"}}
 	p["defaultNumPartitions"] = censusProbe{map[string]string{"allowAutoTopicCreationType": "partitioned"}, []string{"7"}}
 	return p
 }

@@ -43,6 +43,10 @@ type conn struct {
 
 	auth connAuth // the authenticated role (auth_conn.go)
 
+	// listener is the listener name of the port the connection came in on
+	// (Options.BindAddresses; listeners.go), "" for the main ports.
+	listener string
+
 	sends sendBudget // bytes of SEND frames on their way to their topics
 
 	mu        sync.Mutex

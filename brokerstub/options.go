@@ -48,6 +48,24 @@ type Options struct {
 	// advertisedAddress), for a broker bound to 0.0.0.0. Default "": the
 	// bound host.
 	AdvertisedAddress string
+	// AdvertisedListeners are the listener names lookups may ask for and
+	// the URLs each is answered with (Pulsar's advertisedListeners): a
+	// LOOKUP's advertised_listener_name (else the listener of the port the
+	// connection came in on, else the internal listener), an HTTP lookup's
+	// listenerName parameter or X-Pulsar-ListenerName header. A name the
+	// broker does not advertise is refused with ServiceNotReady "the broker
+	// do not have <name> listener". Default none: lookups name the
+	// broker's own URLs.
+	AdvertisedListeners []Listener
+	// InternalListenerName is the listener of lookups that name none
+	// (Pulsar's internalListenerName); it must be one of
+	// AdvertisedListeners. Default: the first of them.
+	InternalListenerName string
+	// BindAddresses are binary-protocol ports beside Addr, each with the
+	// listener name of its connections (Pulsar's bindAddresses; see
+	// BindAddressURL). Restart listens on the same addresses again.
+	// Default none.
+	BindAddresses []BindAddress
 	// ClusterName is the name of the broker's cluster (Pulsar's
 	// clusterName), which exists at start with the tenants "public" and
 	// "pulsar" and the namespaces "public/default" and "pulsar/system".
