@@ -48,8 +48,8 @@ type Broker struct {
 	// addresses, kept across restarts (listeners.go).
 	bindLns   []net.Listener
 	bindAddrs []string
-	topics  map[string]*topic
-	conns   map[*conn]struct{}
+	topics    map[string]*topic
+	conns     map[*conn]struct{}
 	// connsPerHost counts conns by client host (Options.MaxConnectionsPerIP).
 	connsPerHost map[string]int
 	closed       bool
