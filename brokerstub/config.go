@@ -126,7 +126,18 @@ func isSecurityKey(k string) bool {
 // Basic classes; another is an error), authenticationRefreshCheckSeconds,
 // tokenSecretKey, tokenPublicKey, tokenAuthClaim, tokenAudience,
 // tokenAudienceClaim, basicAuthConf, anonymousUserRole,
-// authorizationEnabled and superUserRoles.
+// authorizationEnabled and superUserRoles; TLS from Java key stores
+// (tlsEnabledWithKeyStore, tlsKeyStore*, tlsTrustStore*: tls_keystore.go)
+// and tlsProtocols, tlsCiphers, webServiceTlsProtocols,
+// webServiceTlsCiphers (tls_versions.go); the HTTP limits
+// httpMaxRequestSize, httpRequestsLimitEnabled, httpRequestsMaxPerSecond,
+// maxConcurrentHttpRequests, maxHttpServerConnections,
+// disableHttpDebugMethods (http_limits.go); maxConcurrentLookupRequest,
+// maxConcurrentTopicLoadRequest (lookup_limits.go); proxyRoles,
+// authenticateOriginalAuthData, authorizationAllowWildcardsMatching
+// (proxy_roles.go); haProxyProtocolEnabled,
+// webServiceHaProxyProtocolEnabled (proxyproto.go); advertisedListeners,
+// internalListenerName, bindAddresses (listeners.go).
 // A bad value of an honoured key is an error. Keys that are not honoured
 // are classed by brokerstub's census of Pulsar's keys (configkeys.tsv,
 // docs/brokerstub-config.md): no effect (Config.NoEffect), not supported
