@@ -134,6 +134,11 @@ func unmarshalAll(der []byte, v any, what string) error {
 // their certificates by localKeyId; certificates with no key are trusted
 // entries.
 func ReadPKCS12(data []byte, password string) (*Store, error) {
+	return readPKCS12(data, password, maxIterations)
+}
+
+// readPKCS12 is ReadPKCS12 with a bound on iteration counts.
+func readPKCS12(data []byte, password string, iterLimit int) (*Store, error) {
 	if len(data) > MaxSize {
 		return nil, errorf("%d bytes, more than %d", len(data), MaxSize)
 	}
@@ -152,7 +157,7 @@ func ReadPKCS12(data []byte, password string) (*Store, error) {
 		return nil, err
 	}
 	if pfx.MacData.Mac.Algorithm.Algorithm != nil {
-		if err := verifyMac(&pfx.MacData, authSafe, password); err != nil {
+		if err := verifyMac(&pfx.MacData, authSafe, password, iterLimit); err != nil {
 			return nil, err
 		}
 	}
@@ -174,7 +179,7 @@ func ReadPKCS12(data []byte, password string) (*Store, error) {
 				return nil, err
 			}
 			var err error
-			contents, err = decrypt(ed.EncryptedContentInfo.ContentEncryptionAlgorithm, ed.EncryptedContentInfo.EncryptedContent, password)
+			contents, err = decrypt(ed.EncryptedContentInfo.ContentEncryptionAlgorithm, ed.EncryptedContentInfo.EncryptedContent, password, iterLimit)
 			if err != nil {
 				return nil, err
 			}
@@ -187,11 +192,11 @@ func ReadPKCS12(data []byte, password string) (*Store, error) {
 		}
 		bags = append(bags, bs...)
 	}
-	return collect(bags, password)
+	return collect(bags, password, iterLimit)
 }
 
 // collect pairs keys with their certificates.
-func collect(bags []safeBag, password string) (*Store, error) {
+func collect(bags []safeBag, password string, iterLimit int) (*Store, error) {
 	type keyBag struct {
 		entry KeyEntry
 		id    []byte
@@ -223,7 +228,7 @@ func collect(bags []safeBag, password string) (*Store, error) {
 			if err := unmarshalAll(b.Value.Bytes, &epki, "EncryptedPrivateKeyInfo"); err != nil {
 				return nil, err
 			}
-			der, err := decrypt(epki.Algo, epki.Data, password)
+			der, err := decrypt(epki.Algo, epki.Data, password, iterLimit)
 			if err != nil {
 				return nil, err
 			}
@@ -302,21 +307,21 @@ func bmpPassword(password string) []byte {
 	return append(out, 0, 0)
 }
 
-func checkIterations(n int) error {
-	if n < 1 || n > maxIterations {
-		return errorf("pkcs12: %d iterations (at most %d are read)", n, maxIterations)
+func checkIterations(n, limit int) error {
+	if n < 1 || n > limit {
+		return errorf("pkcs12: %d iterations (at most %d are read)", n, limit)
 	}
 	return nil
 }
 
 // verifyMac checks the MAC over the AuthenticatedSafe: HMAC keyed by
 // PKCS#12's key derivation (ID 3) with the digest named.
-func verifyMac(md *macData, content []byte, password string) error {
+func verifyMac(md *macData, content []byte, password string, iterLimit int) error {
 	newHash, err := digestByOID(md.Mac.Algorithm.Algorithm)
 	if err != nil {
 		return err
 	}
-	if err := checkIterations(md.Iterations); err != nil {
+	if err := checkIterations(md.Iterations, iterLimit); err != nil {
 		return err
 	}
 	key := pkcs12KDF(newHash, 3, bmpPassword(password), md.MacSalt, md.Iterations, newHash().Size())
@@ -343,7 +348,7 @@ func digestByOID(oid asn1.ObjectIdentifier) (func() hash.Hash, error) {
 // decrypt decrypts content encrypted with PBES2 (PBKDF2 and AES-CBC, what
 // keytool of JDK 12 and later writes) or PKCS#12's
 // pbeWithSHAAnd3-KeyTripleDES-CBC (older keytool, openssl -legacy).
-func decrypt(alg algorithmIdentifier, data []byte, password string) ([]byte, error) {
+func decrypt(alg algorithmIdentifier, data []byte, password string, iterLimit int) ([]byte, error) {
 	var block cipher.Block
 	var iv []byte
 	switch {
@@ -359,7 +364,7 @@ func decrypt(alg algorithmIdentifier, data []byte, password string) ([]byte, err
 		if err := unmarshalAll(p.KDF.Parameters.FullBytes, &kp, "PBKDF2 parameters"); err != nil {
 			return nil, err
 		}
-		if err := checkIterations(kp.Iterations); err != nil {
+		if err := checkIterations(kp.Iterations, iterLimit); err != nil {
 			return nil, err
 		}
 		prf := sha1.New
@@ -399,7 +404,7 @@ func decrypt(alg algorithmIdentifier, data []byte, password string) ([]byte, err
 		if err := unmarshalAll(alg.Parameters.FullBytes, &p, "PBE parameters"); err != nil {
 			return nil, err
 		}
-		if err := checkIterations(p.Iterations); err != nil {
+		if err := checkIterations(p.Iterations, iterLimit); err != nil {
 			return nil, err
 		}
 		pw := bmpPassword(password)
