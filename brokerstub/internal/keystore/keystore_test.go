@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -148,4 +149,19 @@ func FuzzRead(f *testing.F) {
 			_, _ = ReadJKS(append(append([]byte(nil), body...), jksDigest(body, "changeit")...), "changeit")
 		}
 	})
+}
+
+// The PKCS12 MAC is checked: a changed byte inside the contents is
+// refused as ErrPassword ("MAC check failed") before anything is
+// decrypted or parsed.
+func TestPKCS12MacChecked(t *testing.T) {
+	data := readTestdata(t, "server.p12")
+	for _, off := range []int{400, 1000, 1800} {
+		b := append([]byte(nil), data...)
+		b[off] ^= 0x01
+		_, err := ReadPKCS12(b, "changeit")
+		if !errors.Is(err, ErrPassword) || !strings.Contains(err.Error(), "MAC") {
+			t.Errorf("byte %d changed: %v, want the MAC check to fail", off, err)
+		}
+	}
 }
