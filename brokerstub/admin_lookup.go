@@ -19,14 +19,27 @@ func lookupTopic(rq *adminReq) (any, error) {
 	if rq.b.opts.DisableAutoTopicCreation && !rq.b.topicExists(name) && rq.b.partitionCount(name.Full) == 0 {
 		return nil, restErr(http.StatusNotFound, "Topic %s does not exist", name.Full)
 	}
+	name2 := httpLookupListener(rq.r) // listeners.go
+	plain, secure, err := rq.b.lookupURLs(name2)
+	if err != nil {
+		return nil, restErr(http.StatusServiceUnavailable, "%s", err.Error())
+	}
 	d := map[string]string{
-		"brokerUrl":  rq.b.brokerServiceURL(),
+		"brokerUrl":  plain,
 		"httpUrl":    rq.b.WebServiceURL(),
-		"nativeUrl":  rq.b.brokerServiceURL(),
+		"nativeUrl":  plain,
 		"httpUrlTls": rq.b.WebServiceTLSURL(),
 	}
-	if u := rq.b.TLSURL(); u != "" {
-		d["brokerUrlTls"] = u
+	if secure != "" {
+		d["brokerUrlTls"] = secure
+	}
+	if l, ok := rq.b.listener(name2); ok && name2 != "" {
+		if l.HTTPURL != "" {
+			d["httpUrl"] = l.HTTPURL
+		}
+		if l.HTTPSURL != "" {
+			d["httpUrlTls"] = l.HTTPSURL
+		}
 	}
 	return d, nil
 }

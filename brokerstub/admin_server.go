@@ -2,6 +2,7 @@ package brokerstub
 
 import (
 	"bytes"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,6 +36,9 @@ type adminServer struct {
 	tlsAddr string
 	tlsDone chan struct{}
 	routes  []route
+	// limits and conns apply Options.HTTPLimits (http_limits.go).
+	limits *httpLimiter
+	conns  connSlots
 	// gate is held for reading by every request and for writing by Restart
 	// while the broker's store and topics are replaced.
 	gate sync.RWMutex
@@ -87,7 +91,8 @@ type route struct {
 // startAdmin opens the HTTP listeners (unless NoListener; the plain one
 // unless DisableWebServicePort) and loads the admin state from the store.
 func (b *Broker) startAdmin() error {
-	a := &adminServer{b: b, done: make(chan struct{})}
+	a := &adminServer{b: b, done: make(chan struct{}),
+		limits: newHTTPLimiter(b.opts.HTTPLimits, b.opts.Clock), conns: newConnSlots(b.opts.HTTPLimits.MaxConnections)}
 	a.register()
 	b.admin = a
 	if b.opts.NoListener {
@@ -98,20 +103,28 @@ func (b *Broker) startAdmin() error {
 		if err != nil {
 			return fmt.Errorf("brokerstub: listen http: %w", err)
 		}
-		a.ln, a.addr = ln, ln.Addr().String()
+		a.ln, a.addr = a.conns.limit(ln), ln.Addr().String()
+		if b.opts.WebServiceHAProxyProtocol {
+			a.ln = proxyListener{a.ln} // proxyproto.go
+		}
 		a.srv = b.newHTTPServer(a, slog.LevelWarn)
 		go func() {
 			defer close(a.done)
-			_ = a.srv.Serve(ln)
+			_ = a.srv.Serve(a.ln)
 		}()
 	}
 	if b.opts.TLS != nil && b.opts.WebServiceTLSAddr != "" {
-		tln, err := listenTLS(b.opts.WebServiceTLSAddr, b.opts.TLS)
+		cfg := b.opts.TLS
+		if b.opts.WebServiceTLS != nil {
+			cfg = b.opts.WebServiceTLS
+		}
+		raw, err := net.Listen("tcp", b.opts.WebServiceTLSAddr)
 		if err != nil {
 			b.stopAdmin()
 			a.srv = nil
 			return fmt.Errorf("brokerstub: listen https: %w", err)
 		}
+		tln := tls.NewListener(a.conns.limit(raw), cfg)
 		a.tlsAddr = tln.Addr().String()
 		// TLS handshake failures are logged too: at debug level.
 		a.tlsSrv = b.newHTTPServer(a, slog.LevelDebug)
@@ -268,6 +281,11 @@ func (a *adminServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, restErr(http.StatusServiceUnavailable, "internal error: %v", v))
 		}
 	}()
+	release, ok := a.limits.admit(w, r)
+	if !ok {
+		return
+	}
+	defer release()
 	a.gate.RLock()
 	defer a.gate.RUnlock()
 	segs, ok := splitPath(r.URL.EscapedPath())

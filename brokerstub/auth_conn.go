@@ -10,13 +10,16 @@ import (
 // connAuth is a connection's authenticated identity, set by CONNECT and
 // AUTH_RESPONSE on the reader goroutine and checked by the refresh timer.
 type connAuth struct {
-	mu      sync.Mutex
-	method  string
-	id      Identity
-	pending bool        // an AUTH_CHALLENGE is unanswered
-	stop    func() bool // the refresh timer; nil when none
-	closed  bool
-	version int32 // the protocol version of the challenges
+	mu     sync.Mutex
+	method string
+	id     Identity
+	// original is the principal a proxy connects for (CONNECT's
+	// original_principal; proxy_roles.go), "" when none.
+	original string
+	pending  bool        // an AUTH_CHALLENGE is unanswered
+	stop     func() bool // the refresh timer; nil when none
+	closed   bool
+	version  int32 // the protocol version of the challenges
 }
 
 // role returns the connection's role ("" before CONNECT or without
@@ -58,8 +61,12 @@ func (c *conn) authenticateConnect(m *proto.CommandConnect) bool {
 		c.refuseAuth(authFailedText)
 		return false
 	}
+	original, ok := c.connectOriginal(m, &id) // proxy_roles.go
+	if !ok {
+		return false
+	}
 	c.auth.mu.Lock()
-	c.auth.method, c.auth.id = method, id
+	c.auth.method, c.auth.id, c.auth.original = method, id, original
 	c.auth.version = min(m.GetProtocolVersion(), maxProtocolVersion)
 	c.auth.mu.Unlock()
 	if !id.Expires.IsZero() {

@@ -57,6 +57,7 @@ func (b *Broker) allowTopic(role string, name topicName, act authzAction, sub st
 		return false
 	}
 	actions := append(perms[role], b.topicActions(name, role)...)
+	actions = append(actions, b.wildcardActions(perms, role)...) // authz_wildcard.go
 	switch act {
 	case actProduce:
 		return slices.Contains(actions, "produce")
@@ -105,7 +106,7 @@ func (b *Broker) allowSubscription(role, ns, sub string) bool {
 // AuthorizationError and reports false.
 func (c *conn) authorizeTopic(rid uint64, name topicName, act authzAction, sub string) bool {
 	role := c.role()
-	if c.b.allowTopic(role, name, act, sub) {
+	if c.allowedAs(func(r string) bool { return c.b.allowTopic(r, name, act, sub) }) { // proxy_roles.go
 		return true
 	}
 	what := map[authzAction]string{actLookup: "Lookup", actProduce: "Produce", actConsume: "Consume"}[act]
@@ -117,7 +118,7 @@ func (c *conn) authorizeTopic(rid uint64, name topicName, act authzAction, sub s
 // lookupRefusal returns the message of a refused lookup, "" when role may
 // look name up.
 func (c *conn) lookupRefusal(name topicName) string {
-	if c.b.allowTopic(c.role(), name, actLookup, "") {
+	if c.allowedAs(func(r string) bool { return c.b.allowTopic(r, name, actLookup, "") }) {
 		return ""
 	}
 	c.log.Info("authorization refused", "role", c.role(), "topic", name.Full, "action", "Lookup")
@@ -127,7 +128,7 @@ func (c *conn) lookupRefusal(name topicName) string {
 // authorizeNamespaceTopics answers a refused topic listing of namespace ns
 // with AuthorizationError and msg, and reports false.
 func (c *conn) authorizeNamespaceTopics(rid uint64, ns, msg string) bool {
-	if c.b.allowNamespaceTopics(c.role(), ns) {
+	if c.allowedAs(func(r string) bool { return c.b.allowNamespaceTopics(r, ns) }) {
 		return true
 	}
 	c.log.Info("authorization refused", "role", c.role(), "namespace", ns, "action", "GetTopics")

@@ -115,7 +115,7 @@ func (b *Broker) namespaceActions(role, ns string) []string {
 	if err != nil {
 		return nil
 	}
-	return perms[role]
+	return append(perms[role], b.wildcardActions(perms, role)...)
 }
 
 // adminTargetOf returns what a request on route rt names, from its

@@ -66,8 +66,10 @@ func (b *Broker) forgetTopicGrants(name topicName) error {
 func (b *Broker) topicActions(name topicName, role string) []string {
 	g := b.topicGrantsOf(name.Namespace)
 	out := slices.Clone(g[name.Full][role])
+	out = append(out, b.wildcardActions(g[name.Full], role)...)
 	if name.Base != name.Full {
 		out = append(out, g[name.Base][role]...)
+		out = append(out, b.wildcardActions(g[name.Base], role)...)
 	}
 	return out
 }

@@ -33,6 +33,7 @@ type Broker struct {
 	interceptor atomic.Pointer[Interceptor]
 	schemas     *schema.Registry // handle_schema.go
 	connSeq     atomic.Uint64
+	lookups     atomic.Int64            // lookups being answered (lookup_limits.go)
 	watch       topicWatchers           // topic-list watchers (handle_topiclist.go)
 	frames      func() *wire.BufferPool // the connections' frame buffers (conn.go), made on first use
 	cache       *ledger.Cache           // entry bytes in memory (Options.EntryCacheSize); nil without a DataDir
@@ -43,8 +44,12 @@ type Broker struct {
 	addr    string       // the bound address, kept across restarts
 	tlsLn   net.Listener // the TLS binary port beside ln (Options.TLSAddr)
 	tlsAddr string       // its bound address, kept across restarts
-	topics  map[string]*topic
-	conns   map[*conn]struct{}
+	// bindLns are the Options.BindAddresses ports, bindAddrs their bound
+	// addresses, kept across restarts (listeners.go).
+	bindLns   []net.Listener
+	bindAddrs []string
+	topics    map[string]*topic
+	conns     map[*conn]struct{}
 	// connsPerHost counts conns by client host (Options.MaxConnectionsPerIP).
 	connsPerHost map[string]int
 	closed       bool
@@ -62,6 +67,9 @@ type Broker struct {
 func Start(opts Options) (*Broker, error) {
 	opts = opts.withDefaults()
 	if err := opts.Gates.check(); err != nil {
+		return nil, err
+	}
+	if err := opts.validateListeners(); err != nil { // listeners.go
 		return nil, err
 	}
 	b := &Broker{opts: opts, log: opts.Logger, frames: sync.OnceValue(newFramePool)}
@@ -160,7 +168,23 @@ func (b *Broker) listen(addr string) error {
 		}
 		tlsAddr = tlsLn.Addr().String()
 	}
+	var bindLns []net.Listener
+	if !b.opts.NoListener {
+		var err error
+		if bindLns, err = b.listenBindAddresses(); err != nil { // listeners.go
+			for _, l := range []net.Listener{ln, tlsLn} {
+				if l != nil {
+					_ = l.Close()
+				}
+			}
+			return err
+		}
+	}
 	b.mu.Lock()
+	b.bindLns, b.bindAddrs = bindLns, nil
+	for _, l := range bindLns {
+		b.bindAddrs = append(b.bindAddrs, l.Addr().String())
+	}
 	b.ln = ln
 	b.addr = addr
 	b.tlsLn = tlsLn
@@ -189,6 +213,10 @@ func (b *Broker) listen(addr string) error {
 		b.serveWG.Add(1)
 		go b.acceptLoop(tlsLn)
 	}
+	for i, l := range bindLns {
+		b.serveWG.Add(1)
+		go b.acceptLoopFor(l, b.opts.BindAddresses[i].Listener)
+	}
 	b.log.Info("brokerstub listening", "url", b.URL(), "tls_url", b.TLSURL())
 	return nil
 }
@@ -203,7 +231,11 @@ const (
 
 // acceptLoop serves the connections of ln until it is closed. No other
 // error stops it: each is logged and retried with backoff.
-func (b *Broker) acceptLoop(ln net.Listener) {
+func (b *Broker) acceptLoop(ln net.Listener) { b.acceptLoopFor(ln, "") }
+
+// acceptLoopFor is acceptLoop for a port whose connections' lookups are
+// answered for listener (Options.BindAddresses; "" for the main ports).
+func (b *Broker) acceptLoopFor(ln net.Listener, listener string) {
 	defer b.serveWG.Done()
 	var delay time.Duration
 	for {
@@ -218,14 +250,14 @@ func (b *Broker) acceptLoop(ln net.Listener) {
 			continue
 		}
 		delay = 0
-		b.serve(nc)
+		b.serve(nc, listener)
 	}
 }
 
 // serve starts the goroutines of a new connection, unless the broker is
 // shutting down or the connection is one more than Options.MaxConnections
 // or MaxConnectionsPerIP allow (then it is refused as Pulsar does).
-func (b *Broker) serve(nc net.Conn) {
+func (b *Broker) serve(nc net.Conn, listener string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
@@ -238,7 +270,11 @@ func (b *Broker) serve(nc net.Conn) {
 		go refuseConn(nc, msg)
 		return
 	}
+	if b.opts.HAProxyProtocol {
+		nc = newProxyConn(nc, false) // proxyproto.go: the header is read by the connection's reader
+	}
 	c := newConn(b, nc)
+	c.listener = listener
 	b.conns[c] = struct{}{}
 	b.connsPerHost[host]++
 	b.serveWG.Add(1)
@@ -297,7 +333,7 @@ func (b *Broker) Dial(ctx context.Context, network, address string) (net.Conn, e
 		_ = server.Close()
 		return nil, ErrClosed
 	}
-	b.serve(server)
+	b.serve(server, "")
 	return client, nil
 }
 
@@ -367,6 +403,9 @@ func (b *Broker) shutdown(graceful bool) bool {
 	}
 	if b.tlsLn != nil {
 		_ = b.tlsLn.Close()
+	}
+	for _, l := range b.bindLns {
+		_ = l.Close()
 	}
 	conns := make([]*conn, 0, len(b.conns))
 	for c := range b.conns {

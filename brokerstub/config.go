@@ -126,7 +126,18 @@ func isSecurityKey(k string) bool {
 // Basic classes; another is an error), authenticationRefreshCheckSeconds,
 // tokenSecretKey, tokenPublicKey, tokenAuthClaim, tokenAudience,
 // tokenAudienceClaim, basicAuthConf, anonymousUserRole,
-// authorizationEnabled and superUserRoles.
+// authorizationEnabled and superUserRoles; TLS from Java key stores
+// (tlsEnabledWithKeyStore, tlsKeyStore*, tlsTrustStore*: tls_keystore.go)
+// and tlsProtocols, tlsCiphers, webServiceTlsProtocols,
+// webServiceTlsCiphers (tls_versions.go); the HTTP limits
+// httpMaxRequestSize, httpRequestsLimitEnabled, httpRequestsMaxPerSecond,
+// maxConcurrentHttpRequests, maxHttpServerConnections,
+// disableHttpDebugMethods (http_limits.go); maxConcurrentLookupRequest,
+// maxConcurrentTopicLoadRequest (lookup_limits.go); proxyRoles,
+// authenticateOriginalAuthData, authorizationAllowWildcardsMatching
+// (proxy_roles.go); haProxyProtocolEnabled,
+// webServiceHaProxyProtocolEnabled (proxyproto.go); advertisedListeners,
+// internalListenerName, bindAddresses (listeners.go).
 // A bad value of an honoured key is an error. Keys that are not honoured
 // are classed by brokerstub's census of Pulsar's keys (configkeys.tsv,
 // docs/brokerstub-config.md): no effect (Config.NoEffect), not supported
@@ -259,10 +270,15 @@ func ParseConfigWith(r io.Reader, co ConfigOptions) (Config, error) {
 	if !p.bool("backlogQuotaCheckEnabled", true) {
 		o.BacklogQuota.CheckInterval = -1
 	}
-	p.limits(o)   // limits.go
-	p.features(o) // config_features.go
-	p.gates(o)    // gates.go
-	p.rates(o)    // ratelimit.go
+	p.limits(o)       // limits.go
+	p.features(o)     // config_features.go
+	p.gates(o)        // gates.go
+	p.rates(o)        // ratelimit.go
+	p.httpLimits(o)   // http_limits.go
+	p.lookupLimits(o) // lookup_limits.go
+	p.proxyRoles(o)   // proxy_roles.go
+	p.haProxy(o)      // proxyproto.go
+	p.listeners(o)    // listeners.go
 	if p.err != nil {
 		return Config{}, p.err
 	}

@@ -112,6 +112,20 @@ func censusProbes(t *testing.T) map[string]censusProbe {
 	}
 	p["basicAuthConf"] = censusProbe{map[string]string{"authenticationProviders": "org.apache.pulsar.broker.authentication.AuthenticationProviderBasic"},
 		[]string{missing}}
+	ks := func(extra ...string) map[string]string {
+		m := map[string]string{"brokerServicePortTls": "0", "tlsEnabledWithKeyStore": "true", "tlsKeyStoreType": "PKCS12",
+			"tlsKeyStore": keystorePath(t, "server.p12"), "tlsKeyStorePassword": "changeit"}
+		for i := 0; i+1 < len(extra); i += 2 {
+			m[extra[i]] = extra[i+1]
+		}
+		return m
+	}
+	p["tlsKeyStore"] = censusProbe{ks(), []string{missing}}
+	p["tlsKeyStorePassword"] = censusProbe{ks(), []string{"wrong"}}
+	p["tlsTrustStore"] = censusProbe{ks(), []string{missing}}
+	p["tlsTrustStorePassword"] = censusProbe{ks("tlsTrustStoreType", "PKCS12", "tlsTrustStore", keystorePath(t, "truststore.p12")), []string{"changeit"}}
+	p["httpRequestsMaxPerSecond"] = censusProbe{map[string]string{"httpRequestsLimitEnabled": "true"}, []string{"7"}}
+	p["internalListenerName"] = censusProbe{map[string]string{"advertisedListeners": "a:pulsar://h:1"}, []string{"x"}}
 	p["defaultNumPartitions"] = censusProbe{map[string]string{"allowAutoTopicCreationType": "partitioned"}, []string{"7"}}
 	return p
 }
@@ -245,7 +259,7 @@ func TestConfigUnknownKeyRefused(t *testing.T) {
 // TestConfigWarnLevels checks where Warn puts each list: not-supported
 // keys in a warning, no-effect keys at debug level only.
 func TestConfigWarnLevels(t *testing.T) {
-	cfg, err := ParseConfigWith(strings.NewReader("zookeeperServers=zk:2181\nhaProxyProtocolEnabled=true\nmaxProducerPerTopic=1\n"),
+	cfg, err := ParseConfigWith(strings.NewReader("zookeeperServers=zk:2181\nsubscriptionBacklogScanMaxEntries=true\nmaxProducerPerTopic=1\n"),
 		ConfigOptions{IgnoreUnknownKeys: true})
 	if err != nil {
 		t.Fatal(err)
@@ -254,7 +268,7 @@ func TestConfigWarnLevels(t *testing.T) {
 		level       slog.Level
 		want, never []string
 	}{
-		{slog.LevelInfo, []string{"level=WARN", "not_implemented=haProxyProtocolEnabled", "unknown config keys ignored", "keys=maxProducerPerTopic"}, []string{"zookeeperServers"}},
+		{slog.LevelInfo, []string{"level=WARN", "not_implemented=subscriptionBacklogScanMaxEntries", "unknown config keys ignored", "keys=maxProducerPerTopic"}, []string{"zookeeperServers"}},
 		{slog.LevelDebug, []string{"level=DEBUG", "without observable effect", "keys=zookeeperServers"}, nil},
 	} {
 		var buf bytes.Buffer

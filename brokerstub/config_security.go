@@ -1,6 +1,7 @@
 package brokerstub
 
 import (
+	"crypto/tls"
 	"net"
 	"strings"
 	"time"
@@ -8,7 +9,11 @@ import (
 
 // tls reads the TLS keys: the TLS ports (brokerServicePortTls,
 // webServicePortTls) are served when set, with the identity of the
-// tls*FilePath files, which must then load.
+// tls*FilePath files, or of the Java KeyStores with
+// tlsEnabledWithKeyStore=true (tls_keystore.go), which must then load; and
+// with the protocols and ciphers of tlsProtocols/tlsCiphers on the binary
+// port, webServiceTlsProtocols/webServiceTlsCiphers on HTTPS
+// (tls_versions.go), refused when Go cannot offer them.
 func (p *configParser) tls(o *Options, bind string) {
 	files := TLSFiles{
 		CertFile:                 p.str("tlsCertificateFilePath", ""),
@@ -16,6 +21,27 @@ func (p *configParser) tls(o *Options, bind string) {
 		TrustCertsFile:           p.str("tlsTrustCertsFilePath", ""),
 		RequireTrustedClientCert: p.bool("tlsRequireTrustedClientCertOnConnect", false),
 		AllowInsecureConnection:  p.bool("tlsAllowInsecureConnection", false),
+	}
+	withKeyStore := p.bool("tlsEnabledWithKeyStore", false)
+	ks := TLSKeyStore{
+		KeyStoreType:             p.keyStoreType("tlsKeyStoreType"),
+		KeyStore:                 p.str("tlsKeyStore", ""),
+		KeyStorePassword:         p.str("tlsKeyStorePassword", ""),
+		TrustStoreType:           p.keyStoreType("tlsTrustStoreType"),
+		TrustStore:               p.str("tlsTrustStore", ""),
+		TrustStorePassword:       p.str("tlsTrustStorePassword", ""),
+		RequireTrustedClientCert: files.RequireTrustedClientCert,
+		AllowInsecureConnection:  files.AllowInsecureConnection,
+	}
+	versions := [2][2]string{{"tlsProtocols", "tlsCiphers"}, {"webServiceTlsProtocols", "webServiceTlsCiphers"}}
+	var lists [2][2][]string
+	for i, keys := range versions {
+		lists[i] = [2][]string{splitList(p.str(keys[0], "")), splitList(p.str(keys[1], ""))}
+		// Checked whether or not a TLS port is set, so that a typo is
+		// found before TLS is switched on.
+		if err := applyJavaTLS(&tls.Config{}, lists[i][0], lists[i][1], keys); err != nil && p.err == nil {
+			p.err = err
+		}
 	}
 	if v, ok := p.take("brokerServicePortTls"); ok {
 		p.port("brokerServicePortTls", v)
@@ -28,16 +54,43 @@ func (p *configParser) tls(o *Options, bind string) {
 	if o.TLSAddr == "" && o.WebServiceTLSAddr == "" {
 		return
 	}
-	if files.CertFile == "" || files.KeyFile == "" {
-		p.fail("brokerServicePortTls", o.TLSAddr+o.WebServiceTLSAddr, "a TLS port needs tlsCertificateFilePath and tlsKeyFilePath")
+	var cfg *tls.Config
+	var err error
+	switch {
+	case withKeyStore:
+		if ks.KeyStore == "" {
+			p.fail("tlsEnabledWithKeyStore", "true", "a TLS port with tlsEnabledWithKeyStore needs tlsKeyStore")
+			return
+		}
+		if cfg, err = ks.Config(); err != nil {
+			p.failErr("tlsKeyStore", ks.KeyStore, err)
+			return
+		}
+	case files.CertFile == "" || files.KeyFile == "":
+		p.fail("brokerServicePortTls", o.TLSAddr+o.WebServiceTLSAddr, "a TLS port needs tlsCertificateFilePath and tlsKeyFilePath (or tlsEnabledWithKeyStore=true and tlsKeyStore)")
 		return
+	default:
+		if cfg, err = files.Config(); err != nil {
+			p.failErr("tlsCertificateFilePath", files.CertFile, err)
+			return
+		}
 	}
-	cfg, err := files.Config()
-	if err != nil {
-		p.failErr("tlsCertificateFilePath", files.CertFile, err)
-		return
+	web := cfg.Clone()
+	_ = applyJavaTLS(cfg, lists[0][0], lists[0][1], versions[0]) // checked above
+	_ = applyJavaTLS(web, lists[1][0], lists[1][1], versions[1])
+	o.TLS, o.WebServiceTLS = cfg, web
+}
+
+// keyStoreType reads a KeyStore type key: PKCS12 or JKS (any case, as
+// Java's KeyStore.getInstance); another is refused.
+func (p *configParser) keyStoreType(k string) string {
+	v := p.str(k, "JKS")
+	switch strings.ToUpper(v) {
+	case "JKS", "PKCS12":
+		return strings.ToUpper(v)
 	}
-	o.TLS = cfg
+	p.fail(k, v, "brokerstub reads PKCS12 and JKS key stores")
+	return v
 }
 
 // providerClasses maps Pulsar's authentication provider classes to the

@@ -38,7 +38,7 @@ saslJaasClientAllowedIds=.*
 bookkeeperClientTimeoutInSeconds=30
 zookeeperServers=
 webSocketServiceEnabled=true
-tlsProtocols=TLSv1.3
+authorizationProvider=org.example.OtherProvider
 `
 	cfg, err := ParseConfig(strings.NewReader(conf))
 	if err != nil {
@@ -70,7 +70,7 @@ tlsProtocols=TLSv1.3
 		{"BacklogQuota.LimitBytes", o.BacklogQuota.LimitBytes, int64(10 << 30)},
 		{"BacklogQuota.Policy", o.BacklogQuota.Policy, "producer_exception"},
 		{"Ignored", cfg.Ignored, []string{"webSocketServiceEnabled"}},
-		{"Security", cfg.Security, []string{"tlsProtocols"}},
+		{"Security", cfg.Security, []string{"authorizationProvider"}},
 		{"NoEffect", cfg.NoEffect, []string{"bookkeeperClientTimeoutInSeconds", "saslJaasClientAllowedIds", "tlsEnabled"}},
 	}
 	for _, c := range checks {

@@ -43,6 +43,10 @@ type conn struct {
 
 	auth connAuth // the authenticated role (auth_conn.go)
 
+	// listener is the listener name of the port the connection came in on
+	// (Options.BindAddresses; listeners.go), "" for the main ports.
+	listener string
+
 	sends sendBudget // bytes of SEND frames on their way to their topics
 	gate  connGate   // non-persistent sends in flight, partial producers (np_inflight.go)
 	// pubHold pauses reading for the publish rates (ratelimit_publish.go).

@@ -2,6 +2,7 @@ package brokerstub
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/pulsargo/sdk/internal/proto"
 )
@@ -13,6 +14,14 @@ func (c *conn) handleLookup(m *proto.CommandLookupTopic) {
 	rid := m.GetRequestId()
 	resp := &proto.CommandLookupTopicResponse{RequestId: &rid}
 	name, err := parseTopic(m.GetTopic())
+	if err == nil {
+		release, ok := c.b.acquireLookup() // lookup_limits.go
+		if !ok {
+			c.refuseLookup(rid)
+			return
+		}
+		defer release()
+	}
 	switch {
 	case err != nil:
 		resp.Response = proto.CommandLookupTopicResponse_Failed.Enum()
@@ -31,12 +40,23 @@ func (c *conn) handleLookup(m *proto.CommandLookupTopic) {
 		resp.Error = proto.ServerError_TopicNotFound.Enum()
 		resp.Message = strp("topic " + name.Full + " does not exist")
 	default:
-		resp.Response = proto.CommandLookupTopicResponse_Connect.Enum()
-		if u := c.b.brokerServiceURL(); u != "" {
-			resp.BrokerServiceUrl = strp(u)
+		listener := m.GetAdvertisedListenerName()
+		if strings.TrimSpace(listener) == "" {
+			listener = c.listener
 		}
-		if u := c.b.TLSURL(); u != "" {
-			resp.BrokerServiceUrlTls = strp(u)
+		plain, secure, err := c.b.lookupURLs(listener) // listeners.go
+		if err != nil {
+			resp.Response = proto.CommandLookupTopicResponse_Failed.Enum()
+			resp.Error = proto.ServerError_ServiceNotReady.Enum()
+			resp.Message = strp(err.Error())
+			break
+		}
+		resp.Response = proto.CommandLookupTopicResponse_Connect.Enum()
+		if plain != "" {
+			resp.BrokerServiceUrl = strp(plain)
+		}
+		if secure != "" {
+			resp.BrokerServiceUrlTls = strp(secure)
 		}
 		resp.Authoritative = boolp(true)
 	}
@@ -50,6 +70,14 @@ func (c *conn) handlePartitionedMetadata(m *proto.CommandPartitionedTopicMetadat
 	rid := m.GetRequestId()
 	resp := &proto.CommandPartitionedTopicMetadataResponse{RequestId: &rid}
 	name, err := parseTopic(m.GetTopic())
+	if err == nil {
+		release, ok := c.b.acquireLookup()
+		if !ok {
+			c.refusePartitionedMetadata(rid)
+			return
+		}
+		defer release()
+	}
 	if err != nil {
 		resp.Response = proto.CommandPartitionedTopicMetadataResponse_Failed.Enum()
 		resp.Error = proto.ServerError_InvalidTopicName.Enum()

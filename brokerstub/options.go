@@ -48,6 +48,24 @@ type Options struct {
 	// advertisedAddress), for a broker bound to 0.0.0.0. Default "": the
 	// bound host.
 	AdvertisedAddress string
+	// AdvertisedListeners are the listener names lookups may ask for and
+	// the URLs each is answered with (Pulsar's advertisedListeners): a
+	// LOOKUP's advertised_listener_name (else the listener of the port the
+	// connection came in on, else the internal listener), an HTTP lookup's
+	// listenerName parameter or X-Pulsar-ListenerName header. A name the
+	// broker does not advertise is refused with ServiceNotReady "the broker
+	// do not have <name> listener". Default none: lookups name the
+	// broker's own URLs.
+	AdvertisedListeners []Listener
+	// InternalListenerName is the listener of lookups that name none
+	// (Pulsar's internalListenerName); it must be one of
+	// AdvertisedListeners. Default: the first of them.
+	InternalListenerName string
+	// BindAddresses are binary-protocol ports beside Addr, each with the
+	// listener name of its connections (Pulsar's bindAddresses; see
+	// BindAddressURL). Restart listens on the same addresses again.
+	// Default none.
+	BindAddresses []BindAddress
 	// ClusterName is the name of the broker's cluster (Pulsar's
 	// clusterName), which exists at start with the tenants "public" and
 	// "pulsar" and the namespaces "public/default" and "pulsar/system".
@@ -163,6 +181,29 @@ type Options struct {
 	// web service reads (Pulsar's httpMaxRequestHeaderSize). Default 8 KiB,
 	// as Pulsar's.
 	HTTPMaxHeaderBytes int
+	// HAProxyProtocol accepts an HAProxy PROXY protocol header (v1 or v2)
+	// at the start of binary-protocol connections (Pulsar's
+	// haProxyProtocolEnabled): the client address is then the one the
+	// header names (admin stats, logs); a connection without one is served
+	// as it is; a malformed one is closed. On the TLS port the header comes
+	// inside TLS, as in Pulsar's pipeline. Connection limits per IP count
+	// the proxy's address, as Pulsar's. Default false.
+	HAProxyProtocol bool
+	// WebServiceHAProxyProtocol is HAProxyProtocol for the plain HTTP port
+	// (Pulsar's webServiceHaProxyProtocolEnabled). Default false.
+	WebServiceHAProxyProtocol bool
+	// MaxConcurrentLookups is how many LOOKUP and PARTITIONED_METADATA
+	// requests the broker answers at once (Pulsar's
+	// maxConcurrentLookupRequest); one more is refused with
+	// TooManyRequests "Failed due to too many pending lookup requests",
+	// which clients retry. Default 50,000, as Pulsar's; negative: no limit.
+	MaxConcurrentLookups int
+	// HTTPLimits bound the admin web service: request size, rate,
+	// concurrent requests and connections, debug methods (Pulsar's
+	// httpMaxRequestSize, httpRequestsLimitEnabled, httpRequestsMaxPerSecond,
+	// maxConcurrentHttpRequests, maxHttpServerConnections,
+	// disableHttpDebugMethods). Default: Pulsar's (see HTTPLimits).
+	HTTPLimits HTTPLimits
 	// CursorFlushInterval is how often dirty subscription cursors are
 	// persisted (Pulsar's managedLedgerCursorPositionFlushSeconds).
 	// Default 60 s.
@@ -212,6 +253,10 @@ type Options struct {
 	// (Pulsar's webServicePortTls; see WebServiceTLSURL), used when TLS is
 	// set. Default "": no HTTPS listener.
 	WebServiceTLSAddr string
+	// WebServiceTLS, when set, is the TLS configuration of
+	// WebServiceTLSAddr instead of TLS (the same identity with Pulsar's
+	// webServiceTlsProtocols and webServiceTlsCiphers). Default: TLS.
+	WebServiceTLS *tls.Config
 	// Authenticate, when set, checks the credentials of every CONNECT (for
 	// example method "token" and the token); an error refuses the
 	// connection with AuthenticationError and closes it, as a broker with
@@ -247,6 +292,22 @@ type Options struct {
 	// SuperUserRoles are the roles allowed everything (Pulsar's
 	// superUserRoles). Default none.
 	SuperUserRoles []string
+	// ProxyRoles are the roles of Pulsar proxies (Pulsar's proxyRoles): with
+	// authentication and authorization on, a connection of such a role must
+	// name its client in CONNECT's original_principal (admin requests: the
+	// X-Original-Principal header), which must not be a proxy role (else
+	// AuthorizationError "Invalid roles.", HTTP 401), and both roles must be
+	// allowed what is asked. Default none.
+	ProxyRoles []string
+	// AuthenticateOriginalAuthData authenticates a proxy's client from
+	// CONNECT's original_auth_data and original_auth_method instead of
+	// taking original_principal on trust (Pulsar's
+	// authenticateOriginalAuthData). Default false.
+	AuthenticateOriginalAuthData bool
+	// AuthorizationAllowWildcardsMatching lets permissions granted to
+	// "prefix*" or "*suffix" roles apply to the roles they match (Pulsar's
+	// authorizationAllowWildcardsMatching). Default false.
+	AuthorizationAllowWildcardsMatching bool
 	// DisableDelayedDelivery makes the broker deliver messages that carry a
 	// deliver_at_time at once (Pulsar's delayedDeliveryEnabled=false).
 	// Default false: on Shared and Key_Shared subscriptions such a message
@@ -396,6 +457,10 @@ func (o Options) withDefaults() Options {
 	o.Compaction = o.Compaction.withDefaults()
 	o.Gates = o.Gates.withDefaults()
 	o.RateLimits = o.RateLimits.withDefaults()
+	o.HTTPLimits = o.HTTPLimits.withDefaults()
+	if o.MaxConcurrentLookups == 0 {
+		o.MaxConcurrentLookups = DefaultMaxConcurrentLookups
+	}
 	if o.Clock == nil {
 		o.Clock = clock.Real{}
 	}

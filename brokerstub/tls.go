@@ -48,16 +48,23 @@ func (f TLSFiles) Config() (*tls.Config, error) {
 	if !pool.AppendCertsFromPEM(pem) {
 		return nil, fmt.Errorf("%w: trust certs %s: no PEM certificate", errTLSConfig, f.TrustCertsFile)
 	}
+	setClientAuth(cfg, pool, f.RequireTrustedClientCert, f.AllowInsecureConnection)
+	return cfg, nil
+}
+
+// setClientAuth asks for client certificates verified against pool:
+// required (tlsRequireTrustedClientCertOnConnect), accepted unverified
+// (tlsAllowInsecureConnection), or verified when given.
+func setClientAuth(cfg *tls.Config, pool *x509.CertPool, require, insecure bool) {
 	cfg.ClientCAs = pool
 	switch {
-	case f.RequireTrustedClientCert:
+	case require:
 		cfg.ClientAuth = tls.RequireAndVerifyClientCert
-	case f.AllowInsecureConnection:
+	case insecure:
 		cfg.ClientAuth = tls.RequestClientCert
 	default:
 		cfg.ClientAuth = tls.VerifyClientCertIfGiven
 	}
-	return cfg, nil
 }
 
 // tlsSplit reports whether the broker serves TLS on ports of its own beside
@@ -103,9 +110,14 @@ func (b *Broker) WebServiceTLSURL() string {
 // peerCertificates returns the verified-or-presented client certificates of
 // a TLS connection, nil for a plain one.
 func peerCertificates(nc net.Conn) []*x509.Certificate {
-	tc, ok := nc.(*tls.Conn)
-	if !ok {
-		return nil
+	for {
+		switch c := nc.(type) {
+		case *tls.Conn:
+			return c.ConnectionState().PeerCertificates
+		case interface{ NetConn() net.Conn }: // a PROXY protocol header read (proxyproto.go)
+			nc = c.NetConn()
+		default:
+			return nil
+		}
 	}
-	return tc.ConnectionState().PeerCertificates
 }

@@ -29,7 +29,6 @@ func TestServerConfigFile(t *testing.T) {
 		"bookkeeperClientTimeoutInSeconds=30",
 		"tlsEnabled=true",
 		"webSocketServiceEnabled=true",
-		"tlsProtocols=TLSv1.3",
 		"emptyKey=",
 		"",
 	}, "\n")), 0o600)
@@ -53,7 +52,7 @@ func TestServerConfigFile(t *testing.T) {
 	if n := strings.Count(logs, "config keys without effect"); n != 1 {
 		t.Errorf("%d warnings about config keys, want 1:\n%s", n, logs)
 	}
-	for _, want := range []string{"not_implemented=webSocketServiceEnabled", "security_ignored=tlsProtocols"} {
+	for _, want := range []string{"not_implemented=webSocketServiceEnabled"} {
 		if !strings.Contains(logs, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, logs)
 		}

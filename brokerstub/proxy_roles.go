@@ -1,0 +1,145 @@
+package brokerstub
+
+import (
+	"math"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/pulsargo/sdk/internal/proto"
+)
+
+// originalPrincipalHeader is the header a Pulsar proxy names its client's
+// role in on admin requests.
+const originalPrincipalHeader = "X-Original-Principal"
+
+// isProxyRole reports whether role is one of Options.ProxyRoles.
+func (b *Broker) isProxyRole(role string) bool {
+	return role != "" && slices.Contains(b.opts.ProxyRoles, role)
+}
+
+// validOriginal is Pulsar's AuthorizationService.isValidOriginalPrincipal:
+// a proxy role must name an original principal, which must not be a proxy
+// role itself. Another role naming one is let through (Pulsar only warns).
+func (b *Broker) validOriginal(role, original string) bool {
+	if !b.isProxyRole(role) {
+		return true
+	}
+	return strings.TrimSpace(original) != "" && !b.isProxyRole(original)
+}
+
+// roles returns the connection's role and the original principal it
+// speaks for ("" when none).
+func (c *conn) roles() (string, string) {
+	c.auth.mu.Lock()
+	defer c.auth.mu.Unlock()
+	return c.auth.id.Role, c.auth.original
+}
+
+// allowedAs applies an authorization check as Pulsar's ServerCnx does for
+// a connection that names an original principal (a proxy's): the
+// connection's role and the original principal must both pass.
+func (c *conn) allowedAs(allowed func(role string) bool) bool {
+	role, original := c.roles()
+	if !allowed(role) {
+		return false
+	}
+	if original != "" && !allowed(original) {
+		c.log.Info("original principal not authorized", "role", role, "original_principal", original)
+		return false
+	}
+	return true
+}
+
+// connectOriginal reads CONNECT's original principal, with authentication
+// on, for the connection authenticated as id: the original_principal
+// field, or with Options.AuthenticateOriginalAuthData the role that
+// original_auth_data proves with original_auth_method's provider (Pulsar
+// gives both roles the anonymous role when that method has no provider).
+// With authorization on, a proxy role must name one that is not a proxy
+// role ("Invalid roles.", AuthorizationError). It reports false when the
+// connection was refused: the error is queued as its last frame.
+func (c *conn) connectOriginal(m *proto.CommandConnect, id *Identity) (string, bool) {
+	if m.OriginalPrincipal == nil {
+		if c.b.authzOn() && !c.b.validOriginal(id.Role, "") {
+			c.refuseRoles(id.Role, "")
+			return "", false
+		}
+		return "", true
+	}
+	original := m.GetOriginalPrincipal()
+	if c.b.opts.AuthenticateOriginalAuthData {
+		method := m.GetOriginalAuthMethod()
+		if method == "" {
+			method = "none"
+		}
+		if !c.b.hasProvider(method) {
+			anon := c.b.opts.AnonymousUserRole
+			if anon == "" {
+				c.log.Info("authentication refused: no provider for the original auth method and no anonymous role", "method", method)
+				c.refuseAuth(authFailedText)
+				return "", false
+			}
+			id.Role, original = anon, anon
+		} else {
+			oid, err := c.b.authenticate(method, AuthenticationData{Data: []byte(m.GetOriginalAuthData())}, c.b.opts.Clock.Now())
+			if err != nil {
+				c.log.Info("original auth data refused", "method", method, "err", err)
+				c.refuseAuth(authFailedText)
+				return "", false
+			}
+			original = oid.Role
+		}
+	}
+	if c.b.authzOn() && !c.b.validOriginal(id.Role, original) {
+		c.refuseRoles(id.Role, original)
+		return "", false
+	}
+	return original, true
+}
+
+// refuseRoles answers an invalid pair of role and original principal as
+// Pulsar's ServerCnx: ERROR AuthorizationError "Invalid roles.", request id
+// -1, and the connection closes.
+func (c *conn) refuseRoles(role, original string) {
+	c.log.Info("illegal combination of role and original principal", "role", role, "original_principal", original,
+		"proxy_roles", strings.Join(c.b.opts.ProxyRoles, ","))
+	id := uint64(math.MaxUint64)
+	c.writeLast(&proto.BaseCommand{Type: proto.BaseCommand_ERROR.Enum(), Error: &proto.CommandError{
+		RequestId: &id, Error: proto.ServerError_AuthorizationError.Enum(), Message: strp("Invalid roles.")}})
+}
+
+// hasProvider reports whether an authentication provider serves method.
+func (b *Broker) hasProvider(method string) bool {
+	return slices.ContainsFunc(b.opts.AuthenticationProviders, func(p AuthenticationProvider) bool { return p.AuthMethodName() == method })
+}
+
+// authorizeAdminAs is authorizeAdmin for a request that may come through a
+// proxy: the X-Original-Principal header names the proxy's client. A proxy
+// role without one (or naming a proxy role) is 401; when a proxy role or
+// an original principal is involved both must be allowed, as Pulsar's
+// PulsarWebResource checks.
+func (b *Broker) authorizeAdminAs(r *http.Request, role string, op adminOp, target adminTarget) *restError {
+	original := ""
+	if b.authEnabled() {
+		original = r.Header.Get(originalPrincipalHeader)
+	}
+	if !b.validOriginal(role, original) {
+		return restErr(http.StatusUnauthorized, "Invalid combination of Original principal cannot be empty if the request is via proxy.")
+	}
+	if re := b.authorizeAdmin(role, op, target); re != nil {
+		return re
+	}
+	if b.isProxyRole(role) || strings.TrimSpace(original) != "" {
+		return b.authorizeAdmin(original, op, target)
+	}
+	return nil
+}
+
+// proxyRoles reads proxyRoles, authenticateOriginalAuthData and
+// authorizationAllowWildcardsMatching.
+func (p *configParser) proxyRoles(o *Options) {
+	o.ProxyRoles = splitList(p.str("proxyRoles", ""))
+	o.AuthenticateOriginalAuthData = p.bool("authenticateOriginalAuthData", false)
+	o.AuthorizationAllowWildcardsMatching = p.bool("authorizationAllowWildcardsMatching", false)
+}
