@@ -101,7 +101,7 @@ func applyConsumerOptions(o *consumer.Options[ConsumerMessage], opts ConsumerOpt
 		MaxPendingBytes:    opts.MaxPendingChunkedBytes,
 		ExpireAfter:        opts.ExpireTimeOfIncompleteChunk,
 	}
-	o.IncompleteChunkPolicy = chunkPolicy(opts.IncompleteChunkPolicy, opts.AutoAckIncompleteChunk)
+	o.AckIncompleteChunks = chunkPolicy(opts.IncompleteChunkPolicy, opts.AutoAckIncompleteChunk) == ChunkAck
 	if opts.Type == KeyShared {
 		o.KeySharedMeta = keySharedMeta(opts.KeySharedPolicy)
 	}

@@ -76,7 +76,7 @@ func (c *client) createReader(opts ReaderOptions) (Reader, error) {
 		o.ReceiverQueueSize = opts.ReceiverQueueSize
 		o.Backoff = opts.BackoffPolicyFunc
 		o.Chunks = chunk.Options{MaxPendingMessages: opts.MaxPendingChunkedMessage, ExpireAfter: opts.ExpireTimeOfIncompleteChunk}
-		o.IncompleteChunkPolicy = chunkPolicy(opts.IncompleteChunkPolicy, opts.AutoAckIncompleteChunk)
+		o.AckIncompleteChunks = chunkPolicy(opts.IncompleteChunkPolicy, opts.AutoAckIncompleteChunk) == ChunkAck
 		applyDecryption(&o, opts.Decryption, o.Logger)
 		e := consumer.New(o)
 		r.engines[i] = e
