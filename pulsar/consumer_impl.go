@@ -98,7 +98,7 @@ func (c *client) subscribe(opts ConsumerOptions) (Consumer, error) {
 	if !opts.EnableZeroQueueConsumer {
 		cs.followPartitions()
 	}
-	cs.metrics.Add(MetricConsumersOpened, 1)
+	cs.metrics.Add(api.MetricConsumersOpened, 1)
 	if err := c.register(cs); err != nil {
 		cs.Close()
 		return nil, err
@@ -361,7 +361,7 @@ func (cs *consumerImpl) Close() {
 		cs.disc.stop()
 		cs.closeEngines()
 		cs.c.unregister(cs)
-		cs.metrics.Add(MetricConsumersClosed, 1)
+		cs.metrics.Add(api.MetricConsumersClosed, 1)
 	})
 }
 

@@ -99,7 +99,7 @@ func (c *client) createProducer(opts ProducerOptions) (Producer, error) {
 	if partitioned {
 		p.followPartitions()
 	}
-	p.metrics.Add(MetricProducersOpened, 1)
+	p.metrics.Add(api.MetricProducersOpened, 1)
 	if err := c.register(p); err != nil {
 		p.Close()
 		return nil, err
@@ -344,7 +344,7 @@ func (p *partitionedProducer) Close() {
 		p.c.unregister(p)
 		p.disc.stop()
 		p.closeParts()
-		p.metrics.Add(MetricProducersClosed, 1)
+		p.metrics.Add(api.MetricProducersClosed, 1)
 	})
 }
 

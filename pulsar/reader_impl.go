@@ -96,8 +96,8 @@ func (c *client) createReader(opts ReaderOptions) (Reader, error) {
 		return nil, err
 	}
 	// The official client's reader is a consumer, and counted as one too.
-	r.metrics.Add(MetricReadersOpened, 1)
-	r.metrics.Add(MetricConsumersOpened, 1)
+	r.metrics.Add(api.MetricReadersOpened, 1)
+	r.metrics.Add(api.MetricConsumersOpened, 1)
 	return r, nil
 }
 
@@ -187,8 +187,8 @@ func (r *readerImpl) Close() {
 		close(r.closed)
 		r.closeEngines()
 		r.c.unregister(r)
-		r.metrics.Add(MetricReadersClosed, 1)
-		r.metrics.Add(MetricConsumersClosed, 1)
+		r.metrics.Add(api.MetricReadersClosed, 1)
+		r.metrics.Add(api.MetricConsumersClosed, 1)
 	})
 }
 
