@@ -136,8 +136,7 @@ func keySharedMeta(p *KeySharedPolicy) *proto.KeySharedMeta {
 }
 
 // consumerErr adds op to an engine error and converts broker errors to
-// *ServerError; the engine's errors wrap this package's sentinels already
-// (internal/api's, which this package aliases).
+// *ServerError and the engine's *Error to this package's (wrapErr).
 func consumerErr(op string, err error) error { return wrapErr(op, err) }
 
 // opContext bounds a background operation by the client's operation

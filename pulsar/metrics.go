@@ -189,7 +189,7 @@ func newMetrics(opts ClientOptions) (ClientMetrics, error) {
 	}
 	p, ok := opts.MetricsRegisterer.(MetricsProvider)
 	if !ok {
-		return nil, api.InvalidOption(InvalidConfiguration, fmt.Sprintf(
+		return nil, invalidOption(InvalidConfiguration, fmt.Sprintf(
 			"MetricsRegisterer: %T is not a pulsar.MetricsProvider; pulsargo's core has no metrics library: "+
 				"wrap a prometheus.Registerer with pulsarprom.Registerer (github.com/pulsargo/sdk/pulsar/pulsarprom)",
 			opts.MetricsRegisterer))

@@ -29,7 +29,7 @@ type readerImpl struct {
 func (c *client) createReader(opts ReaderOptions) (Reader, error) {
 	switch {
 	case opts.Topic == "":
-		return nil, api.InvalidOption(InvalidConfiguration, "Topic is required")
+		return nil, invalidOption(InvalidConfiguration, "Topic is required")
 	case opts.StartMessageID == nil:
 		return nil, fmt.Errorf("%w: reader needs a StartMessageID", ErrInvalidOptions)
 	}
@@ -170,7 +170,7 @@ func (r *readerImpl) forAll(f func(*consumerEngine) error, op string) error {
 // OperationNotSupported, as the official client's.
 func (r *readerImpl) GetLastMessageID() (MessageID, error) {
 	if len(r.engines) > 1 {
-		return nil, api.NewError(OperationNotSupported, "GetLastMessageID is not supported for multi-topics reader")
+		return nil, newError(OperationNotSupported, "GetLastMessageID is not supported for multi-topics reader")
 	}
 	ctx, cancel := r.c.opContext()
 	defer cancel()

@@ -58,6 +58,12 @@ func (t transaction) GetState() TxnState { return TxnState(t.Txn.GetState()) }
 // GetTxnID returns the transaction's id.
 func (t transaction) GetTxnID() TxnID { return TxnID(t.Txn.GetTxnID()) }
 
+// Commit commits the transaction (Transaction.Commit).
+func (t transaction) Commit(ctx context.Context) error { return publicErr(t.Txn.Commit(ctx)) }
+
+// Abort aborts the transaction (Transaction.Abort).
+func (t transaction) Abort(ctx context.Context) error { return publicErr(t.Txn.Abort(ctx)) }
+
 // Transaction states, as the official client numbers them.
 const (
 	// TxnOpen: the transaction can be used to send and acknowledge.

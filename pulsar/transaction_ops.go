@@ -67,7 +67,7 @@ func (cs *consumerImpl) AckWithTxn(msg Message, txn Transaction) error {
 		return err
 	}
 	if t.GetState() != api.TxnOpen {
-		return api.NewError(InvalidStatus, "Failed to ack by a non-open transaction.")
+		return newError(InvalidStatus, "Failed to ack by a non-open transaction.")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), cs.c.opts.OperationTimeout)
 	defer cancel()
