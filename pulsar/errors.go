@@ -112,9 +112,9 @@ func engineSentinels() []*Error {
 // Sentinel errors. Every error this package returns wraps one of them or
 // a *ServerError, so callers test with errors.Is and errors.As. The names
 // the official Go client exports have its Result and text, and code that
-// checks them ports unchanged. (Each stands for the engines' sentinel of
-// the same name, in internal/api: errors.Is matches the engines' errors
-// with it.)
+// checks them ports unchanged. Compare with errors.Is, not ==: an error
+// of the producer, consumer or connection is a case of a sentinel, not
+// the sentinel itself.
 var (
 	// ErrClientClosed: the Client was closed. Result AlreadyClosedError.
 	ErrClientClosed = engineError(api.ErrClientClosed)

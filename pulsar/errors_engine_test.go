@@ -41,10 +41,10 @@ func TestEngineErrorsMatchPulsarSentinels(t *testing.T) {
 	// Cases of a broader sentinel match it across the boundary too, and
 	// not the other way round.
 	if !errors.Is(fmt.Errorf("x: %w", api.ErrSendQueueIsFull), ErrProducerQueueFull) ||
-		!errors.Is(authn.ErrAuthenticationParams, ErrInvalidOptions) {
+		!errors.Is(fmt.Errorf("x: %w", authn.ErrAuthenticationParams), ErrInvalidOptions) {
 		t.Error("a case of a broader engine sentinel does not match pulsar's broader sentinel")
 	}
-	if errors.Is(api.ErrProducerQueueFull, ErrSendQueueIsFull) || errors.Is(api.ErrSendTimeout, ErrTimeout) {
+	if errors.Is(fmt.Errorf("x: %w", api.ErrProducerQueueFull), ErrSendQueueIsFull) || errors.Is(fmt.Errorf("x: %w", api.ErrSendTimeout), ErrTimeout) {
 		t.Error("an engine sentinel matches a pulsar sentinel it is no case of")
 	}
 	// This package's option errors are bare *Errors and cases of

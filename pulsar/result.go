@@ -4,8 +4,7 @@ import "github.com/pulsargo/sdk/internal/api"
 
 // Result is the kind of failure an *Error reports, as the official Go
 // client's Result: the same values in the same order, so code that
-// compares Result values ports unchanged. The constants take their values
-// from the engines' (internal/api), which make the errors.
+// compares Result values ports unchanged.
 type Result int
 
 // Results, as the official Go client numbers them.

@@ -46,8 +46,8 @@ type HTTPAuthProvider interface {
 // HTTPTransport holds a transport (T), as the official client's.
 type HTTPTransport = authn.HTTPTransport
 
-// The errors of the authentication methods (the same values as package
-// pulsar's of the same names).
+// The errors of the authentication methods. errors.Is matches an error
+// with these and with package pulsar's of the same names alike.
 var (
 	// ErrAuthenticationData: the credentials could not be obtained. Result
 	// ErrorGettingAuthenticationData.
