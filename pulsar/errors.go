@@ -11,9 +11,11 @@ import (
 
 // Error is an error with a Result, as the official Go client's *Error:
 // Error() is "<message>: <result name>" and Result() the kind of failure.
-// Every sentinel below is an *Error, and so is every error of this
-// package that has a Result: errors.As(err, &e) finds it, and errors.Is
-// matches it with the sentinels it is a case of.
+// Every sentinel of this package (ErrSendTimeout, ErrProducerClosed, ...)
+// is an *Error, and so is every error it returns that has a Result:
+// errors.As(err, &e) finds it, and errors.Is matches it with the
+// sentinels it is a case of. Unwrap gives the producer's, consumer's or
+// connection's error it reports, if any.
 type Error struct {
 	msg    string
 	result Result
