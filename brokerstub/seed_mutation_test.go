@@ -88,6 +88,14 @@ var seedMutations = []seedMutation{{
 		"./internal/keyshared": {"TestSimBlockedHashIsCountedOncePerPass"},
 	},
 }, {
+	seed: "a refused entry does not hold its hash back for the rest of the pass (Pass.block records nothing)",
+	file: "internal/keyshared/route.go",
+	old:  "\tif p.blocked == nil {\n\t\tp.blocked = map[int32]bool{}\n\t}\n\tp.blocked[h] = true\n",
+	new:  "",
+	fails: map[string][]string{
+		"./internal/keyshared": {"TestSimBlockedHashIsCountedOncePerPass"},
+	},
+}, {
 	seed: "apache/pulsar#26498: a partial batch ack does not mark the cursor dirty",
 	file: "internal/cursor/cursor.go",
 	old:  "\t\t\tc.changed() // a bitmap-only change is a change (apache/pulsar#26498)\n",

@@ -23,16 +23,16 @@ var (
 	// ErrAuthenticationData: the credentials could not be obtained (an
 	// unreadable token or key file, an empty token, an OAuth2 issuer that
 	// fails or answers garbage). Result ErrorGettingAuthenticationData.
-	ErrAuthenticationData = authn.ErrAuthenticationData
+	ErrAuthenticationData = engineError(authn.ErrAuthenticationData)
 	// ErrAuthenticationParams: the parameters of an authentication method
 	// are malformed or missing, or name no method (NewAuthentication); a
 	// case of ErrInvalidOptions. Result InvalidConfiguration.
-	ErrAuthenticationParams = authn.ErrAuthenticationParams
+	ErrAuthenticationParams = engineError(authn.ErrAuthenticationParams)
 	// ErrAthenzNotSupported: Athenz authentication is not implemented (it
 	// needs Athenz's ZTS client, which has no well-kept Go library outside
 	// the Athenz project); a case of ErrInvalidOptions. Result
 	// InvalidConfiguration.
-	ErrAthenzNotSupported = authn.ErrAthenzNotSupported
+	ErrAthenzNotSupported = engineError(authn.ErrAthenzNotSupported)
 )
 
 // OAuth2Error is an OAuth2 issuer's refusal (RFC 6749 section 5.2) or an

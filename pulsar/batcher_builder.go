@@ -1,7 +1,5 @@
 package pulsar
 
-import "github.com/pulsargo/sdk/internal/api"
-
 // BatcherBuilderProvider is what GetBatcherBuilderProvider returns for a
 // BatcherBuilderType. The official client's is the constructor of its
 // internal batch container, which applications cannot call; pulsargo's
@@ -17,5 +15,5 @@ func GetBatcherBuilderProvider(typ BatcherBuilderType) (BatcherBuilderProvider, 
 	case DefaultBatchBuilder, KeyBasedBatchBuilder:
 		return func() BatcherBuilderType { return typ }, nil
 	}
-	return nil, api.NewError(InvalidBatchBuilderType, "unsupported batcher builder provider type")
+	return nil, newError(InvalidBatchBuilderType, "unsupported batcher builder provider type")
 }

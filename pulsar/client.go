@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/authn"
 	"github.com/pulsargo/sdk/internal/backoff"
 	"github.com/pulsargo/sdk/internal/conn"
@@ -237,7 +236,7 @@ func NewClient(opts ClientOptions) (Client, error) {
 
 func newClient(opts ClientOptions) (*client, error) {
 	if opts.URL == "" {
-		return nil, api.InvalidOption(InvalidConfiguration, "URL is required for client")
+		return nil, invalidOption(InvalidConfiguration, "URL is required for client")
 	}
 	if opts.ConnectionTimeout <= 0 {
 		opts.ConnectionTimeout = 10 * time.Second
@@ -255,7 +254,7 @@ func newClient(opts ClientOptions) (*client, error) {
 	case idle == 0:
 		opts.ConnectionMaxIdleTime = defaultConnMaxIdleTime
 	case idle > 0 && idle < minConnMaxIdleTime:
-		return nil, api.InvalidOption(InvalidConfiguration, fmt.Sprintf("Connection max idle time should be at least %f seconds", minConnMaxIdleTime.Seconds()))
+		return nil, invalidOption(InvalidConfiguration, fmt.Sprintf("Connection max idle time should be at least %f seconds", minConnMaxIdleTime.Seconds()))
 	}
 	if opts.MetricsCardinality == 0 {
 		opts.MetricsCardinality = MetricsCardinalityNamespace
@@ -320,7 +319,7 @@ func newClient(opts ClientOptions) (*client, error) {
 // the official Result and text, then the URL and what a valid one looks
 // like.
 func invalidServiceURL(url string, why error) error {
-	return api.InvalidOption(InvalidConfiguration, fmt.Sprintf(
+	return invalidOption(InvalidConfiguration, fmt.Sprintf(
 		"Invalid service URL %q (%v): want scheme://host:port[,host:port...] with scheme pulsar, pulsar+ssl, http or https, "+
 			"e.g. pulsar://localhost:6650 (binary protocol) or http://localhost:8080 (HTTP lookup)", url, why))
 }

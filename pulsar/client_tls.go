@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/authn"
 )
 
@@ -85,7 +84,7 @@ func clientCertificate(opts ClientOptions) (func() (*tls.Certificate, error), er
 	switch {
 	case opts.TLSCertificateFile == "" && opts.TLSKeyFilePath == "":
 	case opts.TLSCertificateFile == "" || opts.TLSKeyFilePath == "":
-		return nil, api.InvalidOption(InvalidConfiguration, "TLSCertificateFile and TLSKeyFilePath must be set together")
+		return nil, invalidOption(InvalidConfiguration, "TLSCertificateFile and TLSKeyFilePath must be set together")
 	default:
 		c, err := authn.LoadKeyPair(opts.TLSCertificateFile, opts.TLSKeyFilePath)
 		if err != nil {
@@ -119,11 +118,11 @@ func clientCertificate(opts ClientOptions) (func() (*tls.Certificate, error), er
 func checkTLSVersions(lo, hi uint16) error {
 	for _, v := range []uint16{lo, hi} {
 		if v != 0 && (v < tls.VersionTLS10 || v > tls.VersionTLS13) {
-			return api.InvalidOption(InvalidConfiguration, fmt.Sprintf("TLS version 0x%04x is not TLS 1.0 to 1.3", v))
+			return invalidOption(InvalidConfiguration, fmt.Sprintf("TLS version 0x%04x is not TLS 1.0 to 1.3", v))
 		}
 	}
 	if lo != 0 && hi != 0 && lo > hi {
-		return api.InvalidOption(InvalidConfiguration, "TLSMinVersion is above TLSMaxVersion")
+		return invalidOption(InvalidConfiguration, "TLSMinVersion is above TLSMaxVersion")
 	}
 	return nil
 }
@@ -136,7 +135,7 @@ func checkCipherSuites(ids []uint16) error {
 	}
 	for _, id := range ids {
 		if !known[id] {
-			return api.InvalidOption(InvalidConfiguration, fmt.Sprintf("unknown TLS cipher suite 0x%04x", id))
+			return invalidOption(InvalidConfiguration, fmt.Sprintf("unknown TLS cipher suite 0x%04x", id))
 		}
 	}
 	return nil

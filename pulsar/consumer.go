@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/pulsar/backoff"
 )
 
@@ -70,17 +69,18 @@ type KeySharedPolicy struct {
 }
 
 // ChunkPolicy says what happens to a chunked message the consumer gives up
-// on (evicted by MaxPendingChunkedMessage or the byte budget, or expired).
-type ChunkPolicy = api.ChunkPolicy
+// on (evicted by MaxPendingChunkedMessage or MaxPendingChunkedBytes, or
+// expired after ExpireTimeOfIncompleteChunk). Default ChunkNack.
+type ChunkPolicy int
 
 // Chunk policies.
 const (
 	// ChunkNack asks the broker to redeliver its chunks (default): no data
 	// is lost.
-	ChunkNack = api.ChunkNack
+	ChunkNack ChunkPolicy = iota
 	// ChunkAck acknowledges its chunks: the message is dropped, as the
 	// official clients do silently.
-	ChunkAck = api.ChunkAck
+	ChunkAck
 )
 
 // DLQPolicy moves messages redelivered too often to a dead-letter topic

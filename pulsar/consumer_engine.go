@@ -101,7 +101,7 @@ func applyConsumerOptions(o *consumer.Options[ConsumerMessage], opts ConsumerOpt
 		MaxPendingBytes:    opts.MaxPendingChunkedBytes,
 		ExpireAfter:        opts.ExpireTimeOfIncompleteChunk,
 	}
-	o.IncompleteChunkPolicy = chunkPolicy(opts.IncompleteChunkPolicy, opts.AutoAckIncompleteChunk)
+	o.AckIncompleteChunks = chunkPolicy(opts.IncompleteChunkPolicy, opts.AutoAckIncompleteChunk) == ChunkAck
 	if opts.Type == KeyShared {
 		o.KeySharedMeta = keySharedMeta(opts.KeySharedPolicy)
 	}
@@ -136,8 +136,7 @@ func keySharedMeta(p *KeySharedPolicy) *proto.KeySharedMeta {
 }
 
 // consumerErr adds op to an engine error and converts broker errors to
-// *ServerError; the engine's errors wrap this package's sentinels already
-// (internal/api's, which this package aliases).
+// *ServerError and the engine's *Error to this package's (wrapErr).
 func consumerErr(op string, err error) error { return wrapErr(op, err) }
 
 // opContext bounds a background operation by the client's operation

@@ -122,7 +122,7 @@ func (cs *consumerImpl) GetLastMessageIDs() ([]TopicMessageID, error) {
 	err := cs.forAll(func(e *consumerEngine) error {
 		id, err := e.GetLastMessageID(ctx)
 		if err != nil {
-			return fmt.Errorf("last message id of %s: %w", e.Topic(), err)
+			return publicErr(fmt.Errorf("last message id of %s: %w", e.Topic(), err))
 		}
 		for i, x := range engines {
 			if x == e {

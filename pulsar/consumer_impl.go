@@ -50,9 +50,9 @@ func (c *client) subscribe(opts ConsumerOptions) (Consumer, error) {
 	pattern := opts.Topic == "" && len(opts.Topics) == 0
 	switch {
 	case pattern && opts.TopicsPattern == "":
-		return nil, api.InvalidOption(TopicNotFound, "topic is required")
+		return nil, invalidOption(TopicNotFound, "topic is required")
 	case opts.SubscriptionName == "":
-		return nil, api.InvalidOption(SubscriptionNotFound, "subscription name is required for consumer")
+		return nil, invalidOption(SubscriptionNotFound, "subscription name is required for consumer")
 	case opts.Type < Exclusive || opts.Type > KeyShared:
 		return nil, fmt.Errorf("%w: unknown subscription type %d", ErrInvalidOptions, opts.Type)
 	case opts.RetryEnable && opts.EnableZeroQueueConsumer:
@@ -60,7 +60,7 @@ func (c *client) subscribe(opts ConsumerOptions) (Consumer, error) {
 	case opts.EnableZeroQueueConsumer && pattern:
 		return nil, fmt.Errorf("%w: ZeroQueueConsumer is not supported with TopicsPattern", ErrInvalidOptions)
 	case opts.NackPrecisionBit != nil && *opts.NackPrecisionBit < 0:
-		return nil, api.InvalidOption(InvalidConfiguration, "NackPrecisionBit cannot be negative")
+		return nil, invalidOption(InvalidConfiguration, "NackPrecisionBit cannot be negative")
 	}
 	schemas, err := newConsumerSchemas(c, opts.Schema)
 	if err != nil {
@@ -98,7 +98,7 @@ func (c *client) subscribe(opts ConsumerOptions) (Consumer, error) {
 	if !opts.EnableZeroQueueConsumer {
 		cs.followPartitions()
 	}
-	cs.metrics.Add(MetricConsumersOpened, 1)
+	cs.metrics.Add(api.MetricConsumersOpened, 1)
 	if err := c.register(cs); err != nil {
 		cs.Close()
 		return nil, err
@@ -361,7 +361,7 @@ func (cs *consumerImpl) Close() {
 		cs.disc.stop()
 		cs.closeEngines()
 		cs.c.unregister(cs)
-		cs.metrics.Add(MetricConsumersClosed, 1)
+		cs.metrics.Add(api.MetricConsumersClosed, 1)
 	})
 }
 

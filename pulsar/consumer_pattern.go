@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/backoff"
 	"github.com/pulsargo/sdk/internal/conn"
 	"github.com/pulsargo/sdk/internal/lookup"
@@ -78,7 +79,7 @@ func (c *client) subscribePattern(opts ConsumerOptions, schemas *consumerSchemas
 		return nil, consumerErr("subscribe to "+opts.TopicsPattern, err)
 	}
 	pc.cs.disc = startDiscovery(pc.run)
-	pc.cs.metrics.Add(MetricConsumersOpened, 1)
+	pc.cs.metrics.Add(api.MetricConsumersOpened, 1)
 	if err := c.register(pc.cs); err != nil {
 		pc.cs.Close()
 		return nil, err

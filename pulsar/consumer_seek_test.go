@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/pulsargo/sdk/brokerstub"
 	"github.com/pulsargo/sdk/internal/topicname"
@@ -58,7 +59,11 @@ func makeSeekTopic(t *testing.T, v *csEnv, partitioned bool) *seekTopic {
 		t.Fatal(err)
 	}
 	defer plain.Close()
-	batched, err := v.c.CreateProducer(ProducerOptions{Topic: st.topic, BatchingMaxMessages: 3, MessageRouter: toOne})
+	// The three messages make one batch: it goes when the third is added,
+	// never on the publish delay (a loaded machine could pass 10 ms, the
+	// default, between two SendAsyncs and split it).
+	batched, err := v.c.CreateProducer(ProducerOptions{Topic: st.topic, BatchingMaxMessages: 3, MessageRouter: toOne,
+		BatchingMaxPublishDelay: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,7 @@ func newProducerCrypto(o ProducerOptions, logger *slog.Logger) (*producerCrypto,
 		return nil, nil
 	}
 	if enc.KeyReader == nil {
-		return nil, api.InvalidOption(InvalidConfiguration, "encryption is enabled, KeyReader can not be nil")
+		return nil, invalidOption(InvalidConfiguration, "encryption is enabled, KeyReader can not be nil")
 	}
 	if a := enc.ProducerCryptoFailureAction; a != crypto.ProducerCryptoFailureActionFail && a != crypto.ProducerCryptoFailureActionSend {
 		return nil, fmt.Errorf("%w: unknown ProducerCryptoFailureAction %d", ErrInvalidOptions, a)
@@ -51,7 +51,7 @@ func newProducerCrypto(o ProducerOptions, logger *slog.Logger) (*producerCrypto,
 	if mc == nil {
 		d, err := crypto.NewDefaultMessageCrypto("producer "+o.Topic, true, plog.NewLoggerWithSlog(logger))
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", api.ErrCrypto, err)
+			return nil, publicErr(fmt.Errorf("%w: %w", api.ErrCrypto, err))
 		}
 		mc = d
 	}

@@ -3,8 +3,6 @@ package pulsar
 import (
 	"fmt"
 	"slices"
-
-	"github.com/pulsargo/sdk/internal/api"
 )
 
 // maxStickyHash is the largest sticky key hash of Key_Shared (hashes are in
@@ -29,7 +27,7 @@ func NewKeySharedPolicySticky(hashRanges []int) (*KeySharedPolicy, error) {
 func validateHashRanges(hashRanges []int) error {
 	n := len(hashRanges)
 	if n == 0 || n%2 != 0 {
-		return api.InvalidOption(InvalidConfiguration, "ranges must not be empty or not in value pairs")
+		return invalidOption(InvalidConfiguration, "ranges must not be empty or not in value pairs")
 	}
 	type hashRange struct{ start, end int }
 	rs := make([]hashRange, 0, n/2)

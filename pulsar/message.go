@@ -5,12 +5,73 @@ import (
 
 	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/consumer"
+	"github.com/pulsargo/sdk/internal/producer"
 )
 
 // ProducerMessage is a message to send. Its fields mirror the official Go
-// client's. (Defined in internal/api, which the producer engine shares: the
-// engine takes the value as it is.)
-type ProducerMessage = api.ProducerMessage
+// client's; every field is optional (the zero value sends an empty
+// payload with no key and no properties).
+type ProducerMessage struct {
+	// Payload is the message body. Default nil: an empty body (or Value's
+	// encoding).
+	Payload []byte
+	// Value is the message body before encoding, for producers with a
+	// Schema: the producer encodes it with Schema, else with the producer's
+	// schema. Value and Payload are mutually exclusive. Default nil.
+	Value any
+	// Key is the partition key: it routes the message to a partition and,
+	// without OrderingKey, to a Key_Shared consumer. Default "": none (the
+	// router picks a partition round robin).
+	Key string
+	// OrderingKey, when set, overrides Key for Key_Shared routing and
+	// key-based batching. Default "": Key is used.
+	OrderingKey string
+	// Properties are application-defined headers. Default nil: none.
+	Properties map[string]string
+	// EventTime is the application's time of the event. The zero time,
+	// time.Unix(0, 0) (the official client's "none") and any earlier time
+	// mean unset (the default).
+	EventTime time.Time
+	// ReplicationClusters restricts geo-replication to these clusters.
+	// Default nil: the namespace's clusters. A message with it is sent in
+	// an entry of its own (not batched).
+	ReplicationClusters []string
+	// DisableReplication keeps the message in the local cluster. Default
+	// false. A message with it is sent in an entry of its own.
+	DisableReplication bool
+	// SequenceID, when set, overrides the producer's sequence id. Default
+	// nil: the producer's next.
+	SequenceID *int64
+	// DeliverAfter asks the broker to deliver the message no earlier than
+	// this long after sending (Shared and Key_Shared subscriptions).
+	// Default 0: at once.
+	DeliverAfter time.Duration
+	// DeliverAt asks the broker to deliver the message no earlier than this
+	// time. DeliverAfter wins when both are set. Default zero: at once.
+	DeliverAt time.Time
+	// Schema, when set, encodes Value instead of the producer's schema: the
+	// producer registers it (GET_OR_CREATE_SCHEMA) and tags the message
+	// with its version, unless ProducerOptions.DisableMultiSchema refuses a
+	// schema other than the producer's. Default nil: the producer's.
+	Schema Schema
+	// Transaction, when set, sends the message inside it: it is not
+	// visible to consumers before the transaction commits, and never if it
+	// aborts. Default nil: no transaction.
+	Transaction Transaction
+}
+
+// engineMessage is what the producer engine sends of msg, with payload
+// (msg.Payload, or its encoded Value).
+func engineMessage(msg *ProducerMessage, payload []byte) *producer.Message {
+	m := &producer.Message{Payload: payload, Key: msg.Key, OrderingKey: msg.OrderingKey, Properties: msg.Properties,
+		EventTime: msg.EventTime, ReplicationClusters: msg.ReplicationClusters, DisableReplication: msg.DisableReplication,
+		SequenceID: msg.SequenceID, DeliverAfter: msg.DeliverAfter, DeliverAt: msg.DeliverAt}
+	if msg.Transaction != nil {
+		id := api.TxnID(msg.Transaction.GetTxnID())
+		m.Txn = &id
+	}
+	return m
+}
 
 // Message is a received message.
 type Message interface {

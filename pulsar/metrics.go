@@ -19,14 +19,28 @@ import (
 // Without one (the default) every event costs a nil check and nothing else.
 
 // Metric names one series of the official client's metrics (see the
-// Metric constants); MetricsProvider implementations receive it.
-type Metric = api.Metric
+// Metric constants); MetricsProvider implementations receive it. Its
+// values run from 0 to NumMetrics-1.
+type Metric uint8
 
 // TopicMetrics receives one topic's events (producers, consumers,
 // readers), with the labels of the client's cardinality already chosen. It
 // must be safe for concurrent use and should not allocate: it is called on
 // every message.
-type TopicMetrics = api.TopicMetrics
+type TopicMetrics interface {
+	// Add adds v (negative for a gauge going down) to a counter or gauge.
+	Add(m Metric, v float64)
+	// Observe records a duration, in seconds, in a histogram.
+	Observe(m Metric, seconds float64)
+}
+
+// engineMetrics hands a TopicMetrics to the engines, which name their
+// events with the same numbers (internal/api's Metric, from which the
+// constants below take their values).
+type engineMetrics struct{ m TopicMetrics }
+
+func (e engineMetrics) Add(m api.Metric, v float64)       { e.m.Add(Metric(m), v) }
+func (e engineMetrics) Observe(m api.Metric, sec float64) { e.m.Observe(Metric(m), sec) }
 
 // ClientMetrics receives one client's events: the client-wide metrics
 // (connections, lookups, RPCs) through its own Add, and a TopicMetrics per
@@ -75,77 +89,77 @@ type MetricsProvider interface {
 // topic.
 const (
 	// MetricMessagesPublished is the counter pulsar_client_messages_published.
-	MetricMessagesPublished = api.MetricMessagesPublished
+	MetricMessagesPublished Metric = Metric(api.MetricMessagesPublished)
 	// MetricBytesPublished is the counter pulsar_client_bytes_published (uncompressed payload bytes).
-	MetricBytesPublished = api.MetricBytesPublished
+	MetricBytesPublished Metric = Metric(api.MetricBytesPublished)
 	// MetricMessagesPending is the gauge pulsar_client_producer_pending_messages.
-	MetricMessagesPending = api.MetricMessagesPending
+	MetricMessagesPending Metric = Metric(api.MetricMessagesPending)
 	// MetricBytesPending is the gauge pulsar_client_producer_pending_bytes.
-	MetricBytesPending = api.MetricBytesPending
+	MetricBytesPending Metric = Metric(api.MetricBytesPending)
 	// MetricPublishErrorsTimeout is the counter pulsar_client_producer_errors{error="timeout"}.
-	MetricPublishErrorsTimeout = api.MetricPublishErrorsTimeout
+	MetricPublishErrorsTimeout Metric = Metric(api.MetricPublishErrorsTimeout)
 	// MetricPublishErrorsMsgTooLarge is the counter pulsar_client_producer_errors{error="msg_too_large"}.
-	MetricPublishErrorsMsgTooLarge = api.MetricPublishErrorsMsgTooLarge
+	MetricPublishErrorsMsgTooLarge Metric = Metric(api.MetricPublishErrorsMsgTooLarge)
 	// MetricPublishLatency is the histogram pulsar_client_producer_latency_seconds (Send to receipt).
-	MetricPublishLatency = api.MetricPublishLatency
+	MetricPublishLatency Metric = Metric(api.MetricPublishLatency)
 	// MetricPublishRPCLatency is the histogram pulsar_client_producer_rpc_latency_seconds (entry written to receipt).
-	MetricPublishRPCLatency = api.MetricPublishRPCLatency
+	MetricPublishRPCLatency Metric = Metric(api.MetricPublishRPCLatency)
 	// MetricMessagesReceived is the counter pulsar_client_messages_received.
-	MetricMessagesReceived = api.MetricMessagesReceived
+	MetricMessagesReceived Metric = Metric(api.MetricMessagesReceived)
 	// MetricBytesReceived is the counter pulsar_client_bytes_received.
-	MetricBytesReceived = api.MetricBytesReceived
+	MetricBytesReceived Metric = Metric(api.MetricBytesReceived)
 	// MetricPrefetchedMessages is the gauge pulsar_client_consumer_prefetched_messages.
-	MetricPrefetchedMessages = api.MetricPrefetchedMessages
+	MetricPrefetchedMessages Metric = Metric(api.MetricPrefetchedMessages)
 	// MetricPrefetchedBytes is the gauge pulsar_client_consumer_prefetched_bytes.
-	MetricPrefetchedBytes = api.MetricPrefetchedBytes
+	MetricPrefetchedBytes Metric = Metric(api.MetricPrefetchedBytes)
 	// MetricAcks is the counter pulsar_client_consumer_acks.
-	MetricAcks = api.MetricAcks
+	MetricAcks Metric = Metric(api.MetricAcks)
 	// MetricNacks is the counter pulsar_client_consumer_nacks.
-	MetricNacks = api.MetricNacks
+	MetricNacks Metric = Metric(api.MetricNacks)
 	// MetricDLQ is the counter pulsar_client_consumer_dlq_messages.
-	MetricDLQ = api.MetricDLQ
+	MetricDLQ Metric = Metric(api.MetricDLQ)
 	// MetricProcessingTime is the histogram pulsar_client_consumer_processing_time_seconds (received to acked).
-	MetricProcessingTime = api.MetricProcessingTime
+	MetricProcessingTime Metric = Metric(api.MetricProcessingTime)
 	// MetricProducersOpened is the counter pulsar_client_producers_opened.
-	MetricProducersOpened = api.MetricProducersOpened
+	MetricProducersOpened Metric = Metric(api.MetricProducersOpened)
 	// MetricProducersClosed is the counter pulsar_client_producers_closed.
-	MetricProducersClosed = api.MetricProducersClosed
+	MetricProducersClosed Metric = Metric(api.MetricProducersClosed)
 	// MetricProducersReconnectFailure is the counter pulsar_client_producers_reconnect_failure.
-	MetricProducersReconnectFailure = api.MetricProducersReconnectFailure
+	MetricProducersReconnectFailure Metric = Metric(api.MetricProducersReconnectFailure)
 	// MetricProducersReconnectMaxRetry is the counter pulsar_client_producers_reconnect_max_retry.
-	MetricProducersReconnectMaxRetry = api.MetricProducersReconnectMaxRetry
+	MetricProducersReconnectMaxRetry Metric = Metric(api.MetricProducersReconnectMaxRetry)
 	// MetricProducersPartitions is the gauge pulsar_client_producers_partitions_active.
-	MetricProducersPartitions = api.MetricProducersPartitions
+	MetricProducersPartitions Metric = Metric(api.MetricProducersPartitions)
 	// MetricConsumersOpened is the counter pulsar_client_consumers_opened.
-	MetricConsumersOpened = api.MetricConsumersOpened
+	MetricConsumersOpened Metric = Metric(api.MetricConsumersOpened)
 	// MetricConsumersClosed is the counter pulsar_client_consumers_closed.
-	MetricConsumersClosed = api.MetricConsumersClosed
+	MetricConsumersClosed Metric = Metric(api.MetricConsumersClosed)
 	// MetricConsumersReconnectFailure is the counter pulsar_client_consumers_reconnect_failure.
-	MetricConsumersReconnectFailure = api.MetricConsumersReconnectFailure
+	MetricConsumersReconnectFailure Metric = Metric(api.MetricConsumersReconnectFailure)
 	// MetricConsumersReconnectMaxRetry is the counter pulsar_client_consumers_reconnect_max_retry.
-	MetricConsumersReconnectMaxRetry = api.MetricConsumersReconnectMaxRetry
+	MetricConsumersReconnectMaxRetry Metric = Metric(api.MetricConsumersReconnectMaxRetry)
 	// MetricConsumersPartitions is the gauge pulsar_client_consumers_partitions_active.
-	MetricConsumersPartitions = api.MetricConsumersPartitions
+	MetricConsumersPartitions Metric = Metric(api.MetricConsumersPartitions)
 	// MetricReadersOpened is the counter pulsar_client_readers_opened.
-	MetricReadersOpened = api.MetricReadersOpened
+	MetricReadersOpened Metric = Metric(api.MetricReadersOpened)
 	// MetricReadersClosed is the counter pulsar_client_readers_closed.
-	MetricReadersClosed = api.MetricReadersClosed
+	MetricReadersClosed Metric = Metric(api.MetricReadersClosed)
 	// MetricConnectionsOpened is the counter pulsar_client_connections_opened.
-	MetricConnectionsOpened = api.MetricConnectionsOpened
+	MetricConnectionsOpened Metric = Metric(api.MetricConnectionsOpened)
 	// MetricConnectionsClosed is the counter pulsar_client_connections_closed.
-	MetricConnectionsClosed = api.MetricConnectionsClosed
+	MetricConnectionsClosed Metric = Metric(api.MetricConnectionsClosed)
 	// MetricConnectionsEstablishmentErrors is the counter pulsar_client_connections_establishment_errors.
-	MetricConnectionsEstablishmentErrors = api.MetricConnectionsEstablishmentErrors
+	MetricConnectionsEstablishmentErrors Metric = Metric(api.MetricConnectionsEstablishmentErrors)
 	// MetricConnectionsHandshakeErrors is the counter pulsar_client_connections_handshake_errors.
-	MetricConnectionsHandshakeErrors = api.MetricConnectionsHandshakeErrors
+	MetricConnectionsHandshakeErrors Metric = Metric(api.MetricConnectionsHandshakeErrors)
 	// MetricLookupRequests is the counter pulsar_client_lookup_count.
-	MetricLookupRequests = api.MetricLookupRequests
+	MetricLookupRequests Metric = Metric(api.MetricLookupRequests)
 	// MetricPartitionedTopicMetadataRequests is the counter pulsar_client_partitioned_topic_metadata_count.
-	MetricPartitionedTopicMetadataRequests = api.MetricPartitionedTopicMetadataRequests
+	MetricPartitionedTopicMetadataRequests Metric = Metric(api.MetricPartitionedTopicMetadataRequests)
 	// MetricRPCRequests is the counter pulsar_client_rpc_count.
-	MetricRPCRequests = api.MetricRPCRequests
+	MetricRPCRequests Metric = Metric(api.MetricRPCRequests)
 	// MetricSendingBuffers is the gauge pulsar_client_sending_buffers_count.
-	MetricSendingBuffers = api.MetricSendingBuffers
+	MetricSendingBuffers Metric = Metric(api.MetricSendingBuffers)
 	// NumMetrics is the number of metrics: an implementation may index an
 	// array by Metric.
 	NumMetrics = api.NumMetrics
@@ -175,7 +189,7 @@ func newMetrics(opts ClientOptions) (ClientMetrics, error) {
 	}
 	p, ok := opts.MetricsRegisterer.(MetricsProvider)
 	if !ok {
-		return nil, api.InvalidOption(InvalidConfiguration, fmt.Sprintf(
+		return nil, invalidOption(InvalidConfiguration, fmt.Sprintf(
 			"MetricsRegisterer: %T is not a pulsar.MetricsProvider; pulsargo's core has no metrics library: "+
 				"wrap a prometheus.Registerer with pulsarprom.Registerer (github.com/pulsargo/sdk/pulsar/pulsarprom)",
 			opts.MetricsRegisterer))
@@ -193,7 +207,7 @@ func (c *client) clientRecorder() api.Recorder {
 	if c.metrics == nil {
 		return api.Recorder{}
 	}
-	return api.NewRecorder(c.metrics)
+	return api.NewRecorder(engineMetrics{c.metrics})
 }
 
 // topicMetrics returns the Recorder of topic's metrics (a partition counts
@@ -211,5 +225,5 @@ func (c *client) topicMetrics(topic string) api.Recorder {
 	t.Tenant, _, _ = strings.Cut(n.Namespace, "/")
 	vals := []string{t.Tenant, t.Namespace, t.Topic}
 	t.LabelValues = vals[:len(c.opts.MetricsCardinality.LabelNames())]
-	return api.NewRecorder(c.metrics.Topic(t))
+	return api.NewRecorder(engineMetrics{c.metrics.Topic(t)})
 }

@@ -288,9 +288,9 @@ func TestMetricsReader(t *testing.T) {
 func TestMetricsNoneAllocatesNothing(t *testing.T) {
 	var r api.Recorder
 	if n := testing.AllocsPerRun(1000, func() {
-		r.Add(MetricMessagesPublished, 1)
-		r.Add(MetricBytesPending, -10)
-		r.Observe(MetricPublishLatency, 0.001)
+		r.Add(api.MetricMessagesPublished, 1)
+		r.Add(api.MetricBytesPending, -10)
+		r.Observe(api.MetricPublishLatency, 0.001)
 	}); n != 0 {
 		t.Fatalf("%v allocations per event without metrics", n)
 	}

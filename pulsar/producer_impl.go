@@ -36,7 +36,7 @@ type partitionedProducer struct {
 
 func (c *client) createProducer(opts ProducerOptions) (Producer, error) {
 	if opts.Topic == "" {
-		return nil, api.InvalidOption(InvalidTopicName, "Topic name is required for producer")
+		return nil, invalidOption(InvalidTopicName, "Topic name is required for producer")
 	}
 	if opts.CompressionType < NoCompression || opts.CompressionType > SNAPPY {
 		return nil, fmt.Errorf("%w: unknown compression type %d", ErrInvalidOptions, opts.CompressionType)
@@ -99,7 +99,7 @@ func (c *client) createProducer(opts ProducerOptions) (Producer, error) {
 	if partitioned {
 		p.followPartitions()
 	}
-	p.metrics.Add(MetricProducersOpened, 1)
+	p.metrics.Add(api.MetricProducersOpened, 1)
 	if err := c.register(p); err != nil {
 		p.Close()
 		return nil, err
@@ -298,14 +298,13 @@ func (p *partitionedProducer) SendReader(ctx context.Context, msg *ProducerMessa
 	return id, nil
 }
 
-// producerErr converts the engine's broker errors to *ServerError; the
-// others wrap the sentinels already (the engine returns internal/api's,
-// which this package aliases).
+// producerErr converts the engine's broker errors to *ServerError and its
+// *Error to this package's (publicErr).
 func producerErr(op string, err error) error {
 	if _, ok := serverCode(err); ok {
 		return wrapErr(op, err)
 	}
-	return err
+	return publicErr(err)
 }
 
 func (p *partitionedProducer) LastSequenceID() int64 {
@@ -325,7 +324,7 @@ func (p *partitionedProducer) FlushWithCtx(ctx context.Context) error {
 	errs := make([]error, len(parts))
 	var wg sync.WaitGroup
 	for i, pp := range parts {
-		wg.Go(func() { errs[i] = pp.Flush(ctx) })
+		wg.Go(func() { errs[i] = publicErr(pp.Flush(ctx)) })
 	}
 	wg.Wait()
 	return errors.Join(errs...)
@@ -344,7 +343,7 @@ func (p *partitionedProducer) Close() {
 		p.c.unregister(p)
 		p.disc.stop()
 		p.closeParts()
-		p.metrics.Add(MetricProducersClosed, 1)
+		p.metrics.Add(api.MetricProducersClosed, 1)
 	})
 }
 

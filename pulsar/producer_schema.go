@@ -38,9 +38,9 @@ func newProducerSchemas(opts ProducerOptions) (*producerSchemas, error) {
 	return ps, nil
 }
 
-// prepare returns the message to hand to the engine of pp (msg itself, or
-// a copy whose Payload is the encoded Value) and its schema version.
-func (ps *producerSchemas) prepare(ctx context.Context, pp *producer.Producer, msg *ProducerMessage) (*ProducerMessage, []byte, error) {
+// prepare returns the message to hand to the engine of pp (its Payload the
+// encoded Value, if msg has one) and its schema version.
+func (ps *producerSchemas) prepare(ctx context.Context, pp *producer.Producer, msg *ProducerMessage) (*producer.Message, []byte, error) {
 	if msg.Value != nil && msg.Payload != nil {
 		return nil, nil, fmt.Errorf("%w: a message has Value or Payload, not both", ErrInvalidOptions)
 	}
@@ -59,14 +59,14 @@ func (ps *producerSchemas) prepare(ctx context.Context, pp *producer.Producer, m
 		if msg.Value != nil {
 			return nil, nil, &SchemaError{Op: "encode", Err: errors.New("a message with a Value needs a Schema")}
 		}
-		return msg, nil, nil
+		return engineMessage(msg, msg.Payload), nil, nil
 	}
 	version, err := ps.version(ctx, pp, s)
 	if err != nil {
 		return nil, nil, err
 	}
 	if msg.Value == nil {
-		return msg, version, nil
+		return engineMessage(msg, msg.Payload), version, nil
 	}
 	payload, err := s.Encode(msg.Value)
 	if err != nil {
@@ -75,9 +75,7 @@ func (ps *producerSchemas) prepare(ctx context.Context, pp *producer.Producer, m
 	if payload == nil {
 		payload = []byte{}
 	}
-	out := *msg
-	out.Payload, out.Value = payload, nil
-	return &out, version, nil
+	return engineMessage(msg, payload), version, nil
 }
 
 // version returns the schema version of s on pp's topic.

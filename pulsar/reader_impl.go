@@ -29,7 +29,7 @@ type readerImpl struct {
 func (c *client) createReader(opts ReaderOptions) (Reader, error) {
 	switch {
 	case opts.Topic == "":
-		return nil, api.InvalidOption(InvalidConfiguration, "Topic is required")
+		return nil, invalidOption(InvalidConfiguration, "Topic is required")
 	case opts.StartMessageID == nil:
 		return nil, fmt.Errorf("%w: reader needs a StartMessageID", ErrInvalidOptions)
 	}
@@ -76,7 +76,7 @@ func (c *client) createReader(opts ReaderOptions) (Reader, error) {
 		o.ReceiverQueueSize = opts.ReceiverQueueSize
 		o.Backoff = opts.BackoffPolicyFunc
 		o.Chunks = chunk.Options{MaxPendingMessages: opts.MaxPendingChunkedMessage, ExpireAfter: opts.ExpireTimeOfIncompleteChunk}
-		o.IncompleteChunkPolicy = chunkPolicy(opts.IncompleteChunkPolicy, opts.AutoAckIncompleteChunk)
+		o.AckIncompleteChunks = chunkPolicy(opts.IncompleteChunkPolicy, opts.AutoAckIncompleteChunk) == ChunkAck
 		applyDecryption(&o, opts.Decryption, o.Logger)
 		e := consumer.New(o)
 		r.engines[i] = e
@@ -96,8 +96,8 @@ func (c *client) createReader(opts ReaderOptions) (Reader, error) {
 		return nil, err
 	}
 	// The official client's reader is a consumer, and counted as one too.
-	r.metrics.Add(MetricReadersOpened, 1)
-	r.metrics.Add(MetricConsumersOpened, 1)
+	r.metrics.Add(api.MetricReadersOpened, 1)
+	r.metrics.Add(api.MetricConsumersOpened, 1)
 	return r, nil
 }
 
@@ -170,7 +170,7 @@ func (r *readerImpl) forAll(f func(*consumerEngine) error, op string) error {
 // OperationNotSupported, as the official client's.
 func (r *readerImpl) GetLastMessageID() (MessageID, error) {
 	if len(r.engines) > 1 {
-		return nil, api.NewError(OperationNotSupported, "GetLastMessageID is not supported for multi-topics reader")
+		return nil, newError(OperationNotSupported, "GetLastMessageID is not supported for multi-topics reader")
 	}
 	ctx, cancel := r.c.opContext()
 	defer cancel()
@@ -187,8 +187,8 @@ func (r *readerImpl) Close() {
 		close(r.closed)
 		r.closeEngines()
 		r.c.unregister(r)
-		r.metrics.Add(MetricReadersClosed, 1)
-		r.metrics.Add(MetricConsumersClosed, 1)
+		r.metrics.Add(api.MetricReadersClosed, 1)
+		r.metrics.Add(api.MetricConsumersClosed, 1)
 	})
 }
 

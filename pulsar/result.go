@@ -3,107 +3,107 @@ package pulsar
 import "github.com/pulsargo/sdk/internal/api"
 
 // Result is the kind of failure an *Error reports, as the official Go
-// client's Result: the same values in the same order. (Defined in
-// internal/api with the sentinel errors.)
-type Result = api.Result
+// client's Result: the same values in the same order, so code that
+// compares Result values ports unchanged.
+type Result int
 
 // Results, as the official Go client numbers them.
 const (
 	// Ok means no error.
-	Ok = api.Ok
+	Ok Result = Result(api.Ok)
 	// UnknownError is an error the broker did not classify.
-	UnknownError = api.UnknownError
+	UnknownError Result = Result(api.UnknownError)
 	// InvalidConfiguration: options were missing or inconsistent.
-	InvalidConfiguration = api.InvalidConfiguration
+	InvalidConfiguration Result = Result(api.InvalidConfiguration)
 	// TimeoutError: an operation did not complete in time.
-	TimeoutError = api.TimeoutError
+	TimeoutError Result = Result(api.TimeoutError)
 	// LookupError: the topic's broker could not be looked up.
-	LookupError = api.LookupError
+	LookupError Result = Result(api.LookupError)
 	// ConnectError: the connection to the broker failed.
-	ConnectError = api.ConnectError
+	ConnectError Result = Result(api.ConnectError)
 	// ReadError: reading from the connection failed.
-	ReadError = api.ReadError
+	ReadError Result = Result(api.ReadError)
 	// AuthenticationError: the broker refused the credentials.
-	AuthenticationError = api.AuthenticationError
+	AuthenticationError Result = Result(api.AuthenticationError)
 	// AuthorizationError: the client may not create this producer or
 	// consumer.
-	AuthorizationError = api.AuthorizationError
+	AuthorizationError Result = Result(api.AuthorizationError)
 	// ErrorGettingAuthenticationData: the credentials could not be obtained.
-	ErrorGettingAuthenticationData = api.ErrorGettingAuthenticationData
+	ErrorGettingAuthenticationData Result = Result(api.ErrorGettingAuthenticationData)
 	// BrokerMetadataError: the broker failed to update metadata.
-	BrokerMetadataError = api.BrokerMetadataError
+	BrokerMetadataError Result = Result(api.BrokerMetadataError)
 	// BrokerPersistenceError: the broker failed to persist an entry.
-	BrokerPersistenceError = api.BrokerPersistenceError
+	BrokerPersistenceError Result = Result(api.BrokerPersistenceError)
 	// ChecksumError: a message failed its checksum.
-	ChecksumError = api.ChecksumError
+	ChecksumError Result = Result(api.ChecksumError)
 	// ConsumerBusy: an Exclusive consumer is already connected.
-	ConsumerBusy = api.ConsumerBusy
+	ConsumerBusy Result = Result(api.ConsumerBusy)
 	// NotConnectedError: the producer or consumer is not connected.
-	NotConnectedError = api.NotConnectedError
+	NotConnectedError Result = Result(api.NotConnectedError)
 	// AlreadyClosedError: the producer, consumer or client is closed.
-	AlreadyClosedError = api.AlreadyClosedError
+	AlreadyClosedError Result = Result(api.AlreadyClosedError)
 	// InvalidMessage: the message cannot be published.
-	InvalidMessage = api.InvalidMessage
+	InvalidMessage Result = Result(api.InvalidMessage)
 	// ConsumerNotInitialized: the consumer is not initialized.
-	ConsumerNotInitialized = api.ConsumerNotInitialized
+	ConsumerNotInitialized Result = Result(api.ConsumerNotInitialized)
 	// ProducerNotInitialized: the producer is not initialized.
-	ProducerNotInitialized = api.ProducerNotInitialized
+	ProducerNotInitialized Result = Result(api.ProducerNotInitialized)
 	// TooManyLookupRequestException: too many concurrent lookups.
-	TooManyLookupRequestException = api.TooManyLookupRequestException
+	TooManyLookupRequestException Result = Result(api.TooManyLookupRequestException)
 	// InvalidTopicName: the topic name does not parse.
-	InvalidTopicName = api.InvalidTopicName
+	InvalidTopicName Result = Result(api.InvalidTopicName)
 	// InvalidURL: the service URL is invalid.
-	InvalidURL = api.InvalidURL
+	InvalidURL Result = Result(api.InvalidURL)
 	// ServiceUnitNotReady: the topic moved between lookup and creation.
-	ServiceUnitNotReady = api.ServiceUnitNotReady
+	ServiceUnitNotReady Result = Result(api.ServiceUnitNotReady)
 	// OperationNotSupported: the operation is not supported.
-	OperationNotSupported = api.OperationNotSupported
+	OperationNotSupported Result = Result(api.OperationNotSupported)
 	// ProducerBlockedQuotaExceededError: the producer is blocked by a
 	// backlog quota.
-	ProducerBlockedQuotaExceededError = api.ProducerBlockedQuotaExceededError
+	ProducerBlockedQuotaExceededError Result = Result(api.ProducerBlockedQuotaExceededError)
 	// ProducerBlockedQuotaExceededException: the producer is refused by a
 	// backlog quota.
-	ProducerBlockedQuotaExceededException = api.ProducerBlockedQuotaExceededException
+	ProducerBlockedQuotaExceededException Result = Result(api.ProducerBlockedQuotaExceededException)
 	// ProducerQueueIsFull: MaxPendingMessages is reached.
-	ProducerQueueIsFull = api.ProducerQueueIsFull
+	ProducerQueueIsFull Result = Result(api.ProducerQueueIsFull)
 	// MessageTooBig: the message exceeds the size it may have.
-	MessageTooBig = api.MessageTooBig
+	MessageTooBig Result = Result(api.MessageTooBig)
 	// TopicNotFound: the topic does not exist.
-	TopicNotFound = api.TopicNotFound
+	TopicNotFound Result = Result(api.TopicNotFound)
 	// SubscriptionNotFound: the subscription does not exist.
-	SubscriptionNotFound = api.SubscriptionNotFound
+	SubscriptionNotFound Result = Result(api.SubscriptionNotFound)
 	// ConsumerNotFound: the consumer does not exist.
-	ConsumerNotFound = api.ConsumerNotFound
+	ConsumerNotFound Result = Result(api.ConsumerNotFound)
 	// UnsupportedVersionError: the broker's version lacks a feature.
-	UnsupportedVersionError = api.UnsupportedVersionError
+	UnsupportedVersionError Result = Result(api.UnsupportedVersionError)
 	// TopicTerminated: the topic was terminated.
-	TopicTerminated = api.TopicTerminated
+	TopicTerminated Result = Result(api.TopicTerminated)
 	// CryptoError: encryption or decryption failed.
-	CryptoError = api.CryptoError
+	CryptoError Result = Result(api.CryptoError)
 	// ConsumerClosed: the consumer is closed.
-	ConsumerClosed = api.ConsumerClosed
+	ConsumerClosed Result = Result(api.ConsumerClosed)
 	// InvalidBatchBuilderType: the batch builder type is unknown.
-	InvalidBatchBuilderType = api.InvalidBatchBuilderType
+	InvalidBatchBuilderType Result = Result(api.InvalidBatchBuilderType)
 	// AddToBatchFailed: a message could not be added to a batch.
-	AddToBatchFailed = api.AddToBatchFailed
+	AddToBatchFailed Result = Result(api.AddToBatchFailed)
 	// SeekFailed: a seek failed.
-	SeekFailed = api.SeekFailed
+	SeekFailed Result = Result(api.SeekFailed)
 	// ProducerClosed: the producer is closed.
-	ProducerClosed = api.ProducerClosed
+	ProducerClosed Result = Result(api.ProducerClosed)
 	// SchemaFailure: the payload could not be encoded with the schema.
-	SchemaFailure = api.SchemaFailure
+	SchemaFailure Result = Result(api.SchemaFailure)
 	// InvalidStatus: a component is not in the state the operation needs.
-	InvalidStatus = api.InvalidStatus
+	InvalidStatus Result = Result(api.InvalidStatus)
 	// TransactionNoFoundError: the transaction does not exist or ended.
-	TransactionNoFoundError = api.TransactionNoFoundError
+	TransactionNoFoundError Result = Result(api.TransactionNoFoundError)
 	// ClientMemoryBufferIsFull: the client's memory limit is reached.
-	ClientMemoryBufferIsFull = api.ClientMemoryBufferIsFull
+	ClientMemoryBufferIsFull Result = Result(api.ClientMemoryBufferIsFull)
 	// ProducerFenced: another producer took exclusive access; this one is
 	// fenced for good.
-	ProducerFenced = api.ProducerFenced
+	ProducerFenced Result = Result(api.ProducerFenced)
 	// MaxConcurrentOperationsReached: too many concurrent operations.
-	MaxConcurrentOperationsReached = api.MaxConcurrentOperationsReached
+	MaxConcurrentOperationsReached Result = Result(api.MaxConcurrentOperationsReached)
 	// TransactionCoordinatorNotEnabled: the broker has no transaction
 	// coordinator.
-	TransactionCoordinatorNotEnabled = api.TransactionCoordinatorNotEnabled
+	TransactionCoordinatorNotEnabled Result = Result(api.TransactionCoordinatorNotEnabled)
 )

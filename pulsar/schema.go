@@ -2,46 +2,65 @@ package pulsar
 
 import (
 	"fmt"
-
-	"github.com/pulsargo/sdk/internal/api"
 )
 
 // SchemaType is the type of a schema, numbered as the official Go client
-// numbers it. (Defined in internal/api, which ProducerMessage shares.)
-type SchemaType = api.SchemaType
+// numbers it: the wire protocol's Schema.Type for every type but the AUTO
+// ones, which the protocol lacks.
+type SchemaType int
 
 // Schema types, the official Go client's names and numbers. BYTES and NONE
 // are one number: a BYTES schema goes on the wire as type NONE.
 const (
-	NONE        = api.NONE
-	STRING      = api.STRING
-	JSON        = api.JSON
-	PROTOBUF    = api.PROTOBUF
-	AVRO        = api.AVRO
-	BOOLEAN     = api.BOOLEAN
-	INT8        = api.INT8
-	INT16       = api.INT16
-	INT32       = api.INT32
-	INT64       = api.INT64
-	FLOAT       = api.FLOAT
-	DOUBLE      = api.DOUBLE
-	KeyValue    = api.KeyValue
-	BYTES       = api.BYTES
-	AUTO        = api.AUTO
-	AutoConsume = api.AutoConsume
-	AutoPublish = api.AutoPublish
-	ProtoNative = api.ProtoNative
+	NONE        SchemaType = 0  // no schema: raw bytes
+	STRING      SchemaType = 1  // UTF-8 text
+	JSON        SchemaType = 2  // JSON, described by an Avro schema document
+	PROTOBUF    SchemaType = 3  // protobuf, described by an Avro schema document
+	AVRO        SchemaType = 4  // Avro binary encoding
+	BOOLEAN     SchemaType = 5  // one byte, 0 or 1
+	INT8        SchemaType = 6  // one byte
+	INT16       SchemaType = 7  // two bytes, little-endian (as the official Go client)
+	INT32       SchemaType = 8  // four bytes, little-endian (as the official Go client)
+	INT64       SchemaType = 9  // eight bytes, little-endian (as the official Go client)
+	FLOAT       SchemaType = 10 // IEEE 754 single, big-endian
+	DOUBLE      SchemaType = 11 // IEEE 754 double, big-endian
+	KeyValue    SchemaType = 15 // a key schema and a value schema
+	BYTES       SchemaType = 0  // raw bytes (the same number as NONE)
+	AUTO        SchemaType = -2 // deprecated AUTO type
+	AutoConsume SchemaType = -3 // decode with whatever schema the topic has
+	AutoPublish SchemaType = -4 // encode with whatever schema the topic has
+	ProtoNative SchemaType = 20 // protobuf, described by its file descriptors
 )
 
-// SchemaInfo describes a schema to the broker: name, definition, type and
-// properties, sent as they are in PRODUCER, SUBSCRIBE and
-// GET_OR_CREATE_SCHEMA.
-type SchemaInfo = api.SchemaInfo
+// SchemaInfo describes a schema to the broker: the fields of the protocol's
+// Schema, sent as they are in PRODUCER, SUBSCRIBE and GET_OR_CREATE_SCHEMA.
+type SchemaInfo struct {
+	// Name is the schema's name ("Avro", "JSON", "String", ...).
+	Name string
+	// Schema is the schema definition (an Avro or protobuf-native
+	// document; empty for the primitive types).
+	Schema string
+	// Type is the schema type.
+	Type SchemaType
+	// Properties are the schema's properties; nil for none.
+	Properties map[string]string
+}
 
 // Schema encodes ProducerMessage.Value into a payload and decodes payloads
 // for Message.GetSchemaValue. Set it in ProducerOptions, ConsumerOptions,
-// ReaderOptions or a single ProducerMessage.
-type Schema = api.Schema
+// ReaderOptions or a single ProducerMessage. This package's AvroSchema,
+// JSONSchema, ProtoSchema, ... implement it, and so may an application's
+// own schema (the official Go client's interface).
+type Schema interface {
+	// Encode returns the payload of v.
+	Encode(v any) ([]byte, error)
+	// Decode decodes data into v (a pointer).
+	Decode(data []byte, v any) error
+	// Validate reports whether message is a valid payload of the schema.
+	Validate(message []byte) error
+	// GetSchemaInfo returns the schema as the broker sees it.
+	GetSchemaInfo() *SchemaInfo
+}
 
 // NewSchema returns the schema of type schemaType with the definition
 // schemaData (used by AVRO, JSON, PROTOBUF and ProtoNative; ignored by the

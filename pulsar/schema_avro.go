@@ -6,16 +6,37 @@ import (
 	"github.com/pulsargo/sdk/internal/avro"
 )
 
-// AvroCodec is a parsed Avro schema: the Codec of an AvroSchema. Its
-// String method gives the schema's Parsing Canonical Form and its JSON
-// (json.Marshal) is the definition the official client sends.
-type AvroCodec = avro.Schema
+// AvroCodec is a parsed Avro schema: the Codec of an AvroSchema, which
+// encodes and decodes with it. NewAvroSchemaWithValidation makes one.
+type AvroCodec struct{ s *avro.Schema }
+
+// String returns the schema's Parsing Canonical Form.
+func (c *AvroCodec) String() string { return c.s.String() }
+
+// MarshalJSON returns the schema's definition as the official client sends
+// it to the broker (names resolved, defaults kept).
+func (c *AvroCodec) MarshalJSON() ([]byte, error) { return c.s.MarshalJSON() }
+
+// Marshal encodes v with Avro's binary encoding (see AvroSchema for how Go
+// values map to Avro types).
+func (c *AvroCodec) Marshal(v any) ([]byte, error) { return c.s.Marshal(v) }
+
+// Unmarshal decodes data into v, a pointer.
+func (c *AvroCodec) Unmarshal(data []byte, v any) error { return c.s.Unmarshal(data, v) }
+
+// Validate checks that data starts with one value of the schema and
+// returns the bytes it takes.
+func (c *AvroCodec) Validate(data []byte) (int, error) { return c.s.Validate(data) }
 
 // initAvroCodec parses an Avro schema document. A definition can refer
 // only to the names it defines itself (no cache is shared between
 // parses).
 func initAvroCodec(schemaDef string) (*AvroCodec, error) {
-	return avro.Parse(schemaDef)
+	s, err := avro.Parse(schemaDef)
+	if err != nil {
+		return nil, err
+	}
+	return &AvroCodec{s}, nil
 }
 
 // avroSchemaInfo parses def and returns the parsed schema and the

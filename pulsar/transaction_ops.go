@@ -28,7 +28,7 @@ func txnSend(ctx context.Context, msg *ProducerMessage, topic string) (end func(
 	if err != nil {
 		return nil, err
 	}
-	if t.GetState() != TxnOpen {
+	if t.GetState() != api.TxnOpen {
 		return nil, fmt.Errorf("%w: %w", ErrTransaction, errNonOpenSend)
 	}
 	if err := t.RegisterPartition(ctx, topic); err != nil {
@@ -42,7 +42,7 @@ func txnSend(ctx context.Context, msg *ProducerMessage, topic string) (end func(
 
 // sendIn sends m on pp, in its transaction when end is not nil (then end
 // gets the outcome, also after ctx ended).
-func sendIn(ctx context.Context, pp *producer.Producer, m *ProducerMessage, version []byte, end func(error)) (MessageID, error) {
+func sendIn(ctx context.Context, pp *producer.Producer, m *producer.Message, version []byte, end func(error)) (MessageID, error) {
 	if end == nil {
 		return pp.SendVersioned(ctx, m, version)
 	}
@@ -66,8 +66,8 @@ func (cs *consumerImpl) AckWithTxn(msg Message, txn Transaction) error {
 	if err != nil {
 		return err
 	}
-	if t.GetState() != TxnOpen {
-		return api.NewError(InvalidStatus, "Failed to ack by a non-open transaction.")
+	if t.GetState() != api.TxnOpen {
+		return newError(InvalidStatus, "Failed to ack by a non-open transaction.")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), cs.c.opts.OperationTimeout)
 	defer cancel()

@@ -5,10 +5,11 @@ import (
 	"fmt"
 )
 
-// Error is an error with a Result, as the official Go client's *Error: its
-// text is "<message>: <result name>". Every sentinel below is one; the
-// errors the engines return wrap them (fmt.Errorf with %w), so errors.Is
-// finds the sentinel and errors.As an *Error with its Result.
+// Error is the engines' error with a Result: its text is "<message>:
+// <result name>". Every sentinel below is one; the errors the engines
+// return wrap them (fmt.Errorf with %w). pulsar.Error is the public type
+// (documented there): package pulsar's sentinels stand for these, and it
+// turns the engines' errors into its own where they leave it.
 type Error struct {
 	msg    string
 	result Result
@@ -21,7 +22,7 @@ type Error struct {
 // NewError returns an *Error with the official client's text for result
 // and msg.
 func NewError(result Result, msg string) *Error {
-	return &Error{msg: fmt.Sprintf("%s: %s", msg, resultName(result)), result: result}
+	return &Error{msg: fmt.Sprintf("%s: %s", msg, ResultName(result)), result: result}
 }
 
 // caseOf returns an *Error like NewError that errors.Is also matches with
@@ -51,10 +52,25 @@ func (e *Error) Error() string { return e.msg }
 // Result returns the kind of failure.
 func (e *Error) Result() Result { return e.result }
 
-// Is reports whether target is the broader sentinel e is a case of.
+// Is reports whether target is the broader sentinel e is a case of, or
+// stands for e or that sentinel: package pulsar's sentinels are errors of
+// its own type that unwrap to the engine's sentinel they stand for, so
+// that errors.Is(engineErr, pulsar.ErrX) holds.
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
-	return ok && e.also != nil && (t == e.also || e.also.Is(t))
+	if !ok {
+		u, isWrapper := target.(interface{ Unwrap() error })
+		if !isWrapper {
+			return false
+		}
+		if t, ok = u.Unwrap().(*Error); !ok {
+			return false
+		}
+		if t == e {
+			return true
+		}
+	}
+	return e.also != nil && (t == e.also || e.also.Is(t))
 }
 
 // Sentinel errors. Those the official Go client exports have its name,

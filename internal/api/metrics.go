@@ -1,16 +1,13 @@
 package api
 
-// Metric names one series of the official Go client's Prometheus metrics
-// (pulsar_client_*): the client and its engines report events as a Metric
-// and a value, and a metrics module (pulsar/pulsarprom) turns them into
-// series. The core has no metrics library.
+// Metric is the number of an event the engines report: pulsar.Metric,
+// which documents each one, takes its constants' values from these (one
+// list), and pulsar hands the engines its TopicMetrics as a TopicMetrics
+// of this package.
 type Metric uint8
 
 // The metrics, one per series of the official client (its name after the
-// constant). Counters and gauges take Add; histograms take Observe, in
-// seconds. Client metrics (no topic labels) go to ClientMetrics.Add, the
-// others to the TopicMetrics of the producer's, consumer's or reader's
-// topic.
+// constant); see pulsar's Metric constants.
 const (
 	// Producer (per topic).
 	MetricMessagesPublished        Metric = iota // counter pulsar_client_messages_published
@@ -61,9 +58,9 @@ const (
 	NumMetrics int = iota
 )
 
-// TopicMetrics receives the events of one topic's producers, consumers and
-// readers (the labels of the client's cardinality are already chosen). It
-// must be safe for concurrent use and cheap: it is called on every message.
+// TopicMetrics is the engines' side of pulsar.TopicMetrics: it receives
+// the events of one topic's producers, consumers and readers. It must be
+// safe for concurrent use and cheap: it is called on every message.
 type TopicMetrics interface {
 	// Add adds v (negative for a gauge going down) to a counter or gauge.
 	Add(m Metric, v float64)

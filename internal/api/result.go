@@ -132,8 +132,8 @@ var resultNames = [...]string{
 	ClientMemoryBufferIsFull: "ClientMemoryBufferIsFull",
 }
 
-// resultName is the official client's name of r in error texts.
-func resultName(r Result) string {
+// ResultName is the official client's name of r in error texts.
+func ResultName(r Result) string {
 	if r >= 0 && int(r) < len(resultNames) && resultNames[r] != "" {
 		return resultNames[r]
 	}

@@ -1,9 +1,8 @@
 package api
 
-import "context"
-
-// TxnState is the state of a transaction, as the official Go client's:
-// the same values in the same order.
+// TxnState is the transaction engine's state of a transaction:
+// pulsar.TxnState, which documents the states, takes its constants' values
+// from these (the official Go client's values, in its order).
 type TxnState int32
 
 // Transaction states, numbered as the official Go client numbers them
@@ -49,27 +48,11 @@ func (s TxnState) String() string {
 	return "Unknown"
 }
 
-// TxnID identifies a transaction: MostSigBits is the coordinator's id
-// (the partition of the coordinator topic), LeastSigBits the
-// transaction's number there.
+// TxnID identifies a transaction in the engines: pulsar.TxnID (which
+// documents it) has the same fields and converts to and from it.
 type TxnID struct {
 	// MostSigBits are the most significant 64 bits of the id.
 	MostSigBits uint64
 	// LeastSigBits are the least significant 64 bits of the id.
 	LeastSigBits uint64
-}
-
-// Transaction groups sends and acknowledgments that take effect together
-// on commit, or not at all on abort, as the official client's interface.
-type Transaction interface {
-	// Commit commits the transaction once its sends and acknowledgments
-	// have completed.
-	Commit(context.Context) error
-	// Abort aborts the transaction once its sends and acknowledgments
-	// have completed.
-	Abort(context.Context) error
-	// GetState returns the transaction's state.
-	GetState() TxnState
-	// GetTxnID returns the transaction's id.
-	GetTxnID() TxnID
 }

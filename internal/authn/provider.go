@@ -10,8 +10,10 @@ import (
 	"sync"
 )
 
-// Provider is an authentication method, as the official client's
-// auth.Provider: Init checks its configuration (NewClient calls it and
+// Provider is the method set of pulsar/auth.Provider, which documents it
+// for users (package pulsar/auth imports this one, so it cannot be named
+// here): the constructors here return it, and a Provider is a
+// pulsar/auth.Provider and back without a conversion. Init checks its configuration (NewClient calls it and
 // fails with its error), Name is the method sent in CONNECT ("" sends no
 // credentials), GetData the credentials (called at every connect and at
 // every AUTH_CHALLENGE, so they can refresh), GetTLSCertificate the client

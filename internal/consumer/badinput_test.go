@@ -11,7 +11,6 @@ import (
 	gproto "google.golang.org/protobuf/proto"
 
 	"github.com/pulsargo/sdk/brokerstub"
-	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/compress"
 	"github.com/pulsargo/sdk/internal/consumer/consumertest"
 	"github.com/pulsargo/sdk/internal/proto"
@@ -147,7 +146,7 @@ func TestLyingChunkSizes(t *testing.T) {
 		fine, _ := p.Send(ctxT(t), []byte("fine"), "")
 		var log ackLog
 		log.watch(v.b)
-		e, out := v.engine(topic, "s", func(o *Options[*Message]) { o.IncompleteChunkPolicy = api.ChunkAck })
+		e, out := v.engine(topic, "s", func(o *Options[*Message]) { o.AckIncompleteChunks = true })
 		m := recv(t, out)
 		if string(m.Payload) != "fine" {
 			t.Fatalf("got %q", trim(m.Payload))

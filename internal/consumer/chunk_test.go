@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/pulsargo/sdk/brokerstub"
-	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/compress"
 	"github.com/pulsargo/sdk/internal/consumer/consumertest"
 	"github.com/pulsargo/sdk/messageid"
@@ -193,7 +192,7 @@ func TestEvictionChunkAckDropsMessage(t *testing.T) {
 		ids := sendInterleaved(t, p, ca, cb)
 		e, out := v.engine(topic, "s", func(o *Options[*Message]) {
 			o.Chunks.MaxPendingBytes = 4000 // room for one message
-			o.IncompleteChunkPolicy = api.ChunkAck
+			o.AckIncompleteChunks = true
 		})
 		m := recv(t, out)
 		sameBytes(t, m.Payload, pb)
@@ -262,7 +261,7 @@ func TestExpiryChunkAckWithFakeClock(t *testing.T) {
 		}
 		e, out := v.engine(topic, "s", func(o *Options[*Message]) {
 			o.Clock = clock
-			o.IncompleteChunkPolicy = api.ChunkAck
+			o.AckIncompleteChunks = true
 			o.Chunks.ExpireAfter = time.Minute
 		})
 		waitFor(t, "chunk 0 pending", func() bool { return pending(e) == 1 })

@@ -101,9 +101,11 @@ type Options[T any] struct {
 	// Chunks are the limits of the chunk Assembler (its Now is replaced by
 	// Clock.Now).
 	Chunks chunk.Options
-	// IncompleteChunkPolicy decides the fate of evicted or expired chunked
-	// messages. Default api.ChunkNack.
-	IncompleteChunkPolicy api.ChunkPolicy
+	// AckIncompleteChunks acknowledges the chunks of a chunked message
+	// given up on (evicted or expired): it is dropped (pulsar.ChunkAck).
+	// Default false: they are nacked, and the broker redelivers them
+	// (pulsar.ChunkNack).
+	AckIncompleteChunks bool
 	// StartID, when set, is where a non-durable subscription starts (a
 	// chunk id: at its whole message). Messages before it are filtered out.
 	StartID messageid.MessageID

@@ -111,9 +111,9 @@ func (e *Engine[T]) onDiscarded(d chunk.Discarded, md *proto.MessageMetadata) {
 	}
 }
 
-// giveUp applies IncompleteChunkPolicy to an incomplete chunked message.
+// giveUp applies AckIncompleteChunks to an incomplete chunked message.
 func (e *Engine[T]) giveUp(uuid string, ids []messageid.ID, reason error) {
-	if e.o.IncompleteChunkPolicy == api.ChunkAck {
+	if e.o.AckIncompleteChunks {
 		e.log.Warn("incomplete chunked message dropped (ChunkAck)", "first", ids[0], "err", reason)
 		e.dropped.add(uuid)
 		e.ackNow(ids)

@@ -131,7 +131,7 @@ func (bs *batches) detach(b *batch) {
 }
 
 // batchKey returns the batch m goes to.
-func (p *Producer) batchKey(m *api.ProducerMessage) string {
+func (p *Producer) batchKey(m *Message) string {
 	if p.opts.KeyBasedBatching {
 		return batchKey(m)
 	}
@@ -154,13 +154,13 @@ func (p *Producer) batchMaxBytes() int {
 }
 
 // batchable reports whether a message of n bytes goes to a batch.
-func (p *Producer) batchable(m *api.ProducerMessage, n int) bool {
+func (p *Producer) batchable(m *Message, n int) bool {
 	return !p.opts.DisableBatching && batchable(m) && n+batchEntryOverhead <= p.batchMaxBytes()
 }
 
 // addToBatch appends m to its batch, flushing batches as limits require,
 // and the batch m joined when flushNow. Called with p.mu held.
-func (p *Producer) addToBatch(m *api.ProducerMessage, schemaVersion []byte, pm pending, mem int64, deadline time.Time, flushNow bool) error {
+func (p *Producer) addToBatch(m *Message, schemaVersion []byte, pm pending, mem int64, deadline time.Time, flushNow bool) error {
 	key := p.batchKey(m)
 	b := p.batches.get(key)
 	if b != nil && (!p.fits(b, len(m.Payload)) || !bytes.Equal(b.schemaVersion, schemaVersion) || !sameTxn(b.txn, txnOf(m))) {

@@ -18,7 +18,7 @@
 // reconnect may land on another broker.
 //
 //	p, err := producer.New(ctx, producer.Options{Topic: topic, Connect: connect, ...})
-//	id, err := p.Send(ctx, &api.ProducerMessage{Payload: data})
+//	id, err := p.Send(ctx, &Message{Payload: data})
 //
 // # Concurrency model: one mutex, not an owner goroutine
 //

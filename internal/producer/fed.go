@@ -25,7 +25,7 @@ import (
 // sendFed queues m, a chunked message of an uncompressed payload, and
 // feeds its chunks to the connection as memory allows. Errors before the
 // message is queued are returned; after that they fail the message.
-func (p *Producer) sendFed(ctx context.Context, m *api.ProducerMessage, schemaVersion []byte, pm pending, now, deadline time.Time) error {
+func (p *Producer) sendFed(ctx context.Context, m *Message, schemaVersion []byte, pm pending, now, deadline time.Time) error {
 	if err := p.admitFed(ctx); err != nil {
 		return err
 	}

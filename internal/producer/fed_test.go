@@ -92,7 +92,7 @@ func TestFedMessageLargerThanMemoryLimit(t *testing.T) {
 		cb, ch := collect()
 		sent := make(chan struct{})
 		go func() {
-			p.SendAsync(context.Background(), &api.ProducerMessage{Payload: payload}, cb)
+			p.SendAsync(context.Background(), &Message{Payload: payload}, cb)
 			close(sent)
 		}()
 		synctest.Wait()
@@ -104,7 +104,7 @@ func TestFedMessageLargerThanMemoryLimit(t *testing.T) {
 			t.Errorf("stats before receipts %+v", st)
 		}
 		cb2, ch2 := collect()
-		go p.SendAsync(context.Background(), &api.ProducerMessage{Payload: []byte("after")}, cb2)
+		go p.SendAsync(context.Background(), &Message{Payload: []byte("after")}, cb2)
 		frames, chunks, entry := first, 0, uint64(10)
 		for len(frames) > 0 {
 			for _, f := range frames {
@@ -148,7 +148,7 @@ func TestFedMessageAbortsWhenContextEnds(t *testing.T) {
 		p := newTestProducer(t, fc, clk, Options{Memory: mem, DisableBatching: true, EnableChunking: true, SendTimeout: -1})
 		ctx, cancel := context.WithCancel(context.Background())
 		cb, ch := collect()
-		go p.SendAsync(ctx, &api.ProducerMessage{Payload: make([]byte, 8000)}, cb)
+		go p.SendAsync(ctx, &Message{Payload: make([]byte, 8000)}, cb)
 		synctest.Wait()
 		if n := len(fc.take()); n != 2 {
 			t.Fatalf("%d chunks written", n)
@@ -166,7 +166,7 @@ func TestFedMessageAbortsWhenContextEnds(t *testing.T) {
 		}
 		fc.receipt(0, 1) // late receipts of the aborted message are ignored
 		cb2, ch2 := collect()
-		p.SendAsync(context.Background(), &api.ProducerMessage{Payload: []byte("next")}, cb2)
+		p.SendAsync(context.Background(), &Message{Payload: []byte("next")}, cb2)
 		fc.receipt(0, 2)
 		fc.receipt(1, 3)
 		if r := wait(t, ch2); r.err != nil || r.id.EntryID() != 3 {
@@ -186,13 +186,13 @@ func TestFedMessageDisableBlock(t *testing.T) {
 			DisableBlockIfQueueFull: true, SendTimeout: -1})
 		mem.Add(1500) // held by someone else
 		cb, ch := collect()
-		p.SendAsync(context.Background(), &api.ProducerMessage{Payload: make([]byte, 3000)}, cb)
+		p.SendAsync(context.Background(), &Message{Payload: make([]byte, 3000)}, cb)
 		if r := wait(t, ch); !errors.Is(r.err, api.ErrMemoryBufferIsFull) {
 			t.Fatalf("err = %v", r.err)
 		}
 		mem.Release(1500)
 		cb, ch = collect()
-		go p.SendAsync(context.Background(), &api.ProducerMessage{Payload: make([]byte, 3000)}, cb)
+		go p.SendAsync(context.Background(), &Message{Payload: make([]byte, 3000)}, cb)
 		for i := uint64(0); i < 4; i++ {
 			synctest.Wait()
 			for range fc.take() {
@@ -215,7 +215,7 @@ func TestFedMessageSendTimeoutPerChunk(t *testing.T) {
 		mem := newWaitMemory(2000)
 		p := newTestProducer(t, fc, clk, Options{Memory: mem, DisableBatching: true, EnableChunking: true, SendTimeout: time.Second})
 		cb, ch := collect()
-		go p.SendAsync(context.Background(), &api.ProducerMessage{Payload: make([]byte, 8000)}, cb)
+		go p.SendAsync(context.Background(), &Message{Payload: make([]byte, 8000)}, cb)
 		written := 0
 		for acked := range 9 {
 			synctest.Wait()
@@ -230,7 +230,7 @@ func TestFedMessageSendTimeoutPerChunk(t *testing.T) {
 			t.Fatalf("chunked message acknowledged chunk by chunk within the timeout: %v", r.err)
 		}
 		cb, ch = collect()
-		go p.SendAsync(context.Background(), &api.ProducerMessage{Payload: make([]byte, 8000)}, cb)
+		go p.SendAsync(context.Background(), &Message{Payload: make([]byte, 8000)}, cb)
 		synctest.Wait()
 		fc.receipt(1, 100)
 		clk.Advance(999 * time.Millisecond)

@@ -8,7 +8,6 @@ import (
 
 	gproto "google.golang.org/protobuf/proto"
 
-	"github.com/pulsargo/sdk/internal/api"
 	"github.com/pulsargo/sdk/internal/conn"
 	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/messageid"
@@ -22,8 +21,8 @@ func TestFlushWaitsForOlderEntries(t *testing.T) {
 		fc, clk := &fakeConn{maxMsg: 1000}, newFakeClock()
 		p := newTestProducer(t, fc, clk, Options{DisableBatching: true})
 		cb0, ch0 := collect()
-		p.SendAsync(context.Background(), &api.ProducerMessage{Payload: []byte("a")}, cb0)
-		p.SendAsync(context.Background(), &api.ProducerMessage{Payload: []byte("b")}, func(messageid.MessageID, error) {})
+		p.SendAsync(context.Background(), &Message{Payload: []byte("a")}, cb0)
+		p.SendAsync(context.Background(), &Message{Payload: []byte("b")}, func(messageid.MessageID, error) {})
 		flushed := make(chan error, 1)
 		go func() { flushed <- p.Flush(context.Background()) }()
 		synctest.Wait() // Flush waits for the newest entry

@@ -11,6 +11,22 @@ import (
 	"github.com/pulsargo/sdk/messageid"
 )
 
+// Message is what the engine sends of a pulsar.ProducerMessage (which
+// documents each field): its payload, already encoded with its schema, and
+// what goes in its metadata. Package pulsar builds one per send.
+type Message struct {
+	Payload             []byte
+	Key, OrderingKey    string
+	Properties          map[string]string
+	EventTime           time.Time // zero, or at or before the Unix epoch: none
+	ReplicationClusters []string
+	DisableReplication  bool
+	SequenceID          *int64        // nil: the producer's next
+	DeliverAfter        time.Duration // wins over DeliverAt when > 0
+	DeliverAt           time.Time
+	Txn                 *api.TxnID // nil: no transaction
+}
+
 // Callback receives the outcome of a send, once: the message id (a
 // messageid.ChunkMessageID for a chunked message) or an error.
 type Callback func(id messageid.MessageID, err error)
@@ -23,7 +39,7 @@ type Callback func(id messageid.MessageID, err error)
 type Receipted func(id messageid.MessageID)
 
 // batchKey returns the key that key-based batching groups m by.
-func batchKey(m *api.ProducerMessage) string {
+func batchKey(m *Message) string {
 	if m.OrderingKey != "" {
 		return m.OrderingKey
 	}
@@ -32,7 +48,7 @@ func batchKey(m *api.ProducerMessage) string {
 
 // deliverAt resolves m's DeliverAfter and DeliverAt against now; zero for
 // none.
-func deliverAt(m *api.ProducerMessage, now time.Time) time.Time {
+func deliverAt(m *Message, now time.Time) time.Time {
 	if m.DeliverAfter > 0 {
 		return now.Add(m.DeliverAfter)
 	}
@@ -42,7 +58,7 @@ func deliverAt(m *api.ProducerMessage, now time.Time) time.Time {
 // batchable reports whether m may share an entry with other messages:
 // delayed delivery and replication settings are per entry, so such
 // messages are sent on their own (as the Java client does).
-func batchable(m *api.ProducerMessage) bool {
+func batchable(m *Message) bool {
 	return m.DeliverAfter <= 0 && m.DeliverAt.IsZero() && len(m.ReplicationClusters) == 0 && !m.DisableReplication
 }
 
@@ -72,7 +88,7 @@ func keyValues(props map[string]string) []*proto.KeyValue {
 }
 
 // entryMetadata is the MessageMetadata of an entry holding m alone.
-func (p *Producer) entryMetadata(m *api.ProducerMessage, seq uint64, now time.Time, uncompressed int) *proto.MessageMetadata {
+func (p *Producer) entryMetadata(m *Message, seq uint64, now time.Time, uncompressed int) *proto.MessageMetadata {
 	md := &proto.MessageMetadata{
 		ProducerName:     gproto.String(p.name),
 		SequenceId:       gproto.Uint64(seq),
@@ -104,7 +120,7 @@ func (p *Producer) entryMetadata(m *api.ProducerMessage, seq uint64, now time.Ti
 
 // singleMessage is the SingleMessageMetadata of m inside a batch, for
 // wire.AppendSingleMessage, which encodes it without allocating.
-func singleMessage(m *api.ProducerMessage, seq uint64) wire.SingleMessage {
+func singleMessage(m *Message, seq uint64) wire.SingleMessage {
 	sm := wire.SingleMessage{Properties: m.Properties, PartitionKey: m.Key, SequenceID: seq, HasSequenceID: true}
 	if m.OrderingKey != "" {
 		sm.OrderingKey = []byte(m.OrderingKey)

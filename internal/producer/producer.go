@@ -115,7 +115,7 @@ func (p *Producer) Name() string {
 func (p *Producer) LastSequenceID() int64 { return p.lastSeq.Load() }
 
 // assignSeq returns m's sequence id. Called with p.mu held.
-func (p *Producer) assignSeq(m *api.ProducerMessage) uint64 {
+func (p *Producer) assignSeq(m *Message) uint64 {
 	if m.SequenceID != nil {
 		return uint64(*m.SequenceID)
 	}

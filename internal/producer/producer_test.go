@@ -191,7 +191,7 @@ func TestChunkedSendAndReceipts(t *testing.T) {
 		}
 		payload := bytes.Repeat([]byte("0123456789"), 450) // 4500 bytes
 		cb, ch := collect()
-		p.SendAsync(context.Background(), &api.ProducerMessage{Payload: payload, Key: "k"}, cb)
+		p.SendAsync(context.Background(), &Message{Payload: payload, Key: "k"}, cb)
 		frames := fc.take()
 		if len(frames) != 5 {
 			t.Fatalf("%d frames, want 5 chunks", len(frames))
@@ -236,7 +236,7 @@ func TestTimeoutMidMessageWithFakeClock(t *testing.T) {
 		fc, clk := &fakeConn{maxMsg: 1000}, newFakeClock()
 		p := newTestProducer(t, fc, clk, Options{DisableBatching: true, EnableChunking: true, SendTimeout: time.Second})
 		cb, ch := collect()
-		p.SendAsync(context.Background(), &api.ProducerMessage{Payload: make([]byte, 3000)}, cb)
+		p.SendAsync(context.Background(), &Message{Payload: make([]byte, 3000)}, cb)
 		fc.take()
 		fc.receipt(0, 1)
 		clk.Advance(999 * time.Millisecond)
@@ -253,7 +253,7 @@ func TestTimeoutMidMessageWithFakeClock(t *testing.T) {
 		// Late receipts of the failed message are ignored; the next one works.
 		fc.receipt(0, 2)
 		cb2, ch2 := collect()
-		p.SendAsync(context.Background(), &api.ProducerMessage{Payload: []byte("next")}, cb2)
+		p.SendAsync(context.Background(), &Message{Payload: []byte("next")}, cb2)
 		fc.receipt(0, 3) // stale: sequence 0 < 1
 		fc.receipt(1, 4)
 		if r := wait(t, ch2); r.err != nil || r.id.EntryID() != 4 {
@@ -273,7 +273,7 @@ func TestBatchDelayWithFakeClock(t *testing.T) {
 		for i := range 3 {
 			cb, ch := collect()
 			chs = append(chs, ch)
-			p.SendAsync(context.Background(), &api.ProducerMessage{Payload: bytes.Repeat([]byte{byte('a' + i)}, 100), Properties: map[string]string{"i": "x"}}, cb)
+			p.SendAsync(context.Background(), &Message{Payload: bytes.Repeat([]byte{byte('a' + i)}, 100), Properties: map[string]string{"i": "x"}}, cb)
 		}
 		if n := len(fc.take()); n != 0 {
 			t.Fatalf("%d frames before the delay", n)
@@ -321,8 +321,8 @@ func TestResendAfterReconnect(t *testing.T) {
 		p := newTestProducer(t, fc, clk, Options{DisableBatching: true, EnableChunking: true})
 		cb1, ch1 := collect()
 		cb2, ch2 := collect()
-		p.SendAsync(context.Background(), &api.ProducerMessage{Payload: make([]byte, 2500)}, cb1) // 3 chunks
-		p.SendAsync(context.Background(), &api.ProducerMessage{Payload: []byte("x")}, cb2)
+		p.SendAsync(context.Background(), &Message{Payload: make([]byte, 2500)}, cb1) // 3 chunks
+		p.SendAsync(context.Background(), &Message{Payload: []byte("x")}, cb2)
 		if n := len(fc.take()); n != 4 {
 			t.Fatalf("%d frames", n)
 		}
@@ -388,8 +388,8 @@ func TestReceiptOutOfOrderClosesConnection(t *testing.T) {
 		p.mu.Lock()
 		p.conn = closerConn{fc, closed}
 		p.mu.Unlock()
-		p.SendAsync(context.Background(), &api.ProducerMessage{Payload: []byte("a")}, func(messageid.MessageID, error) {})
-		p.SendAsync(context.Background(), &api.ProducerMessage{Payload: []byte("b")}, func(messageid.MessageID, error) {})
+		p.SendAsync(context.Background(), &Message{Payload: []byte("a")}, func(messageid.MessageID, error) {})
+		p.SendAsync(context.Background(), &Message{Payload: []byte("b")}, func(messageid.MessageID, error) {})
 		fc.receipt(1, 1) // the receipt of 0 was lost
 		synctest.Wait()
 		select {
@@ -413,15 +413,15 @@ func TestMemoryAndLimits(t *testing.T) {
 		mem := &countingMemory{limit: 1000}
 		p := newTestProducer(t, fc, clk, Options{Memory: mem, DisableBlockIfQueueFull: true, MaxPendingMessages: 3, BatchMaxDelay: time.Hour})
 		cb, ch := collect()
-		p.SendAsync(context.Background(), &api.ProducerMessage{Payload: make([]byte, 2000)}, cb)
+		p.SendAsync(context.Background(), &Message{Payload: make([]byte, 2000)}, cb)
 		if r := wait(t, ch); !errors.Is(r.err, api.ErrMessageTooLarge) {
 			t.Errorf("over the limit: %v", r.err)
 		}
 		for range 3 {
-			p.SendAsync(context.Background(), &api.ProducerMessage{Payload: make([]byte, 100)}, func(messageid.MessageID, error) {})
+			p.SendAsync(context.Background(), &Message{Payload: make([]byte, 100)}, func(messageid.MessageID, error) {})
 		}
 		cb, ch = collect()
-		p.SendAsync(context.Background(), &api.ProducerMessage{Payload: []byte("x")}, cb)
+		p.SendAsync(context.Background(), &Message{Payload: []byte("x")}, cb)
 		if r := wait(t, ch); !errors.Is(r.err, api.ErrProducerQueueFull) {
 			t.Errorf("fourth message: %v", r.err)
 		}

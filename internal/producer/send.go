@@ -20,14 +20,14 @@ import (
 // message may still be sent then). A batched m does not wait for
 // BatchMaxDelay with the caller blocked: the batch it joins is sent at
 // once, as the official client's Send does.
-func (p *Producer) Send(ctx context.Context, m *api.ProducerMessage) (messageid.MessageID, error) {
+func (p *Producer) Send(ctx context.Context, m *Message) (messageid.MessageID, error) {
 	return p.SendVersioned(ctx, m, nil)
 }
 
 // SendVersioned is Send of a message written with the schema version
 // schemaVersion (nil for none): it goes into the entry's metadata, and a
 // batch holds messages of one version only.
-func (p *Producer) SendVersioned(ctx context.Context, m *api.ProducerMessage, schemaVersion []byte) (messageid.MessageID, error) {
+func (p *Producer) SendVersioned(ctx context.Context, m *Message, schemaVersion []byte) (messageid.MessageID, error) {
 	type result struct {
 		id  messageid.MessageID
 		err error
@@ -56,24 +56,24 @@ func (p *Producer) SendVersioned(ctx context.Context, m *api.ProducerMessage, sc
 // passes; errors before the message is queued are given to cb before
 // SendAsync returns. Callbacks run in completion order on one goroutine
 // per producer.
-func (p *Producer) SendAsync(ctx context.Context, m *api.ProducerMessage, cb Callback) {
+func (p *Producer) SendAsync(ctx context.Context, m *Message, cb Callback) {
 	p.send(ctx, m, nil, pending{cb: cb}, false)
 }
 
 // SendAsyncVersioned is SendAsync of a message written with the schema
 // version schemaVersion (see SendVersioned).
-func (p *Producer) SendAsyncVersioned(ctx context.Context, m *api.ProducerMessage, schemaVersion []byte, cb Callback) {
+func (p *Producer) SendAsyncVersioned(ctx context.Context, m *Message, schemaVersion []byte, cb Callback) {
 	p.send(ctx, m, schemaVersion, pending{cb: cb}, false)
 }
 
 // SendAsyncReceipted is SendAsyncVersioned that also tells receipted the
 // id when the broker acknowledged m, before cb runs (see Receipted).
-func (p *Producer) SendAsyncReceipted(ctx context.Context, m *api.ProducerMessage, schemaVersion []byte, receipted Receipted, cb Callback) {
+func (p *Producer) SendAsyncReceipted(ctx context.Context, m *Message, schemaVersion []byte, receipted Receipted, cb Callback) {
 	p.send(ctx, m, schemaVersion, pending{cb: cb, receipted: receipted}, false)
 }
 
 // send is SendAsyncVersioned; flushNow sends m's batch at once.
-func (p *Producer) send(ctx context.Context, m *api.ProducerMessage, schemaVersion []byte, pm pending, flushNow bool) {
+func (p *Producer) send(ctx context.Context, m *Message, schemaVersion []byte, pm pending, flushNow bool) {
 	if err := p.sendAsync(ctx, m, schemaVersion, pm, flushNow); err != nil {
 		p.stats.failed.Add(1)
 		p.metricFailed(1, err)
@@ -82,7 +82,7 @@ func (p *Producer) send(ctx context.Context, m *api.ProducerMessage, schemaVersi
 }
 
 // sendAsync queues m; pm holds its callbacks (sizes are filled in here).
-func (p *Producer) sendAsync(ctx context.Context, m *api.ProducerMessage, schemaVersion []byte, pm pending, flushNow bool) error {
+func (p *Producer) sendAsync(ctx context.Context, m *Message, schemaVersion []byte, pm pending, flushNow bool) error {
 	if m == nil {
 		return fmt.Errorf("%w: nil message", api.ErrInvalidOptions)
 	}
@@ -179,7 +179,7 @@ const (
 // chunk when it is not compressed) and refused otherwise, as the official
 // client refuses it. A compressed message is decided after compression
 // (plan). It returns the broker's max message size too.
-func (p *Producer) route(m *api.ProducerMessage, n int) (int, int) {
+func (p *Producer) route(m *Message, n int) (int, int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch {

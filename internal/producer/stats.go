@@ -2,8 +2,6 @@ package producer
 
 import (
 	"sync/atomic"
-
-	"github.com/pulsargo/sdk/internal/api"
 )
 
 // counters are the atomic counters behind Stats.
@@ -12,9 +10,17 @@ type counters struct {
 	pendingBytes, pendingChunks                          atomic.Int64
 }
 
+// Stats are one partition's counters. pulsar.ProducerStats documents them
+// and sums them over the partitions: it has the same fields, so that it
+// converts a Stats as it is (the compiler keeps the two in step).
+type Stats struct {
+	MessagesSent, BytesSent, ChunksSent, EntriesSent, Errors, Reconnects uint64
+	PendingMessages, PendingBytes, PendingChunks                         int64
+}
+
 // Stats returns a snapshot of the producer's counters.
-func (p *Producer) Stats() api.ProducerStats {
-	return api.ProducerStats{
+func (p *Producer) Stats() Stats {
+	return Stats{
 		MessagesSent:    p.stats.messages.Load(),
 		BytesSent:       p.stats.bytes.Load(),
 		ChunksSent:      p.stats.chunks.Load(),

@@ -81,7 +81,7 @@ func (p *Producer) memory(e *entry) Memory {
 // deliver (they drop or redeliver it by their incomplete-chunk policy).
 // A read blocked in r is not interrupted by ctx. done, when not nil, is
 // called with the outcome too, as SendVersionedNotify's.
-func (p *Producer) SendReader(ctx context.Context, m *api.ProducerMessage, schemaVersion []byte, r io.Reader, size int64, done Callback) (messageid.MessageID, error) {
+func (p *Producer) SendReader(ctx context.Context, m *Message, schemaVersion []byte, r io.Reader, size int64, done Callback) (messageid.MessageID, error) {
 	type result struct {
 		id  messageid.MessageID
 		err error
@@ -108,7 +108,7 @@ func (p *Producer) SendReader(ctx context.Context, m *api.ProducerMessage, schem
 
 // sendStream queues a streamed message and feeds it; errors before it is
 // queued are returned, later ones go to cb.
-func (p *Producer) sendStream(ctx context.Context, m *api.ProducerMessage, schemaVersion []byte, r io.Reader, size int64, cb Callback) error {
+func (p *Producer) sendStream(ctx context.Context, m *Message, schemaVersion []byte, r io.Reader, size int64, cb Callback) error {
 	switch {
 	case m == nil || r == nil:
 		return fmt.Errorf("%w: nil message or reader", api.ErrInvalidOptions)

@@ -11,13 +11,7 @@ import (
 )
 
 // txnOf returns the id of m's transaction, nil when it has none.
-func txnOf(m *api.ProducerMessage) *api.TxnID {
-	if m.Transaction == nil {
-		return nil
-	}
-	id := m.Transaction.GetTxnID()
-	return &id
-}
+func txnOf(m *Message) *api.TxnID { return m.Txn }
 
 // sameTxn reports whether a and b name the same transaction (or both none):
 // a batch holds the messages of one transaction only, as the Java client's
@@ -49,7 +43,7 @@ func setMetaTxn(md *proto.MessageMetadata, id *api.TxnID) {
 // SendVersionedNotify is SendVersioned that also calls done with the
 // outcome once the producer knows it, whether or not ctx ended before: the
 // end of a transaction's send operation.
-func (p *Producer) SendVersionedNotify(ctx context.Context, m *api.ProducerMessage, schemaVersion []byte, done Callback) (messageid.MessageID, error) {
+func (p *Producer) SendVersionedNotify(ctx context.Context, m *Message, schemaVersion []byte, done Callback) (messageid.MessageID, error) {
 	type result struct {
 		id  messageid.MessageID
 		err error

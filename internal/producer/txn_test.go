@@ -10,14 +10,8 @@ import (
 	"github.com/pulsargo/sdk/internal/api"
 )
 
-// idTxn is a Transaction that only has an id: the engine reads nothing
-// else.
-type idTxn api.TxnID
-
-func (t idTxn) Commit(context.Context) error { return nil }
-func (t idTxn) Abort(context.Context) error  { return nil }
-func (t idTxn) GetState() api.TxnState       { return api.TxnOpen }
-func (t idTxn) GetTxnID() api.TxnID          { return api.TxnID(t) }
+// idTxn is a transaction id (the engine knows nothing else of one).
+type idTxn = api.TxnID
 
 // sendTxn returns the txn id of a frame's SEND (nil for none) and checks
 // that the metadata carries the same.
@@ -39,9 +33,9 @@ func TestBatchHoldsOneTransaction(t *testing.T) {
 		p := newTestProducer(t, fc, clk, Options{BatchMaxMessages: 100, BatchMaxDelay: time.Second})
 		a, b := idTxn{MostSigBits: 1, LeastSigBits: 7}, idTxn{MostSigBits: 1, LeastSigBits: 8}
 		// none, a, a, b, none, none: four batches.
-		for _, tx := range []api.Transaction{nil, a, a, b, nil, nil} {
+		for _, tx := range []*api.TxnID{nil, &a, &a, &b, nil, nil} {
 			cb, _ := collect()
-			p.SendAsync(context.Background(), &api.ProducerMessage{Payload: []byte("x"), Transaction: tx}, cb)
+			p.SendAsync(context.Background(), &Message{Payload: []byte("x"), Txn: tx}, cb)
 		}
 		clk.Advance(time.Second)
 		frames := fc.take()
@@ -67,7 +61,7 @@ func TestEveryChunkCarriesTheTransaction(t *testing.T) {
 		p := newTestProducer(t, fc, clk, Options{DisableBatching: true, EnableChunking: true})
 		cb, _ := collect()
 		tx := idTxn{MostSigBits: 3, LeastSigBits: 42}
-		p.SendAsync(context.Background(), &api.ProducerMessage{Payload: bytes.Repeat([]byte("c"), 4500), Transaction: tx}, cb)
+		p.SendAsync(context.Background(), &Message{Payload: bytes.Repeat([]byte("c"), 4500), Txn: &tx}, cb)
 		frames := fc.take()
 		if len(frames) < 2 {
 			t.Fatalf("%d frames: not chunked", len(frames))

@@ -9,7 +9,7 @@ import (
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
-// Txn is one transaction: an api.Transaction, and the registration of its
+// Txn is one transaction (pulsar.Transaction wraps it), and the registration of its
 // partitions, subscriptions and in-flight operations for the producers and
 // consumers that use it. It is safe for concurrent use.
 type Txn struct {
@@ -28,8 +28,6 @@ type Txn struct {
 	partitions map[string]bool
 	subs       map[[2]string]bool
 }
-
-var _ api.Transaction = (*Txn)(nil)
 
 // newTxn returns the state machine of the open transaction id, which turns
 // into TxnTimeout when timeout passes while it is still open (as the
