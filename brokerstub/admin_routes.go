@@ -109,7 +109,8 @@ func (a *adminServer) register() {
 	a.add(post, schemaPath+"/version", topicGetMetadata, persistentDomain(getSchemaVersion))
 	a.registerTransactions() // admin_transactions.go
 	a.add(get, "/metrics", opOpen, getMetrics)
-	a.registerPprof() // admin_pprof.go: answered only with Options.Profiling
+	a.registerPprof()   // admin_pprof.go: answered only with Options.Profiling
+	a.registerConsole() // console.go: only with Options.Console
 	a.add(get, "/status.html", opOpen, func(*adminReq) (any, error) { return rawReply{contentType: "text/plain", body: []byte("OK")}, nil })
 }
 

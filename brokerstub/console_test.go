@@ -1,0 +1,259 @@
+package brokerstub
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/console"
+)
+
+// consoleGet serves one console request as the holder of auth ("" for
+// none) and returns its status and body.
+func consoleGet(t *testing.T, h http.Handler, path, auth string) (int, string) {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodGet, "http://stub"+path, nil)
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Code, rec.Body.String()
+}
+
+func TestConsoleOffByDefault(t *testing.T) {
+	b := RunT(t, Options{NoListener: true})
+	code, _ := consoleGet(t, b.AdminHandler(), "/console", "")
+	require.Equal(t, http.StatusNotFound, code)
+	code, _ = consoleGet(t, b.AdminHandler(), "/console/api/overview", "")
+	require.Equal(t, http.StatusNotFound, code)
+}
+
+func TestConsolePagesAndViews(t *testing.T) {
+	b := RunT(t, Options{Console: true})
+	h := b.AdminHandler()
+	code, body := consoleGet(t, h, "/console", "")
+	require.Equal(t, http.StatusOK, code)
+	require.Contains(t, body, "/console/app.js")
+	code, body = consoleGet(t, h, "/console/app.js", "")
+	require.Equal(t, http.StatusOK, code)
+	require.Contains(t, body, "keySharedPage")
+	code, _ = consoleGet(t, h, "/console/nope.js", "")
+	require.Equal(t, http.StatusNotFound, code)
+
+	const topic = "persistent://public/default/console-ks"
+	c := dialKS(t, b)
+	p := c.producer(topic, 1)
+	c.mustSubscribe(topic, 1, "c1", 0) // no permits: what is sent stays
+	for i := range 4 {
+		p.send("k"+string(rune('a'+i)), "v")
+	}
+	var ov console.Overview
+	code, body = consoleGet(t, h, "/console/api/overview", "")
+	require.Equal(t, http.StatusOK, code, body)
+	require.NoError(t, json.Unmarshal([]byte(body), &ov))
+	var found *console.TopicSummary
+	for _, tn := range ov.Tenants {
+		for _, ns := range tn.Namespaces {
+			for i, tp := range ns.Topics {
+				if tp.Name == topic {
+					found = &ns.Topics[i]
+				}
+			}
+		}
+	}
+	require.NotNil(t, found, body)
+	require.Equal(t, int64(4), found.Backlog)
+	require.Equal(t, 1, found.Producers)
+	require.Equal(t, 1, found.Consumers)
+	require.True(t, ov.Who.SuperUser, "authorization off: everyone is")
+
+	path := "/persistent/public/default/console-ks"
+	var tv console.Topic
+	code, body = consoleGet(t, h, "/console/api/topic"+path, "")
+	require.Equal(t, http.StatusOK, code, body)
+	require.NoError(t, json.Unmarshal([]byte(body), &tv))
+	require.Len(t, tv.Producers, 1)
+	require.Equal(t, "Shared", tv.Producers[0].AccessMode)
+	require.Len(t, tv.Subscriptions, 1)
+	require.Equal(t, "Key_Shared", tv.Subscriptions[0].Type)
+	require.Equal(t, int64(4), tv.Subscriptions[0].Backlog)
+	require.NotEmpty(t, tv.Ledgers)
+
+	var ks console.KeyShared
+	code, body = consoleGet(t, h, "/console/api/keyshared"+path+"/s", "")
+	require.Equal(t, http.StatusOK, code, body)
+	require.NoError(t, json.Unmarshal([]byte(body), &ks))
+	require.Len(t, ks.Consumers, 1)
+	require.InDelta(t, 1.0, ks.Consumers[0].Share, 0.001, "one consumer owns the whole range")
+	require.Equal(t, "no consumer has permits", ks.NormalReadStopped)
+
+	var cur console.Cursor
+	code, body = consoleGet(t, h, "/console/api/cursor"+path+"/s?limit=3", "")
+	require.Equal(t, http.StatusOK, code, body)
+	require.NoError(t, json.Unmarshal([]byte(body), &cur))
+	require.Len(t, cur.Entries, 3)
+	require.True(t, cur.More)
+	require.Equal(t, "unread", cur.Entries[0].State)
+	require.Equal(t, "ka", cur.Entries[0].Key)
+	require.NotNil(t, cur.Entries[0].Hash)
+
+	// One permit: the first entry is delivered, then acked; the
+	// mark-delete moves past it.
+	c.flow(1, 1)
+	msgs := c.sync(1)
+	require.Len(t, msgs, 1)
+	code, body = consoleGet(t, h, "/console/api/cursor"+path+"/s", "")
+	require.Equal(t, http.StatusOK, code, body)
+	require.NoError(t, json.Unmarshal([]byte(body), &cur))
+	require.Equal(t, "pending", cur.Entries[0].State)
+	require.Equal(t, "c1", cur.Entries[0].Consumer)
+	c.ack(1, msgs[0].Pos)
+	c.barrier(1)
+	code, body = consoleGet(t, h, "/console/api/cursor"+path+"/s", "")
+	require.Equal(t, http.StatusOK, code, body)
+	require.NoError(t, json.Unmarshal([]byte(body), &cur))
+	require.Equal(t, fmtPos(msgs[0].Pos), cur.Subscription.MarkDelete)
+	require.NotEqual(t, fmtPos(msgs[0].Pos), cur.Entries[0].Pos, "the line starts after mark-delete")
+
+	var mv console.Messages
+	code, body = consoleGet(t, h, "/console/api/messages"+path+"?n=2", "")
+	require.Equal(t, http.StatusOK, code, body)
+	require.NoError(t, json.Unmarshal([]byte(body), &mv))
+	require.Len(t, mv.Entries, 2)
+	require.Equal(t, "ka", mv.Entries[0].Key)
+	require.Equal(t, "v", mv.Entries[0].Messages[0].Value)
+	require.NotEmpty(t, mv.Next)
+
+	for _, bad := range []string{"/console/api/cursor" + path + "/missing", "/console/api/keyshared" + path + "/missing"} {
+		code, _ = consoleGet(t, h, bad, "")
+		require.Equal(t, http.StatusNotFound, code, bad)
+	}
+	code, _ = consoleGet(t, h, "/console/api/messages"+path+"?from=x", "")
+	require.Equal(t, http.StatusBadRequest, code)
+}
+
+func fmtPos(p Position) string { return fmt.Sprintf("%d:%d", p.Ledger, p.Entry) }
+
+// TestConsoleAuthorization: the console is an admin client. Without
+// credentials it gets nothing but the page; a role gets what the admin API
+// would give it, and the overview names what it refused.
+func TestConsoleAuthorization(t *testing.T) {
+	secret := []byte(adminAuthzSecret)
+	tok := mustProvider(t, TokenOptions{SecretKey: secret})
+	b := RunT(t, Options{NoListener: true, Console: true, AuthenticationEnabled: true, AuthorizationEnabled: true,
+		AuthenticationProviders: []AuthenticationProvider{tok}, SuperUserRoles: []string{"admin"}})
+	h := b.AdminHandler()
+	bearer := func(role string) string { return "Bearer " + hs256(t, secret, jwtClaims{"sub": role}) }
+	for _, s := range []struct{ path, body string }{
+		{"/admin/v2/tenants/acme", `{"adminRoles":["boss"],"allowedClusters":["standalone"]}`},
+		{"/admin/v2/namespaces/acme/ns", `{}`},
+		{"/admin/v2/persistent/acme/ns/t", ``},
+	} {
+		req := httptest.NewRequest(http.MethodPut, "http://stub"+s.path, strings.NewReader(s.body))
+		req.Header.Set("Authorization", bearer("admin"))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		require.Less(t, rec.Code, 300, s.path+": "+rec.Body.String())
+	}
+	code, _ := consoleGet(t, h, "/console", "")
+	require.Equal(t, http.StatusOK, code, "the page itself holds no state")
+	code, _ = consoleGet(t, h, "/console/api/whoami", "")
+	require.Equal(t, http.StatusUnauthorized, code)
+
+	code, body := consoleGet(t, h, "/console/api/whoami", bearer("boss"))
+	require.Equal(t, http.StatusOK, code, body)
+	var who console.Whoami
+	require.NoError(t, json.Unmarshal([]byte(body), &who))
+	require.Equal(t, console.Whoami{Role: "boss", Authentication: true, Authorization: true, TenantAdmin: []string{"acme"}}, who)
+
+	path := "/console/api/topic/persistent/acme/ns/t"
+	code, body = consoleGet(t, h, path, bearer("stranger"))
+	require.Equal(t, http.StatusUnauthorized, code, body)
+	require.Contains(t, body, "GET_STATS")
+	code, body = consoleGet(t, h, "/console/api/messages/persistent/acme/ns/t", bearer("stranger"))
+	require.Equal(t, http.StatusUnauthorized, code, body)
+	require.Contains(t, body, "PEEK_MESSAGES")
+	code, body = consoleGet(t, h, path, bearer("boss"))
+	require.Equal(t, http.StatusOK, code, body)
+
+	var ov console.Overview
+	code, body = consoleGet(t, h, "/console/api/overview", bearer("stranger"))
+	require.Equal(t, http.StatusOK, code, body)
+	require.NoError(t, json.Unmarshal([]byte(body), &ov))
+	require.NotContains(t, body, "persistent://acme/ns/t")
+	var refusedNS bool
+	for _, r := range ov.Refused {
+		refusedNS = refusedNS || r.What == "topics of acme/ns" && r.Operation == "GET_TOPICS"
+	}
+	require.True(t, refusedNS, body)
+	code, body = consoleGet(t, h, "/console/api/overview", bearer("boss"))
+	require.Equal(t, http.StatusOK, code, body)
+	require.Contains(t, body, "persistent://acme/ns/t")
+}
+
+// TestConsoleStreamFollowsAndReleasesRestart: a live page gets a new view
+// when the state changes, and an open stream does not hold a Restart back.
+func TestConsoleStreamFollowsAndReleasesRestart(t *testing.T) {
+	b := RunT(t, Options{Console: true})
+	const topic = "persistent://public/default/console-live"
+	c := dialKS(t, b)
+	c.mustSubscribe(topic, 1, "c1", 10)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, b.WebServiceURL()+"/console/api/keyshared/persistent/public/default/console-live/s", nil)
+	require.NoError(t, err)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
+	events := make(chan console.KeyShared, 16)
+	go func() {
+		defer close(events)
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				var ks console.KeyShared
+				if json.Unmarshal([]byte(data), &ks) == nil {
+					events <- ks
+				}
+			}
+		}
+	}()
+	next := func() console.KeyShared {
+		select {
+		case ks := <-events:
+			return ks
+		case <-time.After(10 * time.Second):
+			t.Fatal("no event")
+		}
+		return console.KeyShared{}
+	}
+	require.Len(t, next().Consumers, 1)
+	c2 := dialKS(t, b)
+	c2.mustSubscribe(topic, 2, "c2", 10)
+	ks := next()
+	require.Len(t, ks.Consumers, 2, "the join is pushed")
+
+	done := make(chan error, 1)
+	go func() { done <- b.Restart() }()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Restart waits for an open console stream")
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 0))
+}
