@@ -264,8 +264,12 @@ function keySharedPage(v) {
     const c = color[r.consumer + "/" + r.name] || "#98a2b3";
     html += `<div class="seg" data-range-owner="${esc(r.name)}" style="left:${pct(r.start)}%;width:${Math.max(pct(r.end + 1) - pct(r.start), 0.2)}%;background:${c}" title="[${r.start}, ${r.end}] ${esc(r.name)}">${esc(r.name)}</div>`;
   }
-  for (const d of v.draining) {
-    html += `<div class="mark" data-draining-hash="${d.hash}" style="left:${pct(d.hash)}%" title="hash ${d.hash} draining at ${esc(d.heldBy)}"><span>${d.hash}</span></div>`;
+  let labelled = -100; // a label only where it does not cover the last one
+  for (const d of [...v.draining].sort((a, b) => a.hash - b.hash)) {
+    const at = pct(d.hash);
+    const label = at - labelled > 4 ? `<span>${d.hash}</span>` : "";
+    if (label) labelled = at;
+    html += `<div class="mark" data-draining-hash="${d.hash}" style="left:${at}%" title="hash ${d.hash} draining at ${esc(d.heldBy)}, ${d.unacked} outstanding">${label}</div>`;
   }
   html += `</div><div class="axis"><span>${v.rangeStart}</span><span>${Math.round((v.rangeStart + v.rangeEnd) / 2)}</span><span>${v.rangeEnd}</span></div></div>
 <h2>Consumers (${v.consumers.length})</h2><div class="scroll card"><table><thead><tr><th>consumer</th><th class="n">share</th><th class="n">permits</th><th class="n">unacked</th><th class="n">pending entries</th><th class="n">draining hashes</th></tr></thead><tbody>` +
