@@ -257,3 +257,47 @@ func TestConsoleStreamFollowsAndReleasesRestart(t *testing.T) {
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 0))
 }
+
+// TestConsoleKeySharedExplainsHeldBack: a message of a hash that moved to
+// a joining consumer while the old one still holds an entry of it waits;
+// the Key_Shared page names the hash draining at the old consumer, the
+// owner that waits, and why the message is held back. The ack ends both.
+func TestConsoleKeySharedExplainsHeldBack(t *testing.T) {
+	b := RunT(t, Options{Console: true})
+	h := b.AdminHandler()
+	const topic = "persistent://public/default/console-held"
+	key := keysFor(t, 1, []string{"c1"}, "c1", "c2", "c2")[0]
+	c := dialKS(t, b)
+	p := c.producer(topic, 1)
+	c.mustSubscribe(topic, 1, "c1", 1)
+	first := p.send(key, "m1")
+	require.Len(t, c.sync(1), 1)
+	c.mustSubscribe(topic, 2, "c2", 10)
+	p.send(key, "m2")
+	c.barrier(2)
+
+	view := func() console.KeyShared {
+		t.Helper()
+		code, body := consoleGet(t, h, "/console/api/keyshared/persistent/public/default/console-held/s", "")
+		require.Equal(t, http.StatusOK, code, body)
+		var ks console.KeyShared
+		require.NoError(t, json.Unmarshal([]byte(body), &ks))
+		return ks
+	}
+	ks := view()
+	require.Len(t, ks.Draining, 1, "%+v", ks)
+	d := ks.Draining[0]
+	require.Equal(t, "c1", d.HeldBy)
+	require.Equal(t, "c2", d.Owner)
+	require.Equal(t, 1, d.Unacked)
+	require.Len(t, ks.HeldBack, 1, "%+v", ks)
+	require.Equal(t, key, ks.HeldBack[0].Key)
+	require.Equal(t, d.Hash, ks.HeldBack[0].Hash)
+	require.Contains(t, ks.HeldBack[0].Reason, "waits for c1 to ack 1 entries")
+
+	c.ack(1, first)
+	c.sync(2)
+	ks = view()
+	require.Empty(t, ks.Draining)
+	require.Empty(t, ks.HeldBack)
+}
