@@ -58,15 +58,16 @@ type browser struct {
 	height int64
 }
 
-func newBrowser(t *testing.T) *browser {
-	// A fresh profile, removed once the browser has exited (chromium
-	// writes to it until then).
+// chromium starts one headless browser for a test and its subtests, with
+// a fresh profile removed once the browser has exited.
+func chromium(t *testing.T) context.Context {
+	path := chromiumPath(t)
 	profile, err := os.MkdirTemp("", "console-chromium-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromiumPath(t)),
+		chromedp.ExecPath(path),
 		chromedp.Flag("headless", true), chromedp.Flag("no-sandbox", true), chromedp.Flag("disable-gpu", true),
 		chromedp.Flag("disable-quic", true), chromedp.Flag("no-first-run", true),
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
@@ -75,13 +76,25 @@ func newBrowser(t *testing.T) *browser {
 	}
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelC := chromedp.NewContext(actx)
-	ctx, cancelT := context.WithTimeout(ctx, 45*time.Second)
 	t.Cleanup(func() {
 		_ = chromedp.Cancel(ctx) // closes the browser and waits for it
-		cancelT()
 		cancelC()
 		cancelA()
 		_ = os.RemoveAll(profile)
+	})
+	if err := chromedp.Run(ctx); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	return ctx
+}
+
+// newTab opens a tab of the browser for one subtest.
+func newTab(t *testing.T, browserCtx context.Context) *browser {
+	ctx, cancelC := chromedp.NewContext(browserCtx)
+	ctx, cancelT := context.WithTimeout(ctx, 40*time.Second)
+	t.Cleanup(func() {
+		cancelT()
+		cancelC()
 	})
 	br := &browser{t: t, ctx: ctx, shots: consoleArtifacts(t)}
 	chromedp.ListenTarget(ctx, func(ev any) {
@@ -105,7 +118,7 @@ func newBrowser(t *testing.T) *browser {
 		}
 	})
 	if err := chromedp.Run(ctx, cdplog.Enable(), runtime.Enable()); err != nil {
-		t.Fatalf("start chromium: %v", err)
+		t.Fatalf("open a tab: %v", err)
 	}
 	br.viewport(1280, 800)
 	return br
@@ -221,7 +234,12 @@ func stateChanged(t *testing.T, what string, cond func() bool) {
 // and ends draining, an ack moves the mark-delete) within 1 s, works at
 // 1280x800 and 390x844, and logs no error.
 func TestConsoleBrowser(t *testing.T) {
-	br := newBrowser(t)
+	browserCtx := chromium(t)
+	t.Run("Pages", func(t *testing.T) { consoleBrowserPages(t, newTab(t, browserCtx)) })
+	t.Run("Authorization", func(t *testing.T) { consoleBrowserAuthorization(t, newTab(t, browserCtx)) })
+}
+
+func consoleBrowserPages(t *testing.T, br *browser) {
 	b := startStub(t, brokerstub.Options{Console: true})
 	topic := newTopic(t)
 	client := officialClient(t, b.URL())
@@ -360,11 +378,10 @@ func TestConsoleBrowser(t *testing.T) {
 	}
 }
 
-// TestConsoleBrowserAuthorization: with authentication and authorization
+// consoleBrowserAuthorization: with authentication and authorization
 // on, the page asks for a token, says who you are, names what the role may
 // not see and shows a refused page with the operation it needed.
-func TestConsoleBrowserAuthorization(t *testing.T) {
-	br := newBrowser(t)
+func consoleBrowserAuthorization(t *testing.T, br *browser) {
 	secret := []byte("console authorization secret")
 	tok, err := brokerstub.NewTokenProvider(brokerstub.TokenOptions{SecretKey: secret})
 	if err != nil {
