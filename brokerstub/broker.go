@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pulsargo/sdk/brokerstub/internal/console"
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 	"github.com/pulsargo/sdk/brokerstub/internal/policy"
 	"github.com/pulsargo/sdk/brokerstub/internal/schema"
@@ -53,7 +52,6 @@ type Broker struct {
 	topicsWG     sync.WaitGroup // topic goroutines
 
 	admin    *adminServer                 // admin REST API (admin_server.go)
-	console  *console.Console             // web console, nil unless Options.Console (console.go)
 	policies atomic.Pointer[policy.State] // tenants, namespaces, policies
 	tc       atomic.Pointer[coordinator]  // transactions (txn_coordinator.go); nil when off
 }

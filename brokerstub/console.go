@@ -28,7 +28,6 @@ func (a *adminServer) registerConsole() {
 		return
 	}
 	c := console.New(consoleSource{a.b}, console.Options{})
-	a.b.console = c
 	const api = "/console/api"
 	const topic = "/{domain}/{tenant}/{ns}/{topic}"
 	// The page and its script are the same for everyone and hold no
@@ -36,7 +35,7 @@ func (a *adminServer) registerConsole() {
 	// the user's own with every data request.
 	a.add(get, "/console", opOpen, func(*adminReq) (any, error) { return handlerReply{c.Page()}, nil })
 	a.add(get, "/console/{asset}", opOpen, func(rq *adminReq) (any, error) { return handlerReply{c.Asset(rq.p["asset"])}, nil })
-	a.add(get, api+"/whoami", opAuthenticated, func(rq *adminReq) (any, error) { return handlerReply{c.Whoami(a.b.whoami(rq.role))}, nil })
+	a.add(get, api+"/whoami", opAuthenticated, func(rq *adminReq) (any, error) { return unlockedReply{c.Whoami(a.b.whoami(rq.role))}, nil })
 	// The overview lists what the role may list and read (GET_TOPICS,
 	// GET_STATS, READ of policies) and names what it may not.
 	a.add(get, api+"/overview", opAuthenticated, func(rq *adminReq) (any, error) { return unlockedReply{c.Overview(rq.role)}, nil })
@@ -422,12 +421,14 @@ func (s *subscription) cursorEntry(e ledger.Entry, holder map[ledger.Position]st
 		ce.State = "held"
 	}
 	if set := s.cur.AckSet(e.Pos); set != nil && in.batched {
-		for i := range int(in.numMessages) {
+		for i := range min(int(in.numMessages), 64*len(set)) {
 			if set[i/64]&(1<<(i%64)) == 0 {
 				ce.AckedIndexes = append(ce.AckedIndexes, i)
 			}
 		}
-		if len(ce.AckedIndexes) > 0 && ce.State != "pending" {
+		// A delivered or queued entry keeps that state (its bits are
+		// drawn on it); one waiting to be read is "partial".
+		if len(ce.AckedIndexes) > 0 && (ce.State == "unread" || ce.State == "held") {
 			ce.State = "partial"
 		}
 	}

@@ -13,8 +13,11 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	gproto "google.golang.org/protobuf/proto"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/console"
+	"github.com/pulsargo/sdk/internal/proto"
+	"github.com/pulsargo/sdk/internal/wire"
 )
 
 // consoleGet serves one console request as the holder of auth ("" for
@@ -300,4 +303,64 @@ func TestConsoleKeySharedExplainsHeldBack(t *testing.T) {
 	ks = view()
 	require.Empty(t, ks.Draining)
 	require.Empty(t, ks.HeldBack)
+}
+
+// TestConsoleCursorPartialBatch: a batch acknowledged in part is drawn as
+// "partial" with the indexes acknowledged, and the message browser splits
+// it into its messages.
+func TestConsoleCursorPartialBatch(t *testing.T) {
+	b := RunT(t, Options{Console: true})
+	h := b.AdminHandler()
+	const topic = "persistent://public/default/console-batch"
+	c := dialKS(t, b)
+	p := c.producer(topic, 1)
+	c.mustSubscribe(topic, 1, "c1", 10)
+	var batch []byte
+	for i := range 3 {
+		var err error
+		batch, err = wire.AppendBatchEntry(batch, &proto.SingleMessageMetadata{PartitionKey: gproto.String(fmt.Sprint("k", i))}, []byte(fmt.Sprint("m", i)))
+		require.NoError(t, err)
+	}
+	seq := uint64(0)
+	md := &proto.MessageMetadata{ProducerName: &p.name, SequenceId: &seq, PublishTime: gproto.Uint64(1), NumMessagesInBatch: gproto.Int32(3)}
+	c.sendPayload(&proto.BaseCommand{Type: proto.BaseCommand_SEND.Enum(), Send: &proto.CommandSend{
+		ProducerId: &p.id, SequenceId: &seq, NumMessages: gproto.Int32(3)}}, md, batch)
+	c.readUntil(proto.BaseCommand_SEND_RECEIPT)
+	msgs := c.sync(1)
+	require.Len(t, msgs, 1)
+	// Acknowledge index 1 only: its bit cleared in the ack set.
+	rid := c.nextRID()
+	id := uint64(1)
+	c.send(&proto.BaseCommand{Type: proto.BaseCommand_ACK.Enum(), Ack: &proto.CommandAck{ConsumerId: &id, RequestId: &rid,
+		AckType: proto.CommandAck_Individual.Enum(), MessageId: []*proto.MessageIdData{{LedgerId: gproto.Uint64(uint64(msgs[0].Pos.Ledger)),
+			EntryId: gproto.Uint64(uint64(msgs[0].Pos.Entry)), AckSet: []int64{0b101}}}}})
+	c.readUntil(proto.BaseCommand_ACK_RESPONSE)
+	entry := func() console.CursorEntry {
+		t.Helper()
+		var cur console.Cursor
+		code, body := consoleGet(t, h, "/console/api/cursor/persistent/public/default/console-batch/s", "")
+		require.Equal(t, http.StatusOK, code, body)
+		require.NoError(t, json.Unmarshal([]byte(body), &cur))
+		require.Len(t, cur.Entries, 1, body)
+		return cur.Entries[0]
+	}
+	e := entry()
+	require.Equal(t, "pending", e.State)
+	require.Equal(t, "c1", e.Consumer)
+	require.Equal(t, int32(3), e.Batch)
+	require.Equal(t, []int{1}, e.AckedIndexes)
+	c.closeConsumer(1) // the last consumer left: the entry waits to be read again
+	e = entry()
+	require.Equal(t, "partial", e.State)
+	require.Equal(t, []int{1}, e.AckedIndexes)
+
+	var mv console.Messages
+	code, body := consoleGet(t, h, "/console/api/messages/persistent/public/default/console-batch", "")
+	require.Equal(t, http.StatusOK, code, body)
+	require.NoError(t, json.Unmarshal([]byte(body), &mv))
+	require.Len(t, mv.Entries, 1)
+	require.Equal(t, int32(3), mv.Entries[0].Batch)
+	require.Len(t, mv.Entries[0].Messages, 3)
+	require.Equal(t, "k2", mv.Entries[0].Messages[2].Key)
+	require.Equal(t, "m2", mv.Entries[0].Messages[2].Value)
 }

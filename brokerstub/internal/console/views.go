@@ -173,9 +173,10 @@ type Cursor struct {
 // CursorEntry is one entry's state in a cursor's line.
 type CursorEntry struct {
 	Pos string `json:"pos"`
-	// State is "acked", "partial" (a batch acknowledged in part),
-	// "pending" (delivered, not acknowledged), "replay" (queued for
-	// redelivery), "delayed", or "unread" (not dispatched yet).
+	// State is "acked", "pending" (delivered, not acknowledged),
+	// "replay" (queued for redelivery), "delayed", "unread" (not
+	// dispatched yet), "held" (read, neither pending nor queued), or
+	// "partial" (a batch acknowledged in part, not delivered now).
 	State string `json:"state"`
 	// Consumer holds a pending entry.
 	Consumer string `json:"consumer,omitempty"`

@@ -228,7 +228,7 @@ function cursorPage(v) {
 <div class="card"><div class="line" id="line"><span class="ent md" title="mark-delete ${esc(s.markDelete)}"></span>`;
   for (const e of v.entries) {
     let inner = esc(e.pos.split(":")[1]);
-    if (e.batch && e.state === "partial") {
+    if (e.batch && e.ackedIndexes && e.ackedIndexes.length) {
       inner = '<span class="bits">' + Array.from({ length: Math.min(e.batch, 32) }, (_, i) => `<i class="${(e.ackedIndexes || []).includes(i) ? "a" : ""}"></i>`).join("") + "</span>";
     }
     const title = [e.pos, e.state, e.consumer && "at " + e.consumer, e.key && "key " + e.key, e.hash !== undefined && "hash " + e.hash, e.batch && "batch of " + e.batch,
