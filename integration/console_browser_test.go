@@ -230,7 +230,7 @@ func stateChanged(t *testing.T, what string, cond func() bool) {
 }
 
 // TestConsoleBrowser drives the console's pages in headless chromium:
-// each loads, follows the broker live (a consumer joins, a hash starts
+// each loads, follows the broker live (a consumer joins and leaves, a hash starts
 // and ends draining, an ack moves the mark-delete) within 1 s, works at
 // 1280x800 and 390x844, and logs no error.
 func TestConsoleBrowser(t *testing.T) {
@@ -303,7 +303,7 @@ func consoleBrowserPages(t *testing.T, br *browser) {
 	// Page 4 follows a join and a hash draining, then its end.
 	br.open(base+pages["keyshared"][0], pages["keyshared"][1])
 	br.within(time.Second, "#nodraining", "")
-	sub("c2", "s", official.KeyShared)
+	c2 := sub("c2", "s", official.KeyShared)
 	stateChanged(t, "c2 joined", func() bool { return len(ksState().Consumers) == 2 })
 	took := br.within(time.Second, `tr[data-consumer="c2"]`, "")
 	t.Logf("join shown after %v", took)
@@ -339,6 +339,10 @@ func consoleBrowserPages(t *testing.T, br *browser) {
 	})
 	took = br.gone(time.Second, "[data-draining-hash]")
 	t.Logf("draining end shown after %v", took)
+	c2.Close()
+	stateChanged(t, "c2 left", func() bool { return len(ksState().Consumers) == 1 })
+	took = br.gone(time.Second, `tr[data-consumer="c2"]`)
+	t.Logf("leave shown after %v", took)
 
 	// Page 3 follows an ack that moves the mark-delete.
 	br.open(base+pages["cursor"][0], pages["cursor"][1])
