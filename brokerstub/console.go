@@ -22,26 +22,26 @@ import (
 // page asks (a live page polls while it is open), and holds the admin gate
 // for its duration only, so that a Restart never waits for an open page.
 
-// registerConsole adds the console's routes (with Options.Console).
+// registerConsole adds the console's routes, answered only with
+// Options.Console (404 otherwise, as /debug/pprof without Profiling). The
+// page and its assets hold no state and are served without credentials
+// (the script sends the user's own with every data request); whoami and
+// the overview need an authenticated role (the overview lists only what
+// the role may list and read, and names the rest); the topic page needs
+// GET_STATS; the cursor and Key_Shared pages and the message browser show
+// message keys or bodies, so they need PEEK_MESSAGES (consume, and the
+// subscription's roles).
 func (a *adminServer) registerConsole() {
-	if !a.b.opts.Console {
-		return
-	}
 	c := console.New(consoleSource{a.b}, console.Options{})
 	const api = "/console/api"
 	const topic = "/{domain}/{tenant}/{ns}/{topic}"
-	// The page and its script are the same for everyone and hold no
-	// state: they are served without credentials, and the script sends
-	// the user's own with every data request.
-	a.add(get, "/console", opOpen, func(*adminReq) (any, error) { return handlerReply{c.Page()}, nil })
-	a.add(get, "/console/{asset}", opOpen, func(rq *adminReq) (any, error) { return handlerReply{c.Asset(rq.p["asset"])}, nil })
-	a.add(get, api+"/whoami", opAuthenticated, func(rq *adminReq) (any, error) { return unlockedReply{c.Whoami(a.b.whoami(rq.role))}, nil })
-	// The overview lists what the role may list and read (GET_TOPICS,
-	// GET_STATS, READ of policies) and names what it may not.
-	a.add(get, api+"/overview", opAuthenticated, func(rq *adminReq) (any, error) { return unlockedReply{c.Overview(rq.role)}, nil })
+	a.add(get, "/console", opOpen, consoleOn(func(*adminReq) http.Handler { return c.Page() }))
+	a.add(get, "/console/{asset}", opOpen, consoleOn(func(rq *adminReq) http.Handler { return c.Asset(rq.p["asset"]) }))
+	a.add(get, api+"/whoami", opAuthenticated, consoleOn(func(rq *adminReq) http.Handler { return c.Whoami(rq.b.whoami(rq.role)) }))
+	a.add(get, api+"/overview", opAuthenticated, consoleOn(func(rq *adminReq) http.Handler { return c.Overview(rq.role) }))
 	a.add(get, api+"/topic"+topic, topicGetStats, consoleTopic(func(n string, _ *adminReq) http.Handler { return c.Topic(n) }))
-	a.add(get, api+"/cursor"+topic+"/{sub}", topicGetStats, consoleTopic(func(n string, rq *adminReq) http.Handler { return c.Cursor(n, rq.p["sub"]) }))
-	a.add(get, api+"/keyshared"+topic+"/{sub}", topicGetStats, consoleTopic(func(n string, rq *adminReq) http.Handler { return c.KeyShared(n, rq.p["sub"]) }))
+	a.add(get, api+"/cursor"+topic+"/{sub}", topicPeekMessages, consoleTopic(func(n string, rq *adminReq) http.Handler { return c.Cursor(n, rq.p["sub"]) }))
+	a.add(get, api+"/keyshared"+topic+"/{sub}", topicPeekMessages, consoleTopic(func(n string, rq *adminReq) http.Handler { return c.KeyShared(n, rq.p["sub"]) }))
 	a.add(get, api+"/messages"+topic, topicPeekMessages, consoleTopic(func(n string, _ *adminReq) http.Handler { return c.Messages(n) }))
 }
 
@@ -50,16 +50,29 @@ func (a *adminServer) registerConsole() {
 // open, and must not hold a Restart back.
 type unlockedReply struct{ h http.Handler }
 
-// consoleTopic serves a console view of the route's topic, outside the
-// admin gate (the source takes it for each snapshot).
-func consoleTopic(h func(topic string, rq *adminReq) http.Handler) adminHandler {
+// consoleOn serves a console handler when Options.Console is set.
+func consoleOn(h func(rq *adminReq) http.Handler) adminHandler {
 	return func(rq *adminReq) (any, error) {
+		if !rq.b.opts.Console {
+			return nil, restErr(http.StatusNotFound, "the console is off: start brokerstub without -console=false (Options.Console)")
+		}
+		return unlockedReply{h(rq)}, nil
+	}
+}
+
+// consoleTopic serves a console view of the route's topic.
+func consoleTopic(h func(topic string, rq *adminReq) http.Handler) adminHandler {
+	return consoleOn(func(rq *adminReq) http.Handler {
 		name, err := rq.topic()
 		if err != nil {
-			return nil, err
+			var re *restError
+			if !errors.As(err, &re) {
+				re = mapError(err)
+			}
+			return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { writeError(w, re) })
 		}
-		return unlockedReply{h(name.Full, rq)}, nil
-	}
+		return h(name.Full, rq)
+	})
 }
 
 // whoami says who role is to the broker.
