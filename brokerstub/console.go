@@ -566,8 +566,12 @@ func (s *subscription) keySharedView() console.KeyShared {
 }
 
 // maxConsoleEntry is the largest payload the message browser copies out
-// of a topic; a larger entry is listed without its messages.
-const maxConsoleEntry = 4 << 20
+// of a topic, maxConsolePage the most it copies for one page; an entry
+// beyond either is listed without its messages.
+const (
+	maxConsoleEntry = 4 << 20
+	maxConsolePage  = 16 << 20
+)
 
 func (s consoleSource) Messages(full, from string, n int) (console.Messages, error) {
 	out := console.Messages{Topic: full, From: from, Entries: []console.Entry{}}
@@ -585,6 +589,7 @@ func (s consoleSource) Messages(full, from string, n int) (console.Messages, err
 		size       int
 	}
 	var got []raw
+	budget := maxConsolePage
 	err := s.onTopic(full, func(t *topic) {
 		if p, ok := t.led.First(); ok {
 			out.First = posString(p)
@@ -612,8 +617,9 @@ func (s consoleSource) Messages(full, from string, n int) (console.Messages, err
 				return false
 			}
 			r := raw{pos: e.Pos, meta: slices.Clone(e.Meta), size: len(e.Meta) + len(e.Payload)}
-			if len(e.Payload) <= maxConsoleEntry {
+			if len(e.Payload) <= min(maxConsoleEntry, budget) {
 				r.body = slices.Clone(e.Payload)
+				budget -= len(e.Payload)
 			}
 			got = append(got, r)
 			return true
@@ -628,8 +634,11 @@ func (s consoleSource) Messages(full, from string, n int) (console.Messages, err
 	if v, err := s.b.schemas.Get(schemaID(mustParse(full)), -1); err == nil {
 		out.Schema, out.SchemaData = v.Schema.Type.String(), v.Schema.Data
 	}
-	for _, r := range got {
-		out.Entries = append(out.Entries, consoleEntry(r.pos, r.meta, r.body, r.size))
+	for i := range got {
+		e := console.DecodeEntry(posString(got[i].pos), got[i].meta, got[i].body, got[i].size)
+		got[i].body = nil
+		e.Decode(out.Schema, out.SchemaData)
+		out.Entries = append(out.Entries, e)
 	}
 	return out, nil
 }
@@ -642,9 +651,4 @@ func parseConsolePos(s string) (ledger.Position, error) {
 		return ledger.Position{}, &console.Problem{Status: http.StatusBadRequest, Reason: fmt.Sprintf("position %q: want ledger:entry", s)}
 	}
 	return ledger.Position{Ledger: li, Entry: ei}, nil
-}
-
-// consoleEntry describes a stored entry for the message browser.
-func consoleEntry(p ledger.Position, meta, body []byte, size int) console.Entry {
-	return console.DecodeEntry(posString(p), meta, body, size)
 }

@@ -35,7 +35,8 @@ type Source interface {
 	// KeyShared is page 4 for a Key_Shared subscription.
 	KeyShared(topic, sub string) (KeyShared, error)
 	// Messages is page 5: at most n entries of topic from position from
-	// ("" for the first; "ledger:entry" otherwise).
+	// ("" for the first; "ledger:entry" otherwise), each described by
+	// DecodeEntry and decoded with Entry.Decode.
 	Messages(topic, from string, n int) (Messages, error)
 }
 
@@ -155,12 +156,6 @@ func (c *Console) Messages(topic string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n := queryInt(r, "n", DefaultPeek, 1, MaxPeek)
 		from := r.URL.Query().Get("from")
-		c.view(func() (any, error) {
-			m, err := c.src.Messages(topic, from, n)
-			if err == nil {
-				decodeAll(&m)
-			}
-			return m, err
-		}).ServeHTTP(w, r)
+		c.view(func() (any, error) { return c.src.Messages(topic, from, n) }).ServeHTTP(w, r)
 	})
 }

@@ -14,17 +14,16 @@ import (
 // maxShown bounds the bytes of a payload the browser shows.
 const maxShown = 64 << 10
 
-// decodeAll fills each message's Value from its Raw payload by the
-// topic's schema.
-func decodeAll(m *Messages) {
-	for i := range m.Entries {
-		for j := range m.Entries[i].Messages {
-			msg := &m.Entries[i].Messages[j]
-			if msg.Null || msg.Value != "" {
-				continue
-			}
-			msg.Value, msg.Decoding = Decode(m.Schema, m.SchemaData, msg.Raw)
+// Decode fills each message's Value from its Raw payload by the topic's
+// schema (see Decode) and lets go of Raw, so that a page of entries holds
+// at most one entry's payload at a time.
+func (e *Entry) Decode(schemaType string, def []byte) {
+	for j := range e.Messages {
+		msg := &e.Messages[j]
+		if !msg.Null && msg.Decoding == "" {
+			msg.Value, msg.Decoding = Decode(schemaType, def, msg.Raw)
 		}
+		msg.Raw = nil
 	}
 }
 

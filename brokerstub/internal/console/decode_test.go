@@ -116,9 +116,8 @@ func TestDecodeEntryBatchCompressedChunk(t *testing.T) {
 	if e.Error != "" || e.Batch != 2 || e.Compression != "ZLIB" || len(e.Messages) != 2 {
 		t.Fatalf("entry = %+v", e)
 	}
-	m := Messages{Entries: []Entry{e}}
-	decodeAll(&m)
-	if got := m.Entries[0].Messages[1]; got.Value != "two" || got.Key != "k2" || got.Properties["i"] != "two" || got.Index != 1 {
+	e.Decode("", nil)
+	if got := e.Messages[1]; got.Value != "two" || got.Key != "k2" || got.Properties["i"] != "two" || got.Index != 1 || got.Raw != nil {
 		t.Fatalf("second message = %+v", got)
 	}
 

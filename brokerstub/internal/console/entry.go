@@ -51,7 +51,7 @@ func DecodeEntry(pos string, meta, payload []byte, size int) Entry {
 	}
 	switch {
 	case payload == nil:
-		e.Error = fmt.Sprintf("entry of %d bytes: too large to show", size)
+		e.Error = fmt.Sprintf("payload not shown: entry of %d bytes (a page shows at most 4 MiB an entry, 16 MiB in all; start a page at it with from=%s)", size, pos)
 		return e
 	case e.Encrypted:
 		e.Messages = append(e.Messages, Message{Size: len(payload), Value: hex.EncodeToString(payload[:min(len(payload), maxShown/2)]), Decoding: "encrypted"})
