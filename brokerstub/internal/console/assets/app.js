@@ -272,9 +272,9 @@ function keySharedPage(v) {
     html += `<div class="mark" data-draining-hash="${d.hash}" style="left:${at}%" title="hash ${d.hash} draining at ${esc(d.heldBy)}, ${d.unacked} outstanding">${label}</div>`;
   }
   html += `</div><div class="axis"><span>${v.rangeStart}</span><span>${Math.round((v.rangeStart + v.rangeEnd) / 2)}</span><span>${v.rangeEnd}</span></div></div>
-<h2>Consumers (${v.consumers.length})</h2><div class="scroll card"><table><thead><tr><th>consumer</th><th class="n">share</th><th class="n">permits</th><th class="n">unacked</th><th class="n">pending entries</th><th class="n">draining hashes</th></tr></thead><tbody>` +
+<h2>Consumers (${v.consumers.length})</h2><div class="scroll card"><table><thead><tr><th>consumer</th><th class="n">share</th><th class="n">permits</th><th class="n">unacked</th><th class="n hide-s">pending entries</th><th class="n">draining</th></tr></thead><tbody>` +
     v.consumers.map((c) => `<tr data-consumer="${esc(c.name)}"><td><span class="swatch" style="background:${color[c.id + "/" + c.name]}"></span>${esc(c.name)} <span class="muted">#${c.id}</span></td><td class="n">${(c.share * 100).toFixed(1)}%</td>
-<td class="n" data-k="permits">${num(c.permits)}${c.permits <= 0 ? ' <span class="tag bad">none</span>' : ""}</td><td class="n" data-k="unacked">${num(c.unacked)}</td><td class="n">${num(c.pendingEntries)}</td><td class="n">${num(c.draining)}</td></tr>`).join("") +
+<td class="n" data-k="permits">${num(c.permits)}${c.permits <= 0 ? ' <span class="tag bad">none</span>' : ""}</td><td class="n" data-k="unacked">${num(c.unacked)}</td><td class="n hide-s">${num(c.pendingEntries)}</td><td class="n">${num(c.draining)}</td></tr>`).join("") +
     (v.consumers.length ? "" : '<tr><td colspan="6" class="muted">no consumer: nothing is dispatched</td></tr>') + "</tbody></table></div>";
   html += `<h2>Draining hashes (${v.draining.length})</h2>`;
   html += v.draining.length ? '<div class="scroll card"><table><thead><tr><th>hash</th><th>held by</th><th>waiting owner</th><th class="n">outstanding</th><th class="n">times blocked</th></tr></thead><tbody>' +
