@@ -364,3 +364,44 @@ func TestConsoleCursorPartialBatch(t *testing.T) {
 	require.Equal(t, "k2", mv.Entries[0].Messages[2].Key)
 	require.Equal(t, "m2", mv.Entries[0].Messages[2].Value)
 }
+
+// TestConsoleDelayedAndNoPermits: a delayed message is drawn "delayed"
+// on the cursor line until it falls due; once due while its key's owner
+// has no permits, the Key_Shared page holds it back for that reason and
+// says why no new entry is read.
+func TestConsoleDelayedAndNoPermits(t *testing.T) {
+	clk := NewFakeClock(delayT0)
+	b := RunT(t, Options{Clock: clk, DelayedDeliveryStrict: true, Console: true})
+	h := b.AdminHandler()
+	const topic = "persistent://public/default/console-delay"
+	const path = "/persistent/public/default/console-delay/s"
+	c := dialKS(t, b)
+	c.mustSubscribe(topic, 1, "c1", 2)
+	p := c.producer(topic, 1)
+	d0 := p.sendAt("k", "d0", delayT0.Add(10*time.Second))
+	p.sendAt("k", "m1", time.Time{})
+	p.sendAt("k", "m2", time.Time{})
+	require.Len(t, c.sync(1), 2)
+
+	var cur console.Cursor
+	code, body := consoleGet(t, h, "/console/api/cursor"+path, "")
+	require.Equal(t, http.StatusOK, code, body)
+	require.NoError(t, json.Unmarshal([]byte(body), &cur))
+	require.Equal(t, fmtPos(d0), cur.Entries[0].Pos)
+	require.Equal(t, "delayed", cur.Entries[0].State, body)
+	require.Equal(t, delayT0.Add(10*time.Second).UnixMilli(), cur.Entries[0].DeliverAt)
+	require.Equal(t, 1, cur.Delayed)
+	require.Equal(t, "pending", cur.Entries[1].State)
+
+	clk.Advance(10 * time.Second)
+	p.sendAt("k", "m3", time.Time{})
+	c.barrier(1)
+	var ks console.KeyShared
+	code, body = consoleGet(t, h, "/console/api/keyshared"+path, "")
+	require.Equal(t, http.StatusOK, code, body)
+	require.NoError(t, json.Unmarshal([]byte(body), &ks))
+	require.Len(t, ks.HeldBack, 1, body)
+	require.Equal(t, fmtPos(d0), ks.HeldBack[0].Pos)
+	require.Equal(t, "c1 has no permits", ks.HeldBack[0].Reason)
+	require.Equal(t, "no consumer has permits", ks.NormalReadStopped)
+}
