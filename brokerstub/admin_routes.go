@@ -112,7 +112,8 @@ func (a *adminServer) register() {
 	a.registerTransactions()    // admin_transactions.go
 	a.registerFunctionsWorker() // admin_functions.go
 	a.add(get, "/metrics", opOpen, getMetrics)
-	a.registerPprof() // admin_pprof.go: answered only with Options.Profiling
+	a.registerPprof()   // admin_pprof.go: answered only with Options.Profiling
+	a.registerConsole() // console.go: only with Options.Console
 	a.add(get, "/status.html", opOpen, func(*adminReq) (any, error) { return rawReply{contentType: "text/plain", body: []byte("OK")}, nil })
 }
 

@@ -69,6 +69,7 @@ type rawReply struct {
 // adminReq is one admin request with its path parameters and body.
 type adminReq struct {
 	b    *Broker
+	role string // the authenticated role (AnonymousUserRole, or "")
 	r    *http.Request
 	p    map[string]string
 	q    url.Values
@@ -316,11 +317,12 @@ func (a *adminServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, restErr(http.StatusNotFound, "Not Found: %s", r.URL.Path))
 		return
 	}
-	if re := a.authorizeHTTP(r, matched, params); re != nil {
+	role, re := a.authorizeHTTP(r, matched, params)
+	if re != nil {
 		writeError(w, re)
 		return
 	}
-	rq := &adminReq{b: a.b, r: r, p: params, q: r.URL.Query()}
+	rq := &adminReq{b: a.b, role: role, r: r, p: params, q: r.URL.Query()}
 	if r.Body != nil {
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxAdminBody))
 		var mbe *http.MaxBytesError
@@ -348,6 +350,12 @@ func (a *adminServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 	case handlerReply:
 		r.Body = io.NopCloser(bytes.NewReader(rq.body)) // read above, within maxAdminBody
+		v.h.ServeHTTP(w, r)
+	case unlockedReply:
+		// A long answer (a console stream) must not hold Restart back: it
+		// takes the gate itself for each snapshot.
+		a.gate.RUnlock()
+		defer a.gate.RLock() // for the deferred RUnlock
 		v.h.ServeHTTP(w, r)
 	case rawReply:
 		for k, vs := range v.header {

@@ -37,36 +37,36 @@ func httpCredentials(r *http.Request) (string, AuthenticationData, bool) {
 	return scheme, d, false
 }
 
-// authorizeHTTP authenticates an admin request and checks that its role
+// authorizeHTTP authenticates an admin request, returns its role and checks that it
 // may do the operation route rt declares on what its captures p name
 // (authorizeAdmin); it returns the refusal to answer, nil when the request
 // may go on. Routes declared opOpen (/metrics, as Pulsar's
 // authenticateMetricsEndpoint=false, and /status.html) need no
 // credentials.
-func (a *adminServer) authorizeHTTP(r *http.Request, rt *route, p map[string]string) *restError {
+func (a *adminServer) authorizeHTTP(r *http.Request, rt *route, p map[string]string) (string, *restError) {
 	b := a.b
 	if !b.authEnabled() && !b.authzOn() || rt.op == opOpen {
-		return nil
+		return b.opts.AnonymousUserRole, nil
 	}
 	role := b.opts.AnonymousUserRole
 	if b.authEnabled() {
 		method, d, ok := httpCredentials(r)
 		if !ok {
-			return restErr(http.StatusUnauthorized, "Authentication required")
+			return "", restErr(http.StatusUnauthorized, "Authentication required")
 		}
 		id, err := b.authenticate(method, d, b.opts.Clock.Now())
 		if err != nil {
 			b.log.Info("admin authentication refused", "method", method, "path", r.URL.Path, "err", err)
-			return restErr(http.StatusUnauthorized, "Authentication required")
+			return "", restErr(http.StatusUnauthorized, "Authentication required")
 		}
 		role = id.Role
 	}
 	if !b.authzOn() {
-		return nil
+		return role, nil
 	}
 	if re := b.authorizeAdminAs(r, role, rt.op, adminTargetOf(rt, p)); re != nil { // proxy_roles.go
 		b.log.Info("admin authorization refused", "role", role, "operation", rt.op.String(), "method", r.Method, "path", r.URL.Path)
-		return re
+		return role, re
 	}
-	return nil
+	return role, nil
 }

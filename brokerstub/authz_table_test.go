@@ -145,6 +145,16 @@ var adminRouteTable = []adminRouteRow{
 	{get, "/debug/pprof", "SUPER_USER", needSuper},
 	{get, "/debug/pprof/{profile}", "SUPER_USER", needSuper},
 	{post, "/debug/pprof/symbol", "SUPER_USER", needSuper},
+	// The console (console.go): not Pulsar's, decided as its admin API
+	// decides the operation each view is.
+	{get, "/console", "OPEN", needOpen},
+	{get, "/console/{asset}", "OPEN", needOpen},
+	{get, "/console/api/whoami", "AUTHENTICATED", needAuthn},
+	{get, "/console/api/overview", "AUTHENTICATED", needAuthn},
+	{get, "/console/api/topic/{domain}/{tenant}/{ns}/{topic}", "GET_STATS", needLookup},
+	{get, "/console/api/cursor/{domain}/{tenant}/{ns}/{topic}/{sub}", "PEEK_MESSAGES", needConsume},
+	{get, "/console/api/keyshared/{domain}/{tenant}/{ns}/{topic}/{sub}", "PEEK_MESSAGES", needConsume},
+	{get, "/console/api/messages/{domain}/{tenant}/{ns}/{topic}", "PEEK_MESSAGES", needConsume},
 }
 
 // The roles of the table test: no credentials at all, an authenticated

@@ -38,6 +38,13 @@ type Options struct {
 	// tell a leak from a working set. With authorization on, only a
 	// super-user may read them. Default false: not served.
 	Profiling bool
+	// Console serves the web console at /console on the HTTP port: live
+	// pages of tenants, topics, subscriptions and their cursors, Key_Shared
+	// dispatchers and stored messages (docs/console.md). It is an admin
+	// client: with authorization on, each page needs what the admin API
+	// would (super-user or the operation's permission). It costs nothing
+	// while no page is open. Default false (cmd/brokerstub turns it on).
+	Console bool
 	// DisableWebServicePort opens no plain HTTP listener (Pulsar's
 	// webServicePort set empty); the admin REST API is then served on
 	// WebServiceTLSAddr only, or not at all (see Broker.AdminHandler).

@@ -32,6 +32,7 @@ func TestServerFlagsDefaults(t *testing.T) {
 		MaxMessageSize:        5242880,
 		LedgerRolloverEntries: 50000,
 		CursorFlushInterval:   60 * time.Second,
+		Console:               true,
 	}
 	if !reflect.DeepEqual(cfg.opts, want) {
 		t.Errorf("defaults = %+v, want %+v", cfg.opts, want)
@@ -46,6 +47,7 @@ func TestServerFlagsAll(t *testing.T) {
 		"-addr", "127.0.0.1:0", "-max-message-size", "1048576", "-data-dir", "/tmp/x",
 		"-cursor-flush-interval", "200ms", "-ledger-rollover", "7", "-log-level", "DEBUG",
 		"-disable-batch-index-ack", "-http-addr", "127.0.0.1:0", "-advertised-address", "localhost", "-pprof",
+		"-console=false",
 	}, io.Discard)
 	if err != nil {
 		t.Fatal(err)

@@ -105,6 +105,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		"ignore ack_set in acks and never send one (acknowledgmentAtBatchIndexLevelEnabled=false)")
 	fs.BoolVar(&fl.Profiling, "pprof", false,
 		"serve Go's profiles under /debug/pprof/ on the HTTP port (super-user only with authorization on)")
+	fs.BoolVar(&fl.Console, "console", true,
+		"serve the web console at /console on the HTTP port (-console=false: not served)")
 	fs.BoolVar(&fl.AutoCreateNamespaces, "auto-create-namespaces", false,
 		"create a missing tenant and namespace on first use (Pulsar refuses them; default: create them with the admin API)")
 	fs.StringVar(&logLevel, "log-level", "info", "log `level`: debug, info, warn or error")
@@ -180,6 +182,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	o.DataDir = fl.DataDir
 	o.Profiling = fl.Profiling // no config key: Pulsar's JVM has no pprof
 	o.AutoCreateNamespaces = fl.AutoCreateNamespaces
+	o.Console = fl.Console // no config key: Pulsar has no console
 	if fs.NArg() > 0 {
 		return config{}, usagef("unexpected argument %q (all options are flags)", fs.Arg(0))
 	}

@@ -1,0 +1,654 @@
+package brokerstub
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/console"
+	"github.com/pulsargo/sdk/brokerstub/internal/keyshared"
+	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
+	pb "github.com/pulsargo/sdk/internal/proto"
+)
+
+// The web console (Options.Console): its routes are lines of the admin
+// route table, each with the Pulsar operation it is, so that who may see
+// what is decided as for the admin API. consoleSource is what the console
+// reads: every snapshot is taken by the topic's goroutine, only when a
+// page asks (a live page polls while it is open), and holds the admin gate
+// for its duration only, so that a Restart never waits for an open page.
+
+// registerConsole adds the console's routes, answered only with
+// Options.Console (404 otherwise, as /debug/pprof without Profiling). The
+// page and its assets hold no state and are served without credentials
+// (the script sends the user's own with every data request); whoami and
+// the overview need an authenticated role (the overview lists only what
+// the role may list and read, and names the rest); the topic page needs
+// GET_STATS; the cursor and Key_Shared pages and the message browser show
+// message keys or bodies, so they need PEEK_MESSAGES (consume, and the
+// subscription's roles).
+func (a *adminServer) registerConsole() {
+	c := console.New(consoleSource{a.b}, console.Options{})
+	const api = "/console/api"
+	const topic = "/{domain}/{tenant}/{ns}/{topic}"
+	a.add(get, "/console", opOpen, consoleOn(func(*adminReq) http.Handler { return c.Page() }))
+	a.add(get, "/console/{asset}", opOpen, consoleOn(func(rq *adminReq) http.Handler { return c.Asset(rq.p["asset"]) }))
+	a.add(get, api+"/whoami", opAuthenticated, consoleOn(func(rq *adminReq) http.Handler { return c.Whoami(rq.b.whoami(rq.role)) }))
+	a.add(get, api+"/overview", opAuthenticated, consoleOn(func(rq *adminReq) http.Handler { return c.Overview(rq.role) }))
+	a.add(get, api+"/topic"+topic, topicGetStats, consoleTopic(func(n string, _ *adminReq) http.Handler { return c.Topic(n) }))
+	a.add(get, api+"/cursor"+topic+"/{sub}", topicPeekMessages, consoleTopic(func(n string, rq *adminReq) http.Handler { return c.Cursor(n, rq.p["sub"]) }))
+	a.add(get, api+"/keyshared"+topic+"/{sub}", topicPeekMessages, consoleTopic(func(n string, rq *adminReq) http.Handler { return c.KeyShared(n, rq.p["sub"]) }))
+	a.add(get, api+"/messages"+topic, topicPeekMessages, consoleTopic(func(n string, _ *adminReq) http.Handler { return c.Messages(n) }))
+}
+
+// unlockedReply is an answer an http.Handler writes outside the admin
+// gate (admin_server.go): a console stream can last as long as a page is
+// open, and must not hold a Restart back.
+type unlockedReply struct{ h http.Handler }
+
+// consoleOn serves a console handler when Options.Console is set.
+func consoleOn(h func(rq *adminReq) http.Handler) adminHandler {
+	return func(rq *adminReq) (any, error) {
+		if !rq.b.opts.Console {
+			return nil, restErr(http.StatusNotFound, "the console is off: start brokerstub without -console=false (Options.Console)")
+		}
+		return unlockedReply{h(rq)}, nil
+	}
+}
+
+// consoleTopic serves a console view of the route's topic.
+func consoleTopic(h func(topic string, rq *adminReq) http.Handler) adminHandler {
+	return consoleOn(func(rq *adminReq) http.Handler {
+		name, err := rq.topic()
+		if err != nil {
+			var re *restError
+			if !errors.As(err, &re) {
+				re = mapError(err)
+			}
+			return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { writeError(w, re) })
+		}
+		return h(name.Full, rq)
+	})
+}
+
+// whoami says who role is to the broker.
+func (b *Broker) whoami(role string) console.Whoami {
+	w := console.Whoami{Role: role, Authentication: b.authEnabled(), Authorization: b.authzOn()}
+	w.SuperUser = !b.authzOn() || b.isSuperUser(role)
+	for _, t := range b.pol().Tenants() {
+		if tn, err := b.pol().Tenant(t); err == nil && role != "" && slices.Contains(tn.AdminRoles, role) {
+			w.TenantAdmin = append(w.TenantAdmin, t)
+		}
+	}
+	return w
+}
+
+// consoleSource implements console.Source.
+type consoleSource struct{ b *Broker }
+
+// guard holds the admin gate for one snapshot; it fails with
+// console.ErrGone once the broker is closed.
+func (s consoleSource) guard() (func(), error) {
+	s.b.admin.gate.RLock()
+	if s.b.isClosed() {
+		s.b.admin.gate.RUnlock()
+		return nil, fmt.Errorf("%w: %w", console.ErrGone, ErrClosed)
+	}
+	return s.b.admin.gate.RUnlock, nil
+}
+
+// problem turns an admin error into the console's.
+func problem(err error) error {
+	var re *restError
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrClosed):
+		return fmt.Errorf("%w: %w", console.ErrGone, err)
+	case errors.As(err, &re):
+		return &console.Problem{Status: re.code, Reason: re.reason}
+	}
+	re = mapError(err)
+	return &console.Problem{Status: re.code, Reason: re.reason}
+}
+
+// onTopic runs f on the goroutine of the named topic (loading it if it is
+// stored, as the admin API's stats do).
+func (s consoleSource) onTopic(full string, f func(t *topic)) error {
+	release, err := s.guard()
+	if err != nil {
+		return err
+	}
+	defer release()
+	name, err := parseTopic(full)
+	if err != nil {
+		return &console.Problem{Status: http.StatusPreconditionFailed, Reason: err.Error()}
+	}
+	return problem((&adminReq{b: s.b}).onTopic(name, func(t *topic) { f(t) }))
+}
+
+func (s consoleSource) Overview(role string) (console.Overview, error) {
+	out := console.Overview{Who: s.b.whoami(role), Tenants: []console.Tenant{}}
+	release, err := s.guard()
+	if err != nil {
+		return out, err
+	}
+	defer release()
+	b := s.b
+	allow := func(op adminOp, t adminTarget) *restError {
+		if !b.authzOn() {
+			return nil
+		}
+		return b.authorizeAdmin(role, op, t)
+	}
+	// Loaded topics by namespace; stored ones that are not loaded are
+	// listed without opening them.
+	b.mu.Lock()
+	loaded := make(map[string]*topic, len(b.topics))
+	for n, t := range b.topics {
+		loaded[n] = t
+	}
+	b.mu.Unlock()
+	byNS := map[string][]string{}
+	for _, full := range b.topicNames() {
+		if n, err := parseTopic(full); err == nil {
+			byNS[n.Namespace] = append(byNS[n.Namespace], full)
+		}
+	}
+	tenants := b.pol().Tenants()
+	slices.Sort(tenants)
+	for _, tn := range tenants {
+		ct := console.Tenant{Name: tn, Namespaces: []console.Namespace{}}
+		if ten, err := b.pol().Tenant(tn); err == nil {
+			ct.AdminRoles = ten.AdminRoles
+		}
+		nss, _ := b.pol().Namespaces(tn)
+		slices.Sort(nss)
+		for _, ns := range nss {
+			tgt := adminTarget{tenant: tn, namespace: ns}
+			if re := allow(nsGetTopics, tgt); re != nil {
+				out.Refused = append(out.Refused, console.Refusal{What: "topics of " + ns, Operation: nsGetTopics.String(), Reason: re.reason})
+				continue
+			}
+			cn := console.Namespace{Name: ns, Topics: []console.TopicSummary{}}
+			if re := allow(nsPolicyRead, tgt); re != nil {
+				cn.PoliciesRefused = nsPolicyRead.String() + ": " + re.reason
+			} else if pol, _, err := b.pol().Policies(ns); err == nil {
+				cn.Policies = setPolicies(pol)
+			}
+			names := byNS[ns]
+			slices.Sort(names)
+			for _, full := range names {
+				tgt.topic = full
+				if re := allow(topicGetStats, tgt); re != nil {
+					out.Refused = append(out.Refused, console.Refusal{What: full, Operation: topicGetStats.String(), Reason: re.reason})
+					continue
+				}
+				cn.Topics = append(cn.Topics, s.summary(full, loaded[full]))
+			}
+			ct.Namespaces = append(ct.Namespaces, cn)
+		}
+		out.Tenants = append(out.Tenants, ct)
+	}
+	return out, nil
+}
+
+// setPolicies keeps the namespace policies that are set (not null, empty
+// or zero), for the overview to list what is in force.
+func setPolicies(pol map[string]json.RawMessage) map[string]json.RawMessage {
+	out := map[string]json.RawMessage{}
+	for k, v := range pol {
+		switch strings.TrimSpace(string(v)) {
+		case "", "null", "{}", "[]", "0", "false", `""`:
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// topicPolicies returns the topic-level policies set on full.
+func (b *Broker) topicPolicies(full string) map[string]json.RawMessage {
+	var out map[string]json.RawMessage
+	for name := range topicPolicyNames {
+		if v, ok := b.pol().TopicPolicy(full, name); ok {
+			if out == nil {
+				out = map[string]json.RawMessage{}
+			}
+			out[name] = v
+		}
+	}
+	return out
+}
+
+// summary is a topic's overview line; an unloaded topic is not opened.
+func (s consoleSource) summary(full string, t *topic) console.TopicSummary {
+	ts := console.TopicSummary{Name: full, Policies: s.b.topicPolicies(full)}
+	if t == nil {
+		return ts
+	}
+	_ = t.call(func() {
+		t.prune()
+		ts.Loaded = true
+		ts.Producers, ts.Subscriptions = len(t.producers), len(t.subs)
+		ts.MsgIn, ts.MsgOut = t.adm.in.msgs, t.adm.out.msgs
+		ts.StorageSize, ts.Entries = t.storageSize(), t.led.Len()
+		for _, sub := range t.subs {
+			ts.Consumers += len(sub.consumers)
+			n, _ := sub.backlogOf()
+			ts.Backlog += n
+		}
+	})
+	return ts
+}
+
+func (s consoleSource) Topic(full string) (console.Topic, error) {
+	var out console.Topic
+	err := s.onTopic(full, func(t *topic) {
+		t.prune()
+		out = console.Topic{Name: full, Terminated: t.adm.terminated, MsgIn: t.adm.in.msgs, BytesIn: t.adm.in.bytes,
+			MsgOut: t.adm.out.msgs, StorageSize: t.storageSize(), Producers: []console.Producer{},
+			Subscriptions: []console.Subscription{}, Ledgers: []console.Ledger{}}
+		for p := range t.producers {
+			cp := console.Producer{ID: p.id, Name: p.name, AccessMode: accessModeName(p.mode)}
+			if pi := t.adm.producers[p]; pi != nil {
+				cp.Address, cp.MsgIn, cp.BytesIn = pi.address, pi.msgs, pi.bytes
+			}
+			out.Producers = append(out.Producers, cp)
+		}
+		slices.SortFunc(out.Producers, func(a, b console.Producer) int { return strings.Compare(a.Name, b.Name) })
+		if t.access != nil {
+			for _, w := range t.access.waiting {
+				out.Waiting = append(out.Waiting, w.p.name)
+			}
+		}
+		for _, sub := range t.subs {
+			cs := sub.summary()
+			out.Backlog += cs.Backlog
+			out.Subscriptions = append(out.Subscriptions, cs)
+		}
+		slices.SortFunc(out.Subscriptions, func(a, b console.Subscription) int { return strings.Compare(a.Name, b.Name) })
+		for _, sg := range t.led.Segments() {
+			out.Ledgers = append(out.Ledgers, console.Ledger{ID: sg.ID, Entries: sg.Entries, Size: sg.Size, Current: sg.ID == t.led.CurrentLedger()})
+		}
+		if p, ok := t.led.First(); ok {
+			out.First = posString(p)
+		}
+		if p, ok := t.led.Last(); ok {
+			out.Last = posString(p)
+		}
+	})
+	if err != nil {
+		return out, err
+	}
+	out.Policies = s.b.topicPolicies(full)
+	if v, err := s.b.schemas.Get(schemaID(mustParse(full)), -1); err == nil {
+		out.Schema = v.Schema.Type.String()
+	}
+	return out, nil
+}
+
+func mustParse(full string) topicName {
+	n, _ := parseTopic(full)
+	return n
+}
+
+func accessModeName(m pb.ProducerAccessMode) string {
+	return strings.ToUpper(m.String()[:1]) + m.String()[1:]
+}
+
+// summary is the subscription's line on the topic page. Topic goroutine.
+func (s *subscription) summary() console.Subscription {
+	backlog, _ := s.backlogOf()
+	out := console.Subscription{Name: s.name, Type: subTypeNames[s.typ], Durable: s.durable, Backlog: backlog,
+		MarkDelete: posString(s.cur.MarkDelete()), ReadPosition: posString(s.readPos), Blocked: s.blocked,
+		Consumers: []console.Consumer{}}
+	if sc := s.t.adm.subs[s.name]; sc != nil {
+		out.MsgOut = sc.msgs
+	}
+	for _, n := range s.redeliveries {
+		out.Redeliveries += int64(n)
+	}
+	if s.active != nil {
+		out.Active = s.active.name
+	}
+	for _, cs := range s.consumers {
+		c := console.Consumer{ID: cs.id, Name: cs.name, Permits: cs.permits, Pending: len(cs.pending), Blocked: cs.blocked, Priority: cs.priority}
+		for _, pe := range cs.pending {
+			c.Unacked += int64(max(pe.batch, 1))
+		}
+		if ci := s.t.adm.consumers[cs]; ci != nil {
+			c.Address = ci.address
+		}
+		out.Unacked += c.Unacked
+		out.Consumers = append(out.Consumers, c)
+	}
+	return out
+}
+
+// subOf returns the named subscription or the console's 404.
+func subOf(t *topic, sub string) (*subscription, error) {
+	if s := t.subs[sub]; s != nil {
+		return s, nil
+	}
+	return nil, &console.Problem{Status: http.StatusNotFound, Reason: "Subscription " + sub + " not found on " + t.name.Full}
+}
+
+// peekInfo parses an entry's metadata without adding it to the topic's
+// cache (a console must not change what dispatch holds).
+func (t *topic) peekInfo(e ledger.Entry) *entryInfo {
+	if in, ok := t.infos[e.Pos]; ok {
+		return in
+	}
+	return parseEntryInfo(e)
+}
+
+func (s consoleSource) Cursor(full, sub string, limit int) (console.Cursor, error) {
+	var out console.Cursor
+	var subErr error
+	err := s.onTopic(full, func(t *topic) {
+		sb, err := subOf(t, sub)
+		if err != nil {
+			subErr = err
+			return
+		}
+		cur := sb.cur.Current()
+		out = console.Cursor{Topic: full, Subscription: sb.summary(), Persisted: posString(sb.cur.PersistedMarkDelete()),
+			AckedRanges: [][2]string{}, Entries: []console.CursorEntry{}, Limit: limit, Replay: sb.replay.Len()}
+		for _, r := range cur.Ranges {
+			out.AckedRanges = append(out.AckedRanges, [2]string{posString(r[0]), posString(r[1])})
+		}
+		holder := map[ledger.Position]string{}
+		for _, cs := range sb.consumers {
+			for p := range cs.pending {
+				holder[p] = cs.name
+			}
+		}
+		delayed := map[ledger.Position]bool{}
+		for _, p := range sb.delayedPositions() {
+			delayed[p] = true
+		}
+		out.Delayed = len(delayed)
+		var acks *pendingAcks
+		if t.txn != nil {
+			acks = t.txn.acks[sub]
+		}
+		if acks != nil {
+			out.PendingAcks = len(acks.ind)
+			if acks.cum != nil {
+				out.PendingAcks++
+			}
+		}
+		md := sb.cur.MarkDelete()
+		t.led.Scan(ledger.Position{Ledger: md.Ledger, Entry: md.Entry + 1}, func(e ledger.Entry) bool {
+			if e.Pos.Compare(md) <= 0 {
+				return true
+			}
+			if len(out.Entries) == limit {
+				out.More = true
+				return false
+			}
+			out.Entries = append(out.Entries, sb.cursorEntry(e, holder, delayed, acks))
+			return true
+		})
+	})
+	if err == nil {
+		err = subErr
+	}
+	return out, err
+}
+
+// cursorEntry is one entry's state for the cursor line. Topic goroutine.
+func (s *subscription) cursorEntry(e ledger.Entry, holder map[ledger.Position]string, delayed map[ledger.Position]bool, acks *pendingAcks) console.CursorEntry {
+	in := s.t.peekInfo(e)
+	ce := console.CursorEntry{Pos: posString(e.Pos), Key: string(in.key), DeliverAt: in.deliverAt, Redelivered: s.redeliveries[e.Pos]}
+	if in.batched {
+		ce.Batch = in.numMessages
+	}
+	if in.uuid != "" {
+		ce.Chunk = fmt.Sprintf("%s %d/%d", in.uuid, in.chunkID+1, in.numChunks)
+	}
+	if in.inTxn {
+		ce.Txn = in.txn.String()
+	}
+	if s.ks != nil && len(in.key) > 0 {
+		h := s.ks.Hash(in.murmur)
+		ce.Hash = &h
+	}
+	switch {
+	case s.cur.IsAcked(e.Pos):
+		ce.State = "acked"
+	case holder[e.Pos] != "":
+		ce.State, ce.Consumer = "pending", holder[e.Pos]
+	case s.replay.Contains(e.Pos):
+		ce.State = "replay"
+	case delayed[e.Pos]:
+		ce.State = "delayed"
+	case e.Pos.Compare(s.readPos) > 0:
+		ce.State = "unread"
+	default:
+		ce.State = "held"
+	}
+	if set := s.cur.AckSet(e.Pos); set != nil && in.batched {
+		for i := range min(int(in.numMessages), 64*len(set)) {
+			if set[i/64]&(1<<(i%64)) == 0 {
+				ce.AckedIndexes = append(ce.AckedIndexes, i)
+			}
+		}
+		// A delivered or queued entry keeps that state (its bits are
+		// drawn on it); one waiting to be read is "partial".
+		if len(ce.AckedIndexes) > 0 && (ce.State == "unread" || ce.State == "held") {
+			ce.State = "partial"
+		}
+	}
+	if acks != nil {
+		for _, pa := range acks.ind[e.Pos] {
+			ce.TxnAck = pa.txn.String()
+			for i := range int(in.numMessages) {
+				if pa.rec.AckSet != nil && i/64 < len(pa.rec.AckSet) && pa.rec.AckSet[i/64]&(1<<(i%64)) == 0 {
+					ce.TxnAcks = append(ce.TxnAcks, int64(i))
+				}
+			}
+		}
+		if acks.cum != nil && e.Pos.Compare(acks.cum.rec.pos()) <= 0 {
+			ce.TxnAck = acks.cum.txn.String() + " cumulative"
+		}
+	}
+	return ce
+}
+
+func (s consoleSource) KeyShared(full, sub string) (console.KeyShared, error) {
+	var out console.KeyShared
+	var subErr error
+	err := s.onTopic(full, func(t *topic) {
+		sb, err := subOf(t, sub)
+		if err != nil {
+			subErr = err
+			return
+		}
+		if sb.ks == nil || sb.typ != pb.CommandSubscribe_Key_Shared {
+			subErr = &console.Problem{Status: http.StatusConflict, Reason: "Subscription " + sub + " is " + subTypeNames[sb.typ] + ", not Key_Shared"}
+			return
+		}
+		out = sb.keySharedView()
+	})
+	if err == nil {
+		err = subErr
+	}
+	return out, err
+}
+
+// maxHeldBack bounds the replay entries the Key_Shared page explains.
+const maxHeldBack = 200
+
+// keySharedView builds page 4 from the inspection snapshot
+// (keySharedState) and the replay set. Topic goroutine.
+func (s *subscription) keySharedView() console.KeyShared {
+	st := s.keySharedState()
+	sel := s.ks.Selector()
+	out := console.KeyShared{Topic: s.t.name.Full, Subscription: s.name, Mode: st.Mode, Selector: st.Selector,
+		OutOfOrder: st.AllowOutOfOrderDelivery, RangeStart: st.KeyHashRange.Start, RangeEnd: st.KeyHashRange.End,
+		ReadPosition: posString(s.readPos), MarkDelete: posString(s.cur.MarkDelete()), ReplaySize: st.ReplaySize,
+		LookAheadLimit: st.LookAheadLimit, Consumers: []console.KSConsumer{}, Draining: []console.Draining{},
+		HeldBack: []console.HeldBack{}, Ranges: []console.RangeOwner{}}
+	span := float64(st.KeyHashRange.End) - float64(st.KeyHashRange.Start) + 1
+	byKS := map[keyshared.ConsumerID]*consumer{}
+	for id, cs := range s.ksByID {
+		byKS[id] = cs
+	}
+	for i, c := range st.Consumers {
+		cs := s.consumers[i]
+		kc := console.KSConsumer{ID: c.ConsumerID, Name: c.Name, Permits: c.Permits, Pending: c.Pending, Draining: len(c.DrainingHashes)}
+		for _, pe := range cs.pending {
+			kc.Unacked += int64(max(pe.batch, 1))
+		}
+		for _, r := range c.Ranges {
+			kc.Share += (float64(r.End) - float64(r.Start) + 1) / span
+		}
+		out.Consumers = append(out.Consumers, kc)
+		for _, d := range c.DrainingHashes {
+			dr := console.Draining{Hash: d.Hash, HeldBy: c.Name, HeldByID: c.ConsumerID, Unacked: d.Unacked, Blocked: d.Blocked}
+			if id, ok := sel.Select(d.Hash); ok {
+				if o := byKS[id]; o != nil {
+					dr.Owner, dr.OwnerID = o.name, o.id
+				}
+			}
+			out.Draining = append(out.Draining, dr)
+		}
+	}
+	for _, a := range sel.Assignments() {
+		ro := console.RangeOwner{Start: a.Range.Start, End: a.Range.End}
+		if cs := byKS[a.Consumer]; cs != nil {
+			ro.Consumer, ro.Name = cs.id, cs.name
+		}
+		out.Ranges = append(out.Ranges, ro)
+	}
+	drainingAt := map[int32]console.Draining{}
+	for _, d := range out.Draining {
+		drainingAt[d.Hash] = d
+	}
+	switch {
+	case s.replay.Len() >= st.LookAheadLimit:
+		out.NormalReadStopped = fmt.Sprintf("the replay set holds %d entries, the look-ahead limit is %d: no new entry is read until it shrinks", s.replay.Len(), st.LookAheadLimit)
+	case !s.ks.NormalReadAllowed():
+		out.NormalReadStopped = "no consumer has permits"
+	}
+	for i := range s.replay.Len() {
+		if i == maxHeldBack {
+			out.HeldBackMore = true
+			break
+		}
+		p, h := s.replay.At(i)
+		hb := console.HeldBack{Pos: posString(p), Hash: h}
+		if e, ok := s.t.led.Get(p); ok {
+			hb.Key = string(s.t.peekInfo(e).key)
+		}
+		id, owned := sel.Select(h)
+		owner := byKS[id]
+		d, draining := drainingAt[h]
+		switch {
+		case !owned || owner == nil:
+			hb.Reason = "no consumer owns its hash"
+		case draining && d.HeldByID != owner.id:
+			hb.Reason = fmt.Sprintf("hash draining: waits for %s to ack %d entries (or leave) before %s gets it", d.HeldBy, d.Unacked, owner.name)
+		case owner.permits <= 0:
+			hb.Reason = owner.name + " has no permits"
+		default:
+			hb.Reason = "ready for " + owner.name + " on the next dispatch pass"
+		}
+		out.HeldBack = append(out.HeldBack, hb)
+	}
+	return out
+}
+
+// maxConsoleEntry is the largest payload the message browser copies out
+// of a topic, maxConsolePage the most it copies for one page; an entry
+// beyond either is listed without its messages.
+const (
+	maxConsoleEntry = 4 << 20
+	maxConsolePage  = 16 << 20
+)
+
+func (s consoleSource) Messages(full, from string, n int) (console.Messages, error) {
+	out := console.Messages{Topic: full, From: from, Entries: []console.Entry{}}
+	start := ledger.Position{}
+	if from != "" {
+		p, err := parseConsolePos(from)
+		if err != nil {
+			return out, err
+		}
+		start = p
+	}
+	type raw struct {
+		pos        ledger.Position
+		meta, body []byte
+		size       int
+	}
+	var got []raw
+	budget := maxConsolePage
+	err := s.onTopic(full, func(t *topic) {
+		if p, ok := t.led.First(); ok {
+			out.First = posString(p)
+			if from == "" {
+				start = p
+			}
+		}
+		if p, ok := t.led.Last(); ok {
+			out.Last = posString(p)
+		}
+		if p, ok := t.led.Prev(start); ok {
+			back := p
+			for range n - 1 {
+				if q, ok := t.led.Prev(back); ok {
+					back = q
+				}
+			}
+			if back.Compare(start) < 0 {
+				out.Prev = posString(back)
+			}
+		}
+		t.led.Scan(start, func(e ledger.Entry) bool {
+			if len(got) == n {
+				out.Next = posString(e.Pos)
+				return false
+			}
+			r := raw{pos: e.Pos, meta: slices.Clone(e.Meta), size: len(e.Meta) + len(e.Payload)}
+			if len(e.Payload) <= min(maxConsoleEntry, budget) {
+				r.body = slices.Clone(e.Payload)
+				budget -= len(e.Payload)
+			}
+			got = append(got, r)
+			return true
+		})
+	})
+	if err != nil {
+		return out, err
+	}
+	if out.From == "" {
+		out.From = out.First
+	}
+	if v, err := s.b.schemas.Get(schemaID(mustParse(full)), -1); err == nil {
+		out.Schema, out.SchemaData = v.Schema.Type.String(), v.Schema.Data
+	}
+	for i := range got {
+		e := console.DecodeEntry(posString(got[i].pos), got[i].meta, got[i].body, got[i].size)
+		got[i].body = nil
+		e.Decode(out.Schema, out.SchemaData)
+		out.Entries = append(out.Entries, e)
+	}
+	return out, nil
+}
+
+func parseConsolePos(s string) (ledger.Position, error) {
+	l, e, ok := strings.Cut(s, ":")
+	li, err1 := strconv.ParseInt(l, 10, 64)
+	ei, err2 := strconv.ParseInt(e, 10, 64)
+	if !ok || err1 != nil || err2 != nil || li < 0 || ei < 0 {
+		return ledger.Position{}, &console.Problem{Status: http.StatusBadRequest, Reason: fmt.Sprintf("position %q: want ledger:entry", s)}
+	}
+	return ledger.Position{Ledger: li, Entry: ei}, nil
+}
