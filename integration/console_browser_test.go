@@ -29,6 +29,10 @@ func chromiumPath(t *testing.T) string {
 		p = "/usr/bin/chromium"
 	}
 	if _, err := os.Stat(p); err != nil {
+		if os.Getenv("CI") != "" {
+			// .ci/run installs chromium: on CI a missing browser is a failure.
+			t.Fatalf("no browser at %s on CI (.ci/run installs Debian's chromium): %v", p, err)
+		}
 		t.Skipf("no browser at %s (apt-get install -y chromium, or set PULSARGO_CHROMIUM): %v", p, err)
 	}
 	return p
