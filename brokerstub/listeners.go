@@ -114,13 +114,22 @@ func listenerURL(u, scheme string) (string, error) {
 	return net.JoinHostPort(p.Hostname(), p.Port()), nil
 }
 
+// defaultInternalListener is the name of the listener a Pulsar broker
+// without advertisedListeners or internalListenerName still has: its own
+// address, named as ServiceConfigurationUtils names it.
+const defaultInternalListener = "internal"
+
 // internalListener is the listener lookups that name none are answered
-// for: Options.InternalListenerName, or the first advertised listener.
+// for: Options.InternalListenerName, else the first advertised listener,
+// else Pulsar's "internal".
 func (o Options) internalListener() string {
-	if o.InternalListenerName != "" || len(o.AdvertisedListeners) == 0 {
+	switch {
+	case o.InternalListenerName != "":
 		return o.InternalListenerName
+	case len(o.AdvertisedListeners) > 0:
+		return o.AdvertisedListeners[0].Name
 	}
-	return o.AdvertisedListeners[0].Name
+	return defaultInternalListener
 }
 
 // listener returns the advertised listener called name.
@@ -150,6 +159,10 @@ func (b *Broker) lookupURLs(name string) (plain, secure string, err error) {
 	}
 	l, ok := b.listener(name)
 	if !ok {
+		if name == b.opts.internalListener() {
+			// Not among the advertised ones: the broker's own address.
+			return b.brokerServiceURL(), b.TLSURL(), nil
+		}
 		return "", "", errors.New(unknownListener(name))
 	}
 	return l.BrokerServiceURL, l.BrokerServiceURLTLS, nil
