@@ -266,6 +266,9 @@ func topicPolicy(method string) adminHandler {
 		if !topicPolicyNames[field] {
 			return nil, restErr(http.StatusNotFound, "Not Found: %s", rq.r.URL.Path)
 		}
+		if err := rq.b.refuseTopicPolicies(); err != nil { // tenant_limits.go
+			return nil, err
+		}
 		if rq.b.partitionCountOf(name) == 0 && !rq.b.topicExists(name) {
 			return nil, topicNotFound(name)
 		}

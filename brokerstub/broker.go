@@ -59,6 +59,9 @@ type Broker struct {
 // Start starts a broker with the given options.
 func Start(opts Options) (*Broker, error) {
 	opts = opts.withDefaults()
+	if err := opts.Lifecycle.check(); err != nil {
+		return nil, err
+	}
 	b := &Broker{opts: opts, log: opts.Logger, frames: sync.OnceValue(newFramePool)}
 	if opts.DataDir != "" {
 		// Without a data dir memory is the store: there is nothing to

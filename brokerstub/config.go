@@ -259,7 +259,8 @@ func ParseConfigWith(r io.Reader, co ConfigOptions) (Config, error) {
 	if !p.bool("backlogQuotaCheckEnabled", true) {
 		o.BacklogQuota.CheckInterval = -1
 	}
-	p.limits(o) // limits.go
+	p.limits(o)    // limits.go
+	p.lifecycle(o) // lifecycle.go
 	if p.err != nil {
 		return Config{}, p.err
 	}
