@@ -54,6 +54,7 @@ type Broker struct {
 	admin    *adminServer                 // admin REST API (admin_server.go)
 	policies atomic.Pointer[policy.State] // tenants, namespaces, policies
 	tc       atomic.Pointer[coordinator]  // transactions (txn_coordinator.go); nil when off
+	sweeps   sweeps                       // periodic checks of the loaded topics (inactive.go)
 }
 
 // Start starts a broker with the given options.
@@ -178,6 +179,7 @@ func (b *Broker) listen(addr string) error {
 		}
 		return err
 	}
+	b.startSweeps() // inactive.go
 	if ln != nil {
 		b.serveWG.Add(1)
 		go b.acceptLoop(ln)
@@ -352,6 +354,7 @@ func (b *Broker) restart(graceful bool) error {
 // shutdown closes the listener, every connection and every topic. It
 // reports false if the broker was already closed.
 func (b *Broker) shutdown(graceful bool) bool {
+	b.stopSweeps() // inactive.go: waits for a running check, which may take b.mu
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()
