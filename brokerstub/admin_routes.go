@@ -349,7 +349,7 @@ var topicPolicyNames = map[string]bool{
 	"maxSubscriptionsPerTopic": true, "deduplicationSnapshotInterval": true, "subscriptionTypesEnabled": true,
 	"schemaCompatibilityStrategy": true, "offloadPolicies": true, "autoSubscriptionCreation": true,
 	"schemaValidationEnforced": true, "entryFilters": true, "dispatcherPauseOnAckStatePersistent": true,
-	"replication": true, "shadowTopics": true, "properties": true,
+	"replication": true, "shadowTopics": true, "properties": true, "subscriptionExpirationTime": true,
 }
 
 // topicProperties serves a topic's properties (set at creation or with
@@ -409,4 +409,5 @@ var topicToNamespacePolicy = map[string]string{
 	"maxUnackedMessagesOnSubscription": "max_unacked_messages_per_subscription",
 	"deduplicationSnapshotInterval":    "deduplicationSnapshotIntervalSeconds", "schemaValidationEnforced": "schema_validation_enforced",
 	"autoSubscriptionCreation": "autoSubscriptionCreationOverride", "offloadPolicies": "offload_policies",
+	"subscriptionExpirationTime": "subscription_expiration_time_minutes",
 }
