@@ -42,6 +42,12 @@
 // policies limit producers, consumers and subscriptions per topic, topics
 // per namespace and partitions (limits.go), and stop dispatch on Shared and
 // Key_Shared subscriptions at their max unacked messages (unacked.go).
+// As time passes on Options.Clock, Options.Lifecycle deletes inactive
+// topics (on by default, as Pulsar's brokerDeleteInactiveTopicsEnabled),
+// expires idle subscriptions, forgets deduplication's departed producers
+// and rolls ledgers over by time and size; Options.Tenancy refuses forced
+// deletion (Pulsar's default) and the tenant and namespace limits
+// (docs/brokerstub-limits.md, "Lifecycle").
 //
 // Each topic's state is owned by one goroutine. Entries are stored exactly as
 // producers sent them; with Options.DataDir they live in a crash-safe bbolt
