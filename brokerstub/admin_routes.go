@@ -55,6 +55,7 @@ func (a *adminServer) register() {
 	a.add(post, nsPath+"/backlogQuota", nsPolicyWrite, setBacklogQuota(false))
 	a.add(del, nsPath+"/backlogQuota", nsPolicyWrite, setBacklogQuota(true))
 	a.add(put, nsPath+"/unload", opSuperUser, unloadNamespace)
+	a.add(get, nsPath+"/bundles", nsPolicyRead, getBundles) // tenant_limits.go
 	a.add(get, nsPath+"/{policy}", nsPolicyRead, namespacePolicy(get))
 	a.add(post, nsPath+"/{policy}", nsPolicyWrite, namespacePolicy(post))
 	a.add(put, nsPath+"/{policy}", nsPolicyWrite, namespacePolicy(post))

@@ -181,6 +181,8 @@ func TestTenancyRefusals(t *testing.T) {
 	_, out := adminDo(t, b, http.MethodGet, "/admin/v2/namespaces/t3/a", "")
 	assert.Contains(t, strings.ReplaceAll(out, " ", ""),
 		`"bundles":{"boundaries":["0x00000000","0x40000000","0x80000000","0xc0000000","0xffffffff"],"numBundles":4}`)
+	_, out = adminDo(t, b, http.MethodGet, "/admin/v2/namespaces/public/default/bundles", "")
+	assert.Contains(t, strings.ReplaceAll(out, " ", ""), `"numBundles":4`, "the bundles admin call")
 	expect(http.MethodPut, "/admin/v2/namespaces/public/two", `{"bundles":{"numBundles":2}}`, http.StatusNoContent, "")
 	_, out = adminDo(t, b, http.MethodGet, "/admin/v2/namespaces/public/two", "")
 	assert.Contains(t, strings.ReplaceAll(out, " ", ""), `"bundles":{"boundaries":["0x00000000","0x80000000","0xffffffff"],"numBundles":2}`)

@@ -172,3 +172,20 @@ func (b *Broker) defaultBundles(pol map[string]json.RawMessage) (map[string]json
 	pol["bundles"] = raw
 	return pol, nil
 }
+
+// getBundles serves GET /admin/v2/namespaces/{tenant}/{ns}/bundles:
+// the namespace's BundlesData, as its policies report it.
+func getBundles(rq *adminReq) (any, error) {
+	ns, err := rq.namespace()
+	if err != nil {
+		return nil, err
+	}
+	pol, _, err := rq.b.pol().Policies(ns)
+	if err != nil {
+		return nil, err
+	}
+	if raw, ok := pol["bundles"]; ok && string(raw) != "null" {
+		return raw, nil
+	}
+	return bundlesData(rq.b.opts.Tenancy.DefaultNumberOfNamespaceBundles), nil
+}
