@@ -28,12 +28,14 @@ func (b *Broker) refuseAutoPartitioned(name topicName, n int) error {
 }
 
 // refuseSubscriptionREST is the admin API's answer to creating one more
-// subscription on t at its max subscriptions (PersistentTopic's
+// subscription on t at its max subscriptions: PersistentTopic's
 // getDurableSubscription checks checkMaxSubscriptionsPerTopicExceed for
-// the admin API's createSubscription as for SUBSCRIBE). Topic goroutine.
+// the admin API's createSubscription as for SUBSCRIBE, and its
+// NotAllowedException is 409 with its text
+// (PulsarWebResource.resumeAsyncResponseExceptionally). Topic goroutine.
 func (t *topic) refuseSubscriptionREST() error {
 	if n := t.limits.subscriptions; n > 0 && int64(len(t.subs)) >= n && !exemptFromLimits(t.name) {
-		return restErr(http.StatusPreconditionFailed, msgMaxSubscriptions, t.name.Full)
+		return restErr(http.StatusConflict, msgMaxSubscriptions, t.name.Full)
 	}
 	return nil
 }

@@ -38,7 +38,7 @@ func TestAutoPartitionedTopicCountsAgainstMaxTopics(t *testing.T) {
 }
 
 // TestAdminSubscriptionCreationHonoursMaxSubscriptions: the admin API's
-// subscription creation is refused at the topic's max subscriptions (412).
+// subscription creation is refused at the topic's max subscriptions (409).
 func TestAdminSubscriptionCreationHonoursMaxSubscriptions(t *testing.T) {
 	b := RunT(t, Options{Limits: Limits{MaxSubscriptionsPerTopic: 1}})
 	base := "/admin/v2/persistent/public/default/subs-max"
@@ -47,7 +47,7 @@ func TestAdminSubscriptionCreationHonoursMaxSubscriptions(t *testing.T) {
 	code, body = adminDo(t, b, http.MethodPut, base+"/subscription/one", "")
 	require.Equal(t, http.StatusNoContent, code, body)
 	code, body = adminDo(t, b, http.MethodPut, base+"/subscription/two", "")
-	assert.Equal(t, http.StatusPreconditionFailed, code, body)
+	assert.Equal(t, http.StatusConflict, code, body)
 	assert.Contains(t, body, "Exceed the maximum number of subscriptions of the topic: persistent://public/default/subs-max")
 }
 

@@ -58,14 +58,15 @@ func TestRefusalForceDeleteNotAllowed(t *testing.T) {
 }
 
 // The admin API's subscription creation counts against the namespace's
-// maxSubscriptionsPerTopic as SUBSCRIBE does (412).
+// maxSubscriptionsPerTopic as SUBSCRIBE does: Pulsar's NotAllowedException,
+// 409.
 func TestRefusalAdminSubscriptionMax(t *testing.T) {
 	e := newAdminEnv(t)
 	ns := policyNamespace(t, e, "adminsubs", map[string]string{"maxSubscriptionsPerTopic": "1"})
 	tn := topicName(t, "persistent://"+ns+"/t")
 	require.NoError(t, e.admin.Topics().Create(tn, 0))
 	require.NoError(t, e.admin.Subscriptions().Create(tn, "one", utils.Earliest))
-	wantStatus(t, e.admin.Subscriptions().Create(tn, "two", utils.Earliest), http.StatusPreconditionFailed, "second subscription")
+	wantStatus(t, e.admin.Subscriptions().Create(tn, "two", utils.Earliest), http.StatusConflict, "second subscription")
 }
 
 // lifecycleStub starts the stub from config lines, on a fake clock.
