@@ -15,8 +15,9 @@ import (
 // a partitioned-metadata lookup beyond the namespace's max topics (its
 // partitions count, as BrokerService.checkMaxTopicsPerNamespace counts
 // them); the binary protocol answers it with MetadataError, as Pulsar's
-// ServerCnx maps the 412 of the check.
-var errTooManyPartitionedTopics = &refusal{proto.ServerError_MetadataError, msgMaxTopicsPerSpace}
+// ServerCnx maps the 412 RestException of the check (a status below 500),
+// with the text of the exception as it arrives there, wrapped.
+var errTooManyPartitionedTopics = &refusal{proto.ServerError_MetadataError, "org.apache.pulsar.broker.web.RestException: " + msgMaxTopicsPerSpace}
 
 // refuseAutoPartitioned returns errTooManyPartitionedTopics when creating
 // the n partitions of name goes beyond its namespace's max topics.
