@@ -204,3 +204,13 @@ func TestInactiveTopicSweepDoesNotRace(t *testing.T) {
 	}
 	<-done
 }
+
+// TestInactiveNonPersistentTopicDeleted: non-persistent topics are deleted
+// for inactivity too (Pulsar's NonPersistentTopic.checkGC).
+func TestInactiveNonPersistentTopicDeleted(t *testing.T) {
+	topic := "non-persistent://public/default/gc-np"
+	b, clk, _ := gcSetup(t, Options{}, topic)
+	require.True(t, loaded(b, topic))
+	clk.Advance(time.Minute)
+	assert.False(t, loaded(b, topic))
+}
