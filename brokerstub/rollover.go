@@ -35,10 +35,10 @@ func (t *topic) armRollover() {
 	l := t.b.opts.Lifecycle
 	var stops []func() bool
 	if d := l.LedgerMaxRolloverTime; d > 0 {
-		stops = append(stops, t.every(d, func(now time.Time) bool { return t.led.RollIfFull(now) }))
+		stops = append(stops, t.rollEvery(d, func(now time.Time) bool { return t.led.RollIfFull(now) }))
 	}
 	if d := l.LedgerInactiveRolloverTime; d > 0 {
-		stops = append(stops, t.every(d, func(now time.Time) bool { return t.led.RollIfInactive(now, d) }))
+		stops = append(stops, t.rollEvery(d, func(now time.Time) bool { return t.led.RollIfInactive(now, d) }))
 	}
 	t.life.stopRollover = func() bool {
 		for _, stop := range stops {
@@ -48,10 +48,10 @@ func (t *topic) armRollover() {
 	}
 }
 
-// every runs roll on the topic goroutine each d and trims when it closed
+// rollEvery runs roll on the topic goroutine each d and trims when it closed
 // the ledger; it returns what stops it. The stop it returns reads the
 // current timer under the topic goroutine's ownership.
-func (t *topic) every(d time.Duration, roll func(now time.Time) bool) func() bool {
+func (t *topic) rollEvery(d time.Duration, roll func(now time.Time) bool) func() bool {
 	var stop func() bool
 	var arm func()
 	arm = func() {
