@@ -102,6 +102,13 @@ func putNamespace(rq *adminReq) (any, error) {
 	if err := rq.decode(&pol); err != nil {
 		return nil, err
 	}
+	if err := rq.b.refuseNewNamespace(rq.p["tenant"]); err != nil { // tenant_limits.go
+		return nil, err
+	}
+	pol, err := rq.b.defaultBundles(pol)
+	if err != nil {
+		return nil, err
+	}
 	return nil, rq.b.pol().CreateNamespace(rq.p["tenant"]+"/"+rq.p["ns"], pol)
 }
 
@@ -120,7 +127,7 @@ func getNamespace(rq *adminReq) (any, error) {
 		"auth_policies": map[string]any{
 			"namespace_auth": perms, "destination_auth": rq.b.topicGrantsOf(ns), "subscription_auth_roles": subRoles(pol),
 		},
-		"bundles":                                   map[string]any{"boundaries": []string{"0x00000000", "0xffffffff"}, "numBundles": 1},
+		"bundles":                                   bundlesData(rq.b.opts.Tenancy.DefaultNumberOfNamespaceBundles),
 		"backlog_quota_map":                         rq.b.backlogQuotaMap(pol),
 		"clusterDispatchRate":                       map[string]any{},
 		"topicDispatchRate":                         map[string]any{},
@@ -149,6 +156,9 @@ func getNamespace(rq *adminReq) (any, error) {
 func deleteNamespace(rq *adminReq) (any, error) {
 	ns, err := rq.namespace()
 	if err != nil {
+		return nil, err
+	}
+	if err := rq.b.refuseForceDeleteNamespace(rq.flag("force")); err != nil { // tenant_limits.go
 		return nil, err
 	}
 	if topics := rq.b.namespaceTopics(ns, "ALL"); len(topics) > 0 {

@@ -55,6 +55,7 @@ func (a *adminServer) register() {
 	a.add(post, nsPath+"/backlogQuota", nsPolicyWrite, setBacklogQuota(false))
 	a.add(del, nsPath+"/backlogQuota", nsPolicyWrite, setBacklogQuota(true))
 	a.add(put, nsPath+"/unload", opSuperUser, unloadNamespace)
+	a.add(get, nsPath+"/bundles", nsPolicyRead, getBundles) // tenant_limits.go
 	a.add(get, nsPath+"/{policy}", nsPolicyRead, namespacePolicy(get))
 	a.add(post, nsPath+"/{policy}", nsPolicyWrite, namespacePolicy(post))
 	a.add(put, nsPath+"/{policy}", nsPolicyWrite, namespacePolicy(post))
@@ -268,6 +269,9 @@ func topicPolicy(method string) adminHandler {
 		if !topicPolicyNames[field] {
 			return nil, restErr(http.StatusNotFound, "Not Found: %s", rq.r.URL.Path)
 		}
+		if err := rq.b.refuseTopicPolicies(); err != nil { // tenant_limits.go
+			return nil, err
+		}
 		if rq.b.partitionCountOf(name) == 0 && !rq.b.topicExists(name) {
 			return nil, topicNotFound(name)
 		}
@@ -348,7 +352,7 @@ var topicPolicyNames = map[string]bool{
 	"maxSubscriptionsPerTopic": true, "deduplicationSnapshotInterval": true, "subscriptionTypesEnabled": true,
 	"schemaCompatibilityStrategy": true, "offloadPolicies": true, "autoSubscriptionCreation": true,
 	"schemaValidationEnforced": true, "entryFilters": true, "dispatcherPauseOnAckStatePersistent": true,
-	"replication": true, "shadowTopics": true, "properties": true,
+	"replication": true, "shadowTopics": true, "properties": true, "subscriptionExpirationTime": true,
 }
 
 // topicProperties serves a topic's properties (set at creation or with
@@ -408,4 +412,5 @@ var topicToNamespacePolicy = map[string]string{
 	"maxUnackedMessagesOnSubscription": "max_unacked_messages_per_subscription",
 	"deduplicationSnapshotInterval":    "deduplicationSnapshotIntervalSeconds", "schemaValidationEnforced": "schema_validation_enforced",
 	"autoSubscriptionCreation": "autoSubscriptionCreationOverride", "offloadPolicies": "offload_policies",
+	"subscriptionExpirationTime": "subscription_expiration_time_minutes",
 }

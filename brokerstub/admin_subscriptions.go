@@ -137,6 +137,9 @@ func createSubscription(rq *adminReq) (any, error) {
 			exists = true
 			return nil
 		}
+		if err := t.refuseSubscriptionREST(); err != nil { // limits_admin.go
+			return err
+		}
 		t.addDurableSubscription(sub, t.idPosition(d))
 		return nil
 	})

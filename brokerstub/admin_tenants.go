@@ -77,6 +77,9 @@ func putTenant(rq *adminReq) (any, error) {
 	if err := rq.decode(&t); err != nil {
 		return nil, err
 	}
+	if err := rq.b.refuseNewTenant(); err != nil { // tenant_limits.go: before 409, as Pulsar
+		return nil, err
+	}
 	return nil, rq.b.pol().CreateTenant(name, t)
 }
 
@@ -90,6 +93,9 @@ func postTenant(rq *adminReq) (any, error) {
 
 func deleteTenant(rq *adminReq) (any, error) {
 	tenant := rq.p["tenant"]
+	if err := rq.b.refuseForceDeleteTenant(rq.flag("force")); err != nil { // tenant_limits.go
+		return nil, err
+	}
 	if rq.flag("force") {
 		nss, err := rq.b.pol().Namespaces(tenant)
 		if err != nil {

@@ -64,6 +64,9 @@ func getPartitions(rq *adminReq) (any, error) {
 			return nil, restErr(http.StatusNotFound, "Topic %s does not exist", name.Full)
 		}
 		if n, err = rq.b.autoCreatePartitions(name); err != nil {
+			if err == errTooManyPartitionedTopics {
+				return nil, restErr(http.StatusPreconditionFailed, msgMaxTopicsPerSpace)
+			}
 			return nil, err
 		}
 	}
@@ -81,6 +84,9 @@ func (b *Broker) autoCreatePartitions(name topicName) (int, error) {
 	n := b.opts.AutoTopicCreationPartitions
 	if n <= 0 || name.Partition >= 0 {
 		return 0, nil
+	}
+	if err := b.refuseAutoPartitioned(name, n); err != nil { // limits_admin.go
+		return 0, err
 	}
 	if err := b.st.SetPartitions(name.Full, n); err != nil {
 		return 0, err

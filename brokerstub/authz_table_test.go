@@ -74,6 +74,7 @@ var adminRouteTable = []adminRouteRow{
 	{post, nsPath + "/backlogQuota", "WRITE", needTenantAdmin403},
 	{del, nsPath + "/backlogQuota", "WRITE", needTenantAdmin403},
 	{put, nsPath + "/unload", "SUPER_USER", needSuper},
+	{get, nsPath + "/bundles", "READ", needTenantAdmin403}, // policy BUNDLE, READ
 	{get, nsPath + "/{policy}", "READ", needTenantAdmin403},
 	{post, nsPath + "/{policy}", "WRITE", needTenantAdmin403},
 	{put, nsPath + "/{policy}", "WRITE", needTenantAdmin403},

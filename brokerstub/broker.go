@@ -61,12 +61,16 @@ type Broker struct {
 	tc       atomic.Pointer[coordinator]  // transactions (txn_coordinator.go); nil when off
 	unacked  brokerUnacked                // the broker-wide unacked limit (unacked_broker.go)
 	rates    brokerRates                  // broker-wide rate limits (ratelimit.go)
+	sweeps   sweeps                       // periodic checks of the loaded topics (inactive.go)
 }
 
 // Start starts a broker with the given options.
 func Start(opts Options) (*Broker, error) {
 	opts = opts.withDefaults()
 	if err := opts.Gates.check(); err != nil {
+		return nil, err
+	}
+	if err := opts.Lifecycle.check(); err != nil {
 		return nil, err
 	}
 	if err := opts.validateListeners(); err != nil { // listeners.go
@@ -205,6 +209,7 @@ func (b *Broker) listen(addr string) error {
 		}
 		return err
 	}
+	b.startSweeps() // inactive.go
 	if ln != nil {
 		b.serveWG.Add(1)
 		go b.acceptLoop(ln)
@@ -392,6 +397,7 @@ func (b *Broker) restart(graceful bool) error {
 // shutdown closes the listener, every connection and every topic. It
 // reports false if the broker was already closed.
 func (b *Broker) shutdown(graceful bool) bool {
+	b.stopSweeps() // inactive.go: waits for a running check, which may take b.mu
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()

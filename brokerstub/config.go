@@ -279,6 +279,7 @@ func ParseConfigWith(r io.Reader, co ConfigOptions) (Config, error) {
 	p.proxyRoles(o)   // proxy_roles.go
 	p.haProxy(o)      // proxyproto.go
 	p.listeners(o)    // listeners.go
+	p.lifecycle(o)    // lifecycle.go
 	if p.err != nil {
 		return Config{}, p.err
 	}

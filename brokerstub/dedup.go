@@ -2,6 +2,7 @@ package brokerstub
 
 import (
 	"encoding/json"
+	"time"
 
 	gproto "google.golang.org/protobuf/proto"
 
@@ -28,6 +29,9 @@ import (
 // dedup is one topic's state, owned by the topic goroutine.
 type dedup struct {
 	highest map[string]int64 // producer name -> highest sequence id stored
+	// inactive holds when each producer name last disconnected
+	// (dedup_inactive.go).
+	inactive map[string]time.Time
 }
 
 // dedupEnabledFor reports whether deduplication is on for the topic:

@@ -26,7 +26,10 @@
 // and the namespace and topic policies limit producers, consumers,
 // subscriptions, topics, partitions and unacked messages as Pulsar's do,
 // and Options.RateLimits and the rate policies throttle publishing, hold
-// dispatch to its rates and refuse subscribes over theirs.
+// dispatch to its rates and refuse subscribes over theirs. As time passes
+// on Options.Clock, Options.Lifecycle deletes inactive topics (on by
+// default, as Pulsar's brokerDeleteInactiveTopicsEnabled), expires idle
+// subscriptions and rolls ledgers over by time and size.
 // LoadConfig starts a broker from a Pulsar broker.conf or standalone.conf.
 //
 // Key_Shared follows PIP-379's draining hashes, so the out-of-order cases of

@@ -1,6 +1,7 @@
 package brokerstub
 
 import (
+	"errors"
 	"sort"
 	"strings"
 
@@ -97,15 +98,21 @@ func (c *conn) handlePartitionedMetadata(m *proto.CommandPartitionedTopicMetadat
 		}
 		if n == 0 && !c.b.opts.DisableAutoTopicCreation && !c.b.topicExists(name) {
 			// allowAutoTopicCreationType=partitioned: created on first lookup.
-			if created, err := c.b.autoCreatePartitions(name); err == nil {
+			created, err := c.b.autoCreatePartitions(name)
+			if err == nil {
 				n = uint32(created)
+			} else if r := (*refusal)(nil); errors.As(err, &r) { // limits_admin.go
+				resp.Response = proto.CommandPartitionedTopicMetadataResponse_Failed.Enum()
+				resp.Error, resp.Message = r.code.Enum(), strp(r.text)
 			}
 		}
-		if n == 0 && !c.b.topicExists(name) && c.b.opts.DisableAutoTopicCreation {
+		switch {
+		case resp.Response != nil: // refused by the max topics above
+		case n == 0 && !c.b.topicExists(name) && c.b.opts.DisableAutoTopicCreation:
 			resp.Response = proto.CommandPartitionedTopicMetadataResponse_Failed.Enum()
 			resp.Error = proto.ServerError_TopicNotFound.Enum()
 			resp.Message = strp("topic " + name.Full + " does not exist")
-		} else {
+		default:
 			resp.Response = proto.CommandPartitionedTopicMetadataResponse_Success.Enum()
 			resp.Partitions = &n
 		}
@@ -125,6 +132,10 @@ func (c *conn) handleTopicsOfNamespace(m *proto.CommandGetTopicsOfNamespace) {
 		return
 	}
 	mode := m.GetMode()
+	if msg := c.b.refuseTopicsOfMissingNamespace(m.GetNamespace(), mode); msg != "" { // limits_admin.go
+		c.sendError(rid, proto.ServerError_MetadataError, msg)
+		return
+	}
 	topics := c.b.listNamespaceTopics(m.GetNamespace(),
 		mode != proto.CommandGetTopicsOfNamespace_NON_PERSISTENT,
 		mode != proto.CommandGetTopicsOfNamespace_PERSISTENT)

@@ -178,6 +178,7 @@ func (t *topic) addProducer(p *producer) bool {
 		}
 	}
 	t.producers[p] = struct{}{}
+	t.dedup.producerJoined(p.name) // dedup_inactive.go
 	return true
 }
 

@@ -371,6 +371,15 @@ type Options struct {
 	// allowAutoSubscriptionCreation=false); the namespace and topic
 	// autoSubscriptionCreation policies override it. Default false.
 	DisableAutoSubscriptionCreation bool
+	// Lifecycle configures inactive topic deletion, subscription expiry,
+	// deduplication's inactive producers and ledger rollover by time and
+	// size (lifecycle.go). Default: Pulsar's, but for the rollover times and
+	// size (see Lifecycle).
+	Lifecycle Lifecycle
+	// Tenancy configures forced deletion, the tenant and namespace limits,
+	// namespace bundles and topic-level policies (tenant_limits.go).
+	// Default: Pulsar's.
+	Tenancy Tenancy
 	// DisableNonPersistentTopics refuses producers and consumers of
 	// non-persistent topics with NotAllowedError (Pulsar's
 	// enableNonPersistentTopics=false). Default false.
@@ -468,6 +477,8 @@ func (o Options) withDefaults() Options {
 	if o.MaxConcurrentLookups == 0 {
 		o.MaxConcurrentLookups = DefaultMaxConcurrentLookups
 	}
+	o.Lifecycle = o.Lifecycle.withDefaults()
+	o.Tenancy = o.Tenancy.withDefaults()
 	if o.Clock == nil {
 		o.Clock = clock.Real{}
 	}

@@ -162,7 +162,8 @@ func (t *topic) trimLedgers() {
 // afterAppend trims when the entry at p filled its ledger: Pulsar closes a
 // full ledger and trims at once. Topic goroutine.
 func (t *topic) afterAppend(p ledger.Position) {
-	if p.Entry == int64(t.b.opts.LedgerRolloverEntries)-1 {
+	// Full by entries, or closed by another rule (internal/ledger/rollover.go).
+	if p.Entry == int64(t.b.opts.LedgerRolloverEntries)-1 || t.led.Closed() {
 		t.trimLedgers()
 	}
 }

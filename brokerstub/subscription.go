@@ -217,6 +217,7 @@ func (s *subscription) removeConsumer(cs *consumer) {
 	}
 	s.consumers = slices.Delete(s.consumers, i, i+1)
 	cs.closed = true
+	s.t.subscriptionIdle(s) // subexpiry.go
 	s.requeue(cs, nil)
 	s.removeKeyShared(cs)
 	for uuid, owner := range s.chunkOwner {

@@ -58,6 +58,8 @@ type topic struct {
 	// rates are its rate limits in effect and their buckets
 	// (ratelimit_dispatch.go).
 	rates topicRates
+	// life is the topic's part of the lifecycle checks (inactive.go).
+	life lifeState
 }
 
 // entryInfo is what dispatch needs from an entry's metadata, parsed once.
@@ -95,17 +97,20 @@ func (b *Broker) openTopic(name topicName) (*topic, error) {
 		st, cache = store.NewMemory(), nil
 		t.np = newNPState()
 	}
-	led, err := ledger.Open(st, name.Full, ledger.Options{
+	lo := ledger.Options{
 		RolloverEntries: b.opts.LedgerRolloverEntries,
 		Now:             b.opts.Clock.Now,
 		Cache:           cache, // used only with the bbolt store (a DataDir)
-	})
+	}
+	b.rolloverOptions(&lo) // rollover.go
+	led, err := ledger.Open(st, name.Full, lo)
 	if err != nil {
 		return nil, fmt.Errorf("open ledger of %s: %w", name.Full, err)
 	}
 	t.led = led
 	t.adm.terminated = b.pol().Terminated(name.Full)
 	t.adm.openedAt = b.opts.Clock.Now()
+	t.life.lastActive = t.adm.openedAt // inactive.go
 	if t.np == nil {
 		if err := t.restoreSubscriptions(); err != nil {
 			return nil, err
@@ -122,6 +127,7 @@ func (b *Broker) openTopic(name topicName) (*topic, error) {
 	t.armQuotaCheck()
 	t.do(t.armPolicyChecks) // on the topic goroutine, which owns the timers
 	t.do(t.armCompactionMonitor)
+	t.do(t.armRollover) // rollover.go
 	return t, nil
 }
 
@@ -150,6 +156,7 @@ func (t *topic) shutdown() {
 	t.adm.stopTimers()
 	t.timers.stop()
 	t.stopCompactionMonitor()
+	t.life.stop() // rollover.go
 	if t.graceful {
 		t.awaitDurable() // pipeline.go
 		t.flushCursors(true)

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/store"
 )
@@ -24,6 +25,10 @@ type Ledger struct {
 	cur    int64
 	curLen int
 	roll   bool
+	// curSize is the bytes of the current ledger's entries, curSince when
+	// it was started and lastAdd when it was last appended to (rollover.go).
+	curSize           int64
+	curSince, lastAdd time.Time
 
 	// slabs holds the bytes of appended entries (arena.go).
 	slabs arena
@@ -101,6 +106,7 @@ func Open(st store.Store, topic string, opts Options) (*Ledger, error) {
 		return nil, err
 	}
 	l.cur = id
+	l.curSince = l.opts.Now()
 	return l, nil
 }
 
@@ -185,7 +191,7 @@ func (l *Ledger) Append(b Bytes, publishTime uint64, numMessages int32) (Positio
 		return Position{}, fmt.Errorf("ledger: topic %q: append %s: %w", l.topic, it.pos, err)
 	}
 	l.add(it)
-	l.cur, l.curLen, l.roll = it.pos.Ledger, int(it.pos.Entry)+1, false
+	l.committed(it)
 	return it.pos, nil
 }
 
@@ -199,7 +205,7 @@ func (l *Ledger) Append(b Bytes, publishTime uint64, numMessages int32) (Positio
 // committed to.
 func (l *Ledger) nextEntry(b Bytes, publishTime uint64, numMessages int32) (it item, payload []byte, err error) {
 	id, entry := l.cur, int64(l.curLen)
-	if l.roll || l.curLen >= l.opts.RolloverEntries {
+	if l.roll || l.curLen >= l.opts.RolloverEntries && l.opts.MinRolloverTime <= 0 {
 		if id, err = l.newLedgerID(); err != nil {
 			l.roll = true
 			return item{}, nil, err

@@ -16,6 +16,19 @@ type Options struct {
 	// negative values are invalid. Tests use small values such as 1 or 3
 	// to exercise ledger boundaries.
 	RolloverEntries int
+	// MaxSize starts a new ledger once the current one holds this many
+	// bytes of metadata and payload (Pulsar's
+	// managedLedgerMaxSizePerLedgerMbytes). 0: no limit.
+	MaxSize int64
+	// MaxRolloverTime starts a new ledger once the current one is this old
+	// (managedLedgerMaxLedgerRolloverTimeMinutes), checked after each
+	// append and by RollIfFull. 0: no limit.
+	MaxRolloverTime time.Duration
+	// MinRolloverTime keeps a ledger this long at least, whatever its
+	// entries, size and age (managedLedgerMinLedgerRolloverTimeMinutes):
+	// a ledger that is full by another rule rolls over at the first append
+	// or RollIfFull after it. 0: none.
+	MinRolloverTime time.Duration
 	// Now is the clock that stamps Entry.BrokerTimestamp. nil means
 	// time.Now.
 	Now func() time.Time

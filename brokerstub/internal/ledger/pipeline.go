@@ -44,7 +44,7 @@ func (l *Ledger) AppendAsync(b Bytes, publishTime uint64, numMessages int32, onD
 		onDone(Pending{err: err})
 		return
 	}
-	l.cur, l.curLen, l.roll = it.pos.Ledger, int(it.pos.Entry)+1, false
+	l.committed(it)
 	as.AppendEntryAsync(l.topic, it.stored(payload), func(err error) {
 		if err != nil {
 			err = fmt.Errorf("ledger: topic %q: append %s: %w", l.topic, it.pos, err)

@@ -58,7 +58,7 @@ func (l *Ledger) Trimmable(slowest Position, durable bool, r Retention, now time
 // consumed by the cursors Trimmable describes.
 func (l *Ledger) consumed(i int, slowest Position, durable bool) bool {
 	s := &l.segs[i]
-	if s.id == l.cur && l.curLen < l.opts.RolloverEntries && !l.roll {
+	if s.id == l.cur && !l.roll {
 		return false // still written to
 	}
 	return !durable || s.id < slowest.Ledger || s.id == slowest.Ledger && slowest.Entry >= int64(len(s.entries))-1

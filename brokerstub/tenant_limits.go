@@ -1,0 +1,191 @@
+package brokerstub
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+)
+
+// Tenancy configures what the admin API allows with tenants, namespaces
+// and topic-level policies, with Pulsar's keys, defaults, codes and texts
+// (TenantsBase, NamespacesBase, AdminResource).
+type Tenancy struct {
+	// ForceDeleteNamespaceAllowed lets DELETE of a namespace with
+	// ?force=true delete it with its topics (forceDeleteNamespaceAllowed).
+	// Default false, as Pulsar's: such a request is refused with 405
+	// "Broker doesn't allow forced deletion of namespaces".
+	ForceDeleteNamespaceAllowed bool
+	// ForceDeleteTenantAllowed lets DELETE of a tenant with ?force=true
+	// delete it with its namespaces and topics (forceDeleteTenantAllowed).
+	// Default false, as Pulsar's: 405 "Broker doesn't allow forced deletion
+	// of tenants".
+	ForceDeleteTenantAllowed bool
+	// MaxTenants refuses creating a tenant when this many exist, "public"
+	// and "pulsar" counted, with 412 "Exceed the maximum number of
+	// tenants" (maxTenants). Default 0: no limit.
+	MaxTenants int
+	// MaxNamespacesPerTenant refuses creating a namespace in a tenant that
+	// has more than this many, with 412 "Exceed the maximum number of
+	// namespace in tenant :<tenant>" (maxNamespacesPerTenant). Pulsar
+	// compares with "more than", so a tenant reaches one over the limit;
+	// brokerstub does the same. Default 0: no limit.
+	MaxNamespacesPerTenant int
+	// DefaultNumberOfNamespaceBundles is the number of bundles of a
+	// namespace created without a bundles policy, as its policies report
+	// them (defaultNumberOfNamespaceBundles). Default 4, as Pulsar's.
+	DefaultNumberOfNamespaceBundles int
+	// DisableTopicLevelPolicies refuses the topic-level policy calls of the
+	// admin API with 405 "Topic level policies is disabled, to enable the
+	// topic level policy and retry." (topicLevelPoliciesEnabled=false or
+	// systemTopicEnabled=false, as Pulsar keeps topic policies in a system
+	// topic). Default false: served.
+	DisableTopicLevelPolicies bool
+}
+
+// Pulsar's refusals, status and text.
+const (
+	msgNoForceDeleteNamespace = "Broker doesn't allow forced deletion of namespaces"
+	msgNoForceDeleteTenant    = "Broker doesn't allow forced deletion of tenants"
+	msgMaxTenants             = "Exceed the maximum number of tenants"
+	msgMaxNamespaces          = "Exceed the maximum number of namespace in tenant :%s"
+	msgTopicPoliciesDisabled  = "Topic level policies is disabled, to enable the topic level policy and retry."
+)
+
+func (t Tenancy) withDefaults() Tenancy {
+	if t.DefaultNumberOfNamespaceBundles <= 0 {
+		t.DefaultNumberOfNamespaceBundles = 4
+	}
+	t.DefaultNumberOfNamespaceBundles = min(t.DefaultNumberOfNamespaceBundles, maxBundles)
+	return t
+}
+
+// tenancy reads the keys of Tenancy (ParseConfig).
+func (p *configParser) tenancy(o *Options) {
+	t := &o.Tenancy
+	t.ForceDeleteNamespaceAllowed = p.bool("forceDeleteNamespaceAllowed", false)
+	t.ForceDeleteTenantAllowed = p.bool("forceDeleteTenantAllowed", false)
+	t.MaxTenants = int(p.int("maxTenants", 0, 0))
+	t.MaxNamespacesPerTenant = int(p.int("maxNamespacesPerTenant", 0, 0))
+	t.DefaultNumberOfNamespaceBundles = int(p.int("defaultNumberOfNamespaceBundles", 4, 1))
+	topicLevel := p.bool("topicLevelPoliciesEnabled", true)
+	systemTopics := p.bool("systemTopicEnabled", true)
+	t.DisableTopicLevelPolicies = !topicLevel || !systemTopics
+}
+
+// refuseForceDeleteNamespace is Pulsar's answer to ?force=true on a
+// namespace when the broker does not allow it.
+func (b *Broker) refuseForceDeleteNamespace(force bool) error {
+	if force && !b.opts.Tenancy.ForceDeleteNamespaceAllowed {
+		return restErr(http.StatusMethodNotAllowed, msgNoForceDeleteNamespace)
+	}
+	return nil
+}
+
+// refuseForceDeleteTenant is Pulsar's answer to ?force=true on a tenant
+// when the broker does not allow it (TenantsBase).
+func (b *Broker) refuseForceDeleteTenant(force bool) error {
+	if force && !b.opts.Tenancy.ForceDeleteTenantAllowed {
+		return restErr(http.StatusMethodNotAllowed, msgNoForceDeleteTenant)
+	}
+	return nil
+}
+
+// refuseNewTenant is 412 when the broker has MaxTenants tenants.
+func (b *Broker) refuseNewTenant() error {
+	if n := b.opts.Tenancy.MaxTenants; n > 0 && len(b.pol().Tenants()) >= n {
+		return restErr(http.StatusPreconditionFailed, msgMaxTenants)
+	}
+	return nil
+}
+
+// refuseNewNamespace is 412 when the tenant has more than
+// MaxNamespacesPerTenant namespaces (Pulsar's comparison).
+func (b *Broker) refuseNewNamespace(tenant string) error {
+	n := b.opts.Tenancy.MaxNamespacesPerTenant
+	if n <= 0 {
+		return nil
+	}
+	if nss, err := b.pol().Namespaces(tenant); err == nil && len(nss) > n {
+		return restErr(http.StatusPreconditionFailed, msgMaxNamespaces, tenant)
+	}
+	return nil
+}
+
+// refuseTopicPolicies is 405 for a topic-level policy call when they are
+// disabled (AdminResource.checkTopicLevelPolicyEnable).
+func (b *Broker) refuseTopicPolicies() error {
+	if b.opts.Tenancy.DisableTopicLevelPolicies {
+		return restErr(http.StatusMethodNotAllowed, msgTopicPoliciesDisabled)
+	}
+	return nil
+}
+
+// bundlesData is a namespace's bundles as Pulsar's BundlesData: n equal
+// ranges of the 32-bit hash space.
+func bundlesData(n int) map[string]any {
+	bounds := make([]string, 0, n+1)
+	step := uint64(1<<32) / uint64(n)
+	for i := range n {
+		bounds = append(bounds, fmt.Sprintf("0x%08x", uint64(i)*step))
+	}
+	bounds = append(bounds, "0xffffffff")
+	return map[string]any{"boundaries": bounds, "numBundles": n}
+}
+
+// maxBundles bounds the bundles a namespace may have, so that a request
+// cannot make the broker build an unbounded list of boundaries (brokerstub's
+// own bound).
+const maxBundles = 1024
+
+// defaultBundles fills in the bundles of a namespace created without a
+// bundles policy, or with only numBundles, as Pulsar's createNamespace.
+func (b *Broker) defaultBundles(pol map[string]json.RawMessage) (map[string]json.RawMessage, error) {
+	n := b.opts.Tenancy.DefaultNumberOfNamespaceBundles
+	if raw, ok := pol["bundles"]; ok && string(raw) != "null" {
+		var bd struct {
+			Boundaries []string `json:"boundaries"`
+			NumBundles int      `json:"numBundles"`
+		}
+		if err := json.Unmarshal(raw, &bd); err != nil {
+			return nil, restErr(http.StatusBadRequest, "Invalid bundles: %v", err)
+		}
+		if len(bd.Boundaries) > maxBundles+1 {
+			return nil, restErr(http.StatusPreconditionFailed, "Invalid bundles: at most %d bundles", maxBundles)
+		}
+		if len(bd.Boundaries) > 0 {
+			return pol, nil // kept as given
+		}
+		if bd.NumBundles > maxBundles {
+			return nil, restErr(http.StatusPreconditionFailed, "Invalid bundles: numBundles must be at most %d", maxBundles)
+		}
+		if bd.NumBundles > 0 {
+			n = bd.NumBundles
+		}
+	}
+	raw, err := json.Marshal(bundlesData(n))
+	if err != nil {
+		return nil, err
+	}
+	if pol == nil {
+		pol = map[string]json.RawMessage{}
+	}
+	pol["bundles"] = raw
+	return pol, nil
+}
+
+// getBundles serves GET /admin/v2/namespaces/{tenant}/{ns}/bundles:
+// the namespace's BundlesData, as its policies report it.
+func getBundles(rq *adminReq) (any, error) {
+	ns, err := rq.namespace()
+	if err != nil {
+		return nil, err
+	}
+	pol, _, err := rq.b.pol().Policies(ns)
+	if err != nil {
+		return nil, err
+	}
+	if raw, ok := pol["bundles"]; ok && string(raw) != "null" {
+		return raw, nil
+	}
+	return bundlesData(rq.b.opts.Tenancy.DefaultNumberOfNamespaceBundles), nil
+}
