@@ -2,6 +2,7 @@ package consumer
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/pulsargo/sdk/chunk"
 	"github.com/pulsargo/sdk/internal/api"
@@ -31,6 +32,10 @@ func (e *Engine[T]) onMessage(ev event) {
 	}
 	md := ev.frame.Meta
 	e.brokerMeta = ev.frame.BrokerMeta
+	e.checkAbandoned(md)
+	if isChunk(md) && e.onStreamChunk(entry, cm, md, ev.frame) {
+		return
+	}
 	payload, ok := e.decrypt(entry, cm, md, ev.frame.Payload)
 	if !ok {
 		return
@@ -303,7 +308,7 @@ func (e *Engine[T]) accept(m *Message, ids []messageid.ID) {
 // enqueue offers m to Divert and queues it otherwise; t is its record.
 func (e *Engine[T]) enqueue(m *Message, t *tracked) {
 	e.metricReceived(m)
-	if e.o.Divert != nil && e.o.Divert(m) {
+	if e.o.Divert != nil && m.Stream == nil && e.o.Divert(m) {
 		e.o.Metrics.Add(api.MetricDLQ, 1)
 		e.grant(1)
 		return
@@ -407,6 +412,13 @@ func (s *uuidSet) add(uuid string) {
 	if len(s.order) > maxDeferredAcks {
 		delete(s.m, s.order[0])
 		s.order = s.order[1:]
+	}
+}
+
+func (s *uuidSet) forget(uuid string) {
+	if _, ok := s.m[uuid]; ok {
+		delete(s.m, uuid)
+		s.order = slices.DeleteFunc(s.order, func(u string) bool { return u == uuid })
 	}
 }
 

@@ -231,7 +231,7 @@ func (e *Engine[T]) ackTimeoutDue() {
 // any.
 func (e *Engine[T]) armExpiry() {
 	after := e.asm.Options().ExpireAfter
-	if n, _ := e.asm.Pending(); n == 0 || after < 0 {
+	if n, _ := e.asm.Pending(); (n == 0 && len(e.streams) == 0) || after < 0 {
 		return
 	}
 	e.arm(&e.expiryAlarm, e.o.Clock.Now().Add(max(after/4, time.Millisecond)), e.expire)
@@ -242,5 +242,6 @@ func (e *Engine[T]) expire() {
 		delete(e.firstChunk, d.UUID)
 		e.giveUp(d.UUID, d.ChunkIDs, d.Reason)
 	}
+	e.expireStreams()
 	e.armExpiry()
 }
