@@ -37,7 +37,7 @@ var seedTests = map[string][]string{
 	"./internal/store":     {"TestBoltFileFollowsLiveData"},
 	"./internal/keyshared": {"TestSimPIP282Scenario1", "TestSimPIP282Scenario2", "TestSim10762", "TestSimBlockedHashIsCountedOncePerPass"},
 	"./internal/cursor":    {"TestSeedPartialBatchAckSurvivesCrash"},
-	"../pulsar":            {"TestSeekMultiTopic", "TestConsumerMaxPendingChunkedBytes"},
+	"../pulsar":            {"TestSeekMultiTopic", "TestConsumerMaxPendingChunkedBytes", "TestConsumerReceiveStream"},
 	"../internal/wire":     {"TestReaderBufferGrowsWithArrivingBytes"},
 }
 
@@ -110,7 +110,7 @@ var seedMutations = []seedMutation{{
 	old:  "\t\tMaxPendingBytes:    opts.MaxPendingChunkedBytes,\n",
 	new:  "",
 	fails: map[string][]string{
-		"../pulsar": {"TestConsumerMaxPendingChunkedBytes"},
+		"../pulsar": {"TestConsumerMaxPendingChunkedBytes", "TestConsumerReceiveStream"},
 	},
 }, {
 	seed: "issue #38: a topic's slabs keep their 32 MiB size across ledgers",
