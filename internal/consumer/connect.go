@@ -167,7 +167,7 @@ func (e *Engine[T]) disconnected() {
 	e.cn = nil
 	e.state = stateConnecting
 	e.gen++
-	e.breakStreams(errors.New("connection to the broker lost"))
+	e.breakStreams(errors.New("connection to the broker lost"), false)
 	e.brokerPerm = 0
 	e.clearQueue()
 	for k, t := range e.tracked {

@@ -87,6 +87,7 @@ type Engine[T any] struct {
 	nacks      []nackItem
 	streams    map[string]*streamState // open streamed messages by uuid (streaming.go)
 	streamHeld int                     // chunks streams hold, their permits withheld
+	streamList []*streamState          // streams open or holding chunks, oldest (read first) first
 	brokerPerm int                     // permits the broker holds: granted, not yet used
 	timeouts   []timeoutItem
 	filter     filter
@@ -289,7 +290,7 @@ func (e *Engine[T]) Close() {
 		var cn *conn.Conn
 		_ = e.call(func() {
 			e.flushAcks()
-			e.breakStreams(ErrClosed)
+			e.breakStreams(ErrClosed, true)
 			cn = e.cn
 			e.state = stateClosed
 			e.gen++

@@ -46,16 +46,17 @@ type Stream struct {
 	id       messageid.ChunkMessageID // the whole message's, once complete
 	hasID    bool
 
-	consumed func(n int)     // n chunks were read or dropped; any goroutine
-	abort    func(err error) // the reader gave the message up before EOF
+	consumed func(n int, bytes int64) // n chunks of bytes were read or dropped; any goroutine
+	abort    func(err error)          // the reader gave the message up before EOF
 }
 
 type streamChunk struct {
 	data    []byte
+	n       int64  // len(data) when pushed
 	release func() // gives the chunk's frame buffer back; may be nil
 }
 
-func newStream(size int64, consumed func(int), abort func(error)) *Stream {
+func newStream(size int64, consumed func(int, int64), abort func(error)) *Stream {
 	return &Stream{size: size, wake: make(chan struct{}, 1), consumed: consumed, abort: abort}
 }
 
@@ -108,7 +109,7 @@ func (s *Stream) push(data []byte, release func()) bool {
 		}
 		return false
 	}
-	s.chunks = append(s.chunks, streamChunk{data: data, release: release})
+	s.chunks = append(s.chunks, streamChunk{data: data, n: int64(len(data)), release: release})
 	s.mu.Unlock()
 	s.signal()
 	return true
@@ -127,23 +128,24 @@ func (s *Stream) finish(id messageid.ChunkMessageID) {
 // fail ends the stream with err (wrapped in ErrStreamBroken) unless it is
 // complete (and not force) or ended already, dropping its chunks; it
 // returns how many chunks it dropped.
-func (s *Stream) fail(err error, force bool) (dropped int, failed bool) {
+func (s *Stream) fail(err error, force bool) (dropped int, bytes int64) {
 	s.mu.Lock()
-	if (s.complete && !force) || s.err != nil || s.closed {
+	if (s.complete && (!force || len(s.chunks) == 0)) || s.err != nil || s.closed {
 		s.mu.Unlock()
-		return 0, false
+		return 0, 0
 	}
 	s.err = fmt.Errorf("%w: %w", ErrStreamBroken, err)
 	chunks := s.chunks
 	s.chunks = nil
 	s.mu.Unlock()
 	for _, c := range chunks {
+		bytes += c.n
 		if c.release != nil {
 			c.release()
 		}
 	}
 	s.signal()
-	return len(chunks), true
+	return len(chunks), bytes
 }
 
 // Read reads the payload as it arrives. It blocks until a chunk is there;
@@ -253,7 +255,7 @@ func (s *Stream) done(c streamChunk) {
 		c.release()
 	}
 	if s.consumed != nil {
-		s.consumed(1)
+		s.consumed(1, c.n)
 	}
 }
 
@@ -282,13 +284,15 @@ func (s *Stream) giveUp(reason error) {
 	chunks := s.chunks
 	s.chunks = nil
 	s.mu.Unlock()
+	var bytes int64
 	for _, c := range chunks {
+		bytes += c.n
 		if c.release != nil {
 			c.release()
 		}
 	}
 	if s.consumed != nil && len(chunks) > 0 {
-		s.consumed(len(chunks))
+		s.consumed(len(chunks), bytes)
 	}
 	if !whole && !broken && s.abort != nil {
 		s.abort(reason)

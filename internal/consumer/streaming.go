@@ -25,10 +25,12 @@ import (
 //
 // Chunks of other messages interleaved with a stream's (another producer
 // on the topic) go to the Assembler within its budget as usual, and are
-// queued behind the stream once complete; another streamed message gets
-// its own Stream, queued behind. Chunks the application reads later do
-// not count against the window, so interleaved streams never wait on each
-// other.
+// queued behind the stream once complete. Another streamed message gets
+// its own Stream, queued behind: only the oldest stream (the one read
+// first) counts against the window, so streams never wait on each other;
+// the chunks the later ones hold stay within the Assembler's
+// MaxPendingBytes together, beyond which the newest is given back and
+// delivered again later (its Read, if it was handed out, fails).
 //
 // A stream that cannot go on fails (its Read returns an error wrapping
 // ErrStreamBroken) and is never acknowledged by the engine: on a lost
@@ -41,21 +43,22 @@ import (
 
 // streamState is the loop's record of a streamed message.
 type streamState struct {
-	uuid     string
-	producer string
-	seq      uint64
-	s        *Stream // nil: skipped (before the start or seek point), its chunks acknowledged
-	msg      *Message
-	t        *tracked
-	num      int32
-	total    int64
-	got      int64
-	ids      []messageid.ID
-	held     int // chunks pushed, not yet read or dropped
-	done     bool
-	ended    bool
-	handed   bool
-	lastAt   time.Time
+	uuid      string
+	producer  string
+	seq       uint64
+	s         *Stream // nil: skipped (before the start or seek point), its chunks acknowledged
+	msg       *Message
+	t         *tracked
+	num       int32
+	total     int64
+	got       int64
+	ids       []messageid.ID
+	held      int   // chunks pushed, not yet read or dropped
+	heldBytes int64 // their bytes
+	done      bool
+	ended     bool
+	handed    bool
+	lastAt    time.Time
 }
 
 // streamable reports whether chunk 0 with metadata md starts a streamed
@@ -128,15 +131,21 @@ func (e *Engine[T]) onStreamChunk(entry messageid.ID, cm *proto.CommandMessage, 
 		f.Release()
 		e.ackNow([]messageid.ID{entry})
 		e.grant(1)
+		if last {
+			e.forgetStream(st)
+		}
 	case st.s.push(f.Payload, f.Release):
 		st.held++
+		st.heldBytes += n
 		e.streamHeld++
+		e.checkInterleaved()
 	default:
 		e.grant(1)
 	}
 	if last {
 		st.done = true
 		delete(e.streams, uuid)
+		defer e.forgetStream(st)
 		if st.s != nil {
 			id := messageid.NewChunk(st.ids[0], entry)
 			st.s.finish(id)
@@ -161,6 +170,7 @@ func (e *Engine[T]) startStream(entry messageid.ID, cm *proto.CommandMessage, md
 	st := &streamState{uuid: uuid, producer: md.GetProducerName(), seq: md.GetSequenceId(),
 		num: md.GetNumChunksFromMsg(), total: int64(md.GetTotalChunkMsgSize()), lastAt: e.o.Clock.Now()}
 	e.streams[uuid] = st
+	e.streamList = append(e.streamList, st)
 	e.renacked.forget(uuid)
 	id := messageid.NewChunk(entry, entry)
 	filterID := messageid.MessageID(id)
@@ -171,7 +181,7 @@ func (e *Engine[T]) startStream(entry messageid.ID, cm *proto.CommandMessage, md
 		return st // before the point, or acknowledged before it arrived: skipped
 	}
 	st.s = newStream(st.total,
-		func(n int) { e.do(func() { e.streamConsumed(st, n) }) },
+		func(n int, bytes int64) { e.do(func() { e.streamConsumed(st, n, bytes) }) },
 		func(err error) { e.do(func() { e.streamAborted(st, err) }) })
 	st.msg = &Message{Topic: e.o.Topic, ID: id, Meta: md, RedeliveryCount: cm.GetRedeliveryCount(),
 		BrokerMeta: e.brokerMeta, Stream: st.s, stream: st}
@@ -185,11 +195,48 @@ func (e *Engine[T]) startStream(entry messageid.ID, cm *proto.CommandMessage, md
 
 // streamConsumed runs when the application read (or dropped) n chunks of
 // st: their permits go back to the broker.
-func (e *Engine[T]) streamConsumed(st *streamState, n int) {
+func (e *Engine[T]) streamConsumed(st *streamState, n int, bytes int64) {
 	n = min(n, st.held)
 	st.held -= n
+	st.heldBytes = max(0, st.heldBytes-bytes)
 	e.streamHeld -= n
+	e.forgetStream(st)
 	e.grant(n)
+}
+
+// forgetStream drops st from the engine's list once it holds nothing more
+// and takes no more chunks.
+func (e *Engine[T]) forgetStream(st *streamState) {
+	if st.held > 0 || (!st.done && !st.ended) {
+		return
+	}
+	for i, o := range e.streamList {
+		if o == st {
+			e.streamList = append(e.streamList[:i], e.streamList[i+1:]...)
+			return
+		}
+	}
+}
+
+// checkInterleaved bounds the chunks held by streams other than the one
+// read first (the oldest): together they stay within the Assembler's
+// MaxPendingBytes, or the newest of them is given back (and delivered
+// again later) — the fallback for chunked messages interleaved with a
+// stream.
+func (e *Engine[T]) checkInterleaved() {
+	for len(e.streamList) > 1 {
+		var waiting int64
+		for _, st := range e.streamList[1:] {
+			waiting += st.heldBytes
+		}
+		if waiting <= e.asm.Options().MaxPendingBytes {
+			return
+		}
+		newest := e.streamList[len(e.streamList)-1]
+		e.log.Info("streamed messages interleaved beyond MaxPendingChunkedBytes: giving the newest back", "first", newest.ids[0])
+		e.streamAborted(newest, errors.New("interleaved with an earlier stream beyond MaxPendingChunkedBytes"))
+		e.forgetStream(newest)
+	}
 }
 
 // endStream fails st (unless it is complete) and forgets it; its chunks
@@ -204,10 +251,11 @@ func (e *Engine[T]) endStream(st *streamState, reason error) {
 		delete(e.streams, st.uuid)
 	}
 	if st.s != nil {
-		if dropped, _ := st.s.fail(reason, !st.handed); dropped > 0 {
-			e.streamConsumed(st, dropped)
+		if dropped, bytes := st.s.fail(reason, !st.handed); dropped > 0 {
+			e.streamConsumed(st, dropped, bytes)
 		}
 	}
+	e.forgetStream(st)
 	if st.t != nil && e.tracked[st.t.key] == st.t && (!st.done || !st.handed) {
 		delete(e.tracked, st.t.key)
 	}
@@ -251,10 +299,22 @@ func (e *Engine[T]) streamAborted(st *streamState, reason error) {
 }
 
 // breakStreams fails every open stream for reason (a lost connection, a
-// seek, Close): the broker delivers them again.
-func (e *Engine[T]) breakStreams(reason error) {
+// seek, Close): the broker delivers them again. With all (a seek, Close)
+// the complete streams not read to their end fail too; after a lost
+// connection they can still be read and acknowledged.
+func (e *Engine[T]) breakStreams(reason error, all bool) {
 	for _, st := range e.streams {
 		e.endStream(st, reason)
+	}
+	if !all {
+		return
+	}
+	for _, st := range append([]*streamState(nil), e.streamList...) {
+		if st.s != nil && st.done && st.handed {
+			if dropped, bytes := st.s.fail(reason, true); dropped > 0 {
+				e.streamConsumed(st, dropped, bytes)
+			}
+		}
 	}
 }
 
@@ -293,13 +353,13 @@ func (e *Engine[T]) expireStreams() {
 // or holds chunks, FLOW gives the broker only what keeps its permits plus
 // the chunks held within StreamWindow. It reports whether it decided.
 func (e *Engine[T]) streamGate() bool {
-	if len(e.streams) == 0 && e.streamHeld == 0 {
+	if len(e.streamList) == 0 {
 		return false
 	}
 	if e.state != stateReady || e.cn == nil {
 		return true
 	}
-	if room := e.o.StreamWindow - e.brokerPerm - e.streamHeld; room > 0 && e.permits > 0 {
+	if room := e.o.StreamWindow - e.brokerPerm - e.streamList[0].held; room > 0 && e.permits > 0 {
 		n := min(room, e.permits)
 		e.sendFlow(n)
 		e.permits -= n
