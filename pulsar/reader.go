@@ -66,7 +66,7 @@ type ReaderOptions struct {
 	// 256 MiB) is read with NextStream.
 	MaxPendingChunkedBytes int64
 	StreamWindow           int
-	IncompleteChunkPolicy       ChunkPolicy
+	IncompleteChunkPolicy  ChunkPolicy
 	// AutoAckIncompleteChunk is the official client's option: true sets
 	// IncompleteChunkPolicy to ChunkAck (an incomplete chunked message that
 	// is evicted or expires is skipped instead of read again). Default
