@@ -290,6 +290,7 @@ func (e *Engine[T]) untrack(t *tracked) {
 			if st := m.stream; st != nil {
 				st.msg = nil
 				e.endStream(st, errors.New("acknowledged before it was received"))
+				return true // its chunks' permits came back as they were dropped
 			}
 			e.grant(1)
 			return true

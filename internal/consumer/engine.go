@@ -263,6 +263,11 @@ func (e *Engine[T]) handedOut() {
 	e.recent.add(m.ID)
 	e.startAckTimeout(m.ID)
 	e.unpark()
+	if m.stream != nil {
+		// Its chunk 0's permit comes back once that chunk is read.
+		e.grant(e.window.handedOut())
+		return
+	}
 	e.grant(1 + e.window.handedOut())
 }
 

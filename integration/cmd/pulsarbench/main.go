@@ -9,6 +9,7 @@
 //	cd integration && go run ./cmd/pulsarbench -url pulsar://broker:6650 -json out.json
 //	cd integration && go run ./cmd/pulsarbench -w w5 -reps 9  # only W5
 //	cd integration && go run ./cmd/pulsarbench -fresh         # a new process per run
+//	cd integration && go run ./cmd/pulsarbench -w stream      # 1 GiB streamed, per-process peak RSS (stream.go)
 //
 // Workloads:
 //
@@ -18,6 +19,11 @@
 //	W4  bytes allocated per payload byte sending W2's messages
 //	W5  seek-then-read latency to a chunked message behind a 10,000-message
 //	    backlog
+//	stream  (only with -w stream) one 1 GiB message (-stream-size) streamed
+//	    on both sides (SendReader, ReceiveStream) beside the official
+//	    client's whole-message Send and Receive and the raw relay, each
+//	    producer and consumer in a process of its own: time and each
+//	    process's peak RSS
 //
 // With W2 it also runs the raw baseline: W2's payload through the same
 // topology with no Pulsar protocol (this process -> a relay child process
@@ -64,6 +70,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -100,6 +107,11 @@ type config struct {
 	brokerPID int             // internal, with one: the broker process whose CPU is counted
 	relayAddr string          // internal, with one: the raw baseline's relay
 	relayPID  int             // internal, with one: the relay's pid
+	// The stream workload (stream.go), only with -w stream.
+	stream      bool
+	streamSize  int
+	streamRole  string // internal: run one side of it
+	streamTopic string // internal, with streamRole
 }
 
 // runs reports whether workload w ("w1".."w5") is selected.
@@ -125,13 +137,18 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.brokerPID, "broker-pid", 0, "internal, with -one: pid of the broker process")
 	fs.StringVar(&c.relayAddr, "relay", "", "internal, with -one: the raw baseline's relay address")
 	fs.IntVar(&c.relayPID, "relay-pid", 0, "internal, with -one: the relay's pid")
-	only := fs.String("w", "", "comma-separated workloads to run (w1,w2,w5; w3 and w4 come with w2); default: all")
+	only := fs.String("w", "", "comma-separated workloads to run (w1,w2,w5; w3 and w4 come with w2; stream only alone); default: all but stream")
+	streamSize := fs.String("stream-size", "1GiB", "the stream workload's message size (bytes, or with MiB/GiB)")
+	fs.StringVar(&c.streamRole, "stream-role", "", "internal: run one side of the stream workload")
+	fs.StringVar(&c.streamTopic, "stream-topic", "", "internal, with -stream-role: its topic")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
 	for _, w := range strings.Split(*only, ",") {
 		switch w = strings.TrimSpace(strings.ToLower(w)); w {
 		case "":
+		case "stream":
+			c.stream = true
 		case "w1", "w2", "w5":
 			if c.only == nil {
 				c.only = map[string]bool{}
@@ -158,13 +175,21 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if len(c.clients) == 0 {
 		return c, fmt.Errorf("-clients: no client")
 	}
+	if c.stream && len(c.only) > 0 {
+		return c, fmt.Errorf("-w stream runs alone")
+	}
+	n, err := parseSize(*streamSize)
+	if err != nil {
+		return c, fmt.Errorf("-stream-size: %w", err)
+	}
+	c.streamSize = n
 	c.w1Msgs, c.w2Size, c.w2Msgs, c.backlog = 200_000, 64<<20, 3, 10_000
 	if c.quick {
 		c.w1Msgs, c.w2Msgs = 30_000, 1
 	}
 	if c.reps <= 0 {
 		c.reps = 5
-		if c.quick {
+		if c.quick || c.stream {
 			c.reps = 2
 		}
 	}
@@ -198,6 +223,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if cfg.one != "" {
 		return runOne(ctx, cfg, stdout)
 	}
+	if cfg.streamRole != "" {
+		return streamRole(ctx, cfg, stdout)
+	}
 	url, cpu := cfg.url, cpuClock{}
 	if url == "" {
 		args := []string{"-serve-stub", "127.0.0.1:0"}
@@ -215,7 +243,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	var relay *childProcess
-	if cfg.runs("w2") {
+	if cfg.stream || cfg.runs("w2") {
 		var err error
 		if relay, err = startChild(ctx, "-serve-relay", "127.0.0.1:0"); err != nil {
 			return err
@@ -223,6 +251,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		defer relay.stop()
 	}
 	fmt.Fprintf(stdout, "pulsarbench: broker %s, %d runs per client and workload\n", url, cfg.reps)
+	if cfg.stream {
+		return streamBench(ctx, cfg, url, relay, stdout)
+	}
 	started := time.Now()
 	res, err := benchmark(ctx, cfg, url, cpu, relay, stdout)
 	if err != nil {
@@ -238,4 +269,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintln(stdout, res.summary())
 	return nil
+}
+
+// parseSize parses a size in bytes, or with a KiB, MiB or GiB suffix.
+func parseSize(s string) (int, error) {
+	mult := 1
+	for _, u := range []struct {
+		suffix string
+		m      int
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}} {
+		if v, ok := strings.CutSuffix(s, u.suffix); ok {
+			s, mult = v, u.m
+			break
+		}
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("bad size %q", s)
+	}
+	return n * mult, nil
 }
