@@ -211,7 +211,8 @@ type ConsumerOptions struct {
 	// ErrMessageTooLarge that names this option (it never reassembles it,
 	// and never drops it silently). A larger compressed or encrypted one
 	// cannot be streamed: it is logged (Error) and redelivered under
-	// IncompleteChunkPolicy; raise this option for it.
+	// IncompleteChunkPolicy; raise this option for it. Chan delivers a
+	// streamed message with a nil Payload: read it with MessageStreamOf.
 	MaxPendingChunkedBytes int64
 	// StreamWindow bounds the chunks a streamed message (see
 	// MessageStream) holds: while a stream is open, the broker is given

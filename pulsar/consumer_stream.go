@@ -98,6 +98,21 @@ func (m *MessageStream) ID() MessageID {
 	return m.Message.ID()
 }
 
+// MessageStreamOf returns the stream of a message received from Chan (or
+// a MessageChannel): a streamed message arrives there too, with a nil
+// Payload, and its bytes are read from the stream (ctx bounds the
+// reading, see MessageStream). For any other message it returns a stream
+// over its payload. ok is false for a message not received by this SDK.
+func MessageStreamOf(ctx context.Context, msg Message) (s *MessageStream, ok bool) {
+	switch m := msg.(type) {
+	case *MessageStream:
+		return m, true
+	case *message:
+		return newMessageStream(ctx, m), true
+	}
+	return nil, false
+}
+
 // unwrapStream returns the message a MessageStream carries, or msg.
 func unwrapStream(msg Message) Message {
 	if s, ok := msg.(*MessageStream); ok {

@@ -107,8 +107,13 @@ func (e *Engine[T]) onDiscarded(d chunk.Discarded, md *proto.MessageMetadata) {
 		default:
 			e.redeliverLater(ids)
 		}
-	case errors.Is(r, chunk.ErrEvicted), errors.Is(r, chunk.ErrExpired), errors.Is(r, chunk.ErrTooLarge),
-		errors.Is(r, chunk.ErrOverBudget), errors.Is(r, chunk.ErrOutOfOrder):
+	case errors.Is(r, chunk.ErrTooLarge), errors.Is(r, chunk.ErrOverBudget):
+		// Larger than MaxPendingBytes and not streamable (compressed,
+		// encrypted, or a zero queue): say so loudly, it comes back.
+		e.log.Error("chunked message larger than the consumer reassembles and not streamable (compressed or encrypted): "+
+			"raise ConsumerOptions.MaxPendingChunkedBytes", "first", ids[0], "err", r)
+		e.giveUp(d.UUID, ids, r)
+	case errors.Is(r, chunk.ErrEvicted), errors.Is(r, chunk.ErrExpired), errors.Is(r, chunk.ErrOutOfOrder):
 		e.giveUp(d.UUID, ids, r)
 	default:
 		// Metadata or sizes that can never add up: corrupt.
