@@ -61,10 +61,15 @@ type streamState struct {
 	lastAt    time.Time
 }
 
-// streamable reports whether chunk 0 with metadata md starts a streamed
-// message.
-func (e *Engine[T]) streamable(md *proto.MessageMetadata) bool {
-	if md.GetChunkId() != 0 || md.GetNumChunksFromMsg() < 2 || md.TotalChunkMsgSize == nil ||
+// streamable reports whether chunk 0 with metadata md and a payload of n
+// bytes starts a streamed message. Its totals must be those of a
+// producer's chunks (all of chunk 0's size but the last): a chunk 0 that
+// claims more (hostile, or corrupt) goes to the Assembler, which refuses
+// it.
+func (e *Engine[T]) streamable(md *proto.MessageMetadata, n int) bool {
+	num, total := int64(md.GetNumChunksFromMsg()), int64(md.GetTotalChunkMsgSize())
+	if md.GetChunkId() != 0 || num < 2 || md.TotalChunkMsgSize == nil || n <= 0 ||
+		int64(n)*num < total || int64(n)*(num-1) >= total ||
 		len(md.GetEncryptionKeys()) > 0 || md.GetCompression() != proto.CompressionType_NONE || e.window.zero {
 		return false
 	}
@@ -80,7 +85,7 @@ func (e *Engine[T]) onStreamChunk(entry messageid.ID, cm *proto.CommandMessage, 
 	st := e.streams[uuid]
 	cid := md.GetChunkId()
 	if st == nil {
-		if !e.streamable(md) {
+		if !e.streamable(md, len(f.Payload)) {
 			return false
 		}
 		st = e.startStream(entry, cm, md)
