@@ -57,7 +57,8 @@ func run(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	// Five minutes, and a minute more per 640 MiB (10 MiB/s).
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute+time.Duration(size/(10<<20))*time.Second)
 	defer cancel()
 
 	if *url == "" {

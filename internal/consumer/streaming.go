@@ -288,8 +288,8 @@ func (e *Engine[T]) withdraw(m *Message) {
 // streamAborted runs when the application closed st's stream before its
 // end: its chunks are redelivered, those still to come too.
 func (e *Engine[T]) streamAborted(st *streamState, reason error) {
-	if st.ended && st.done && !st.handed {
-		return
+	if st.ended {
+		return // broken or given back already
 	}
 	open := !st.done
 	e.endStream(st, reason)

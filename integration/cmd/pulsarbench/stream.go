@@ -133,8 +133,10 @@ func theirsWholeConsume(ctx context.Context, cfg config, stdout io.Writer) error
 		return err
 	}
 	defer c.Close()
+	// Its consumer gives up on a chunked message incomplete after a minute
+	// by default: sending 1 GiB may take longer on a loaded machine.
 	cons, err := c.Subscribe(official.ConsumerOptions{Topic: cfg.streamTopic, SubscriptionName: "bench",
-		SubscriptionInitialPosition: official.SubscriptionPositionEarliest})
+		SubscriptionInitialPosition: official.SubscriptionPositionEarliest, ExpireTimeOfIncompleteChunk: 30 * time.Minute})
 	if err != nil {
 		return err
 	}
