@@ -329,3 +329,44 @@ func TestStreamSenderFails(t *testing.T) {
 		}
 	})
 }
+
+// TestStreamNackMidStream: a Nack of a stream whose chunks are still
+// coming gives it back: its Read fails with ErrStreamBroken and it comes
+// again whole.
+func TestStreamNackMidStream(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b, c := streamStub(t)
+		topic := testTopic(t)
+		cons, err := c.Subscribe(streamOpts(topic, "s"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cons.Close()
+		p := testProducer(t, c, ProducerOptions{Topic: topic, EnableChunking: true})
+		big := payloadOf(2<<20, 8)
+		sent := sendAsync(t, p, &ProducerMessage{}, big)
+		s, err := cons.ReceiveStream(ctxFor(t, 30*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(s, make([]byte, 100<<10)); err != nil {
+			t.Fatal(err)
+		}
+		cons.Nack(s)
+		if _, err := io.Copy(io.Discard, s); !errors.Is(err, ErrStreamBroken) {
+			t.Fatalf("read after a Nack: %v, want ErrStreamBroken", err)
+		}
+		id := <-sent
+		s, err = cons.ReceiveStream(ctxFor(t, 30*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := readStream(t, s); !bytes.Equal(got, big) || messageid.Compare(s.ID(), id) != 0 {
+			t.Fatalf("after the Nack: %d bytes id %v, want id %v", len(got), s.ID(), id)
+		}
+		if err := cons.Ack(s); err != nil {
+			t.Fatal(err)
+		}
+		waitAckedThrough(t, b, topic, "s", id)
+	})
+}
