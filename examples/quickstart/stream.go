@@ -46,14 +46,26 @@ func runStream(ctx context.Context, out io.Writer, client pulsar.Client, topic s
 		err error
 	}
 	done := make(chan result, 1)
+	recvCtx, stopRecv := context.WithCancel(ctx)
+	defer stopRecv()
 	go func() {
 		src := io.TeeReader(&generator{left: size, rng: rand.New(rand.NewChaCha8([32]byte{1}))}, sentHash)
 		id, err := producer.SendReader(ctx, &pulsar.ProducerMessage{}, src, int64(size))
+		if err != nil {
+			stopRecv() // nothing will come
+		}
 		done <- result{id, err}
 	}()
 	fmt.Fprintf(out, "streaming %s: sending with SendReader while receiving with ReceiveStream\n", human(size))
-	stream, err := consumer.ReceiveStream(ctx)
+	stream, err := consumer.ReceiveStream(recvCtx)
 	if err != nil {
+		select {
+		case sent := <-done:
+			if sent.err != nil {
+				return fmt.Errorf("send: %w", sent.err)
+			}
+		default:
+		}
 		return fmt.Errorf("receive: %w", err)
 	}
 	gotSum, n, err := hashStream(stream, out, start, size)
