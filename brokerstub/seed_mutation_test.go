@@ -37,7 +37,9 @@ var seedTests = map[string][]string{
 	"./internal/store":     {"TestBoltFileFollowsLiveData"},
 	"./internal/keyshared": {"TestSimPIP282Scenario1", "TestSimPIP282Scenario2", "TestSim10762", "TestSimBlockedHashIsCountedOncePerPass"},
 	"./internal/cursor":    {"TestSeedPartialBatchAckSurvivesCrash"},
-	"../pulsar":            {"TestSeekMultiTopic", "TestConsumerMaxPendingChunkedBytes"},
+	"../pulsar":            {"TestSeekMultiTopic", "TestConsumerMaxPendingChunkedBytes", "TestConsumerReceiveStream", "TestStreamNackMidStream"},
+	// #33.4: streaming receive (streaming.go)
+	"../internal/consumer": {"TestStreamWindowBoundsHeldChunks", "TestLyingChunkSizes"},
 	"../internal/wire":     {"TestReaderBufferGrowsWithArrivingBytes"},
 }
 
@@ -118,8 +120,26 @@ var seedMutations = []seedMutation{{
 	old:  "\t\tMaxPendingBytes:    opts.MaxPendingChunkedBytes,\n",
 	new:  "",
 	fails: map[string][]string{
-		"../pulsar": {"TestConsumerMaxPendingChunkedBytes"},
+		"../pulsar": {"TestConsumerMaxPendingChunkedBytes", "TestConsumerReceiveStream"},
 	},
+}, {
+	seed:  "#33.4: a stream's window does not hold back the broker's permits",
+	file:  "../internal/consumer/streaming.go",
+	old:   "\tif len(e.streamList) == 0 {\n\t\treturn false\n\t}\n\tif e.state != stateReady",
+	new:   "\tif true {\n\t\treturn false\n\t}\n\tif e.state != stateReady",
+	fails: map[string][]string{"../internal/consumer": {"TestStreamWindowBoundsHeldChunks"}},
+}, {
+	seed:  "#33.4: a chunk 0 claiming more than its chunks can hold starts a stream",
+	file:  "../internal/consumer/streaming.go",
+	old:   "\t\tint64(n)*num < total || int64(n)*(num-1) >= total ||\n",
+	new:   "\t\ttotal < 0 ||\n",
+	fails: map[string][]string{"../internal/consumer": {"TestLyingChunkSizes"}},
+}, {
+	seed:  "#33.4: a Nack of a stream still receiving does not give it back",
+	file:  "../internal/consumer/redeliver.go",
+	old:   "\tif t == nil || t.stream == nil || t.stream.done {",
+	new:   "\tif true {",
+	fails: map[string][]string{"../pulsar": {"TestStreamNackMidStream"}},
 }, {
 	seed: "issue #38: a topic's slabs keep their 32 MiB size across ledgers",
 	file: "internal/ledger/arena.go",

@@ -204,8 +204,24 @@ type ConsumerOptions struct {
 	// per partition. Default 100.
 	MaxPendingChunkedMessage int
 	// MaxPendingChunkedBytes bounds the bytes of chunked messages being
-	// reassembled per partition. Default 256 MiB.
+	// reassembled per partition, and so the largest message reassembled in
+	// memory. Default 256 MiB. A larger (uncompressed, unencrypted) chunked
+	// message is streamed instead: ReceiveStream reads it as its chunks
+	// arrive, and Receive gives it back with an error wrapping
+	// ErrMessageTooLarge that names this option (it never reassembles it,
+	// and never drops it silently). A larger compressed or encrypted one
+	// cannot be streamed: it is logged (Error) and redelivered under
+	// IncompleteChunkPolicy; raise this option for it. Chan delivers a
+	// streamed message with a nil Payload: read it with MessageStreamOf.
 	MaxPendingChunkedBytes int64
+	// StreamWindow bounds the chunks a streamed message (see
+	// MessageStream) holds: while a stream is open, the broker is given
+	// permits only while the chunks held, read or not, plus the permits it
+	// holds stay within it; the permits it was given before the stream
+	// began (up to ReceiverQueueSize) it may still use, so set
+	// ReceiverQueueSize to StreamWindow or less for that bound from the
+	// first chunk. Default 8.
+	StreamWindow int
 	// ExpireTimeOfIncompleteChunk gives up on a chunked message whose
 	// chunks stop arriving. Default 1 min.
 	ExpireTimeOfIncompleteChunk time.Duration
@@ -285,8 +301,19 @@ type Consumer interface {
 	// GetLastMessageIDs returns the id of the last message of every topic
 	// (partition) the consumer reads, with the topic's name.
 	GetLastMessageIDs() ([]TopicMessageID, error)
-	// Receive returns the next message.
+	// Receive returns the next message. A chunked message larger than
+	// MaxPendingChunkedBytes is not reassembled: Receive gives it back
+	// with an error wrapping ErrMessageTooLarge that says so (it is
+	// delivered again after NackRedeliveryDelay); take it with
+	// ReceiveStream.
 	Receive(ctx context.Context) (Message, error)
+	// ReceiveStream returns the next message, of any size, as a
+	// MessageStream (an io.ReadCloser): a chunked message larger than
+	// MaxPendingChunkedBytes is read as its chunks arrive, holding a few
+	// of them (see MessageStream); any other is read from memory. ctx
+	// bounds the wait and the reading of the stream. Acknowledge the
+	// message after io.EOF.
+	ReceiveStream(ctx context.Context) (*MessageStream, error)
 	// Chan returns the channel messages arrive on.
 	Chan() <-chan ConsumerMessage
 	// Ack acknowledges a message (every chunk of a chunked message). A

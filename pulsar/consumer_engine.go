@@ -101,6 +101,7 @@ func applyConsumerOptions(o *consumer.Options[ConsumerMessage], opts ConsumerOpt
 		MaxPendingBytes:    opts.MaxPendingChunkedBytes,
 		ExpireAfter:        opts.ExpireTimeOfIncompleteChunk,
 	}
+	o.StreamWindow = opts.StreamWindow
 	o.AckIncompleteChunks = chunkPolicy(opts.IncompleteChunkPolicy, opts.AutoAckIncompleteChunk) == ChunkAck
 	if opts.Type == KeyShared {
 		o.KeySharedMeta = keySharedMeta(opts.KeySharedPolicy)

@@ -149,8 +149,18 @@ func (cs *consumerImpl) Subscription() string { return cs.opts.SubscriptionName 
 
 func (cs *consumerImpl) Name() string { return cs.name }
 
-// Receive returns the next message of any partition.
+// Receive returns the next message of any partition; a streamed one (see
+// MessageStream) is given back with an error.
 func (cs *consumerImpl) Receive(ctx context.Context) (Message, error) {
+	msg, err := cs.receive(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return tooLargeToReceive(msg)
+}
+
+// receive returns the next message of any partition, streamed or not.
+func (cs *consumerImpl) receive(ctx context.Context) (Message, error) {
 	if cs.hold {
 		select {
 		case m := <-cs.ch:
@@ -197,6 +207,7 @@ func (cs *consumerImpl) wakeEngines() {
 // engineOf returns the engine of a received message and its id as this
 // SDK's value.
 func (cs *consumerImpl) engineOf(msg Message) (*consumerEngine, MessageID, error) {
+	msg = unwrapStream(msg)
 	id, err := ownID(msg.ID())
 	if err != nil {
 		return nil, nil, err

@@ -61,7 +61,12 @@ type ReaderOptions struct {
 	// IncompleteChunkPolicy are as in ConsumerOptions.
 	MaxPendingChunkedMessage    int
 	ExpireTimeOfIncompleteChunk time.Duration
-	IncompleteChunkPolicy       ChunkPolicy
+	// MaxPendingChunkedBytes and StreamWindow are as in ConsumerOptions:
+	// a chunked message larger than MaxPendingChunkedBytes (default
+	// 256 MiB) is read with NextStream.
+	MaxPendingChunkedBytes int64
+	StreamWindow           int
+	IncompleteChunkPolicy  ChunkPolicy
 	// AutoAckIncompleteChunk is the official client's option: true sets
 	// IncompleteChunkPolicy to ChunkAck (an incomplete chunked message that
 	// is evicted or expires is skipped instead of read again). Default
@@ -82,8 +87,16 @@ type ReaderOptions struct {
 type Reader interface {
 	// Topic returns the topic.
 	Topic() string
-	// Next returns the next message.
+	// Next returns the next message. A chunked message larger than
+	// MaxPendingChunkedBytes is not reassembled: Next gives it back with
+	// an error wrapping ErrMessageTooLarge (it is read again after
+	// NackRedeliveryDelay); read it with NextStream.
 	Next(ctx context.Context) (Message, error)
+	// NextStream returns the next message, of any size, as a
+	// MessageStream: a chunked message larger than MaxPendingChunkedBytes
+	// is read as its chunks arrive (see MessageStream). ctx bounds the wait
+	// and the reading of the stream.
+	NextStream(ctx context.Context) (*MessageStream, error)
 	// HasNext reports whether a message is available now or on the broker;
 	// it asks the broker, within the client's operation timeout. After
 	// SeekByTime and until a message is read, the broker's last id does not

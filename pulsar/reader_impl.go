@@ -75,7 +75,9 @@ func (c *client) createReader(opts ReaderOptions) (Reader, error) {
 		o.Schema = schemas.protoSchema()
 		o.ReceiverQueueSize = opts.ReceiverQueueSize
 		o.Backoff = opts.BackoffPolicyFunc
-		o.Chunks = chunk.Options{MaxPendingMessages: opts.MaxPendingChunkedMessage, ExpireAfter: opts.ExpireTimeOfIncompleteChunk}
+		o.Chunks = chunk.Options{MaxPendingMessages: opts.MaxPendingChunkedMessage, MaxPendingBytes: opts.MaxPendingChunkedBytes,
+			ExpireAfter: opts.ExpireTimeOfIncompleteChunk}
+		o.StreamWindow = opts.StreamWindow
 		o.AckIncompleteChunks = chunkPolicy(opts.IncompleteChunkPolicy, opts.AutoAckIncompleteChunk) == ChunkAck
 		applyDecryption(&o, opts.Decryption, o.Logger)
 		e := consumer.New(o)
@@ -103,8 +105,18 @@ func (c *client) createReader(opts ReaderOptions) (Reader, error) {
 
 func (r *readerImpl) Topic() string { return r.topic }
 
-// Next returns the next message.
+// Next returns the next message; a streamed one (see MessageStream) is
+// given back with an error.
 func (r *readerImpl) Next(ctx context.Context) (Message, error) {
+	msg, err := r.next(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return tooLargeToReceive(msg)
+}
+
+// next returns the next message, streamed or not.
+func (r *readerImpl) next(ctx context.Context) (Message, error) {
 	select {
 	case m := <-r.ch:
 		return m.Message, nil

@@ -7,11 +7,15 @@
 //	go run ./examples/quickstart                      # 64 MiB on an in-process brokerstub
 //	go run ./examples/quickstart -size 1GiB           # larger than the 64 MiB memory limit: chunks are counted as they are in flight
 //	go run ./examples/quickstart -url pulsar://host:6650
+//	go run ./examples/quickstart -stream -size 1GiB   # sent with SendReader, received with ReceiveStream: prints the peak RSS
 //
 // Without -url it starts brokerstub in the process, so it needs no Pulsar
 // cluster, JVM or Docker. The payload is held in memory by the producer
 // and, once reassembled, by the consumer (and by the in-process stub), so
-// -size 1GiB needs a few GiB of RAM.
+// -size 1GiB needs a few GiB of RAM. With -stream neither side holds it:
+// the payload is generated as it is sent and hashed as it is received,
+// and the in-process stub keeps its entries in a temporary data
+// directory, so the process stays within a few hundred MiB.
 package main
 
 import (
@@ -45,6 +49,7 @@ func run(args []string, out io.Writer) error {
 	url := fs.String("url", "", "Pulsar service URL; default: an in-process brokerstub")
 	sizeFlag := fs.String("size", "64MiB", "payload size (bytes, or with KiB/MiB/GiB)")
 	topic := fs.String("topic", fmt.Sprintf("quickstart-%d", time.Now().UnixNano()), "topic")
+	stream := fs.Bool("stream", false, "stream the payload: SendReader and ReceiveStream, printing the peak RSS")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -52,11 +57,21 @@ func run(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	// Five minutes, and a minute more per 640 MiB (10 MiB/s).
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute+time.Duration(size/(10<<20))*time.Second)
 	defer cancel()
 
 	if *url == "" {
-		b, err := brokerstub.Start(brokerstub.Options{})
+		var o brokerstub.Options
+		if *stream {
+			dir, err := os.MkdirTemp("", "quickstart-stub-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(dir)
+			o.DataDir = dir
+		}
+		b, err := brokerstub.Start(o)
 		if err != nil {
 			return err
 		}
@@ -69,6 +84,9 @@ func run(args []string, out io.Writer) error {
 		return err
 	}
 	defer client.Close()
+	if *stream {
+		return runStream(ctx, out, client, *topic, size)
+	}
 
 	payload := make([]byte, size)
 	if _, err := rand.Read(payload); err != nil {

@@ -2,6 +2,7 @@ package consumer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -33,6 +34,7 @@ type tracked struct {
 	queued  int            // copies of its messages waiting in the queue
 	chunks  []messageid.ID // chunked: every chunk, in order
 	handed  bool           // handed to the application
+	stream  *streamState   // a streamed message's, nil for others
 	epoch   uint64         // the engine's seek epoch when it was made
 	timeout int64          // ack-timeout deadline (Unix nanos), 0 when none
 	at      time.Time      // when it was received, with metrics only
@@ -195,6 +197,9 @@ func (e *Engine[T]) ackLocal(id messageid.MessageID) ([]*proto.MessageIdData, er
 			}
 			return nil, nil
 		}
+		if st := t.stream; st != nil && !st.done {
+			return nil, fmt.Errorf("%w: %v: a streamed message is acknowledged once its stream was read to io.EOF", ErrStreamOpen, id)
+		}
 		e.untrack(t)
 		return datasOf(t.ids(e.o.Partition)), nil
 	}
@@ -282,6 +287,11 @@ func (e *Engine[T]) untrack(t *tracked) {
 			e.metricPrefetched(m, -1)
 			e.o.Memory.release(m.held)
 			m.held = 0
+			if st := m.stream; st != nil {
+				st.msg = nil
+				e.endStream(st, errors.New("acknowledged before it was received"))
+				return true // its chunks' permits came back as they were dropped
+			}
 			e.grant(1)
 			return true
 		}

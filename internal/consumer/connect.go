@@ -2,6 +2,7 @@ package consumer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -149,6 +150,7 @@ func (e *Engine[T]) subscribed(gen uint64, cn *conn.Conn) {
 	e.flushAcks()
 	e.permits = 0
 	e.window.credit = 0
+	e.brokerPerm = 0
 	e.sendFlow(e.window.size)
 	e.zeroFlow()
 	for _, w := range e.waiters {
@@ -165,6 +167,8 @@ func (e *Engine[T]) disconnected() {
 	e.cn = nil
 	e.state = stateConnecting
 	e.gen++
+	e.breakStreams(errors.New("connection to the broker lost"), false)
+	e.brokerPerm = 0
 	e.clearQueue()
 	for k, t := range e.tracked {
 		if !t.handed {
@@ -277,6 +281,7 @@ func (e *Engine[T]) sendFlow(n int) {
 	if e.cn == nil || n <= 0 {
 		return
 	}
+	e.brokerPerm += n
 	id, permits := e.o.ConsumerID, uint32(n)
 	_ = e.cn.Send(&proto.BaseCommand{Type: proto.BaseCommand_FLOW.Enum(),
 		Flow: &proto.CommandFlow{ConsumerId: &id, MessagePermits: &permits}})

@@ -2,6 +2,7 @@ package consumer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -84,6 +85,10 @@ type Engine[T any] struct {
 	dropped    uuidSet // chunk uuids given up on under ChunkAck
 	renacked   uuidSet // chunk uuids given up on under ChunkNack
 	nacks      []nackItem
+	streams    map[string]*streamState // open streamed messages by uuid (streaming.go)
+	streamHeld int                     // chunks streams hold, their permits withheld
+	streamList []*streamState          // streams open or holding chunks, oldest (read first) first
+	brokerPerm int                     // permits the broker holds: granted, not yet used
 	timeouts   []timeoutItem
 	filter     filter
 	lastOut    messageid.MessageID // last message handed out since the last seek
@@ -116,6 +121,7 @@ func New[T any](opts Options[T]) *Engine[T] {
 		ctx:      ctx, cancel: cancel,
 		asm:        chunk.NewAssembler(prefaulted(o.Chunks)),
 		firstChunk: map[string]messageid.ID{},
+		streams:    map[string]*streamState{},
 		bo:         newBackoff(o),
 		tracked:    map[position]*tracked{},
 		deferred:   deferredAcks{m: map[position]position{}},
@@ -218,6 +224,7 @@ func (e *Engine[T]) handle(ev event) {
 	switch ev.kind {
 	case evMessage:
 		e.window.credit = max(0, e.window.credit-1)
+		e.brokerPerm = max(0, e.brokerPerm-entryPermits(ev.frame))
 		e.onMessage(ev)
 		e.window.received(len(e.queue), e.permits)
 		mid := ev.msg.GetMessageId()
@@ -244,10 +251,23 @@ func (e *Engine[T]) handedOut() {
 	var zero T
 	e.head, e.headSet = zero, false
 	e.dequeued(m)
-	e.lastOut = m.ID
+	switch st := m.stream; {
+	case st == nil:
+		e.lastOut = m.ID
+	case st.done:
+		st.handed = true
+		e.lastOut, _ = st.s.ID()
+	default:
+		st.handed = true // lastOut once its last chunk came
+	}
 	e.recent.add(m.ID)
 	e.startAckTimeout(m.ID)
 	e.unpark()
+	if m.stream != nil {
+		// Its chunk 0's permit comes back once that chunk is read.
+		e.grant(e.window.handedOut())
+		return
+	}
 	e.grant(1 + e.window.handedOut())
 }
 
@@ -256,6 +276,10 @@ func (e *Engine[T]) clearQueue() {
 	for _, m := range e.queue {
 		e.metricPrefetched(m, -1)
 		e.dequeued(m)
+		if st := m.stream; st != nil {
+			st.msg = nil // out of the queue already
+			e.endStream(st, errors.New("dropped from the receiver queue"))
+		}
 	}
 	clear(e.queue)
 	e.queue = e.queue[:0]
@@ -271,6 +295,7 @@ func (e *Engine[T]) Close() {
 		var cn *conn.Conn
 		_ = e.call(func() {
 			e.flushAcks()
+			e.breakStreams(ErrClosed, true)
 			cn = e.cn
 			e.state = stateClosed
 			e.gen++

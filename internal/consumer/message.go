@@ -29,8 +29,12 @@ type Message struct {
 	// not be decrypted (CryptoConsume): still encrypted, compressed, and
 	// the whole entry.
 	Encrypted bool
+	// Stream, for a streamed chunked message (see streaming.go), is its
+	// body, read as its chunks arrive; Payload is nil then.
+	Stream *Stream
 
-	held int64 // bytes counted against Options.Memory while queued
+	stream *streamState // the loop's record of Stream
+	held   int64        // bytes counted against Options.Memory while queued
 }
 
 // Key returns the partition key.

@@ -192,6 +192,13 @@ type Options[T any] struct {
 	// its next entry whatever its size (for receivers the engine cannot
 	// see, such as a channel the application reads).
 	Receivers *atomic.Int64
+	// StreamAll streams every chunked message it can (see Stream) rather
+	// than only those larger than Chunks.MaxPendingBytes. Default false.
+	StreamAll bool
+	// StreamWindow bounds the chunks of streamed messages held, read or
+	// not, plus the permits the broker holds while a stream is open: no
+	// FLOW is sent beyond it. Default DefaultStreamWindow.
+	StreamWindow int
 }
 
 func (o Options[T]) withDefaults() Options[T] {
@@ -221,6 +228,9 @@ func (o Options[T]) withDefaults() Options[T] {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.StreamWindow <= 0 {
+		o.StreamWindow = DefaultStreamWindow
 	}
 	o.Chunks.Now = o.Clock.Now
 	if o.MaxMessageSize <= 0 {

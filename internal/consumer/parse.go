@@ -2,6 +2,7 @@ package consumer
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/pulsargo/sdk/chunk"
 	"github.com/pulsargo/sdk/internal/api"
@@ -31,6 +32,10 @@ func (e *Engine[T]) onMessage(ev event) {
 	}
 	md := ev.frame.Meta
 	e.brokerMeta = ev.frame.BrokerMeta
+	e.checkAbandoned(md)
+	if isChunk(md) && e.onStreamChunk(entry, cm, md, ev.frame) {
+		return
+	}
 	payload, ok := e.decrypt(entry, cm, md, ev.frame.Payload)
 	if !ok {
 		return
@@ -102,8 +107,13 @@ func (e *Engine[T]) onDiscarded(d chunk.Discarded, md *proto.MessageMetadata) {
 		default:
 			e.redeliverLater(ids)
 		}
-	case errors.Is(r, chunk.ErrEvicted), errors.Is(r, chunk.ErrExpired), errors.Is(r, chunk.ErrTooLarge),
-		errors.Is(r, chunk.ErrOverBudget), errors.Is(r, chunk.ErrOutOfOrder):
+	case errors.Is(r, chunk.ErrTooLarge), errors.Is(r, chunk.ErrOverBudget):
+		// Larger than MaxPendingBytes and not streamable (compressed,
+		// encrypted, or a zero queue): say so loudly, it comes back.
+		e.log.Error("chunked message larger than the consumer reassembles and not streamable (compressed or encrypted): "+
+			"raise ConsumerOptions.MaxPendingChunkedBytes", "first", ids[0], "err", r)
+		e.giveUp(d.UUID, ids, r)
+	case errors.Is(r, chunk.ErrEvicted), errors.Is(r, chunk.ErrExpired), errors.Is(r, chunk.ErrOutOfOrder):
 		e.giveUp(d.UUID, ids, r)
 	default:
 		// Metadata or sizes that can never add up: corrupt.
@@ -310,7 +320,7 @@ func (e *Engine[T]) accept(m *Message, ids []messageid.ID) {
 // enqueue offers m to Divert and queues it otherwise; t is its record.
 func (e *Engine[T]) enqueue(m *Message, t *tracked) {
 	e.metricReceived(m)
-	if e.o.Divert != nil && e.o.Divert(m) {
+	if e.o.Divert != nil && m.Stream == nil && e.o.Divert(m) {
 		e.o.Metrics.Add(api.MetricDLQ, 1)
 		e.grant(1)
 		return
@@ -414,6 +424,13 @@ func (s *uuidSet) add(uuid string) {
 	if len(s.order) > maxDeferredAcks {
 		delete(s.m, s.order[0])
 		s.order = s.order[1:]
+	}
+}
+
+func (s *uuidSet) forget(uuid string) {
+	if _, ok := s.m[uuid]; ok {
+		delete(s.m, uuid)
+		s.order = slices.DeleteFunc(s.order, func(u string) bool { return u == uuid })
 	}
 }
 

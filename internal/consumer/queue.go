@@ -72,6 +72,9 @@ func (e *Engine[T]) grant(n int) {
 		return
 	}
 	e.permits += n
+	if e.streamGate() {
+		return
+	}
 	if e.state != stateReady || e.cn == nil || e.permits < max(1, e.window.size/2) {
 		return
 	}

@@ -1,6 +1,7 @@
 package consumer
 
 import (
+	"errors"
 	"time"
 
 	"github.com/pulsargo/sdk/internal/api"
@@ -66,9 +67,23 @@ func (e *Engine[T]) stopAlarms() {
 func (e *Engine[T]) Nack(id messageid.MessageID) {
 	e.o.Metrics.Add(api.MetricNacks, 1)
 	e.do(func() {
+		if e.nackStream(id) {
+			return
+		}
 		e.redeliverLater(e.entriesOf(id))
 		e.gaveBack(id)
 	})
+}
+
+// nackStream gives back a streamed message whose chunks are still coming,
+// as closing its stream does; it reports whether id named one.
+func (e *Engine[T]) nackStream(id messageid.MessageID) bool {
+	t := e.tracked[posOf(messageid.FirstChunk(id))]
+	if t == nil || t.stream == nil || t.stream.done {
+		return false
+	}
+	e.streamAborted(t.stream, errors.New("negatively acknowledged"))
+	return true
 }
 
 // entriesOf returns the entries holding the message id names.
@@ -89,6 +104,9 @@ func (e *Engine[T]) entriesOf(id messageid.MessageID) []messageid.ID {
 func (e *Engine[T]) NackAfter(id messageid.MessageID, delay time.Duration) {
 	e.o.Metrics.Add(api.MetricNacks, 1)
 	e.do(func() {
+		if e.nackStream(id) {
+			return
+		}
 		e.redeliverAfter(e.entriesOf(id), delay)
 		e.gaveBack(id)
 	})
@@ -231,7 +249,7 @@ func (e *Engine[T]) ackTimeoutDue() {
 // any.
 func (e *Engine[T]) armExpiry() {
 	after := e.asm.Options().ExpireAfter
-	if n, _ := e.asm.Pending(); n == 0 || after < 0 {
+	if n, _ := e.asm.Pending(); (n == 0 && len(e.streams) == 0) || after < 0 {
 		return
 	}
 	e.arm(&e.expiryAlarm, e.o.Clock.Now().Add(max(after/4, time.Millisecond)), e.expire)
@@ -242,5 +260,6 @@ func (e *Engine[T]) expire() {
 		delete(e.firstChunk, d.UUID)
 		e.giveUp(d.UUID, d.ChunkIDs, d.Reason)
 	}
+	e.expireStreams()
 	e.armExpiry()
 }

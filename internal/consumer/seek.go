@@ -195,6 +195,7 @@ func (e *Engine[T]) seekOnBroker(ctx context.Context, cn *conn.Conn, id messagei
 // redeliveries; messages already handed out stay tracked so that they can
 // still be acknowledged.
 func (e *Engine[T]) resetDelivery() {
+	e.breakStreams(errors.New("the consumer was sought"), true)
 	e.clearQueue()
 	e.asm.Reset()
 	clear(e.firstChunk)

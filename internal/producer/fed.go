@@ -173,6 +173,7 @@ func (p *Producer) chunkReceipt(e *entry) {
 		e.mem -= size
 		p.pendingChanged(0, -size)
 		if s := e.stream; s != nil {
+			s.recycle(s.held[0])
 			s.held[0] = nil
 			s.held = s.held[1:]
 			s.base++

@@ -28,6 +28,25 @@ type stream struct {
 	base      int      // chunk index of held[0]
 	held      [][]byte // chunks read and not yet acknowledged, from base
 	mem       Memory   // its own window when the client has no memory limit; nil: the producer's
+
+	// free holds buffers of acknowledged chunks for the next reads: a
+	// streamed message reuses the buffers of its chunks in flight rather
+	// than leaving one garbage buffer per chunk, which would let the heap
+	// grow to twice the chunks in flight before each collection.
+	freeMu sync.Mutex
+	free   [][]byte
+}
+
+// recycle keeps buf, a chunk acknowledged, for a later read.
+func (s *stream) recycle(buf []byte) {
+	if cap(buf) < s.chunkSize {
+		return
+	}
+	s.freeMu.Lock()
+	if len(s.free) < 4 {
+		s.free = append(s.free, buf[:0])
+	}
+	s.freeMu.Unlock()
 }
 
 // chunk returns chunk i of e, which is held.
@@ -196,7 +215,17 @@ func (p *Producer) sendStream(ctx context.Context, m *Message, schemaVersion []b
 // read reads chunk i of e from its reader into a new buffer of size
 // bytes, reserved already. Called without p.mu.
 func (s *stream) read(size int) ([]byte, error) {
-	buf := make([]byte, size)
+	var buf []byte
+	s.freeMu.Lock()
+	if n := len(s.free); n > 0 {
+		buf = s.free[n-1][:size]
+		s.free[n-1] = nil
+		s.free = s.free[:n-1]
+	}
+	s.freeMu.Unlock()
+	if buf == nil {
+		buf = make([]byte, size, max(size, s.chunkSize))
+	}
 	if _, err := io.ReadFull(s.r, buf); err != nil {
 		return nil, eofUnexpected(err)
 	}

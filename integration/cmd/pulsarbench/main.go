@@ -9,6 +9,7 @@
 //	cd integration && go run ./cmd/pulsarbench -url pulsar://broker:6650 -json out.json
 //	cd integration && go run ./cmd/pulsarbench -w w5 -reps 9  # only W5
 //	cd integration && go run ./cmd/pulsarbench -fresh         # a new process per run
+//	cd integration && go run ./cmd/pulsarbench -w stream      # 1 GiB streamed, per-process peak RSS (stream.go)
 //
 // Workloads:
 //
@@ -27,6 +28,11 @@
 //	    messages, receive them, seek to the second by the id Send returned
 //	    and receive it again (the seek-then-receive time), then 20,000 1 KiB
 //	    SendAsync (msgs/s) (w7.go)
+//	stream  (only with -w stream) one 1 GiB message (-stream-size) streamed
+//	    on both sides (SendReader, ReceiveStream) beside the official
+//	    client's whole-message Send and Receive and the raw relay, each
+//	    producer and consumer in a process of its own: time and each
+//	    process's peak RSS
 //
 // With W2 it also runs the raw baseline: W2's payload through the same
 // topology with no Pulsar protocol (this process -> a relay child process
@@ -73,6 +79,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -112,6 +119,11 @@ type config struct {
 	// W6 (w6.go).
 	w6Partitions, w6Msgs int
 	w6Idle               time.Duration
+	// The stream workload (stream.go), only with -w stream.
+	stream      bool
+	streamSize  int
+	streamRole  string // internal: run one side of it
+	streamTopic string // internal, with streamRole
 }
 
 // runs reports whether workload w ("w1".."w7") is selected.
@@ -137,16 +149,21 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.brokerPID, "broker-pid", 0, "internal, with -one: pid of the broker process")
 	fs.StringVar(&c.relayAddr, "relay", "", "internal, with -one: the raw baseline's relay address")
 	fs.IntVar(&c.relayPID, "relay-pid", 0, "internal, with -one: the relay's pid")
-	only := fs.String("w", "", "comma-separated workloads to run (w1,w2,w5,w6,w7; w3 and w4 come with w2); default: all")
+	only := fs.String("w", "", "comma-separated workloads to run (w1,w2,w5,w6,w7; w3 and w4 come with w2; stream only alone); default: all but stream")
 	fs.IntVar(&c.w6Partitions, "w6-partitions", 1000, "W6's partitions")
 	fs.IntVar(&c.w6Msgs, "w6-msgs", 0, "W6's messages (default 200,000, quick 20,000)")
 	fs.DurationVar(&c.w6Idle, "w6-idle", 0, "how long W6 measures an idle client's CPU (default 20s, quick 2s)")
+	streamSize := fs.String("stream-size", "1GiB", "the stream workload's message size (bytes, or with MiB/GiB)")
+	fs.StringVar(&c.streamRole, "stream-role", "", "internal: run one side of the stream workload")
+	fs.StringVar(&c.streamTopic, "stream-topic", "", "internal, with -stream-role: its topic")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
 	for _, w := range strings.Split(*only, ",") {
 		switch w = strings.TrimSpace(strings.ToLower(w)); w {
 		case "":
+		case "stream":
+			c.stream = true
 		case "w1", "w2", "w5", "w6", "w7":
 			if c.only == nil {
 				c.only = map[string]bool{}
@@ -173,6 +190,14 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if len(c.clients) == 0 {
 		return c, fmt.Errorf("-clients: no client")
 	}
+	if c.stream && len(c.only) > 0 {
+		return c, fmt.Errorf("-w stream runs alone")
+	}
+	n, err := parseSize(*streamSize)
+	if err != nil {
+		return c, fmt.Errorf("-stream-size: %w", err)
+	}
+	c.streamSize = n
 	c.w1Msgs, c.w2Size, c.w2Msgs, c.backlog = 200_000, 64<<20, 3, 10_000
 	if c.quick {
 		c.w1Msgs, c.w2Msgs = 30_000, 1
@@ -185,7 +210,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	}
 	if c.reps <= 0 {
 		c.reps = 5
-		if c.quick {
+		if c.quick || c.stream {
 			c.reps = 2
 		}
 	}
@@ -219,6 +244,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if cfg.one != "" {
 		return runOne(ctx, cfg, stdout)
 	}
+	if cfg.streamRole != "" {
+		return streamRole(ctx, cfg, stdout)
+	}
 	url, cpu := cfg.url, cpuClock{}
 	if url == "" {
 		args := []string{"-serve-stub", "127.0.0.1:0"}
@@ -236,7 +264,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	var relay *childProcess
-	if cfg.runs("w2") {
+	if cfg.stream || cfg.runs("w2") {
 		var err error
 		if relay, err = startChild(ctx, "-serve-relay", "127.0.0.1:0"); err != nil {
 			return err
@@ -244,6 +272,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		defer relay.stop()
 	}
 	fmt.Fprintf(stdout, "pulsarbench: broker %s, %d runs per client and workload\n", url, cfg.reps)
+	if cfg.stream {
+		return streamBench(ctx, cfg, url, relay, stdout)
+	}
 	started := time.Now()
 	res, err := benchmark(ctx, cfg, url, cpu, relay, stdout)
 	if err != nil {
@@ -259,4 +290,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintln(stdout, res.summary())
 	return nil
+}
+
+// parseSize parses a size in bytes, or with a KiB, MiB or GiB suffix.
+func parseSize(s string) (int, error) {
+	mult := 1
+	for _, u := range []struct {
+		suffix string
+		m      int
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}} {
+		if v, ok := strings.CutSuffix(s, u.suffix); ok {
+			s, mult = v, u.m
+			break
+		}
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("bad size %q", s)
+	}
+	return n * mult, nil
 }
