@@ -39,6 +39,7 @@ type adminServer struct {
 	// while the broker's store and topics are replaced.
 	gate sync.RWMutex
 	done chan struct{}
+	ws   wsSessions // the WebSocket API's sessions (websocket.go)
 }
 
 // restError is an admin API error: Pulsar's status code and reason.
@@ -161,6 +162,7 @@ func (b *Broker) stopAdmin() {
 	if a == nil {
 		return
 	}
+	b.closeWebSockets()
 	if a.srv != nil {
 		_ = a.srv.Close()
 		<-a.done
@@ -268,6 +270,10 @@ func (a *adminServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, restErr(http.StatusServiceUnavailable, "internal error: %v", v))
 		}
 	}()
+	// A WebSocket session outlives its request: it holds no gate.
+	if a.serveWebSocket(w, r) {
+		return
+	}
 	a.gate.RLock()
 	defer a.gate.RUnlock()
 	segs, ok := splitPath(r.URL.EscapedPath())

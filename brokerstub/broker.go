@@ -219,7 +219,12 @@ func (b *Broker) acceptLoop(ln net.Listener) {
 // serve starts the goroutines of a new connection, unless the broker is
 // shutting down or the connection is one more than Options.MaxConnections
 // or MaxConnectionsPerIP allow (then it is refused as Pulsar does).
-func (b *Broker) serve(nc net.Conn) {
+func (b *Broker) serve(nc net.Conn) { b.serveAs(nc, nil) }
+
+// serveAs is serve for a connection whose role is already known (a
+// WebSocket session's, authenticated over HTTP): its CONNECT takes the
+// role preset instead of credentials.
+func (b *Broker) serveAs(nc net.Conn, preset *Identity) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
@@ -233,6 +238,7 @@ func (b *Broker) serve(nc net.Conn) {
 		return
 	}
 	c := newConn(b, nc)
+	c.preset = preset
 	b.conns[c] = struct{}{}
 	b.connsPerHost[host]++
 	b.serveWG.Add(1)

@@ -306,6 +306,9 @@ type Options struct {
 	// (compaction.go). Default: Pulsar's (no automatic compaction; the
 	// monitor looks every 60 s).
 	Compaction CompactionOptions
+	// WebSocket configures Pulsar's WebSocket API on the web service port
+	// (websocket.go). Default: off, as Pulsar's webSocketServiceEnabled.
+	WebSocket WebSocketOptions
 	// Clock is the broker's time source. Default: the real clock.
 	Clock Clock
 	// Logger receives the broker's logs. Default: discarded.
@@ -384,6 +387,7 @@ func (o Options) withDefaults() Options {
 	}
 	o.Limits = o.Limits.withDefaults()
 	o.Compaction = o.Compaction.withDefaults()
+	o.WebSocket = o.WebSocket.withDefaults()
 	if o.Clock == nil {
 		o.Clock = clock.Real{}
 	}
