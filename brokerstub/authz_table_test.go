@@ -117,6 +117,7 @@ var adminRouteTable = []adminRouteRow{
 	{post, subPath + "/expireMessages", "EXPIRE_MESSAGES", needConsume},
 	{post, subPath + "/expireMessages/{seconds}", "EXPIRE_MESSAGES", needConsume},
 	{get, subPath + "/position/{n}", "PEEK_MESSAGES", needConsume},
+	{post, subPath + "/analyzeBacklog", "CONSUME", needConsume}, // PersistentTopicsBase.internalAnalyzeSubscriptionBacklog
 	{get, topicPath + "/permissions", "TENANT_ADMIN", needTenantAdmin401},
 	{post, topicPath + "/permissions/{role}", "TENANT_ADMIN", needTenantAdmin401},
 	{del, topicPath + "/permissions/{role}", "TENANT_ADMIN", needTenantAdmin401},

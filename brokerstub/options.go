@@ -306,6 +306,9 @@ type Options struct {
 	// (compaction.go). Default: Pulsar's (no automatic compaction; the
 	// monitor looks every 60 s).
 	Compaction CompactionOptions
+	// BacklogScan bounds the analyze-backlog admin call (admin_analyze.go).
+	// Default: Pulsar's (10000 entries, 2 minutes).
+	BacklogScan BacklogScanOptions
 	// WebSocket configures Pulsar's WebSocket API on the web service port
 	// (websocket.go). Default: off, as Pulsar's webSocketServiceEnabled.
 	WebSocket WebSocketOptions
@@ -388,6 +391,7 @@ func (o Options) withDefaults() Options {
 	o.Limits = o.Limits.withDefaults()
 	o.Compaction = o.Compaction.withDefaults()
 	o.WebSocket = o.WebSocket.withDefaults()
+	o.BacklogScan = o.BacklogScan.withDefaults()
 	if o.Clock == nil {
 		o.Clock = clock.Real{}
 	}
