@@ -91,8 +91,8 @@ func (a *adminServer) register() {
 	a.add(post, subPath+"/expireMessages", topicExpireMessages, expireByID)
 	a.add(post, subPath+"/expireMessages/{seconds}", topicExpireMessages, expireMessages)
 	a.add(get, subPath+"/position/{n}", topicPeekMessages, peekMessage)
-	a.add(post, subPath+"/analyzeBacklog", topicConsume, analyzeBacklog) // admin_analyze.go
-	a.registerTopicPermissions()                                         // admin_topic_permissions.go: before {policy}
+	a.add(post, subPath+"/analyzeBacklog", topicConsume, analyzeBacklog)
+	a.registerTopicPermissions() // admin_topic_permissions.go: before {policy}
 	a.add(get, topicPath+"/properties", topicGetMetadata, topicProperties(get))
 	a.add(put, topicPath+"/properties", topicUpdateMetadata, topicProperties(put))
 	a.add(del, topicPath+"/properties", topicDeleteMetadata, topicProperties(del))
