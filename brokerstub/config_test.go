@@ -38,6 +38,7 @@ saslJaasClientAllowedIds=.*
 bookkeeperClientTimeoutInSeconds=30
 zookeeperServers=
 webSocketServiceEnabled=true
+enablePackagesManagement=true
 tlsProtocols=TLSv1.3
 `
 	cfg, err := ParseConfig(strings.NewReader(conf))
@@ -69,7 +70,8 @@ tlsProtocols=TLSv1.3
 		{"AutoTopicCreationPartitions", o.AutoTopicCreationPartitions, 3},
 		{"BacklogQuota.LimitBytes", o.BacklogQuota.LimitBytes, int64(10 << 30)},
 		{"BacklogQuota.Policy", o.BacklogQuota.Policy, "producer_exception"},
-		{"Ignored", cfg.Ignored, []string{"webSocketServiceEnabled"}},
+		{"WebSocket.Enabled", o.WebSocket.Enabled, true},
+		{"Ignored", cfg.Ignored, []string{"enablePackagesManagement"}},
 		{"Security", cfg.Security, []string{"tlsProtocols"}},
 		{"NoEffect", cfg.NoEffect, []string{"bookkeeperClientTimeoutInSeconds", "saslJaasClientAllowedIds", "tlsEnabled"}},
 	}

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 )
 
@@ -259,6 +260,10 @@ func (c *Conn) fail(err error) error {
 	return err
 }
 
+// closeWriteTimeout bounds how long Close waits for a write in progress
+// and for its close frame.
+const closeWriteTimeout = time.Second
+
 // WriteText sends a text message (one frame).
 func (c *Conn) WriteText(msg []byte) error { return c.write(OpText, msg) }
 
@@ -282,6 +287,9 @@ func (c *Conn) write(op byte, payload []byte) error {
 // Close sends a close frame with code and reason (once) and closes the
 // connection.
 func (c *Conn) Close(code int, reason string) error {
+	// A write blocked on a peer that does not read holds wmu: the deadline
+	// ends it, and bounds the close frame's own write.
+	_ = c.nc.SetWriteDeadline(time.Now().Add(closeWriteTimeout))
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.closed {
