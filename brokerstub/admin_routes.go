@@ -112,6 +112,7 @@ func (a *adminServer) register() {
 	a.add(post, schemaPath+"/version", topicGetMetadata, persistentDomain(getSchemaVersion))
 	a.registerTransactions()    // admin_transactions.go
 	a.registerFunctionsWorker() // admin_functions.go
+	a.registerPackages()        // admin_packages.go
 	a.add(get, "/metrics", opOpen, getMetrics)
 	a.registerPprof() // admin_pprof.go: answered only with Options.Profiling
 	a.add(get, "/status.html", opOpen, func(*adminReq) (any, error) { return rawReply{contentType: "text/plain", body: []byte("OK")}, nil })

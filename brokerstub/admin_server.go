@@ -40,6 +40,7 @@ type adminServer struct {
 	gate sync.RWMutex
 	done chan struct{}
 	ws   wsSessions // the WebSocket API's sessions (websocket.go)
+	pkgs packages   // the packages API's lock (admin_packages.go)
 }
 
 // restError is an admin API error: Pulsar's status code and reason.
@@ -83,6 +84,9 @@ type route struct {
 	op      adminOp
 	domain  string // of its topics when the pattern has no {domain}
 	h       adminHandler
+	// packageBody: the body may be a package upload, up to
+	// Options.Packages.MaxSize plus maxAdminBody, not maxAdminBody.
+	packageBody bool
 }
 
 // startAdmin opens the HTTP listeners (unless NoListener; the plain one
@@ -310,10 +314,14 @@ func (a *adminServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rq := &adminReq{b: a.b, r: r, p: params, q: r.URL.Query()}
 	if r.Body != nil {
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxAdminBody))
+		limit := int64(maxAdminBody)
+		if matched.packageBody {
+			limit += a.b.opts.Packages.MaxSize
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			writeError(w, restErr(http.StatusRequestEntityTooLarge, "request body larger than %d bytes", maxAdminBody))
+			writeError(w, restErr(http.StatusRequestEntityTooLarge, "request body larger than %d bytes", limit))
 			return
 		}
 		rq.body = body

@@ -31,6 +31,7 @@ func (p *configParser) features(o *Options) {
 	o.WebSocket.Enabled = p.bool("webSocketServiceEnabled", false)
 	o.WebSocket.MaxTextFrameSize = int(p.int("webSocketMaxTextFrameSize", 1<<20, 1))
 	o.WebSocket.SessionIdleTimeout = time.Duration(p.int("webSocketSessionIdleTimeoutMillis", 300_000, 1)) * time.Millisecond
+	o.Packages.Enabled = p.bool("enablePackagesManagement", false)
 	o.BacklogScan.MaxEntries = int(p.int("subscriptionBacklogScanMaxEntries", 10_000, 1))
 	o.BacklogScan.MaxTime = time.Duration(p.int("subscriptionBacklogScanMaxTimeMs", 120_000, 1)) * time.Millisecond
 	p.javaPlugins()

@@ -39,6 +39,7 @@ bookkeeperClientTimeoutInSeconds=30
 zookeeperServers=
 webSocketServiceEnabled=true
 enablePackagesManagement=true
+aggregatePublisherStatsByProducerName=true
 tlsProtocols=TLSv1.3
 `
 	cfg, err := ParseConfig(strings.NewReader(conf))
@@ -71,7 +72,8 @@ tlsProtocols=TLSv1.3
 		{"BacklogQuota.LimitBytes", o.BacklogQuota.LimitBytes, int64(10 << 30)},
 		{"BacklogQuota.Policy", o.BacklogQuota.Policy, "producer_exception"},
 		{"WebSocket.Enabled", o.WebSocket.Enabled, true},
-		{"Ignored", cfg.Ignored, []string{"enablePackagesManagement"}},
+		{"Packages.Enabled", o.Packages.Enabled, true},
+		{"Ignored", cfg.Ignored, []string{"aggregatePublisherStatsByProducerName"}},
 		{"Security", cfg.Security, []string{"tlsProtocols"}},
 		{"NoEffect", cfg.NoEffect, []string{"bookkeeperClientTimeoutInSeconds", "saslJaasClientAllowedIds", "tlsEnabled"}},
 	}

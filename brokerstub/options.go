@@ -306,6 +306,9 @@ type Options struct {
 	// (compaction.go). Default: Pulsar's (no automatic compaction; the
 	// monitor looks every 60 s).
 	Compaction CompactionOptions
+	// Packages configures the packages admin API (admin_packages.go).
+	// Default: off, as Pulsar's enablePackagesManagement.
+	Packages PackagesOptions
 	// BacklogScan bounds the analyze-backlog admin call (admin_analyze.go).
 	// Default: Pulsar's (10000 entries, 2 minutes).
 	BacklogScan BacklogScanOptions
@@ -392,6 +395,7 @@ func (o Options) withDefaults() Options {
 	o.Compaction = o.Compaction.withDefaults()
 	o.WebSocket = o.WebSocket.withDefaults()
 	o.BacklogScan = o.BacklogScan.withDefaults()
+	o.Packages = o.Packages.withDefaults()
 	if o.Clock == nil {
 		o.Clock = clock.Real{}
 	}

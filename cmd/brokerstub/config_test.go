@@ -28,7 +28,7 @@ func TestServerConfigFile(t *testing.T) {
 		"managedLedgerMaxEntriesPerLedger=10",
 		"bookkeeperClientTimeoutInSeconds=30",
 		"tlsEnabled=true",
-		"enablePackagesManagement=true",
+		"aggregatePublisherStatsByProducerName=true",
 		"tlsProtocols=TLSv1.3",
 		"emptyKey=",
 		"",
@@ -53,7 +53,7 @@ func TestServerConfigFile(t *testing.T) {
 	if n := strings.Count(logs, "config keys without effect"); n != 1 {
 		t.Errorf("%d warnings about config keys, want 1:\n%s", n, logs)
 	}
-	for _, want := range []string{"not_implemented=enablePackagesManagement", "security_ignored=tlsProtocols"} {
+	for _, want := range []string{"not_implemented=aggregatePublisherStatsByProducerName", "security_ignored=tlsProtocols"} {
 		if !strings.Contains(logs, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, logs)
 		}
