@@ -100,6 +100,9 @@ func Upgrade(w http.ResponseWriter, r *http.Request, maxMessage int) (*Conn, err
 	if err != nil {
 		return nil, fmt.Errorf("websocket: hijack: %w", err)
 	}
+	// http.Hijacker: the connection "may have read or write deadlines
+	// already set" by the server; a session lives until it is closed.
+	_ = nc.SetDeadline(time.Time{})
 	resp := "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: " +
 		AcceptKey(key) + "\r\n\r\n"
 	if _, err := nc.Write([]byte(resp)); err != nil {
