@@ -324,3 +324,58 @@ func TestWebSocketIdleTimeout(t *testing.T) {
 		t.Fatalf("close code %d, want 1001", c)
 	}
 }
+
+// A partitioned topic: the producer routes by key over the partitions, the
+// consumer subscribes to each, and its acks reach the right partition.
+func TestWebSocketPartitionedTopic(t *testing.T) {
+	b := wsBroker(t, Options{})
+	if code, out := adminDo(t, b, http.MethodPut, "/admin/v2/persistent/public/default/ws-parts/partitions", "2"); code != http.StatusNoContent {
+		t.Fatalf("create partitioned topic: %d %s", code, out)
+	}
+	cons, code, body := dialWSTest(t, b, "/ws/v2/consumer/persistent/public/default/ws-parts/s?subscriptionType=Shared", nil)
+	if cons == nil {
+		t.Fatalf("consumer: %d %s", code, body)
+	}
+	prod, code, body := dialWSTest(t, b, "/ws/v2/producer/persistent/public/default/ws-parts", nil)
+	if prod == nil {
+		t.Fatalf("producer: %d %s", code, body)
+	}
+	partitions := map[int32]bool{}
+	for i := range 8 {
+		prod.sendJSON(map[string]any{"payload": base64.StdEncoding.EncodeToString(fmt.Appendf(nil, "p%d", i)), "key": fmt.Sprintf("key-%d", i)})
+		var ack wsProducerAck
+		prod.readJSON(&ack)
+		id, err := decodeWSMessageID(ack.MessageID)
+		if ack.Result != "ok" || err != nil {
+			t.Fatalf("ack %+v %v", ack, err)
+		}
+		partitions[id.GetPartition()] = true
+	}
+	if !partitions[0] || !partitions[1] {
+		t.Fatalf("messages went to partitions %v, want both", partitions)
+	}
+	got := map[string]bool{}
+	for range 8 {
+		var m wsConsumerMessage
+		cons.readJSON(&m)
+		p, _ := base64.StdEncoding.DecodeString(m.Payload)
+		got[string(p)] = true
+		cons.sendJSON(map[string]string{"messageId": m.MessageID})
+	}
+	if len(got) != 8 {
+		t.Fatalf("consumer got %v", got)
+	}
+	// The acks reached both partitions: a new session gets nothing old.
+	cons.sendFrame(true, websocket.OpClose, []byte{0x03, 0xE8})
+	cons.readClose()
+	cons2, code, body := dialWSTest(t, b, "/ws/v2/consumer/persistent/public/default/ws-parts/s?subscriptionType=Shared", nil)
+	if cons2 == nil {
+		t.Fatalf("consumer again: %d %s", code, body)
+	}
+	prod.sendJSON(map[string]any{"payload": base64.StdEncoding.EncodeToString([]byte("marker")), "key": "key-0"})
+	var m wsConsumerMessage
+	cons2.readJSON(&m)
+	if p, _ := base64.StdEncoding.DecodeString(m.Payload); string(p) != "marker" {
+		t.Fatalf("after acking all, got %q first, want marker", p)
+	}
+}
