@@ -61,10 +61,27 @@ type wsProducer struct {
 	single     int // the partition of messages without a key
 	maxPending int
 
-	mu      sync.Mutex
-	nextSeq uint64
-	pending map[uint64]string // sequence id -> context
+	mu           sync.Mutex
+	nextSeq      uint64
+	pending      map[uint64]wsPending // by sequence id
+	pendingBytes int64                // payload bytes in pending
 }
+
+// wsPending is a message sent and not yet answered.
+type wsPending struct {
+	ctx  string
+	size int64
+}
+
+// wsMemoryLimit bounds the payload bytes a WebSocket producer has in
+// flight, as the Java client's default memoryLimitBytes (64 MiB) bounds
+// the producer of Pulsar's WebSocket service; past it a message is
+// refused at once ("Client memory buffer is full").
+const wsMemoryLimit = 64 << 20
+
+// wsMessageOverhead is what a pending message costs beyond its payload
+// (its SEND frame and bookkeeping), counted against wsMemoryLimit.
+const wsMessageOverhead = 256
 
 // serveProducer creates the session's producer as Pulsar's ProducerHandler
 // (batching off, single-partition routing, the query's producerName,
@@ -73,7 +90,7 @@ func (s *wsSession) serveProducer(w http.ResponseWriter) {
 	if !s.authorizeWS(w, actProduce) {
 		return
 	}
-	p := &wsProducer{s: s, name: s.param("producerName"), maxPending: wsDefaultMaxPending, pending: map[uint64]string{}}
+	p := &wsProducer{s: s, name: s.param("producerName"), maxPending: wsDefaultMaxPending, pending: map[uint64]wsPending{}}
 	if v := s.param("maxPendingMessages"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n <= 0 {
@@ -185,9 +202,18 @@ func (p *wsProducer) publish(raw []byte) {
 		p.ack(wsProducerAck{Result: sendErr(wsErrUnknown), ErrorMsg: "Producer send queue is full", Context: m.Context})
 		return
 	}
+	// Each message counts its frame's overhead too, so that a flood of
+	// empty messages is bounded as well.
+	size := int64(len(payload)) + wsMessageOverhead
+	if p.pendingBytes+size > wsMemoryLimit {
+		p.mu.Unlock()
+		p.ack(wsProducerAck{Result: sendErr(wsErrUnknown), ErrorMsg: "Client memory buffer is full", Context: m.Context})
+		return
+	}
 	seq := p.nextSeq
 	p.nextSeq++
-	p.pending[seq] = m.Context
+	p.pending[seq] = wsPending{ctx: m.Context, size: size}
+	p.pendingBytes += size
 	p.mu.Unlock()
 	md.ProducerName, md.SequenceId = &p.name, &seq
 	md.UncompressedSize = gproto.Uint32(uint32(len(payload)))
@@ -230,9 +256,10 @@ func (p *wsProducer) onFrame(f *wire.Frame) {
 func (p *wsProducer) take(seq uint64) (string, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	ctx, ok := p.pending[seq]
+	w, ok := p.pending[seq]
 	delete(p.pending, seq)
-	return ctx, ok
+	p.pendingBytes -= w.size
+	return w.ctx, ok
 }
 
 func (p *wsProducer) ack(a wsProducerAck) { _ = p.s.send(a) }
