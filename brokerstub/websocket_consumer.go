@@ -77,6 +77,26 @@ type wsConsumer struct {
 	mu         sync.Mutex
 	open       map[wsEntry]*wsBatch // delivered, not yet acked
 	endOfTopic []bool               // by binary consumer
+	// Pull mode: permits the client gave and not yet passed to the
+	// broker (credit), permits passed and not yet used (inflight), and
+	// messages delivered and not yet acked (unacked); credit goes to the
+	// broker only while inflight+unacked stay within queue, as Pulsar's
+	// WebSocket consumer stops at its pending-message limit.
+	credit, inflight, unacked int64
+}
+
+// pump passes pull-mode credit to the broker, within the queue.
+func (c *wsConsumer) pump() {
+	c.mu.Lock()
+	g := min(c.credit, int64(c.queue)-c.inflight-c.unacked)
+	if g <= 0 {
+		c.mu.Unlock()
+		return
+	}
+	c.credit -= g
+	c.inflight += g
+	c.mu.Unlock()
+	c.flow(0, int(g))
 }
 
 // wsStartAfter is a reader's start message id: messages at or before it
@@ -229,7 +249,10 @@ func (c *wsConsumer) command(raw []byte) {
 		c.ack(m.MessageID, true)
 	case "permit":
 		if c.pull && m.PermitMessages > 0 {
-			c.flow(0, m.PermitMessages)
+			c.mu.Lock()
+			c.credit = min(c.credit+int64(m.PermitMessages), math.MaxInt32)
+			c.mu.Unlock()
+			c.pump()
 		}
 	case "isEndOfTopic":
 		c.mu.Lock()
@@ -277,13 +300,15 @@ func (c *wsConsumer) ack(b64 string, nack bool) {
 	c.mu.Lock()
 	bt := c.open[key]
 	done := false
+	freed := 1 // messages this frees room for
 	switch {
 	case bt == nil:
 		c.mu.Unlock()
 		return // not delivered, or acked already
 	case nack:
+		// The whole entry comes again, its other messages with it.
 		delete(c.open, key)
-		done = true
+		done, freed = true, bt.left
 	case bt.acked == nil:
 		delete(c.open, key)
 		done = true
@@ -313,8 +338,13 @@ func (c *wsConsumer) ack(b64 string, nack bool) {
 			ConsumerId: &cid, AckType: proto.CommandAck_Individual.Enum(), MessageId: []*proto.MessageIdData{pos}}}, nil, nil)
 	}
 	if !c.pull {
-		c.flow(part, 1)
+		c.flow(part, freed)
+		return
 	}
+	c.mu.Lock()
+	c.unacked = max(c.unacked-int64(freed), 0)
+	c.mu.Unlock()
+	c.pump()
 }
 
 // onFrame handles what the broker sends the session's consumers (reader
@@ -344,6 +374,12 @@ func (c *wsConsumer) deliver(f *wire.Frame) {
 		partition = int32(part)
 	}
 	md := f.Meta
+	if c.pull {
+		n := int64(max(md.GetNumMessagesInBatch(), 1))
+		c.mu.Lock()
+		c.inflight = max(c.inflight-n, 0)
+		c.mu.Unlock()
+	}
 	if md.GetNumChunksFromMsg() > 1 {
 		c.s.close(websocket.CloseInternalError, "chunked messages are not served over WebSocket by brokerstub")
 		return
@@ -436,6 +472,9 @@ func (c *wsConsumer) skipped(part, n int) {
 func (c *wsConsumer) track(key wsEntry, acked []bool, n int) {
 	c.mu.Lock()
 	c.open[key] = &wsBatch{acked: acked, left: n}
+	if c.pull {
+		c.unacked += int64(n)
+	}
 	c.mu.Unlock()
 }
 

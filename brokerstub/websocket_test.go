@@ -379,3 +379,41 @@ func TestWebSocketPartitionedTopic(t *testing.T) {
 		t.Fatalf("after acking all, got %q first, want marker", p)
 	}
 }
+
+// Pull mode stops at receiverQueueSize messages not acked, whatever
+// permits the client gave, and goes on as it acks.
+func TestWebSocketPullModeBoundedByQueue(t *testing.T) {
+	b := wsBroker(t, Options{})
+	ctx := wsCtx(t)
+	ws, code, body := dialWSTest(t, b, "/ws/v2/consumer/persistent/public/default/ws-pullq/s?pullMode=true&receiverQueueSize=2", nil)
+	if ws == nil {
+		t.Fatalf("upgrade refused: %d %s", code, body)
+	}
+	prod, err := sdkClient(t, b).CreateProducer(pulsar.ProducerOptions{Topic: "persistent://public/default/ws-pullq", DisableBatching: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		if _, err := prod.Send(ctx, &pulsar.ProducerMessage{Payload: fmt.Appendf(nil, "q%d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws.sendJSON(map[string]any{"type": "permit", "permitMessages": 5})
+	var first wsConsumerMessage
+	ws.readJSON(&first)
+	var second wsConsumerMessage
+	ws.readJSON(&second)
+	time.Sleep(50 * time.Millisecond) // give a wrongly sent third message time to arrive first
+	ws.sendJSON(map[string]string{"type": "isEndOfTopic"})
+	var end map[string]any
+	ws.readJSON(&end)
+	if _, ok := end["endOfTopic"]; !ok {
+		t.Fatalf("got %v, want the isEndOfTopic answer (2 unacked = receiverQueueSize)", end)
+	}
+	ws.sendJSON(map[string]string{"messageId": first.MessageID})
+	var third wsConsumerMessage
+	ws.readJSON(&third)
+	if p, _ := base64.StdEncoding.DecodeString(third.Payload); string(p) != "q2" {
+		t.Fatalf("after an ack got %q, want q2", p)
+	}
+}
