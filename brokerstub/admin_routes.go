@@ -92,6 +92,7 @@ func (a *adminServer) register() {
 	a.add(post, subPath+"/expireMessages", topicExpireMessages, expireByID)
 	a.add(post, subPath+"/expireMessages/{seconds}", topicExpireMessages, expireMessages)
 	a.add(get, subPath+"/position/{n}", topicPeekMessages, peekMessage)
+	a.add(post, subPath+"/analyzeBacklog", topicConsume, analyzeBacklog)
 	a.registerTopicPermissions() // admin_topic_permissions.go: before {policy}
 	a.add(get, topicPath+"/properties", topicGetMetadata, topicProperties(get))
 	a.add(put, topicPath+"/properties", topicUpdateMetadata, topicProperties(put))
@@ -112,6 +113,7 @@ func (a *adminServer) register() {
 	a.add(post, schemaPath+"/version", topicGetMetadata, persistentDomain(getSchemaVersion))
 	a.registerTransactions()    // admin_transactions.go
 	a.registerFunctionsWorker() // admin_functions.go
+	a.registerPackages()        // admin_packages.go
 	a.add(get, "/metrics", opOpen, getMetrics)
 	a.registerPprof()   // admin_pprof.go: answered only with Options.Profiling
 	a.registerConsole() // console.go: only with Options.Console

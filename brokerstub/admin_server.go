@@ -43,6 +43,8 @@ type adminServer struct {
 	// while the broker's store and topics are replaced.
 	gate sync.RWMutex
 	done chan struct{}
+	ws   wsSessions // the WebSocket API's sessions (websocket.go)
+	pkgs packages   // the packages API's lock (admin_packages.go)
 }
 
 // restError is an admin API error: Pulsar's status code and reason.
@@ -87,6 +89,9 @@ type route struct {
 	op      adminOp
 	domain  string // of its topics when the pattern has no {domain}
 	h       adminHandler
+	// packageBody: the body may be a package upload, up to
+	// Options.Packages.MaxSize plus maxAdminBody, not maxAdminBody.
+	packageBody bool
 }
 
 // startAdmin opens the HTTP listeners (unless NoListener; the plain one
@@ -175,6 +180,7 @@ func (b *Broker) stopAdmin() {
 	if a == nil {
 		return
 	}
+	b.closeWebSockets()
 	if a.srv != nil {
 		_ = a.srv.Close()
 		<-a.done
@@ -282,6 +288,11 @@ func (a *adminServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, restErr(http.StatusServiceUnavailable, "internal error: %v", v))
 		}
 	}()
+	// A WebSocket session outlives its request: it holds no gate, and no
+	// permit of the HTTP limits (only its upgrade request would count).
+	if a.serveWebSocket(w, r) {
+		return
+	}
 	release, ok := a.limits.admit(w, r)
 	if !ok {
 		return
@@ -324,10 +335,14 @@ func (a *adminServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rq := &adminReq{b: a.b, role: role, r: r, p: params, q: r.URL.Query()}
 	if r.Body != nil {
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxAdminBody))
+		limit := int64(maxAdminBody)
+		if matched.packageBody {
+			limit += a.b.opts.Packages.MaxSize
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			writeError(w, restErr(http.StatusRequestEntityTooLarge, "request body larger than %d bytes", maxAdminBody))
+			writeError(w, restErr(http.StatusRequestEntityTooLarge, "request body larger than %d bytes", limit))
 			return
 		}
 		rq.body = body

@@ -48,6 +48,12 @@ func (c *conn) refuseAuth(msg string) {
 // that expire, starts the refresh timer. It reports false when the
 // connection was refused: the error is queued as its last frame.
 func (c *conn) authenticateConnect(m *proto.CommandConnect) bool {
+	if c.preset != nil {
+		c.auth.mu.Lock()
+		c.auth.id = *c.preset
+		c.auth.mu.Unlock()
+		return true
+	}
 	if !c.b.authEnabled() {
 		c.auth.mu.Lock()
 		c.auth.id = Identity{Role: c.b.opts.AnonymousUserRole}

@@ -60,6 +60,9 @@ func (b *Broker) authorizeAdmin(role string, op adminOp, t adminTarget) *restErr
 		if b.allowNamespaceOperation(role, op, t.namespace) {
 			return nil
 		}
+		if op == nsPackages { // PackagesBase.checkPermissions
+			return restErr(http.StatusUnauthorized, "Role %s has not the 'package' permission to do the packages operations.", role)
+		}
 		return restErr(http.StatusForbidden, "Unauthorized to validateNamespaceOperation for operation [%s] on namespace [%s]", op, t.namespace)
 	case scopeNamespacePolicy:
 		return restErr(http.StatusForbidden, "Unauthorized to validateNamespacePolicyOperation for operation [%s] on namespace [%s]", op, t.namespace)
@@ -101,6 +104,8 @@ func (b *Broker) allowNamespaceOperation(role string, op adminOp, ns string) boo
 		return b.allowNamespaceTopics(role, ns)
 	case nsClearBacklog, nsUnsubscribe:
 		return slices.Contains(b.namespaceActions(role, ns), "consume")
+	case nsPackages:
+		return slices.Contains(b.namespaceActions(role, ns), "packages")
 	}
 	return false // creating and deleting topics, permissions
 }

@@ -81,6 +81,7 @@ const (
 	nsRevokePermission
 	nsClearBacklog
 	nsUnsubscribe
+	nsPackages
 )
 
 // PolicyOperation on a namespace's or a topic's policies.
@@ -131,7 +132,7 @@ var adminOpNames = map[adminOp]string{
 
 	nsCreateTopic: "CREATE_TOPIC", nsGetTopic: "GET_TOPIC", nsGetTopics: "GET_TOPICS", nsDeleteTopic: "DELETE_TOPIC",
 	nsGetPermission: "GET_PERMISSION", nsGrantPermission: "GRANT_PERMISSION", nsRevokePermission: "REVOKE_PERMISSION",
-	nsClearBacklog: "CLEAR_BACKLOG", nsUnsubscribe: "UNSUBSCRIBE",
+	nsClearBacklog: "CLEAR_BACKLOG", nsUnsubscribe: "UNSUBSCRIBE", nsPackages: "PACKAGES",
 
 	nsPolicyRead: "READ", nsPolicyWrite: "WRITE", topicPolicyRead: "READ", topicPolicyWrite: "WRITE",
 

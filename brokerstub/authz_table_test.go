@@ -118,6 +118,17 @@ var adminRouteTable = []adminRouteRow{
 	{post, subPath + "/expireMessages", "EXPIRE_MESSAGES", needConsume},
 	{post, subPath + "/expireMessages/{seconds}", "EXPIRE_MESSAGES", needConsume},
 	{get, subPath + "/position/{n}", "PEEK_MESSAGES", needConsume},
+	{post, subPath + "/analyzeBacklog", "CONSUME", needConsume}, // PersistentTopicsBase.internalAnalyzeSubscriptionBacklog
+
+	// PackagesBase.checkPermissions: the tenant's admins or a namespace
+	// "packages" grant (none of the fixture's roles has one); others 401.
+	{get, "/admin/v3/packages/{type}/{tenant}/{ns}", "PACKAGES", needTenantAdmin401},
+	{get, "/admin/v3/packages/{type}/{tenant}/{ns}/{pkg}", "PACKAGES", needTenantAdmin401},
+	{get, "/admin/v3/packages/{type}/{tenant}/{ns}/{pkg}/{version}/metadata", "PACKAGES", needTenantAdmin401},
+	{put, "/admin/v3/packages/{type}/{tenant}/{ns}/{pkg}/{version}/metadata", "PACKAGES", needTenantAdmin401},
+	{post, "/admin/v3/packages/{type}/{tenant}/{ns}/{pkg}/{version}", "PACKAGES", needTenantAdmin401},
+	{get, "/admin/v3/packages/{type}/{tenant}/{ns}/{pkg}/{version}", "PACKAGES", needTenantAdmin401},
+	{del, "/admin/v3/packages/{type}/{tenant}/{ns}/{pkg}/{version}", "PACKAGES", needTenantAdmin401},
 	{get, topicPath + "/permissions", "TENANT_ADMIN", needTenantAdmin401},
 	{post, topicPath + "/permissions/{role}", "TENANT_ADMIN", needTenantAdmin401},
 	{del, topicPath + "/permissions/{role}", "TENANT_ADMIN", needTenantAdmin401},

@@ -262,7 +262,12 @@ func (b *Broker) acceptLoopFor(ln net.Listener, listener string) {
 // serve starts the goroutines of a new connection, unless the broker is
 // shutting down or the connection is one more than Options.MaxConnections
 // or MaxConnectionsPerIP allow (then it is refused as Pulsar does).
-func (b *Broker) serve(nc net.Conn, listener string) {
+func (b *Broker) serve(nc net.Conn, listener string) { b.serveAs(nc, listener, nil) }
+
+// serveAs is serve for a connection whose role is already known (a
+// WebSocket session's, authenticated over HTTP): its CONNECT takes the
+// role preset instead of credentials.
+func (b *Broker) serveAs(nc net.Conn, listener string, preset *Identity) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
@@ -280,6 +285,7 @@ func (b *Broker) serve(nc net.Conn, listener string) {
 	}
 	c := newConn(b, nc)
 	c.listener = listener
+	c.preset = preset
 	b.conns[c] = struct{}{}
 	b.connsPerHost[host]++
 	b.serveWG.Add(1)

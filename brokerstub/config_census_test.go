@@ -259,16 +259,19 @@ func TestConfigUnknownKeyRefused(t *testing.T) {
 // TestConfigWarnLevels checks where Warn puts each list: not-supported
 // keys in a warning, no-effect keys at debug level only.
 func TestConfigWarnLevels(t *testing.T) {
-	cfg, err := ParseConfigWith(strings.NewReader("zookeeperServers=zk:2181\nsubscriptionBacklogScanMaxEntries=true\nmaxProducerPerTopic=1\n"),
+	cfg, err := ParseConfigWith(strings.NewReader("zookeeperServers=zk:2181\nmaxProducerPerTopic=1\n"),
 		ConfigOptions{IgnoreUnknownKeys: true})
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The census classes no key of Pulsar's files not-supported today;
+	// one that it would class so is warned about like this.
+	cfg.Ignored = []string{"someUnsupportedKey"}
 	for _, tc := range []struct {
 		level       slog.Level
 		want, never []string
 	}{
-		{slog.LevelInfo, []string{"level=WARN", "not_implemented=subscriptionBacklogScanMaxEntries", "unknown config keys ignored", "keys=maxProducerPerTopic"}, []string{"zookeeperServers"}},
+		{slog.LevelInfo, []string{"level=WARN", "not_implemented=someUnsupportedKey", "unknown config keys ignored", "keys=maxProducerPerTopic"}, []string{"zookeeperServers"}},
 		{slog.LevelDebug, []string{"level=DEBUG", "without observable effect", "keys=zookeeperServers"}, nil},
 	} {
 		var buf bytes.Buffer

@@ -17,7 +17,8 @@ var ErrJavaPlugin = errors.New("brokerstub cannot load Java classes")
 // whose rules brokerstub implements.
 const defaultAuthorizationProvider = "org.apache.pulsar.broker.authorization.PulsarAuthorizationProvider"
 
-// features reads the keys of compaction and refuses those of Java plugins.
+// features reads the keys of compaction and the WebSocket API, and
+// refuses those of Java plugins.
 func (p *configParser) features(o *Options) {
 	if v, ok := p.take("brokerServiceCompactionThresholdInBytes"); ok {
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -27,6 +28,12 @@ func (p *configParser) features(o *Options) {
 		o.Compaction.ThresholdBytes = n
 	}
 	o.Compaction.MonitorInterval = time.Duration(p.int("brokerServiceCompactionMonitorIntervalInSeconds", 0, 1)) * time.Second
+	o.WebSocket.Enabled = p.bool("webSocketServiceEnabled", false)
+	o.WebSocket.MaxTextFrameSize = int(p.int("webSocketMaxTextFrameSize", 1<<20, 1))
+	o.WebSocket.SessionIdleTimeout = time.Duration(p.int("webSocketSessionIdleTimeoutMillis", 300_000, 1)) * time.Millisecond
+	o.Packages.Enabled = p.bool("enablePackagesManagement", false)
+	o.BacklogScan.MaxEntries = int(p.int("subscriptionBacklogScanMaxEntries", 10_000, 1))
+	o.BacklogScan.MaxTime = time.Duration(p.int("subscriptionBacklogScanMaxTimeMs", 120_000, 1)) * time.Millisecond
 	p.javaPlugins()
 }
 

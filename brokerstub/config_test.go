@@ -38,6 +38,7 @@ saslJaasClientAllowedIds=.*
 bookkeeperClientTimeoutInSeconds=30
 zookeeperServers=
 webSocketServiceEnabled=true
+enablePackagesManagement=true
 `
 	cfg, err := ParseConfig(strings.NewReader(conf))
 	if err != nil {
@@ -68,8 +69,10 @@ webSocketServiceEnabled=true
 		{"AutoTopicCreationPartitions", o.AutoTopicCreationPartitions, 3},
 		{"BacklogQuota.LimitBytes", o.BacklogQuota.LimitBytes, int64(10 << 30)},
 		{"BacklogQuota.Policy", o.BacklogQuota.Policy, "producer_exception"},
-		{"Ignored", cfg.Ignored, []string{"webSocketServiceEnabled"}},
-		{"Security", cfg.Security, []string(nil)}, // every security key is honoured now
+		{"WebSocket.Enabled", o.WebSocket.Enabled, true},
+		{"Packages.Enabled", o.Packages.Enabled, true},
+		{"Ignored", cfg.Ignored, []string(nil)},   // every key a client observes is honoured now
+		{"Security", cfg.Security, []string(nil)}, // and every security key
 		{"NoEffect", cfg.NoEffect, []string{"bookkeeperClientTimeoutInSeconds", "saslJaasClientAllowedIds", "tlsEnabled"}},
 	}
 	for _, c := range checks {

@@ -42,6 +42,9 @@ type conn struct {
 	clientVersion   string // CONNECT's client_version, for admin stats
 
 	auth connAuth // the authenticated role (auth_conn.go)
+	// preset is the role of a WebSocket session's connection, which
+	// CONNECT takes instead of credentials (websocket_binary.go).
+	preset *Identity
 
 	// listener is the listener name of the port the connection came in on
 	// (Options.BindAddresses; listeners.go), "" for the main ports.

@@ -393,6 +393,15 @@ type Options struct {
 	// dispatch batches, the broker-wide unacked limit and more (Pulsar's
 	// keys named in Gates; gates.go). Default: Pulsar's.
 	Gates Gates
+	// Packages configures the packages admin API (admin_packages.go).
+	// Default: off, as Pulsar's enablePackagesManagement.
+	Packages PackagesOptions
+	// BacklogScan bounds the analyze-backlog admin call (admin_analyze.go).
+	// Default: Pulsar's (10000 entries, 2 minutes).
+	BacklogScan BacklogScanOptions
+	// WebSocket configures Pulsar's WebSocket API on the web service port
+	// (websocket.go). Default: off, as Pulsar's webSocketServiceEnabled.
+	WebSocket WebSocketOptions
 	// Clock is the broker's time source. Default: the real clock.
 	Clock Clock
 	// Logger receives the broker's logs. Default: discarded.
@@ -479,6 +488,9 @@ func (o Options) withDefaults() Options {
 	}
 	o.Lifecycle = o.Lifecycle.withDefaults()
 	o.Tenancy = o.Tenancy.withDefaults()
+	o.WebSocket = o.WebSocket.withDefaults()
+	o.BacklogScan = o.BacklogScan.withDefaults()
+	o.Packages = o.Packages.withDefaults()
 	if o.Clock == nil {
 		o.Clock = clock.Real{}
 	}

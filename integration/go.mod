@@ -13,6 +13,7 @@ require (
 	github.com/pulsargo/sdk/pulsar/pulsarprom v0.0.0
 	github.com/sirupsen/logrus v1.9.3
 	github.com/stretchr/testify v1.12.1
+	golang.org/x/net v0.47.0
 	google.golang.org/protobuf v1.36.12
 )
 
@@ -57,7 +58,6 @@ require (
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/crypto v0.45.0 // indirect
 	golang.org/x/mod v0.31.0 // indirect
-	golang.org/x/net v0.47.0 // indirect
 	golang.org/x/oauth2 v0.28.0 // indirect
 	golang.org/x/sys v0.45.0 // indirect
 	golang.org/x/text v0.31.0 // indirect
