@@ -13,9 +13,12 @@ import (
 	"github.com/pulsargo/sdk/messageid"
 )
 
-// DefaultStreamWindow bounds the chunk bytes a streamed message holds in
-// flight when the client has no memory limit.
-const DefaultStreamWindow = 64 << 20
+// StreamWindowChunks is how many chunks a streamed message (SendReader)
+// holds at most, read and not yet acknowledged: enough to keep a
+// connection busy while receipts come back, and what bounds the memory
+// of a producer streaming a payload larger than memory. Its buffers are
+// reused from one chunk to the next, so the heap stays near the window.
+const StreamWindowChunks = 8
 
 // stream is the payload of a streamed message: read chunk by chunk from r,
 // each chunk held from its read until its receipt (a reconnect writes it
@@ -43,7 +46,7 @@ func (s *stream) recycle(buf []byte) {
 		return
 	}
 	s.freeMu.Lock()
-	if len(s.free) < 4 {
+	if len(s.free) < StreamWindowChunks {
 		s.free = append(s.free, buf[:0])
 	}
 	s.freeMu.Unlock()
@@ -89,7 +92,8 @@ func (p *Producer) memory(e *entry) Memory {
 // the outcome, as SendVersioned (schemaVersion nil for none); m.Payload
 // must be nil. A message larger than a frame is chunked (EnableChunking
 // must be set) and read one chunk at a time, each chunk read once its
-// bytes fit in the memory limit (in DefaultStreamWindow without one) and
+// bytes fit in a window of StreamWindowChunks chunks and in the memory
+// limit, and
 // released at its receipt: the producer holds the chunks in flight, never
 // the whole payload. A streamed message is not compressed: chunk metadata
 // carries the total (compressed) size, known only after the whole payload
@@ -196,14 +200,19 @@ func (p *Producer) sendStream(ctx context.Context, m *Message, schemaVersion []b
 		return fmt.Errorf("%w: metadata of %d bytes leaves no room for a chunk in %d", api.ErrMessageTooLarge, gproto.Size(md), p.maxMsg)
 	}
 	s := &stream{r: r, size: n, chunkSize: chunkSize, uuid: uuid}
+	// The chunks in flight are bounded by a window of StreamWindowChunks,
+	// and counted against the client's memory limit too when it has one.
+	window := newBudget(max(int64(StreamWindowChunks)*int64(chunkSize), 1))
 	if lim := p.opts.Memory.Limit(); lim <= 0 {
-		s.mem = newBudget(DefaultStreamWindow)
+		s.mem = window
 	} else if int64(chunkSize) > lim {
 		p.mu.Unlock()
 		p.release(1, 0)
 		return api.Detailed(api.ErrMessageTooLarge,
 			"chunks of %d bytes exceed the client's memory limit of %d bytes: raise ClientOptions.MemoryLimitBytes or lower ProducerOptions.ChunkMaxMessageSize",
 			chunkSize, lim)
+	} else {
+		s.mem = both{window, p.opts.Memory}
 	}
 	e.stream, e.chunks = s, chunk.NumChunks(n, chunkSize)
 	p.enqueue(e)
@@ -289,3 +298,33 @@ func (b *budget) Release(n int64) {
 }
 
 func (b *budget) Limit() int64 { return b.limit }
+
+// both is a Memory that reserves in two: a streamed message's window and
+// the client's memory limit.
+type both [2]Memory
+
+func (m both) Reserve(ctx context.Context, n int64) error {
+	if err := m[0].Reserve(ctx, n); err != nil {
+		return err
+	}
+	if err := m[1].Reserve(ctx, n); err != nil {
+		m[0].Release(n)
+		return err
+	}
+	return nil
+}
+
+func (m both) TryReserve(n int64) bool {
+	if !m[0].TryReserve(n) {
+		return false
+	}
+	if !m[1].TryReserve(n) {
+		m[0].Release(n)
+		return false
+	}
+	return true
+}
+
+func (m both) Add(n int64)     { m[0].Add(n); m[1].Add(n) }
+func (m both) Release(n int64) { m[0].Release(n); m[1].Release(n) }
+func (m both) Limit() int64    { return min(m[0].Limit(), m[1].Limit()) }
