@@ -236,6 +236,12 @@ func (cs *consumerImpl) engineFor(id MessageID) (*consumerEngine, error) {
 		return engines[0], nil
 	}
 	if cs.single {
+		// The engines are in partition order (discovery appends new
+		// partitions): the id's partition is found without a scan of a
+		// thousand engines per AckID.
+		if i := int(id.PartitionIdx()); i >= 0 && i < len(engines) && engines[i].Partition() == id.PartitionIdx() {
+			return engines[i], nil
+		}
 		for _, e := range engines {
 			if e.Partition() == id.PartitionIdx() {
 				return e, nil

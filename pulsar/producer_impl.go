@@ -27,6 +27,7 @@ type partitionedProducer struct {
 	schemas *producerSchemas // the producer's schema and the versions of its messages' schemas
 	metrics api.Recorder     // the topic's metrics (metrics.go)
 	crypto  *producerCrypto  // end-to-end encryption, nil for none
+	bufs    producer.Buffers // batch payload buffers its partitions share
 
 	mu    sync.RWMutex // guards parts, which discovery grows
 	parts []*producer.Producer
@@ -113,6 +114,7 @@ func (p *partitionedProducer) engineOptions(name string, part int32) producer.Op
 	eo := p.c.engineOptions(p.opts, name, part)
 	eo.Metrics = p.metrics
 	eo.Encryptor = p.crypto.engine()
+	eo.Buffers = &p.bufs
 	if p.schemas.schema != nil {
 		eo.Schema = schemaProto(p.schemas.schema.GetSchemaInfo())
 	}

@@ -30,7 +30,7 @@ func inject(t *testing.T, e *Engine[*Message], entry uint64, ackSet []int64, md 
 	if md != nil {
 		f.HasPayload, f.Meta, f.Payload = true, md, payload
 	}
-	e.events.Push(event{gen: gen, kind: evMessage, msg: cm, frame: f, err: frameErr})
+	e.pushEvent(event{gen: gen, kind: evMessage, msg: cm, frame: f, err: frameErr})
 }
 
 // ackLog records the validation errors of the ACK commands the broker

@@ -81,7 +81,7 @@ func BenchmarkReceiveChunked64MiB(b *testing.B) {
 			b.ResetTimer()
 			for range b.N {
 				for _, f := range frames {
-					e.events.Push(f)
+					e.pushEvent(f)
 				}
 				m := <-out
 				if len(m.Payload) != benchSize {

@@ -27,7 +27,7 @@ func TestBrokerEntryMetadataReachesMessages(t *testing.T) {
 		bm := &proto.BrokerEntryMetadata{Index: gproto.Uint64(41), BrokerTimestamp: gproto.Uint64(1_700_000_000_123)}
 		f := &wire.Frame{Cmd: &proto.BaseCommand{Type: proto.BaseCommand_MESSAGE.Enum(), Message: cm},
 			HasPayload: true, Meta: batchMeta(p, 3), Payload: three, BrokerMeta: bm}
-		e.events.Push(event{gen: gen, kind: evMessage, msg: cm, frame: f})
+		e.pushEvent(event{gen: gen, kind: evMessage, msg: cm, frame: f})
 		for _, m := range recvN(t, out, 3) {
 			if m.BrokerMeta != bm {
 				t.Fatalf("message %v has broker metadata %v", m.ID, m.BrokerMeta)

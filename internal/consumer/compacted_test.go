@@ -40,7 +40,7 @@ func TestCompactedOutSlotsAreSkipped(t *testing.T) {
 		cm := &proto.CommandMessage{ConsumerId: &id, MessageId: &proto.MessageIdData{LedgerId: &l, EntryId: &entry}}
 		f := &wire.Frame{Cmd: &proto.BaseCommand{Type: proto.BaseCommand_MESSAGE.Enum(), Message: cm},
 			HasPayload: true, Meta: batchMeta(p, 3), Payload: payload}
-		e.events.Push(event{gen: gen, kind: evMessage, msg: cm, frame: f})
+		e.pushEvent(event{gen: gen, kind: evMessage, msg: cm, frame: f})
 		m := recv(t, out)
 		if string(m.Payload) != "b" || m.ID.BatchIdx() != 1 {
 			t.Fatalf("got %q at batch index %d, want \"b\" at 1", m.Payload, m.ID.BatchIdx())
@@ -56,4 +56,10 @@ func TestCompactedOutSlotsAreSkipped(t *testing.T) {
 			t.Fatal("the entry is not complete once its only delivered message is acked: the compacted-out slots hold it")
 		}
 	})
+}
+
+// pushEvent queues ev as the connection's handler does: the loop is
+// started to take it.
+func (e *Engine[T]) pushEvent(ev event) bool {
+	return (&handler{q: e.events, kick: e.kick}).push(ev)
 }

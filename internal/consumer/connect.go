@@ -43,30 +43,40 @@ type handler struct {
 	q        *frameq.Queue[event]
 	gen      uint64
 	inflight *inflight
+	kick     func() // starts the engine's loop if it does not run
+}
+
+// push queues ev and makes sure the loop runs to take it.
+func (h *handler) push(ev event) bool {
+	if !h.q.Push(ev) {
+		return false
+	}
+	h.kick()
+	return true
 }
 
 // Message queues a delivered message; for a chunk it may first wait,
 // boundedly, for the loop to catch up (see inflight).
 func (h *handler) Message(m *proto.CommandMessage, f *wire.Frame, err error) {
 	n := h.inflight.admit(f)
-	if !h.q.Push(event{gen: h.gen, kind: evMessage, msg: m, frame: f, err: err, chunk: n}) {
+	if !h.push(event{gen: h.gen, kind: evMessage, msg: m, frame: f, err: err, chunk: n}) {
 		h.inflight.done(n)
 	}
 }
 
 // ActiveChanged queues a Failover activity change.
 func (h *handler) ActiveChanged(active bool) {
-	h.q.Push(event{gen: h.gen, kind: evActive, active: active})
+	h.push(event{gen: h.gen, kind: evActive, active: active})
 }
 
 // ReachedEndOfTopic queues the end of a terminated topic.
-func (h *handler) ReachedEndOfTopic() { h.q.Push(event{gen: h.gen, kind: evEndOfTopic}) }
+func (h *handler) ReachedEndOfTopic() { h.push(event{gen: h.gen, kind: evEndOfTopic}) }
 
 // Closed queues the broker's closing of the consumer.
-func (h *handler) Closed() { h.q.Push(event{gen: h.gen, kind: evClosed}) }
+func (h *handler) Closed() { h.push(event{gen: h.gen, kind: evClosed}) }
 
 // ConnectionClosed queues the loss of the connection.
-func (h *handler) ConnectionClosed() { h.q.Push(event{gen: h.gen, kind: evConnClosed}) }
+func (h *handler) ConnectionClosed() { h.push(event{gen: h.gen, kind: evConnClosed}) }
 
 // subscribe connects (on via when it is still open: a connection whose
 // broker has just served the topic, which spares the lookup), registers a
@@ -81,7 +91,7 @@ func (e *Engine[T]) subscribe(ctx context.Context, gen uint64, start messageid.M
 			return nil, err
 		}
 	}
-	if !cn.RegisterConsumer(e.o.ConsumerID, &handler{q: e.events, gen: gen, inflight: e.inflight}) {
+	if !cn.RegisterConsumer(e.o.ConsumerID, &handler{q: e.events, gen: gen, inflight: e.inflight, kick: e.kick}) {
 		return nil, fmt.Errorf("subscribe %s: %w", e.o.Topic, conn.ErrClosed)
 	}
 	rid := cn.NewRequestID()

@@ -52,9 +52,14 @@ type Engine[T any] struct {
 	// inflight bounds chunk bytes queued by the connection's reader.
 	inflight *inflight
 	quit     chan struct{} // closed by Close to stop the loop
-	done     chan struct{} // closed when the loop has stopped
-	ctx      context.Context
-	cancel   context.CancelFunc
+	done     chan struct{} // closed when the loop has stopped for good
+	doneOnce sync.Once
+	// running: a loop goroutine runs (kick). The loop runs only while the
+	// engine has work, so an idle engine costs no goroutine: a consumer
+	// of a thousand partitions holds none at rest.
+	running atomic.Bool
+	ctx     context.Context
+	cancel  context.CancelFunc
 
 	closeOnce sync.Once
 	started   bool // Start succeeded: counted as an active partition (metrics.go)
@@ -143,18 +148,50 @@ func (e *Engine[T]) Start(ctx context.Context) error {
 	cn, err := e.subscribe(ctx, 0, start, nil)
 	if err != nil {
 		e.cancel()
-		close(e.done)
+		e.doneOnce.Do(func() { close(e.done) })
 		return err
 	}
 	e.metricStarted()
-	go e.run()
 	return e.call(func() { e.subscribed(0, cn) })
 }
 
-// run is the loop: it owns the engine's state.
+// kick makes sure a loop goroutine runs: it starts one unless one runs.
+// Everything that gives the loop work calls it after queuing the work (do,
+// the connection's handler); alarms and Wake go through do.
+func (e *Engine[T]) kick() {
+	if e.running.CompareAndSwap(false, true) {
+		go e.run()
+	}
+}
+
+// signalled reports whether work was queued for the loop from outside.
+// It reads only channels, so a goroutine that is no longer the loop may
+// call it.
+func (e *Engine[T]) signalled() bool {
+	if len(e.ops) > 0 || len(e.events.Ready()) > 0 || len(e.memWake) > 0 {
+		return true
+	}
+	select {
+	case <-e.quit:
+		return true
+	default:
+		return false
+	}
+}
+
+// run is the loop: it owns the engine's state while it runs, and returns
+// when it has nothing to do (no message to hand out, none parked, nothing
+// queued) until kick starts it again. One loop runs at a time: it gives
+// up running before its last look at the queues, and a kick after that
+// look starts the next.
 func (e *Engine[T]) run() {
-	defer close(e.done)
 	for {
+		if !(len(e.queue) > 0 && e.state != stateClosed) && len(e.parked) == 0 && !e.signalled() {
+			e.running.Store(false)
+			if !e.signalled() || !e.running.CompareAndSwap(false, true) {
+				return
+			}
+		}
 		var out chan<- T
 		if len(e.queue) > 0 && e.state != stateClosed {
 			if !e.headSet {
@@ -176,6 +213,7 @@ func (e *Engine[T]) run() {
 		case <-e.quit:
 			e.stopAlarms()
 			e.events.Close()
+			e.doneOnce.Do(func() { close(e.done) }) // running stays set: no loop starts again
 			return
 		}
 	}
@@ -190,6 +228,7 @@ func (e *Engine[T]) do(f func()) bool {
 	}
 	select {
 	case e.ops <- f:
+		e.kick()
 		return true
 	case <-e.done:
 		return false
@@ -314,6 +353,7 @@ func (e *Engine[T]) Close() {
 		default:
 			close(e.quit)
 		}
+		e.kick()
 		<-e.done
 	})
 }

@@ -33,8 +33,9 @@ type batch struct {
 type batches struct {
 	open  []*batch
 	byKey map[string]*batch
-	spare [][]byte // batch payload buffers to reuse (maxSpare)
-	hint  int      // capacity for a new batch payload
+	// bufs holds the batch payload buffers to reuse (maxSpare) and the
+	// capacity of a new one; shared by the partitions of one producer.
+	bufs *Buffers
 	// window is the producer's MaxPendingMessages: how many messages
 	// its batches in flight hold at most.
 	window int
@@ -62,9 +63,7 @@ func (bs *batches) maxSpare() int {
 // per batch — memory written before rather than fresh pages to zero and
 // fault in.
 func (bs *batches) recycle(buf []byte) {
-	if len(bs.spare) < bs.maxSpare() && cap(buf) > 0 && cap(buf) >= bs.hint {
-		bs.spare = append(bs.spare, buf[:0])
-	}
+	bs.bufs.put(buf, bs.maxSpare())
 }
 
 // recycleMsgs offers the message list of a finished batch, whose callbacks
@@ -89,13 +88,7 @@ func (bs *batches) empty() bool { return len(bs.open) == 0 }
 // start opens a batch for key.
 func (bs *batches) start(key string) *batch {
 	b := &batch{key: key}
-	if n := len(bs.spare); n > 0 {
-		b.buf, bs.spare[n-1] = bs.spare[n-1], nil
-		bs.spare = bs.spare[:n-1]
-	}
-	if b.buf == nil && bs.hint > 0 {
-		b.buf = make([]byte, 0, bs.hint)
-	}
+	b.buf = bs.bufs.get()
 	select {
 	case b.msgs = <-bs.spareMsgs: // nil channel: never
 	default:
@@ -122,9 +115,7 @@ func (bs *batches) detach(b *batch) {
 			break
 		}
 	}
-	if len(b.buf) > bs.hint {
-		bs.hint = len(b.buf)
-	}
+	bs.bufs.learn(len(b.buf))
 	if len(b.msgs) > bs.msgsHint {
 		bs.msgsHint = len(b.msgs)
 	}

@@ -84,6 +84,9 @@ type Options struct {
 	// DisableBlockIfQueueFull fails Send with the QueueFull error instead of
 	// waiting for room. Default false (wait).
 	DisableBlockIfQueueFull bool
+	// Buffers are the batch payload buffers this producer shares with the
+	// other partitions of its topic; nil gives it its own.
+	Buffers *Buffers
 	// Memory is the byte budget; nil means no limit. A chunked message
 	// that is not compressed holds it chunk by chunk while its chunks are
 	// in flight (see sendFed); other entries hold their whole payload.

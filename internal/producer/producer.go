@@ -85,6 +85,10 @@ func New(ctx context.Context, opts Options) (*Producer, error) {
 		closed: make(chan struct{}),
 	}
 	p.batches.window = opts.MaxPendingMessages
+	p.batches.bufs = opts.Buffers
+	if p.batches.bufs == nil {
+		p.batches.bufs = &Buffers{}
+	}
 	if !opts.DisableBatching {
 		p.batches.spareMsgs = make(chan []pending, maxSpareMsgs)
 	}
