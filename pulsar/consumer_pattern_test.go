@@ -144,7 +144,9 @@ func TestPatternConsumerFollowsTopicListWatch(t *testing.T) {
 
 func TestPatternConsumerPollsWithoutWatchers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		v := newCSEnv(t)
+		// The topic waits a minute for the poll with no subscription: on
+		// Pulsar's defaults it would be deleted as inactive meanwhile.
+		v := newCSEnv(t, brokerstub.Options{Lifecycle: brokerstub.Lifecycle{DisableInactiveTopicDeletion: true}})
 		n := countCommands(v.b, new(atomic.Bool), brokerstub.CmdWatchTopicList, brokerstub.CmdWatchTopicList, brokerstub.CmdGetTopicsOfNamespace)
 		cons := v.subscribe(ConsumerOptions{TopicsPattern: "public/default/pp-.*", AutoDiscoveryPeriod: time.Minute})
 		start := time.Now()
