@@ -35,7 +35,7 @@ func (c *conn) handleLookup(m *proto.CommandLookupTopic) {
 		resp.Response = proto.CommandLookupTopicResponse_Failed.Enum()
 		resp.Error = proto.ServerError_MetadataError.Enum()
 		resp.Message = strp(nsNotFoundLookup)
-	case !c.b.topicExists(name) && c.b.opts.DisableAutoTopicCreation:
+	case !c.b.topicExists(name) && !c.b.autoTopicAllowed(name):
 		resp.Response = proto.CommandLookupTopicResponse_Failed.Enum()
 		resp.Error = proto.ServerError_TopicNotFound.Enum()
 		resp.Message = strp("topic " + name.Full + " does not exist")
@@ -95,13 +95,13 @@ func (c *conn) handlePartitionedMetadata(m *proto.CommandPartitionedTopicMetadat
 		if name.Partition < 0 {
 			n = uint32(c.b.partitionCount(name.Full))
 		}
-		if n == 0 && !c.b.opts.DisableAutoTopicCreation && !c.b.topicExists(name) {
+		if n == 0 && c.b.autoTopicAllowed(name) && !c.b.topicExists(name) {
 			// allowAutoTopicCreationType=partitioned: created on first lookup.
 			if created, err := c.b.autoCreatePartitions(name); err == nil {
 				n = uint32(created)
 			}
 		}
-		if n == 0 && !c.b.topicExists(name) && c.b.opts.DisableAutoTopicCreation {
+		if n == 0 && !c.b.topicExists(name) && !c.b.autoTopicAllowed(name) {
 			resp.Response = proto.CommandPartitionedTopicMetadataResponse_Failed.Enum()
 			resp.Error = proto.ServerError_TopicNotFound.Enum()
 			resp.Message = strp("topic " + name.Full + " does not exist")
