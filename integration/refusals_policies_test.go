@@ -3,6 +3,7 @@ package integration
 import (
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 
 	official "github.com/apache/pulsar-client-go/pulsar"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pulsargo/sdk/brokerstub"
 	"github.com/pulsargo/sdk/pulsar"
 )
 
@@ -97,4 +99,43 @@ func TestRefusalSchemaPolicies(t *testing.T) {
 	sp, err := sc.CreateProducer(pulsar.ProducerOptions{Topic: topic, Schema: pulsar.NewAvroSchema(userAvroV1, nil)})
 	require.NoError(t, err, "pulsargo, the registered schema")
 	sp.Close()
+}
+
+// subscriptionAuthMode Prefix: with authorization on, a role may only
+// subscribe with a subscription named after it. Needs a broker with token
+// authentication and authorization: stub only.
+func TestRefusalSubscriptionAuthModePrefix(t *testing.T) {
+	secret := []byte("subscription auth mode secret")
+	tok, err := brokerstub.NewTokenProvider(brokerstub.TokenOptions{SecretKey: secret})
+	require.NoError(t, err)
+	adminAuth := "Bearer " + hs256Token(t, secret, "admin")
+	b := secureStub(t, brokerstub.Options{AuthenticationProviders: []brokerstub.AuthenticationProvider{tok}}, adminAuth)
+	req, err := http.NewRequest(http.MethodPost, b.WebServiceURL()+"/admin/v2/namespaces/private/auth/subscriptionAuthMode", strings.NewReader(`"Prefix"`))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", adminAuth)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	require.Equal(t, http.StatusNoContent, resp.StatusCode)
+
+	const role = "token-principal"
+	topic := "persistent://private/auth/" + t.Name()
+	const text = "The subscription name needs to be prefixed by the authentication role, like token-principal-xxxx for topic: "
+	oc := secClient(t, official.ClientOptions{URL: b.URL(), Authentication: official.NewAuthenticationToken(hs256Token(t, secret, role))})
+	_, err = oc.Subscribe(official.ConsumerOptions{Topic: topic, SubscriptionName: "s"})
+	refusedWith(t, err, "AuthorizationError", text+topic)
+	c, err := oc.Subscribe(official.ConsumerOptions{Topic: topic, SubscriptionName: role + "-s"})
+	require.NoError(t, err, "prefixed by the role")
+	c.Close()
+
+	sc, err := pulsar.NewClient(pulsar.ClientOptions{URL: b.URL(), Logger: sdkLogger(),
+		Authentication: pulsar.NewAuthenticationToken(hs256Token(t, secret, role))})
+	require.NoError(t, err)
+	defer sc.Close()
+	_, err = sc.Subscribe(pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "s"})
+	sdkRefused(t, err, "AuthorizationError", text+topic)
+	sco, err := sc.Subscribe(pulsar.ConsumerOptions{Topic: topic, SubscriptionName: role + "-s2"})
+	require.NoError(t, err, "pulsargo, prefixed by the role")
+	sco.Close()
 }
