@@ -16,7 +16,7 @@ func lookupTopic(rq *adminReq) (any, error) {
 	if !rq.b.namespaceReady(name) {
 		return nil, restErr(http.StatusNotFound, nsNotFoundReason)
 	}
-	if rq.b.opts.DisableAutoTopicCreation && !rq.b.topicExists(name) && rq.b.partitionCount(name.Full) == 0 {
+	if !rq.b.autoTopicAllowed(name) && !rq.b.topicExists(name) && rq.b.partitionCount(name.Full) == 0 {
 		return nil, restErr(http.StatusNotFound, "Topic %s does not exist", name.Full)
 	}
 	name2 := httpLookupListener(rq.r) // listeners.go

@@ -262,7 +262,7 @@ func revokePermission(rq *adminReq) (any, error) {
 // namespacePolicy serves GET/POST/DELETE of one stored namespace policy.
 func namespacePolicy(method string) adminHandler {
 	return func(rq *adminReq) (any, error) {
-		field, ok := namespacePolicyFields[rq.p["policy"]]
+		field, ok := namespacePolicyField(rq.p["policy"]) // schema_policies.go
 		if !ok {
 			return nil, restErr(http.StatusNotFound, "Unknown namespace policy %q", rq.p["policy"])
 		}

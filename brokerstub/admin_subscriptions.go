@@ -132,7 +132,7 @@ func createSubscription(rq *adminReq) (any, error) {
 	}
 	sub := rq.p["sub"]
 	exists := false
-	err = rq.forEachPartition(name, !rq.b.opts.DisableAutoTopicCreation, func(t *topic) error {
+	err = rq.forEachPartition(name, rq.b.autoTopicAllowed(name), func(t *topic) error {
 		if t.subs[sub] != nil {
 			exists = true
 			return nil

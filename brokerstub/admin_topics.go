@@ -60,7 +60,7 @@ func getPartitions(rq *adminReq) (any, error) {
 	}
 	n := rq.b.partitionCountOf(name)
 	if n == 0 && !rq.b.topicExists(name) && rq.flag("checkAllowAutoCreation") {
-		if rq.b.opts.DisableAutoTopicCreation {
+		if !rq.b.autoTopicAllowed(name) {
 			return nil, restErr(http.StatusNotFound, "Topic %s does not exist", name.Full)
 		}
 		if n, err = rq.b.autoCreatePartitions(name); err != nil {
@@ -78,10 +78,10 @@ func getPartitions(rq *adminReq) (any, error) {
 	return map[string]any{"partitions": n, "deleted": false}, nil
 }
 
-// autoCreatePartitions applies AutoTopicCreationPartitions to a topic that
+// autoCreatePartitions applies autoTopicPartitions to a topic that
 // does not exist yet; it returns its partition count (0: non-partitioned).
 func (b *Broker) autoCreatePartitions(name topicName) (int, error) {
-	n := b.opts.AutoTopicCreationPartitions
+	n := b.autoTopicPartitions(name) // autotopic_policy.go
 	if n <= 0 || name.Partition >= 0 {
 		return 0, nil
 	}

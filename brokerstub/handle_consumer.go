@@ -10,7 +10,8 @@ import (
 func (c *conn) handleSubscribe(m *proto.CommandSubscribe) {
 	rid := m.GetRequestId()
 	name, ok := c.attachableTopic(rid, m.GetTopic())
-	if !ok || !c.authorizeTopic(rid, name, actConsume, m.GetSubscription()) || c.refuseMissingNamespace(rid, name) {
+	if !ok || !c.checkSubscriptionAuthMode(rid, name, m.GetSubscription()) || // subscription_auth_mode.go
+		!c.authorizeTopic(rid, name, actConsume, m.GetSubscription()) || c.refuseMissingNamespace(rid, name) {
 		return
 	}
 	if m.GetSubscription() == "" {

@@ -36,7 +36,7 @@ func (c *conn) handleLookup(m *proto.CommandLookupTopic) {
 		resp.Response = proto.CommandLookupTopicResponse_Failed.Enum()
 		resp.Error = proto.ServerError_MetadataError.Enum()
 		resp.Message = strp(nsNotFoundLookup)
-	case !c.b.topicExists(name) && c.b.opts.DisableAutoTopicCreation:
+	case !c.b.topicExists(name) && !c.b.autoTopicAllowed(name):
 		resp.Response = proto.CommandLookupTopicResponse_Failed.Enum()
 		resp.Error = proto.ServerError_TopicNotFound.Enum()
 		resp.Message = strp("topic " + name.Full + " does not exist")
@@ -96,7 +96,7 @@ func (c *conn) handlePartitionedMetadata(m *proto.CommandPartitionedTopicMetadat
 		if name.Partition < 0 {
 			n = uint32(c.b.partitionCount(name.Full))
 		}
-		if n == 0 && !c.b.opts.DisableAutoTopicCreation && !c.b.topicExists(name) {
+		if n == 0 && c.b.autoTopicAllowed(name) && !c.b.topicExists(name) {
 			// allowAutoTopicCreationType=partitioned: created on first lookup.
 			created, err := c.b.autoCreatePartitions(name)
 			if err == nil {
@@ -108,7 +108,7 @@ func (c *conn) handlePartitionedMetadata(m *proto.CommandPartitionedTopicMetadat
 		}
 		switch {
 		case resp.Response != nil: // refused by the max topics above
-		case n == 0 && !c.b.topicExists(name) && c.b.opts.DisableAutoTopicCreation:
+		case n == 0 && !c.b.topicExists(name) && !c.b.autoTopicAllowed(name):
 			resp.Response = proto.CommandPartitionedTopicMetadataResponse_Failed.Enum()
 			resp.Error = proto.ServerError_TopicNotFound.Enum()
 			resp.Message = strp("topic " + name.Full + " does not exist")

@@ -35,7 +35,9 @@ func newSchemaRegistry(b *Broker) (*schema.Registry, error) {
 		t := true
 		def.ValidationEnforced = &t
 	}
-	return schema.New(func() schema.Store { return b.st.(store.SchemaStore) }, b.opts.Clock.Now, def), nil
+	r := schema.New(func() schema.Store { return b.st.(store.SchemaStore) }, b.opts.Clock.Now, def)
+	r.SetLookup(b.schemaPolicy) // the namespace and topic policies: schema_policies.go
+	return r, nil
 }
 
 // schemaID is the registry's id of a topic: its base name without domain

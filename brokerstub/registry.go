@@ -43,7 +43,7 @@ func (b *Broker) topicForUse(name topicName) (*topic, error) {
 		return nil, err
 	}
 	existed := b.topicExists(name)
-	create := !b.opts.DisableAutoTopicCreation || existed
+	create := b.autoTopicAllowed(name) || existed
 	if create && !existed && b.topicsOver(name, 1) {
 		return nil, errTooManyTopics
 	}

@@ -47,6 +47,17 @@ type Registry struct {
 	mu       sync.Mutex
 	broker   Policy
 	policies map[string]Policy // by "tenant/ns" or "tenant/ns/topic"
+	lookup   func(scope string) (Policy, bool)
+}
+
+// SetLookup makes the registry read the policy of a scope ("tenant/ns" or
+// "tenant/ns/topic") that SetPolicy did not set from lookup, at every
+// check: the broker keeps its namespace and topic policies in its own
+// store. lookup must not call the registry.
+func (r *Registry) SetLookup(lookup func(scope string) (Policy, bool)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lookup = lookup
 }
 
 // New returns a registry over the store that store returns at each call
@@ -91,6 +102,9 @@ func (r *Registry) effectiveLocked(id string) Policy {
 	}
 	for _, scope := range []string{ns, id} {
 		p, ok := r.policies[scope]
+		if !ok && r.lookup != nil {
+			p, ok = r.lookup(scope)
+		}
 		if !ok {
 			continue
 		}

@@ -1,0 +1,62 @@
+package brokerstub
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/pulsargo/sdk/internal/proto"
+)
+
+// The namespace policy subscriptionAuthMode (subscription_auth_mode), as
+// Pulsar's PulsarAuthorizationProvider.canConsumeAsync applies it: with
+// authorization on and the mode Prefix, a role that is neither a super
+// user nor an admin of the topic's tenant may only subscribe with a
+// subscription name that starts with the role's name (Pulsar checks
+// startsWith(role); its message suggests "<role>-xxxx"). Mode None, the
+// default, checks nothing. There is no topic-level policy of it.
+
+// msgSubscriptionPrefix is Pulsar's message: a PulsarServerException
+// completed exceptionally, which ServerCnx sends as AuthorizationError with
+// the CompletionException's message (the cause's class name and message).
+const msgSubscriptionPrefix = "org.apache.pulsar.broker.PulsarServerException: Failed to create consumer - " +
+	"The subscription name needs to be prefixed by the authentication role, like %s-xxxx for topic: %s"
+
+// subscriptionAuthModeRefusal returns why role may not use subscription
+// sub on topic name under its namespace's subscription auth mode, or "".
+func (b *Broker) subscriptionAuthModeRefusal(role string, name topicName, sub string) string {
+	if !b.authzOn() || sub == "" || role == "" {
+		return ""
+	}
+	raw, ok, err := b.pol().NamespacePolicy(name.Namespace, "subscription_auth_mode")
+	if err != nil || !ok {
+		return ""
+	}
+	var mode string
+	if json.Unmarshal(raw, &mode) != nil || mode != "Prefix" {
+		return ""
+	}
+	tenant, _, _ := strings.Cut(name.Namespace, "/")
+	if b.isTenantAdmin(role, tenant) || strings.HasPrefix(sub, role) {
+		return ""
+	}
+	return fmt.Sprintf(msgSubscriptionPrefix, role, name.Full)
+}
+
+// checkSubscriptionAuthMode refuses a SUBSCRIBE whose subscription name the
+// namespace's Prefix mode does not allow to the connection's role, or to
+// the original principal a proxy names, with AuthorizationError; it
+// reports false when it did.
+func (c *conn) checkSubscriptionAuthMode(rid uint64, name topicName, sub string) bool {
+	role, original := c.roles() // proxy_roles.go
+	msg := c.b.subscriptionAuthModeRefusal(role, name, sub)
+	if msg == "" && original != "" {
+		msg = c.b.subscriptionAuthModeRefusal(original, name, sub)
+	}
+	if msg == "" {
+		return true
+	}
+	c.log.Info("authorization refused", "role", role, "topic", name.Full, "subscription", sub, "reason", "subscription auth mode Prefix")
+	c.sendError(rid, proto.ServerError_AuthorizationError, msg)
+	return false
+}
