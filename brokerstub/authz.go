@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/auth"
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
@@ -57,7 +58,7 @@ func (b *Broker) allowTopic(role string, name topicName, act authzAction, sub st
 		return false
 	}
 	actions := append(perms[role], b.topicActions(name, role)...)
-	actions = append(actions, b.wildcardActions(perms, role)...) // authz_wildcard.go
+	actions = append(actions, b.wildcardActions(perms, role)...)
 	switch act {
 	case actProduce:
 		return slices.Contains(actions, "produce")
@@ -134,4 +135,14 @@ func (c *conn) authorizeNamespaceTopics(rid uint64, ns, msg string) bool {
 	c.log.Info("authorization refused", "role", c.role(), "namespace", ns, "action", "GetTopics")
 	c.sendError(rid, proto.ServerError_AuthorizationError, msg)
 	return false
+}
+
+// wildcardActions returns what grants give role through granted roles
+// that match it by a wildcard (auth.WildcardActions), with
+// Options.AuthorizationAllowWildcardsMatching; nil without it.
+func (b *Broker) wildcardActions(grants map[string][]string, role string) []string {
+	if !b.opts.AuthorizationAllowWildcardsMatching {
+		return nil
+	}
+	return auth.WildcardActions(grants, role)
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/auth"
 	"github.com/pulsargo/sdk/brokerstub/internal/policy"
 )
 
@@ -32,10 +33,10 @@ type adminTarget struct {
 // roles; the topic lists need a namespace grant; everything else is the
 // tenant admins'.
 func (b *Broker) authorizeAdmin(role string, op adminOp, t adminTarget) *restError {
-	switch op.scope() {
-	case scopeOpen, scopeAuthenticated:
+	switch op.Scope() {
+	case auth.ScopeOpen, auth.ScopeAuthenticated:
 		return nil
-	case scopeTenantAdmin, scopeTenant, scopeNamespace, scopeNamespacePolicy, scopeTopic, scopeTopicPolicy:
+	case auth.ScopeTenantAdmin, auth.ScopeTenant, auth.ScopeNamespace, auth.ScopeNamespacePolicy, auth.ScopeTopic, auth.ScopeTopicPolicy:
 		if b.isTenantAdmin(role, t.tenant) {
 			return nil
 		}
@@ -45,30 +46,30 @@ func (b *Broker) authorizeAdmin(role string, op adminOp, t adminTarget) *restErr
 		}
 		return restErr(http.StatusUnauthorized, "This operation requires super-user access")
 	}
-	switch op.scope() {
-	case scopeTenantAdmin, scopeTenant, scopeNamespacePolicy, scopeTopicPolicy:
+	switch op.Scope() {
+	case auth.ScopeTenantAdmin, auth.ScopeTenant, auth.ScopeNamespacePolicy, auth.ScopeTopicPolicy:
 		// Pulsar's validateTenantAdminAccess looks the tenant up before
 		// it judges the role: a missing tenant is 404, not a refusal.
 		if _, err := b.pol().Tenant(t.tenant); errors.Is(err, policy.ErrNotFound) {
 			return restErr(http.StatusNotFound, "Tenant does not exist")
 		}
 	}
-	switch op.scope() {
-	case scopeTenant:
+	switch op.Scope() {
+	case auth.ScopeTenant:
 		return restErr(http.StatusUnauthorized, "Unauthorized to validateTenantOperation for originalPrincipal [null] and clientAppId [%s] about operation [%s] on tenant [%s]", role, op, t.tenant)
-	case scopeNamespace:
+	case auth.ScopeNamespace:
 		if b.allowNamespaceOperation(role, op, t.namespace) {
 			return nil
 		}
 		return restErr(http.StatusForbidden, "Unauthorized to validateNamespaceOperation for operation [%s] on namespace [%s]", op, t.namespace)
-	case scopeNamespacePolicy:
+	case auth.ScopeNamespacePolicy:
 		return restErr(http.StatusForbidden, "Unauthorized to validateNamespacePolicyOperation for operation [%s] on namespace [%s]", op, t.namespace)
-	case scopeTopic:
+	case auth.ScopeTopic:
 		if b.allowTopicOperation(role, op, t.topic, t.sub) {
 			return nil
 		}
 		return restErr(http.StatusUnauthorized, "Unauthorized to validateTopicOperation for operation [%s] on topic [%s]", op, t.topic)
-	case scopeTopicPolicy:
+	case auth.ScopeTopicPolicy:
 		return restErr(http.StatusForbidden, "Unauthorized to validateTopicPolicyOperation for operation [%s] on topic [%s]", op, t.topic)
 	}
 	return restErr(http.StatusUnauthorized, "Don't have permission to administrate resources on this tenant")
