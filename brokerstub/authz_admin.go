@@ -76,47 +76,20 @@ func (b *Broker) authorizeAdmin(role string, op adminOp, t adminTarget) *restErr
 }
 
 // allowTopicOperation reports whether a role that is not the tenant's
-// admin may do op on topic (a full name) and subscription sub.
+// admin may do op on topic (a full name) and subscription sub
+// (auth.Authorizer.TopicOperation).
 func (b *Broker) allowTopicOperation(role string, op adminOp, topic, sub string) bool {
 	name, err := parseTopic(topic)
 	if err != nil {
 		return false
 	}
-	switch op {
-	case topicLookup, topicGetStats, topicGetMetadata:
-		return b.allowTopic(role, name, actLookup, "")
-	case topicProduce:
-		return b.allowTopic(role, name, actProduce, "")
-	case topicConsume, topicSubscribe, topicUnsubscribe, topicGetSubscriptions, topicSkip,
-		topicExpireMessages, topicPeekMessages, topicResetCursor, topicGetBacklogSize:
-		return b.allowTopic(role, name, actConsume, sub)
-	}
-	return false // TERMINATE, UNLOAD, COMPACT, OFFLOAD, TRIM_TOPIC, metadata changes
+	return b.authorizer().TopicOperation(role, op, authTopic(name), sub)
 }
 
 // allowNamespaceOperation reports whether a role that is not the
 // tenant's admin may do op on namespace ns.
 func (b *Broker) allowNamespaceOperation(role string, op adminOp, ns string) bool {
-	switch op {
-	case nsGetTopics, nsGetTopic:
-		return b.allowNamespaceTopics(role, ns)
-	case nsClearBacklog, nsUnsubscribe:
-		return slices.Contains(b.namespaceActions(role, ns), "consume")
-	}
-	return false // creating and deleting topics, permissions
-}
-
-// namespaceActions returns what namespace ns grants role ("produce",
-// "consume", ...), nothing for no role or a missing namespace.
-func (b *Broker) namespaceActions(role, ns string) []string {
-	if role == "" {
-		return nil
-	}
-	_, perms, err := b.pol().Policies(ns)
-	if err != nil {
-		return nil
-	}
-	return append(perms[role], b.wildcardActions(perms, role)...)
+	return b.authorizer().NamespaceOperation(role, op, ns)
 }
 
 // adminTargetOf returns what a request on route rt names, from its
