@@ -22,6 +22,7 @@ func (b *Broker) authzOn() bool { return b.opts.AuthorizationEnabled }
 func (b *Broker) authorizer() *auth.Authorizer {
 	return &auth.Authorizer{
 		SuperUsers: b.opts.SuperUserRoles,
+		ProxyRoles: b.opts.ProxyRoles,
 		Wildcards:  b.opts.AuthorizationAllowWildcardsMatching,
 		Grants:     policyGrants{b},
 	}

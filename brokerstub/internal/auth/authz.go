@@ -45,6 +45,8 @@ type Topic struct {
 type Authorizer struct {
 	// SuperUsers are Options.SuperUserRoles.
 	SuperUsers []string
+	// ProxyRoles are Options.ProxyRoles.
+	ProxyRoles []string
 	// Wildcards is Options.AuthorizationAllowWildcardsMatching.
 	Wildcards bool
 	// Grants is the permission data.
@@ -184,4 +186,19 @@ func (a *Authorizer) NamespaceOperation(role string, op Op, ns string) bool {
 		return slices.Contains(a.NamespaceActions(role, ns), "consume")
 	}
 	return false // creating and deleting topics, permissions
+}
+
+// IsProxyRole reports whether role is one of the proxy roles.
+func (a *Authorizer) IsProxyRole(role string) bool {
+	return role != "" && slices.Contains(a.ProxyRoles, role)
+}
+
+// ValidOriginal is Pulsar's AuthorizationService.isValidOriginalPrincipal:
+// a proxy role must name an original principal, which must not be a proxy
+// role itself. Another role naming one is let through (Pulsar only warns).
+func (a *Authorizer) ValidOriginal(role, original string) bool {
+	if !a.IsProxyRole(role) {
+		return true
+	}
+	return strings.TrimSpace(original) != "" && !a.IsProxyRole(original)
 }

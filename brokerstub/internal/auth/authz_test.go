@@ -29,6 +29,7 @@ func TestAuthorizerDecides(t *testing.T) {
 	partition := Topic{Namespace: "t/ns", Full: "persistent://t/ns/p-partition-0", Base: "persistent://t/ns/p"}
 	missing := Topic{Namespace: "t/none", Full: "persistent://t/none/x", Base: "persistent://t/none/x"}
 	a := &Authorizer{SuperUsers: []string{"root"}, Grants: fakeGrants{}}
+	p := &Authorizer{ProxyRoles: []string{"proxy"}, Grants: fakeGrants{}}
 	w := &Authorizer{SuperUsers: []string{"root"}, Wildcards: true, Grants: fakeGrants{}}
 	for _, c := range []struct {
 		name string
@@ -55,6 +56,10 @@ func TestAuthorizerDecides(t *testing.T) {
 		{"unload is the admins'", a.TopicOperation("cons", TopicUnload, topic, ""), false},
 		{"clear backlog with consume", a.NamespaceOperation("cons", NsClearBacklog, "t/ns"), true},
 		{"delete topic is the admins'", a.NamespaceOperation("cons", NsDeleteTopic, "t/ns"), false},
+		{"proxy names an original", p.ValidOriginal("proxy", "app"), true},
+		{"proxy names none", p.ValidOriginal("proxy", " "), false},
+		{"proxy names a proxy", p.ValidOriginal("proxy", "proxy"), false},
+		{"another role names one", p.ValidOriginal("app", ""), true},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, c.got, c.want)
