@@ -2,7 +2,8 @@ package brokerstub
 
 import "github.com/pulsargo/sdk/brokerstub/internal/auth"
 
-// The operation model lives in internal/auth (ops.go); these short names
+// The operation model lives in internal/auth (ops.go: the scopes, the
+// operations and their Pulsar names); these short names
 // keep the route table (admin_routes.go) and the other admin files as
 // they read, one line per route.
 
