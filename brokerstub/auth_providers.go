@@ -28,9 +28,6 @@ type TokenOptions struct {
 	Audience, AudienceClaim string
 }
 
-// errTokenKey is wrapped by the errors of the token key readers.
-var errTokenKey = auth.ErrTokenKey
-
 // ReadTokenKey reads a key as Pulsar's tokenSecretKey and tokenPublicKey
 // accept it: "data:;base64,<key>", "file:///path", a file path, or the
 // key in base64.
