@@ -39,7 +39,7 @@ func (rq *adminReq) txnIDParam() (txnID, error) {
 	if err := errors.Join(err1, err2); err != nil {
 		return txnID{}, restErr(http.StatusPreconditionFailed, "Invalid transaction id: %v", err)
 	}
-	return txnID{most, least}, nil
+	return txnID{Most: most, Least: least}, nil
 }
 
 // txnRESTError maps a coordinator error to Pulsar's status: 404 for a

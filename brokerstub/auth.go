@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/auth"
 )
 
 // ErrAuthentication is wrapped by every refusal of credentials: the binary
@@ -51,7 +53,7 @@ func authnError(format string, args ...any) error {
 
 // maxAuthData bounds the credentials the stub reads; longer ones are
 // refused before they are parsed.
-const maxAuthData = 64 << 10
+const maxAuthData = auth.MaxData
 
 // authEnabled reports whether clients must authenticate.
 func (b *Broker) authEnabled() bool { return b.opts.AuthenticationEnabled }
@@ -87,11 +89,8 @@ func (b *Broker) authenticate(method string, d AuthenticationData, now time.Time
 		}
 		return Identity{}, err
 	}
-	if !id.Expires.IsZero() && !now.Before(id.Expires) {
-		return Identity{}, authnError("credentials expired at %s", id.Expires.UTC().Format(time.RFC3339))
-	}
-	if now.Before(id.NotBefore) {
-		return Identity{}, authnError("credentials not valid before %s", id.NotBefore.UTC().Format(time.RFC3339))
+	if err := auth.CheckValidity(auth.Identity(id), now); err != nil {
+		return Identity{}, fmt.Errorf("%w: %w", ErrAuthentication, err)
 	}
 	return id, nil
 }

@@ -339,7 +339,7 @@ func (a *authFuzz) check(t *testing.T, data []byte) {
 func costlyBcrypt(htpasswd []byte) bool {
 	for line := range strings.SplitSeq(string(htpasswd), "\n") {
 		_, h, _ := strings.Cut(strings.TrimSpace(line), ":")
-		if !isBcrypt(h) {
+		if !strings.HasPrefix(h, "$2y$") && !strings.HasPrefix(h, "$2a$") && !strings.HasPrefix(h, "$2b$") {
 			continue
 		}
 		if c, err := bcrypt.Cost([]byte("$2a$" + h[4:])); err != nil || c > maxFuzzBcryptCost {

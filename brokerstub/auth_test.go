@@ -172,10 +172,7 @@ func TestTLSAuthenticationRoleIsCommonName(t *testing.T) {
 }
 
 func TestBasicAuthentication(t *testing.T) {
-	// The $apr1$ vector is openssl's: openssl passwd -apr1 -salt abcdefgh password.
-	if got := apr1("password", "abcdefgh"); got != "$apr1$abcdefgh$FBwExRW4dCc8aL.OvjpIE1" {
-		t.Fatalf("apr1 = %s", got)
-	}
+	// The $apr1$ hash is openssl's vector (internal/auth TestApr1).
 	bc, err := bcrypt.GenerateFromPassword([]byte("s3cret"), bcrypt.MinCost)
 	if err != nil {
 		t.Fatal(err)

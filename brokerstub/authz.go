@@ -1,105 +1,59 @@
 package brokerstub
 
 import (
-	"encoding/json"
-	"slices"
-	"strings"
-
+	"github.com/pulsargo/sdk/brokerstub/internal/auth"
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
-// authzAction is what a role asks to do on a topic.
-type authzAction int
+// authzAction is what a role asks to do on a topic (auth.Action).
+type authzAction = auth.Action
 
 const (
-	actLookup  authzAction = iota // produce or consume granted
-	actProduce                    // produce granted
-	actConsume                    // consume granted
+	actLookup  = auth.ActLookup  // produce or consume granted
+	actProduce = auth.ActProduce // produce granted
+	actConsume = auth.ActConsume // consume granted
 )
 
 // authzOn reports whether authorization is checked.
 func (b *Broker) authzOn() bool { return b.opts.AuthorizationEnabled }
 
-// isSuperUser reports whether role is one of Options.SuperUserRoles.
-func (b *Broker) isSuperUser(role string) bool {
-	return role != "" && slices.Contains(b.opts.SuperUserRoles, role)
+// authorizer returns the decisions of internal/auth over the broker's
+// options and its policy store (authz_grants.go).
+func (b *Broker) authorizer() *auth.Authorizer {
+	return &auth.Authorizer{
+		SuperUsers: b.opts.SuperUserRoles,
+		ProxyRoles: b.opts.ProxyRoles,
+		Wildcards:  b.opts.AuthorizationAllowWildcardsMatching,
+		Grants:     policyGrants{b},
+	}
 }
+
+// isSuperUser reports whether role is one of Options.SuperUserRoles.
+func (b *Broker) isSuperUser(role string) bool { return b.authorizer().IsSuperUser(role) }
 
 // isTenantAdmin reports whether role is a super user or among tenant's
 // adminRoles.
 func (b *Broker) isTenantAdmin(role, tenant string) bool {
-	if b.isSuperUser(role) {
-		return true
-	}
-	t, err := b.pol().Tenant(tenant)
-	return err == nil && role != "" && slices.Contains(t.AdminRoles, role)
+	return b.authorizer().IsTenantAdmin(role, tenant)
 }
 
-// allowTopic reports whether role may do act on topic name, as Pulsar's
-// PulsarAuthorizationProvider: super users and tenant admins may do
-// anything; other roles what the namespace's permissions, or the topic's
-// own (granted on the topic, or for a partition on its partitioned topic),
-// grant them; for consume also the subscription's roles, when the
-// namespace names any for sub.
+// allowTopic reports whether role may do act on topic name
+// (auth.Authorizer.AllowTopic); everything is allowed with authorization
+// off.
 func (b *Broker) allowTopic(role string, name topicName, act authzAction, sub string) bool {
-	if !b.authzOn() {
-		return true
-	}
-	tenant, _, _ := strings.Cut(name.Namespace, "/")
-	if b.isTenantAdmin(role, tenant) {
-		return true
-	}
-	if role == "" {
-		return false
-	}
-	_, perms, err := b.pol().Policies(name.Namespace)
-	if err != nil {
-		return false
-	}
-	actions := append(perms[role], b.topicActions(name, role)...)
-	actions = append(actions, b.wildcardActions(perms, role)...) // authz_wildcard.go
-	switch act {
-	case actProduce:
-		return slices.Contains(actions, "produce")
-	case actConsume:
-		if !slices.Contains(actions, "consume") {
-			return false
-		}
-		return b.allowSubscription(role, name.Namespace, sub)
-	}
-	return slices.Contains(actions, "produce") || slices.Contains(actions, "consume")
+	return !b.authzOn() || b.authorizer().AllowTopic(role, authTopic(name), act, sub)
 }
 
 // allowNamespaceTopics reports whether role may list the topics of
-// namespace ns (Pulsar's NamespaceOperation.GET_TOPICS, which
-// GET_TOPICS_OF_NAMESPACE, WATCH_TOPIC_LIST and the admin topic lists
-// check): super users and tenant admins, and roles the namespace grants
-// produce or consume. A grant on one topic does not open the list.
+// namespace ns (auth.Authorizer.AllowNamespaceTopics); everything is
+// allowed with authorization off.
 func (b *Broker) allowNamespaceTopics(role, ns string) bool {
-	if !b.authzOn() {
-		return true
-	}
-	tenant, _, _ := strings.Cut(ns, "/")
-	if b.isTenantAdmin(role, tenant) {
-		return true
-	}
-	actions := b.namespaceActions(role, ns) // authz_admin.go
-	return slices.Contains(actions, "produce") || slices.Contains(actions, "consume")
+	return !b.authzOn() || b.authorizer().AllowNamespaceTopics(role, ns)
 }
 
-// allowSubscription applies the namespace's subscription_auth_roles: a
-// subscription named there is open only to its roles.
-func (b *Broker) allowSubscription(role, ns, sub string) bool {
-	raw, ok, err := b.pol().NamespacePolicy(ns, subscriptionRolesField)
-	if err != nil || !ok || sub == "" {
-		return true
-	}
-	var m map[string][]string
-	if json.Unmarshal(raw, &m) != nil {
-		return true
-	}
-	roles, named := m[sub]
-	return !named || len(roles) == 0 || slices.Contains(roles, role)
+// authTopic is name as the authorizer sees it.
+func authTopic(name topicName) auth.Topic {
+	return auth.Topic{Namespace: name.Namespace, Full: name.Full, Base: name.Base}
 }
 
 // authorizeTopic answers a refused LOOKUP, PRODUCER or SUBSCRIBE with

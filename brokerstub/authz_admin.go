@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/auth"
 	"github.com/pulsargo/sdk/brokerstub/internal/policy"
 )
 
@@ -32,10 +33,10 @@ type adminTarget struct {
 // roles; the topic lists need a namespace grant; everything else is the
 // tenant admins'.
 func (b *Broker) authorizeAdmin(role string, op adminOp, t adminTarget) *restError {
-	switch op.scope() {
-	case scopeOpen, scopeAuthenticated:
+	switch op.Scope() {
+	case auth.ScopeOpen, auth.ScopeAuthenticated:
 		return nil
-	case scopeTenantAdmin, scopeTenant, scopeNamespace, scopeNamespacePolicy, scopeTopic, scopeTopicPolicy:
+	case auth.ScopeTenantAdmin, auth.ScopeTenant, auth.ScopeNamespace, auth.ScopeNamespacePolicy, auth.ScopeTopic, auth.ScopeTopicPolicy:
 		if b.isTenantAdmin(role, t.tenant) {
 			return nil
 		}
@@ -45,18 +46,18 @@ func (b *Broker) authorizeAdmin(role string, op adminOp, t adminTarget) *restErr
 		}
 		return restErr(http.StatusUnauthorized, "This operation requires super-user access")
 	}
-	switch op.scope() {
-	case scopeTenantAdmin, scopeTenant, scopeNamespacePolicy, scopeTopicPolicy:
+	switch op.Scope() {
+	case auth.ScopeTenantAdmin, auth.ScopeTenant, auth.ScopeNamespacePolicy, auth.ScopeTopicPolicy:
 		// Pulsar's validateTenantAdminAccess looks the tenant up before
 		// it judges the role: a missing tenant is 404, not a refusal.
 		if _, err := b.pol().Tenant(t.tenant); errors.Is(err, policy.ErrNotFound) {
 			return restErr(http.StatusNotFound, "Tenant does not exist")
 		}
 	}
-	switch op.scope() {
-	case scopeTenant:
+	switch op.Scope() {
+	case auth.ScopeTenant:
 		return restErr(http.StatusUnauthorized, "Unauthorized to validateTenantOperation for originalPrincipal [null] and clientAppId [%s] about operation [%s] on tenant [%s]", role, op, t.tenant)
-	case scopeNamespace:
+	case auth.ScopeNamespace:
 		if b.allowNamespaceOperation(role, op, t.namespace) {
 			return nil
 		}
@@ -64,63 +65,34 @@ func (b *Broker) authorizeAdmin(role string, op adminOp, t adminTarget) *restErr
 			return restErr(http.StatusUnauthorized, "Role %s has not the 'package' permission to do the packages operations.", role)
 		}
 		return restErr(http.StatusForbidden, "Unauthorized to validateNamespaceOperation for operation [%s] on namespace [%s]", op, t.namespace)
-	case scopeNamespacePolicy:
+	case auth.ScopeNamespacePolicy:
 		return restErr(http.StatusForbidden, "Unauthorized to validateNamespacePolicyOperation for operation [%s] on namespace [%s]", op, t.namespace)
-	case scopeTopic:
+	case auth.ScopeTopic:
 		if b.allowTopicOperation(role, op, t.topic, t.sub) {
 			return nil
 		}
 		return restErr(http.StatusUnauthorized, "Unauthorized to validateTopicOperation for operation [%s] on topic [%s]", op, t.topic)
-	case scopeTopicPolicy:
+	case auth.ScopeTopicPolicy:
 		return restErr(http.StatusForbidden, "Unauthorized to validateTopicPolicyOperation for operation [%s] on topic [%s]", op, t.topic)
 	}
 	return restErr(http.StatusUnauthorized, "Don't have permission to administrate resources on this tenant")
 }
 
 // allowTopicOperation reports whether a role that is not the tenant's
-// admin may do op on topic (a full name) and subscription sub.
+// admin may do op on topic (a full name) and subscription sub
+// (auth.Authorizer.TopicOperation).
 func (b *Broker) allowTopicOperation(role string, op adminOp, topic, sub string) bool {
 	name, err := parseTopic(topic)
 	if err != nil {
 		return false
 	}
-	switch op {
-	case topicLookup, topicGetStats, topicGetMetadata:
-		return b.allowTopic(role, name, actLookup, "")
-	case topicProduce:
-		return b.allowTopic(role, name, actProduce, "")
-	case topicConsume, topicSubscribe, topicUnsubscribe, topicGetSubscriptions, topicSkip,
-		topicExpireMessages, topicPeekMessages, topicResetCursor, topicGetBacklogSize:
-		return b.allowTopic(role, name, actConsume, sub)
-	}
-	return false // TERMINATE, UNLOAD, COMPACT, OFFLOAD, TRIM_TOPIC, metadata changes
+	return b.authorizer().TopicOperation(role, op, authTopic(name), sub)
 }
 
 // allowNamespaceOperation reports whether a role that is not the
 // tenant's admin may do op on namespace ns.
 func (b *Broker) allowNamespaceOperation(role string, op adminOp, ns string) bool {
-	switch op {
-	case nsGetTopics, nsGetTopic:
-		return b.allowNamespaceTopics(role, ns)
-	case nsClearBacklog, nsUnsubscribe:
-		return slices.Contains(b.namespaceActions(role, ns), "consume")
-	case nsPackages:
-		return slices.Contains(b.namespaceActions(role, ns), "packages")
-	}
-	return false // creating and deleting topics, permissions
-}
-
-// namespaceActions returns what namespace ns grants role ("produce",
-// "consume", ...), nothing for no role or a missing namespace.
-func (b *Broker) namespaceActions(role, ns string) []string {
-	if role == "" {
-		return nil
-	}
-	_, perms, err := b.pol().Policies(ns)
-	if err != nil {
-		return nil
-	}
-	return append(perms[role], b.wildcardActions(perms, role)...)
+	return b.authorizer().NamespaceOperation(role, op, ns)
 }
 
 // adminTargetOf returns what a request on route rt names, from its

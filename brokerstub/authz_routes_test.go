@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/auth"
 )
 
 // routeProblems returns what is wrong with a route table: a route that
@@ -14,17 +16,17 @@ func routeProblems(routes []route) []string {
 	var out []string
 	for _, rt := range routes {
 		where := rt.method + " " + rt.pattern
-		if _, named := adminOpNames[rt.op]; rt.op.scope() == scopeNone || !named {
+		if !rt.op.Named() {
 			out = append(out, where+": no operation")
 			continue
 		}
 		var needs []string
-		switch rt.op.scope() {
-		case scopeTenant, scopeTenantAdmin:
+		switch rt.op.Scope() {
+		case auth.ScopeTenant, auth.ScopeTenantAdmin:
 			needs = []string{"{tenant}"}
-		case scopeNamespace, scopeNamespacePolicy:
+		case auth.ScopeNamespace, auth.ScopeNamespacePolicy:
 			needs = []string{"{tenant}", "{ns}"}
-		case scopeTopic, scopeTopicPolicy:
+		case auth.ScopeTopic, auth.ScopeTopicPolicy:
 			needs = []string{"{tenant}", "{ns}", "{topic}"}
 		}
 		for _, c := range needs {

@@ -60,20 +60,6 @@ func (b *Broker) forgetTopicGrants(name topicName) error {
 	})
 }
 
-// topicActions returns the actions granted to role on topic name itself:
-// on its name and, for a partition, on its partitioned topic (Pulsar
-// grants a partitioned topic's permissions to each of its partitions).
-func (b *Broker) topicActions(name topicName, role string) []string {
-	g := b.topicGrantsOf(name.Namespace)
-	out := slices.Clone(g[name.Full][role])
-	out = append(out, b.wildcardActions(g[name.Full], role)...)
-	if name.Base != name.Full {
-		out = append(out, g[name.Base][role]...)
-		out = append(out, b.wildcardActions(g[name.Base], role)...)
-	}
-	return out
-}
-
 // grant gives role the actions on topic (its full name), replacing
 // what the role had there.
 func (g topicGrants) grant(topic, role string, actions []string) {

@@ -14,18 +14,12 @@ import (
 const originalPrincipalHeader = "X-Original-Principal"
 
 // isProxyRole reports whether role is one of Options.ProxyRoles.
-func (b *Broker) isProxyRole(role string) bool {
-	return role != "" && slices.Contains(b.opts.ProxyRoles, role)
-}
+func (b *Broker) isProxyRole(role string) bool { return b.authorizer().IsProxyRole(role) }
 
-// validOriginal is Pulsar's AuthorizationService.isValidOriginalPrincipal:
-// a proxy role must name an original principal, which must not be a proxy
-// role itself. Another role naming one is let through (Pulsar only warns).
+// validOriginal reports whether role may speak for original
+// (auth.Authorizer.ValidOriginal).
 func (b *Broker) validOriginal(role, original string) bool {
-	if !b.isProxyRole(role) {
-		return true
-	}
-	return strings.TrimSpace(original) != "" && !b.isProxyRole(original)
+	return b.authorizer().ValidOriginal(role, original)
 }
 
 // roles returns the connection's role and the original principal it

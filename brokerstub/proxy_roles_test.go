@@ -176,9 +176,6 @@ func TestAuthorizationWildcards(t *testing.T) {
 			t.Errorf("wildcards %v: an unmatched role may produce", on)
 		}
 	}
-	if !wildcardMatch("*", "anyone") || wildcardMatch("app-*", "ap") || !wildcardMatch("*.prod", "svc.prod") || wildcardMatch("", "x") {
-		t.Error("wildcardMatch")
-	}
 	cfg, err := ParseConfig(strings.NewReader("authorizationAllowWildcardsMatching=true\nproxyRoles=p1, p2\nauthenticateOriginalAuthData=true\n"))
 	if err != nil || !cfg.Options.AuthorizationAllowWildcardsMatching || !cfg.Options.AuthenticateOriginalAuthData ||
 		strings.Join(cfg.Options.ProxyRoles, ",") != "p1,p2" {

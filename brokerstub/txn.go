@@ -2,8 +2,8 @@ package brokerstub
 
 import (
 	"errors"
-	"fmt"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/txn"
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
@@ -30,90 +30,39 @@ const (
 	markerTxnAbort  int32 = 22
 )
 
-// txnID is a transaction id: the coordinator id in the most significant
-// bits, the coordinator's sequence number in the least.
-type txnID struct{ most, least uint64 }
-
-// String is Pulsar's TxnID.toString: "(most,least)".
-func (id txnID) String() string { return fmt.Sprintf("(%d,%d)", id.most, id.least) }
-
-// txnIDOf reads the transaction id fields of a command or metadata; ok is
-// false when neither is set (not transactional).
-func txnIDOf(most, least *uint64) (txnID, bool) {
-	if most == nil && least == nil {
-		return txnID{}, false
-	}
-	var id txnID
-	if most != nil {
-		id.most = *most
-	}
-	if least != nil {
-		id.least = *least
-	}
-	return id, true
-}
-
-// txnStatus is a transaction's state at the coordinator (Pulsar's TxnStatus).
-type txnStatus int
+// The transaction id, status and errors live in internal/txn; these
+// names keep the root's files as they read.
+type (
+	txnID     = txn.ID
+	txnStatus = txn.Status
+)
 
 const (
-	txnOpen txnStatus = iota
-	txnCommitting
-	txnCommitted
-	txnAborting
-	txnAborted
+	txnOpen       = txn.Open
+	txnCommitting = txn.Committing
+	txnCommitted  = txn.Committed
+	txnAborting   = txn.Aborting
+	txnAborted    = txn.Aborted
 )
 
-// String is the status as Pulsar's admin API names it.
-func (s txnStatus) String() string {
-	switch s {
-	case txnOpen:
-		return "OPEN"
-	case txnCommitting:
-		return "COMMITTING"
-	case txnCommitted:
-		return "COMMITTED"
-	case txnAborting:
-		return "ABORTING"
-	case txnAborted:
-		return "ABORTED"
-	}
-	return "UNKNOWN"
-}
-
-// Errors of the coordinator; txnErrorCode maps them to Pulsar's codes.
 var (
-	// errTxnDisabled: transactionCoordinatorEnabled is off (answered with
-	// txnDisabledMsg).
-	errTxnDisabled = errors.New("transactions are not enabled")
-	// errTCNotFound: the id names no coordinator of this broker.
-	errTCNotFound = errors.New("transaction coordinator not found")
-	// errTxnNotFound: the coordinator has no such transaction (never opened,
-	// or already ended and removed).
-	errTxnNotFound = errors.New("transaction not found")
-	// errTxnStatus: the transaction is not in a state that allows the
-	// operation (an add to a committing transaction, a commit of an
-	// aborting one, ...).
-	errTxnStatus = errors.New("invalid transaction status")
-	// errTxnNotAllowed: an operation Pulsar refuses inside a transaction
-	// (a cumulative ack on a Shared or Key_Shared subscription).
-	errTxnNotAllowed = errors.New("not allowed in a transaction")
-	// errTxnConflict: a transactional ack of a message already acknowledged
-	// or pending in another transaction.
-	errTxnConflict = errors.New("transaction conflict")
+	errTxnDisabled   = txn.ErrDisabled
+	errTCNotFound    = txn.ErrTCNotFound
+	errTxnNotFound   = txn.ErrNotFound
+	errTxnStatus     = txn.ErrStatus
+	errTxnNotAllowed = txn.ErrNotAllowed
+	errTxnConflict   = txn.ErrConflict
 )
 
-// txnDisabledMsg is Pulsar's text when the coordinator is off, which the
-// official client's TestTransactionDisabled matches.
-const txnDisabledMsg = "Transactions are not enabled."
+// txnDisabledMsg is Pulsar's text when the coordinator is off.
+const txnDisabledMsg = txn.DisabledMsg
+
+// txnIDOf reads the transaction id fields of a command or metadata
+// (txn.IDOf).
+func txnIDOf(most, least *uint64) (txnID, bool) { return txn.IDOf(most, least) }
 
 // txnErrorText is the message of an error answer for err.
-func txnErrorText(err error) string {
-	if errors.Is(err, errTxnDisabled) {
-		return txnDisabledMsg
-	}
-	return err.Error()
-}
+func txnErrorText(err error) string { return txn.ErrorText(err) }
 
 // txnErrorCode maps a coordinator error to the ServerError Pulsar answers.
 func txnErrorCode(err error) proto.ServerError {

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
+	"github.com/pulsargo/sdk/brokerstub/internal/txn"
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
@@ -57,7 +58,7 @@ func (pa *pendingAcks) add(id txnID, r txnAckRec) {
 		if old.rec.AckSet == nil || r.AckSet == nil {
 			r.AckSet = nil
 		} else {
-			r.AckSet = andAckSets(old.rec.AckSet, r.AckSet)
+			r.AckSet = txn.AndAckSets(old.rec.AckSet, r.AckSet)
 		}
 		list[i].rec = r
 		return
@@ -99,14 +100,14 @@ func (pa *pendingAcks) conflict(id txnID, s *subscription, r txnAckRec) error {
 		}
 		return nil
 	}
-	if s.cur.IsAcked(pos) || bitsAlreadyAcked(s.cur.AckSet(pos), r.AckSet, r.Batch) {
+	if s.cur.IsAcked(pos) || txn.BitsAlreadyAcked(s.cur.AckSet(pos), r.AckSet, r.Batch) {
 		return fmt.Errorf("%w: %s is already acknowledged on %s", errTxnConflict, pos, s.name)
 	}
 	for _, a := range pa.ind[pos] {
 		if a.txn == id {
 			continue
 		}
-		if a.rec.AckSet == nil || r.AckSet == nil || bitsAlreadyAcked(a.rec.AckSet, r.AckSet, r.Batch) {
+		if a.rec.AckSet == nil || r.AckSet == nil || txn.BitsAlreadyAcked(a.rec.AckSet, r.AckSet, r.Batch) {
 			return fmt.Errorf("%w: %s is pending in %s", errTxnConflict, pos, a.txn)
 		}
 	}
@@ -114,24 +115,6 @@ func (pa *pendingAcks) conflict(id txnID, s *subscription, r txnAckRec) error {
 		return fmt.Errorf("%w: %s is under the cumulative ack of %s", errTxnConflict, pos, pa.cum.txn)
 	}
 	return nil
-}
-
-// bitsAlreadyAcked reports whether a batch-index ack (req: a cleared bit is
-// an index it acknowledges) names an index the cursor (cur: a set bit is not
-// yet acknowledged) already has.
-func bitsAlreadyAcked(cur, req []int64, batch int) bool {
-	if cur == nil || req == nil {
-		return false
-	}
-	for i := range min(batch, 64*max(len(cur), len(req))) {
-		w, bit := i/64, int64(1)<<(i%64)
-		acks := w >= len(req) || req[w]&bit == 0
-		acked := w >= len(cur) || cur[w]&bit == 0
-		if acks && acked {
-			return true
-		}
-	}
-	return false
 }
 
 // handleTxnAck holds a transactional ACK pending and answers it with the

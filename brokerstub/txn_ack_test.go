@@ -26,8 +26,8 @@ func TestTxnAckHeldUntilCommit(t *testing.T) {
 	t1, t2 := pc.newTxn(60_000), pc.newTxn(60_000)
 	r := cc.ack(1, ids[0], &t1)
 	require.Nil(t, r.Error, r.GetMessage())
-	assert.Equal(t, t1.most, r.GetTxnidMostBits())
-	assert.Equal(t, t1.least, r.GetTxnidLeastBits())
+	assert.Equal(t, t1.Most, r.GetTxnidMostBits())
+	assert.Equal(t, t1.Least, r.GetTxnidLeastBits())
 	cur, _, err := b.Cursor(topic, "s")
 	require.NoError(t, err)
 	assert.Equal(t, int64(-1), cur.MarkDelete.Entry, "a transactional ack is pending, not applied")
@@ -35,7 +35,7 @@ func TestTxnAckHeldUntilCommit(t *testing.T) {
 	// The same message in another open transaction conflicts.
 	r = cc.ack(1, ids[0], &t2)
 	assert.Equal(t, proto.ServerError_TransactionConflict, r.GetError())
-	assert.Equal(t, t2.least, r.GetTxnidLeastBits())
+	assert.Equal(t, t2.Least, r.GetTxnidLeastBits())
 	// So does a message already acknowledged.
 	require.Nil(t, cc.ack(1, ids[2], nil).Error)
 	assert.Equal(t, proto.ServerError_TransactionConflict, cc.ack(1, ids[2], &t2).GetError())
@@ -68,7 +68,7 @@ func TestTxnPendingAcksSurviveRestart(t *testing.T) {
 	cc.subscribe(topic, "s", 1, proto.CommandSubscribe_Shared, true)
 	cc.received(1)
 	t2 := pc.newTxn(60_000)
-	assert.Equal(t, txnID{0, 1}, t2, "the sequence continues after a restart")
+	assert.Equal(t, txnID{Most: 0, Least: 1}, t2, "the sequence continues after a restart")
 	assert.Equal(t, proto.ServerError_TransactionConflict, cc.ack(1, m0, &t2).GetError(), "t1's ack is still pending")
 	require.Nil(t, pc.endTxn(t1, true).Error)
 	cur, _, err := b.Cursor(topic, "s")
@@ -91,7 +91,7 @@ func TestTxnCumulativeAck(t *testing.T) {
 		cc.send(&proto.BaseCommand{Type: proto.BaseCommand_ACK.Enum(), Ack: &proto.CommandAck{ConsumerId: gproto.Uint64(1),
 			AckType: proto.CommandAck_Cumulative.Enum(), RequestId: cc.nextRID(),
 			MessageId:     []*proto.MessageIdData{{LedgerId: id.LedgerId, EntryId: id.EntryId}},
-			TxnidMostBits: &txn.most, TxnidLeastBits: &txn.least}})
+			TxnidMostBits: &txn.Most, TxnidLeastBits: &txn.Least}})
 		return cc.expect(proto.BaseCommand_ACK_RESPONSE).GetAckResponse()
 	}
 	t1, t2 := pc.newTxn(60_000), pc.newTxn(60_000)

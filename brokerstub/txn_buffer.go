@@ -81,9 +81,9 @@ func txnTagged(rawMeta []byte, id txnID) []byte {
 	out := make([]byte, 0, len(rawMeta)+22)
 	out = append(out, rawMeta...)
 	out = protowire.AppendTag(out, 22, protowire.VarintType)
-	out = protowire.AppendVarint(out, id.least)
+	out = protowire.AppendVarint(out, id.Least)
 	out = protowire.AppendTag(out, 23, protowire.VarintType)
-	return protowire.AppendVarint(out, id.most)
+	return protowire.AppendVarint(out, id.Most)
 }
 
 // txnAdmitSend checks a transactional SEND on the topic goroutine before it

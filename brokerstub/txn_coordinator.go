@@ -126,7 +126,7 @@ func (b *Broker) startCoordinator() error {
 	b.tc.Store(c)
 	// Finished before the broker serves: no client sees half of one.
 	for _, m := range finish {
-		id := txnID{least: m.Least}
+		id := txnID{Least: m.Least}
 		if err := c.end(id, txnByBroker, m.Status == txnCommitting); err != nil {
 			b.log.Warn("finish transaction after restart", "txn", id, "err", err)
 		}
@@ -209,16 +209,16 @@ func (c *coordinator) newTxn(as txnAs, timeout time.Duration) (txnID, error) {
 		return txnID{}, err
 	}
 	c.armTimeout(m, timeout)
-	return txnID{least: m.Least}, nil
+	return txnID{Least: m.Least}, nil
 }
 
 // openLocked returns the open transaction id, or why it is not one or as
 // may not use it.
 func (c *coordinator) openLocked(id txnID, as txnAs) (*txnMeta, error) {
-	if id.most >= tcCount {
-		return nil, fmt.Errorf("%w: %d", errTCNotFound, id.most)
+	if id.Most >= tcCount {
+		return nil, fmt.Errorf("%w: %d", errTCNotFound, id.Most)
 	}
-	m := c.txns[id.least]
+	m := c.txns[id.Least]
 	if m == nil {
 		return nil, fmt.Errorf("%w: %s", errTxnNotFound, id)
 	}
@@ -302,7 +302,7 @@ func (c *coordinator) pendingAcksOn(topic string) map[txnID][]txnAckRec {
 	for _, m := range c.txns {
 		for _, r := range m.Acks {
 			if r.Topic == topic {
-				id := txnID{least: m.Least}
+				id := txnID{Least: m.Least}
 				out[id] = append(out[id], r)
 			}
 		}
@@ -314,10 +314,10 @@ func (c *coordinator) pendingAcksOn(topic string) map[txnID][]txnAckRec {
 func (c *coordinator) snapshot(id txnID) (txnMeta, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if id.most >= tcCount {
-		return txnMeta{}, fmt.Errorf("%w: %d", errTCNotFound, id.most)
+	if id.Most >= tcCount {
+		return txnMeta{}, fmt.Errorf("%w: %d", errTCNotFound, id.Most)
 	}
-	m := c.txns[id.least]
+	m := c.txns[id.Least]
 	if m == nil {
 		return txnMeta{}, fmt.Errorf("%w: %s", errTxnNotFound, id)
 	}

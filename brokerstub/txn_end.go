@@ -13,7 +13,7 @@ import (
 // armTimeout aborts m once d has passed on the broker's clock. Called with
 // mu held (or before the coordinator is shared).
 func (c *coordinator) armTimeout(m *txnMeta, d time.Duration) {
-	id := txnID{least: m.Least}
+	id := txnID{Least: m.Least}
 	m.stop = c.b.opts.Clock.AfterFunc(max(d, 0), func() {
 		c.mu.Lock()
 		if c.closed {
@@ -40,11 +40,11 @@ func (c *coordinator) end(id txnID, as txnAs, commit bool) error {
 		want = txnCommitting
 	}
 	c.mu.Lock()
-	if id.most >= tcCount {
+	if id.Most >= tcCount {
 		c.mu.Unlock()
-		return fmt.Errorf("%w: %d", errTCNotFound, id.most)
+		return fmt.Errorf("%w: %d", errTCNotFound, id.Most)
 	}
-	m := c.txns[id.least]
+	m := c.txns[id.Least]
 	if m == nil {
 		c.mu.Unlock()
 		return fmt.Errorf("%w: %s", errTxnNotFound, id)
@@ -81,8 +81,8 @@ func (c *coordinator) end(id txnID, as txnAs, commit bool) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.txns[id.least] == m {
-		delete(c.txns, id.least)
+	if c.txns[id.Least] == m {
+		delete(c.txns, id.Least)
 		return c.persistLocked()
 	}
 	return nil

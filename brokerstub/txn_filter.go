@@ -2,6 +2,8 @@ package brokerstub
 
 import (
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/txn"
 )
 
 // Dispatch and transactional acks (Pulsar's filterEntriesForConsumer with
@@ -39,7 +41,7 @@ func (s *subscription) txnPendingAt(p ledger.Position) (set []int64, ok bool) {
 		if set == nil {
 			set = a.rec.AckSet
 		} else {
-			set = andAckSets(set, a.rec.AckSet)
+			set = txn.AndAckSets(set, a.rec.AckSet)
 		}
 	}
 	return set, true
@@ -63,9 +65,9 @@ func (s *subscription) txnHeld(p ledger.Position) bool {
 	batch := int(s.t.info(e).numMessages)
 	set := pending
 	if cur := s.cur.AckSet(p); cur != nil {
-		set = andAckSets(cur, pending)
+		set = txn.AndAckSets(cur, pending)
 	}
-	return popcount64(set, batch) == 0
+	return txn.Popcount(set, batch) == 0
 }
 
 // txnDeliverAckSet returns the ack set and message count of a batch about to
@@ -77,50 +79,10 @@ func (s *subscription) txnDeliverAckSet(p ledger.Position, batch int, ackSet []i
 		return ackSet, count
 	}
 	if ackSet == nil {
-		ackSet = fullAckSet(batch)
+		ackSet = txn.FullAckSet(batch)
 	}
-	ackSet = andAckSets(ackSet, pending)
-	return ackSet, int64(popcount64(ackSet, batch))
-}
-
-// andAckSets returns the ack set whose set bits (unacknowledged indexes) are
-// set in both a and b; a word missing from one counts as all clear
-// (acknowledged), as a client's ack set drops its trailing zero words.
-func andAckSets(a, b []int64) []int64 {
-	out := make([]int64, max(len(a), len(b)))
-	for i := range out {
-		var x, y int64
-		if i < len(a) {
-			x = a[i]
-		}
-		if i < len(b) {
-			y = b[i]
-		}
-		out[i] = x & y
-	}
-	return out
-}
-
-// fullAckSet is the ack set of a batch of n messages none of which is
-// acknowledged.
-func fullAckSet(n int) []int64 {
-	n = max(n, 1)
-	out := make([]int64, (n+63)/64)
-	for i := range n {
-		out[i/64] |= 1 << (i % 64)
-	}
-	return out
-}
-
-// popcount64 counts the set bits of set below n.
-func popcount64(set []int64, n int) int {
-	c := 0
-	for i := range min(n, 64*len(set)) {
-		if set[i/64]&(1<<(i%64)) != 0 {
-			c++
-		}
-	}
-	return c
+	ackSet = txn.AndAckSets(ackSet, pending)
+	return ackSet, int64(txn.Popcount(ackSet, batch))
 }
 
 // txnRedeliverAborted makes the messages that an aborted transaction held

@@ -138,7 +138,7 @@ func TestTxnPendingBatchIndexAckFiltered(t *testing.T) {
 	ackBatch := func(id *proto.MessageIdData, set int64) {
 		m := &proto.CommandAck{ConsumerId: gproto.Uint64(1), AckType: proto.CommandAck_Individual.Enum(), RequestId: c1.nextRID(),
 			MessageId:     []*proto.MessageIdData{{LedgerId: id.LedgerId, EntryId: id.EntryId, AckSet: []int64{set}}},
-			TxnidMostBits: &tx.most, TxnidLeastBits: &tx.least}
+			TxnidMostBits: &tx.Most, TxnidLeastBits: &tx.Least}
 		c1.send(&proto.BaseCommand{Type: proto.BaseCommand_ACK.Enum(), Ack: m})
 		r := c1.expect(proto.BaseCommand_ACK_RESPONSE).GetAckResponse()
 		require.Nil(t, r.Error, r.GetMessage())
@@ -221,7 +221,7 @@ func TestTxnAbortedCumulativeAckRedelivers(t *testing.T) {
 	c1.send(&proto.BaseCommand{Type: proto.BaseCommand_ACK.Enum(), Ack: &proto.CommandAck{ConsumerId: gproto.Uint64(1),
 		AckType: proto.CommandAck_Cumulative.Enum(), RequestId: c1.nextRID(),
 		MessageId:     []*proto.MessageIdData{{LedgerId: ids[1].LedgerId, EntryId: ids[1].EntryId}},
-		TxnidMostBits: &tx.most, TxnidLeastBits: &tx.least}})
+		TxnidMostBits: &tx.Most, TxnidLeastBits: &tx.Least}})
 	require.Nil(t, c1.expect(proto.BaseCommand_ACK_RESPONSE).GetAckResponse().Error)
 	c1.redeliverAll(1)
 	got, _ = c1.received(1)
@@ -248,7 +248,7 @@ func TestTxnDisjointBatchIndexesInTwoTxns(t *testing.T) {
 	ackBatch := func(tx txnID, set int64) *proto.CommandAckResponse {
 		m := &proto.CommandAck{ConsumerId: gproto.Uint64(1), AckType: proto.CommandAck_Individual.Enum(), RequestId: c1.nextRID(),
 			MessageId:     []*proto.MessageIdData{{LedgerId: id.LedgerId, EntryId: id.EntryId, AckSet: []int64{set}}},
-			TxnidMostBits: &tx.most, TxnidLeastBits: &tx.least}
+			TxnidMostBits: &tx.Most, TxnidLeastBits: &tx.Least}
 		c1.send(&proto.BaseCommand{Type: proto.BaseCommand_ACK.Enum(), Ack: m})
 		return c1.expect(proto.BaseCommand_ACK_RESPONSE).GetAckResponse()
 	}

@@ -81,8 +81,8 @@ func (c *conn) handleNewTxn(m *proto.CommandNewTxn) {
 		return // txn_max_active.go
 	}
 	if err == nil {
-		id.most = m.GetTcId()
-		r.TxnidMostBits, r.TxnidLeastBits = &id.most, &id.least
+		id.Most = m.GetTcId()
+		r.TxnidMostBits, r.TxnidLeastBits = &id.Most, &id.Least
 	}
 	r.Error, r.Message = errFields(err)
 	c.write(&proto.BaseCommand{Type: proto.BaseCommand_NEW_TXN_RESPONSE.Enum(), NewTxnResponse: r})
@@ -98,11 +98,11 @@ func (c *conn) handleAddPartitionToTxn(m *proto.CommandAddPartitionToTxn) {
 		return
 	}
 	id, _ := txnIDOf(m.TxnidMostBits, m.TxnidLeastBits)
-	tc, err := c.b.coordinatorFor(id.most)
+	tc, err := c.b.coordinatorFor(id.Most)
 	if err == nil {
 		err = tc.addPartitions(id, c.txnCaller(), m.GetPartitions())
 	}
-	r := &proto.CommandAddPartitionToTxnResponse{RequestId: &rid, TxnidMostBits: &id.most, TxnidLeastBits: &id.least}
+	r := &proto.CommandAddPartitionToTxnResponse{RequestId: &rid, TxnidMostBits: &id.Most, TxnidLeastBits: &id.Least}
 	r.Error, r.Message = errFields(err)
 	c.write(&proto.BaseCommand{Type: proto.BaseCommand_ADD_PARTITION_TO_TXN_RESPONSE.Enum(), AddPartitionToTxnResponse: r})
 }
@@ -113,7 +113,7 @@ func (c *conn) handleAddSubscriptionToTxn(m *proto.CommandAddSubscriptionToTxn) 
 		return
 	}
 	id, _ := txnIDOf(m.TxnidMostBits, m.TxnidLeastBits)
-	tc, err := c.b.coordinatorFor(id.most)
+	tc, err := c.b.coordinatorFor(id.Most)
 	if err == nil {
 		subs := make([]txnSubRef, 0, len(m.GetSubscription()))
 		for _, s := range m.GetSubscription() {
@@ -121,7 +121,7 @@ func (c *conn) handleAddSubscriptionToTxn(m *proto.CommandAddSubscriptionToTxn) 
 		}
 		err = tc.addSubs(id, c.txnCaller(), subs)
 	}
-	r := &proto.CommandAddSubscriptionToTxnResponse{RequestId: &rid, TxnidMostBits: &id.most, TxnidLeastBits: &id.least}
+	r := &proto.CommandAddSubscriptionToTxnResponse{RequestId: &rid, TxnidMostBits: &id.Most, TxnidLeastBits: &id.Least}
 	r.Error, r.Message = errFields(err)
 	c.write(&proto.BaseCommand{Type: proto.BaseCommand_ADD_SUBSCRIPTION_TO_TXN_RESPONSE.Enum(), AddSubscriptionToTxnResponse: r})
 }
@@ -133,11 +133,11 @@ func (c *conn) handleEndTxn(m *proto.CommandEndTxn) {
 		return
 	}
 	id, _ := txnIDOf(m.TxnidMostBits, m.TxnidLeastBits)
-	tc, err := c.b.coordinatorFor(id.most)
+	tc, err := c.b.coordinatorFor(id.Most)
 	if err == nil {
 		err = tc.end(id, c.txnCaller(), m.GetTxnAction() == proto.TxnAction_COMMIT)
 	}
-	r := &proto.CommandEndTxnResponse{RequestId: &rid, TxnidMostBits: &id.most, TxnidLeastBits: &id.least}
+	r := &proto.CommandEndTxnResponse{RequestId: &rid, TxnidMostBits: &id.Most, TxnidLeastBits: &id.Least}
 	r.Error, r.Message = errFields(err)
 	c.write(&proto.BaseCommand{Type: proto.BaseCommand_END_TXN_RESPONSE.Enum(), EndTxnResponse: r})
 }

@@ -31,7 +31,7 @@ func (c *txnClient) newTxn(ttlMs uint64) txnID {
 		RequestId: c.nextRID(), TxnTtlSeconds: &ttlMs, TcId: gproto.Uint64(0)}})
 	r := c.expect(proto.BaseCommand_NEW_TXN_RESPONSE).GetNewTxnResponse()
 	require.Nil(c.t, r.Error, r.GetMessage())
-	return txnID{r.GetTxnidMostBits(), r.GetTxnidLeastBits()}
+	return txnID{Most: r.GetTxnidMostBits(), Least: r.GetTxnidLeastBits()}
 }
 
 func (c *txnClient) endTxn(id txnID, commit bool) *proto.CommandEndTxnResponse {
@@ -41,7 +41,7 @@ func (c *txnClient) endTxn(id txnID, commit bool) *proto.CommandEndTxnResponse {
 		action = proto.TxnAction_COMMIT
 	}
 	c.send(&proto.BaseCommand{Type: proto.BaseCommand_END_TXN.Enum(), EndTxn: &proto.CommandEndTxn{
-		RequestId: c.nextRID(), TxnidMostBits: &id.most, TxnidLeastBits: &id.least, TxnAction: &action}})
+		RequestId: c.nextRID(), TxnidMostBits: &id.Most, TxnidLeastBits: &id.Least, TxnAction: &action}})
 	return c.expect(proto.BaseCommand_END_TXN_RESPONSE).GetEndTxnResponse()
 }
 
@@ -58,7 +58,7 @@ func (c *txnClient) publish(pid uint64, name string, seq uint64, payload string,
 	c.t.Helper()
 	s := &proto.CommandSend{ProducerId: &pid, SequenceId: &seq}
 	if txn != nil {
-		s.TxnidMostBits, s.TxnidLeastBits = &txn.most, &txn.least
+		s.TxnidMostBits, s.TxnidLeastBits = &txn.Most, &txn.Least
 	}
 	c.sendPayload(&proto.BaseCommand{Type: proto.BaseCommand_SEND.Enum(), Send: s},
 		&proto.MessageMetadata{ProducerName: &name, SequenceId: &seq, PublishTime: gproto.Uint64(1)}, []byte(payload))
@@ -136,7 +136,7 @@ func (c *txnClient) ack(cid uint64, id *proto.MessageIdData, txn *txnID) *proto.
 	m := &proto.CommandAck{ConsumerId: &cid, AckType: proto.CommandAck_Individual.Enum(),
 		MessageId: []*proto.MessageIdData{{LedgerId: id.LedgerId, EntryId: id.EntryId}}, RequestId: c.nextRID()}
 	if txn != nil {
-		m.TxnidMostBits, m.TxnidLeastBits = &txn.most, &txn.least
+		m.TxnidMostBits, m.TxnidLeastBits = &txn.Most, &txn.Least
 	}
 	c.send(&proto.BaseCommand{Type: proto.BaseCommand_ACK.Enum(), Ack: m})
 	return c.expect(proto.BaseCommand_ACK_RESPONSE).GetAckResponse()

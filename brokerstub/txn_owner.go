@@ -54,5 +54,5 @@ func (c *coordinator) checkOwnerLocked(m *txnMeta, as txnAs) error {
 		return nil
 	}
 	return fmt.Errorf("%w: Client (%s) is neither the owner of the transaction %s nor a super user",
-		errTxnNotOwned, as.role, txnID{least: m.Least})
+		errTxnNotOwned, as.role, txnID{Least: m.Least})
 }

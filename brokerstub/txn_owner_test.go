@@ -25,14 +25,14 @@ func dialTxnAs(t *testing.T, b *Broker, secret []byte, role string) *txnClient {
 func (c *txnClient) addPartition(id txnID, topic string) *proto.CommandAddPartitionToTxnResponse {
 	c.t.Helper()
 	c.send(&proto.BaseCommand{Type: proto.BaseCommand_ADD_PARTITION_TO_TXN.Enum(), AddPartitionToTxn: &proto.CommandAddPartitionToTxn{
-		RequestId: c.nextRID(), TxnidMostBits: &id.most, TxnidLeastBits: &id.least, Partitions: []string{topic}}})
+		RequestId: c.nextRID(), TxnidMostBits: &id.Most, TxnidLeastBits: &id.Least, Partitions: []string{topic}}})
 	return c.expect(proto.BaseCommand_ADD_PARTITION_TO_TXN_RESPONSE).GetAddPartitionToTxnResponse()
 }
 
 func (c *txnClient) addSubscription(id txnID, topic, sub string) *proto.CommandAddSubscriptionToTxnResponse {
 	c.t.Helper()
 	c.send(&proto.BaseCommand{Type: proto.BaseCommand_ADD_SUBSCRIPTION_TO_TXN.Enum(), AddSubscriptionToTxn: &proto.CommandAddSubscriptionToTxn{
-		RequestId: c.nextRID(), TxnidMostBits: &id.most, TxnidLeastBits: &id.least,
+		RequestId: c.nextRID(), TxnidMostBits: &id.Most, TxnidLeastBits: &id.Least,
 		Subscription: []*proto.Subscription{{Topic: gproto.String(topic), Subscription: gproto.String(sub)}}}})
 	return c.expect(proto.BaseCommand_ADD_SUBSCRIPTION_TO_TXN_RESPONSE).GetAddSubscriptionToTxnResponse()
 }
@@ -57,7 +57,7 @@ func TestTxnOwnershipVerified(t *testing.T) {
 	end := bob.endTxn(t1, true)
 	assert.Equal(t, proto.ServerError_TransactionNotFound, end.GetError())
 	assert.Contains(t, end.GetMessage(), "Client (bob) is neither the owner of the transaction (0,0) nor a super user")
-	assert.Equal(t, t1.least, end.GetTxnidLeastBits())
+	assert.Equal(t, t1.Least, end.GetTxnidLeastBits())
 	assert.Equal(t, proto.ServerError_TransactionNotFound, bob.addPartition(t1, topic).GetError())
 	assert.Equal(t, proto.ServerError_TransactionNotFound, bob.addSubscription(t1, topic, "s").GetError())
 	require.Nil(t, alice.addPartition(t1, topic).Error)
@@ -101,6 +101,6 @@ func TestTxnOwnerlessRecordLoads(t *testing.T) {
 	require.NoError(t, b.Restart())
 
 	bob := dialTxnAs(t, b, secret, "bob")
-	require.Nil(t, bob.endTxn(txnID{0, 0}, true).Error)
-	assert.Equal(t, txnID{0, 1}, bob.newTxn(60_000), "the sequence goes on from the old record")
+	require.Nil(t, bob.endTxn(txnID{Most: 0, Least: 0}, true).Error)
+	assert.Equal(t, txnID{Most: 0, Least: 1}, bob.newTxn(60_000), "the sequence goes on from the old record")
 }

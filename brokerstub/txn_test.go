@@ -29,7 +29,7 @@ func TestTxnDisabledRefusesCoordinator(t *testing.T) {
 	assert.Equal(t, uint32(0), c.expect(proto.BaseCommand_PARTITIONED_METADATA_RESPONSE).GetPartitionMetadataResponse().GetPartitions())
 	// A transactional send is refused too.
 	name := c.producer("persistent://public/default/txn-off", 1)
-	r := c.publish(1, name, 0, "x", &txnID{0, 0})
+	r := c.publish(1, name, 0, "x", &txnID{Most: 0, Least: 0})
 	require.Equal(t, proto.BaseCommand_SEND_ERROR, r.GetType())
 	assert.Equal(t, proto.ServerError_NotAllowedError, r.GetSendError().GetError())
 }
@@ -46,8 +46,8 @@ func TestTxnCoordinatorConnect(t *testing.T) {
 		assert.Equal(t, want, c.expect(proto.BaseCommand_TC_CLIENT_CONNECT_RESPONSE).GetTcClientConnectResponse().Error, "tc %d", tc)
 	}
 	// Ids: coordinator 0 in the most significant bits, a sequence in the least.
-	assert.Equal(t, txnID{0, 0}, c.newTxn(60_000))
-	assert.Equal(t, txnID{0, 1}, c.newTxn(60_000))
+	assert.Equal(t, txnID{Most: 0, Least: 0}, c.newTxn(60_000))
+	assert.Equal(t, txnID{Most: 0, Least: 1}, c.newTxn(60_000))
 }
 
 func TestTxnMessagesVisibleOnlyAfterCommit(t *testing.T) {
@@ -115,18 +115,18 @@ func TestTxnBadInputGetsPulsarErrors(t *testing.T) {
 	c := dialTxn(t, b)
 	// END_TXN for a transaction that never existed, and for a forged
 	// coordinator id.
-	assert.Equal(t, proto.ServerError_TransactionNotFound, c.endTxn(txnID{0, 999}, true).GetError())
-	assert.Equal(t, proto.ServerError_TransactionCoordinatorNotFound, c.endTxn(txnID{7, 0}, false).GetError())
+	assert.Equal(t, proto.ServerError_TransactionNotFound, c.endTxn(txnID{Most: 0, Least: 999}, true).GetError())
+	assert.Equal(t, proto.ServerError_TransactionCoordinatorNotFound, c.endTxn(txnID{Most: 7, Least: 0}, false).GetError())
 	// A send in a forged transaction.
 	name := c.producer("persistent://public/default/txn-bad", 1)
-	r := c.publish(1, name, 0, "x", &txnID{0, 12345})
+	r := c.publish(1, name, 0, "x", &txnID{Most: 0, Least: 12345})
 	require.Equal(t, proto.BaseCommand_SEND_ERROR, r.GetType())
 	assert.Equal(t, proto.ServerError_TransactionNotFound, r.GetSendError().GetError())
 	// ADD_PARTITION for an ended transaction: it is removed once committed.
 	id := c.newTxn(60_000)
 	require.Nil(t, c.endTxn(id, true).Error)
 	c.send(&proto.BaseCommand{Type: proto.BaseCommand_ADD_PARTITION_TO_TXN.Enum(), AddPartitionToTxn: &proto.CommandAddPartitionToTxn{
-		RequestId: c.nextRID(), TxnidMostBits: &id.most, TxnidLeastBits: &id.least, Partitions: []string{"persistent://public/default/p"}}})
+		RequestId: c.nextRID(), TxnidMostBits: &id.Most, TxnidLeastBits: &id.Least, Partitions: []string{"persistent://public/default/p"}}})
 	assert.Equal(t, proto.ServerError_TransactionNotFound,
 		c.expect(proto.BaseCommand_ADD_PARTITION_TO_TXN_RESPONSE).GetAddPartitionToTxnResponse().GetError())
 	// Non-persistent topics take no transactions, as Pulsar's.
@@ -149,11 +149,11 @@ func TestTxnWrongStateGetsInvalidTxnStatus(t *testing.T) {
 	tc.beforePhaseTwo = func(txnID) bool { close(inPhaseTwo); <-release; return true }
 	tc.mu.Unlock()
 	c.send(&proto.BaseCommand{Type: proto.BaseCommand_END_TXN.Enum(), EndTxn: &proto.CommandEndTxn{
-		RequestId: c.nextRID(), TxnidMostBits: &id.most, TxnidLeastBits: &id.least, TxnAction: proto.TxnAction_COMMIT.Enum()}})
+		RequestId: c.nextRID(), TxnidMostBits: &id.Most, TxnidLeastBits: &id.Least, TxnAction: proto.TxnAction_COMMIT.Enum()}})
 	<-inPhaseTwo
 	// Committing: no more partitions, and no abort.
 	other.send(&proto.BaseCommand{Type: proto.BaseCommand_ADD_PARTITION_TO_TXN.Enum(), AddPartitionToTxn: &proto.CommandAddPartitionToTxn{
-		RequestId: other.nextRID(), TxnidMostBits: &id.most, TxnidLeastBits: &id.least, Partitions: []string{"persistent://public/default/p"}}})
+		RequestId: other.nextRID(), TxnidMostBits: &id.Most, TxnidLeastBits: &id.Least, Partitions: []string{"persistent://public/default/p"}}})
 	assert.Equal(t, proto.ServerError_InvalidTxnStatus,
 		other.expect(proto.BaseCommand_ADD_PARTITION_TO_TXN_RESPONSE).GetAddPartitionToTxnResponse().GetError())
 	assert.Equal(t, proto.ServerError_InvalidTxnStatus, other.endTxn(id, false).GetError())
@@ -224,7 +224,7 @@ func TestTxnAdminMetadata(t *testing.T) {
 	first := receiptOf(t, pc.publish(1, name, 1, "t", &id))
 	require.Nil(t, cc.ack(1, m0, &id).Error)
 
-	code, body := adminDo(t, b, "GET", "/admin/v3/transactions/transactionMetadata/0/"+strconv.FormatUint(id.least, 10), "")
+	code, body := adminDo(t, b, "GET", "/admin/v3/transactions/transactionMetadata/0/"+strconv.FormatUint(id.Least, 10), "")
 	require.Equal(t, 200, code, body)
 	var md map[string]any
 	require.NoError(t, json.Unmarshal([]byte(body), &md))

@@ -1,4 +1,4 @@
-package brokerstub
+package auth
 
 import (
 	"bytes"
@@ -22,26 +22,19 @@ import (
 	"time"
 )
 
-// TokenOptions configure Pulsar's AuthenticationProviderToken: JWTs
-// signed with SecretKey (HS256/384/512) or by the private half of
-// PublicKey (RS256/384/512 for an *rsa.PublicKey, ES256/384/512 for an
-// *ecdsa.PublicKey). Exactly one of the keys is set.
-type TokenOptions struct {
-	// SecretKey is Pulsar's tokenSecretKey (see ReadTokenKey).
-	SecretKey []byte
-	// PublicKey is Pulsar's tokenPublicKey (see ParseTokenPublicKey).
-	PublicKey crypto.PublicKey
-	// Claim is the claim that names the role (Pulsar's tokenAuthClaim).
-	// Default "sub".
-	Claim string
-	// Audience, when set, must be among the token's aud claim; AudienceClaim
-	// names that claim (Pulsar's tokenAudience and tokenAudienceClaim,
-	// default "aud").
+// TokenConfig is brokerstub.TokenOptions: the key that signs the JWTs
+// (SecretKey for HS256/384/512, PublicKey for RS* and ES*; exactly one is
+// set), the claim naming the role (default "sub") and the audience that
+// must be among the claim AudienceClaim (default "aud").
+type TokenConfig struct {
+	SecretKey               []byte
+	PublicKey               crypto.PublicKey
+	Claim                   string
 	Audience, AudienceClaim string
 }
 
-// errTokenKey is wrapped by the errors of the token key readers.
-var errTokenKey = errors.New("brokerstub: token key")
+// ErrTokenKey is wrapped by the errors of the token key readers.
+var ErrTokenKey = errors.New("brokerstub: token key")
 
 // ReadTokenKey reads a key as Pulsar's tokenSecretKey and tokenPublicKey
 // accept it: "data:;base64,<key>", "file:///path", a file path, or the
@@ -51,12 +44,12 @@ func ReadTokenKey(s string) ([]byte, error) {
 	case strings.HasPrefix(s, "data:"):
 		_, enc, ok := strings.Cut(s, ",")
 		if !ok {
-			return nil, fmt.Errorf("%w: data URL without ','", errTokenKey)
+			return nil, fmt.Errorf("%w: data URL without ','", ErrTokenKey)
 		}
 		if strings.Contains(s[:len(s)-len(enc)], ";base64") {
 			k, err := base64.StdEncoding.DecodeString(enc)
 			if err != nil {
-				return nil, fmt.Errorf("%w: %w", errTokenKey, err)
+				return nil, fmt.Errorf("%w: %w", ErrTokenKey, err)
 			}
 			return k, nil
 		}
@@ -65,7 +58,7 @@ func ReadTokenKey(s string) ([]byte, error) {
 		path := strings.TrimPrefix(strings.TrimPrefix(s, "file:"), "//")
 		k, err := os.ReadFile(path)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", errTokenKey, err)
+			return nil, fmt.Errorf("%w: %w", ErrTokenKey, err)
 		}
 		return k, nil
 	}
@@ -74,7 +67,7 @@ func ReadTokenKey(s string) ([]byte, error) {
 	}
 	k, err := base64.StdEncoding.DecodeString(s)
 	if err != nil {
-		return nil, fmt.Errorf("%w: neither a file nor base64: %w", errTokenKey, err)
+		return nil, fmt.Errorf("%w: neither a file nor base64: %w", ErrTokenKey, err)
 	}
 	return k, nil
 }
@@ -88,21 +81,21 @@ func ParseTokenPublicKey(b []byte) (crypto.PublicKey, error) {
 	}
 	k, err := x509.ParsePKIXPublicKey(b)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", errTokenKey, err)
+		return nil, fmt.Errorf("%w: %w", ErrTokenKey, err)
 	}
 	switch k.(type) {
 	case *rsa.PublicKey, *ecdsa.PublicKey:
 		return k, nil
 	}
-	return nil, fmt.Errorf("%w: %T is neither RSA nor ECDSA", errTokenKey, k)
+	return nil, fmt.Errorf("%w: %T is neither RSA nor ECDSA", ErrTokenKey, k)
 }
 
-// NewTokenProvider returns Pulsar's AuthenticationProviderToken (method
+// NewToken returns Pulsar's AuthenticationProviderToken (method
 // "token"). Expired tokens (exp) and tokens not valid yet (nbf) are
 // refused at the broker's clock.
-func NewTokenProvider(o TokenOptions) (AuthenticationProvider, error) {
+func NewToken(o TokenConfig) (Provider, error) {
 	if (o.SecretKey == nil) == (o.PublicKey == nil) {
-		return nil, fmt.Errorf("%w: want one of SecretKey and PublicKey", errTokenKey)
+		return nil, fmt.Errorf("%w: want one of SecretKey and PublicKey", ErrTokenKey)
 	}
 	if o.Claim == "" {
 		o.Claim = "sub"
@@ -114,57 +107,57 @@ func NewTokenProvider(o TokenOptions) (AuthenticationProvider, error) {
 }
 
 type tokenProvider struct {
-	o TokenOptions
+	o TokenConfig
 }
 
-func (*tokenProvider) AuthMethodName() string { return "token" }
+func (*tokenProvider) MethodName() string { return "token" }
 
 // Authenticate verifies the JWT's signature and reads its claims; exp and
 // nbf are returned in the Identity (Expires, NotBefore) for the caller to
 // check at its clock.
-func (p *tokenProvider) Authenticate(d AuthenticationData) (Identity, error) {
+func (p *tokenProvider) Authenticate(d Credentials) (Identity, error) {
 	tok := strings.TrimSpace(string(d.Data))
 	tok = strings.TrimPrefix(tok, "Bearer ")
 	parts := strings.Split(tok, ".")
 	if len(parts) != 3 {
-		return Identity{}, authnError("token: want 3 dot-separated parts, got %d", len(parts))
+		return Identity{}, Errorf("token: want 3 dot-separated parts, got %d", len(parts))
 	}
 	var hdr struct {
 		Alg string `json:"alg"`
 	}
 	if err := decodeJWTPart(parts[0], &hdr); err != nil {
-		return Identity{}, authnError("token header: %v", err)
+		return Identity{}, Errorf("token header: %v", err)
 	}
 	sig, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[2], "="))
 	if err != nil {
-		return Identity{}, authnError("token signature: %v", err)
+		return Identity{}, Errorf("token signature: %v", err)
 	}
 	if err := p.verify(hdr.Alg, []byte(parts[0]+"."+parts[1]), sig); err != nil {
 		return Identity{}, err
 	}
 	var claims map[string]json.RawMessage
 	if err := decodeJWTPart(parts[1], &claims); err != nil {
-		return Identity{}, authnError("token claims: %v", err)
+		return Identity{}, Errorf("token claims: %v", err)
 	}
 	var role string
 	if err := json.Unmarshal(claims[p.o.Claim], &role); err != nil || role == "" {
-		return Identity{}, authnError("token: no string claim %q", p.o.Claim)
+		return Identity{}, Errorf("token: no string claim %q", p.o.Claim)
 	}
 	if p.o.Audience != "" && !hasAudience(claims[p.o.AudienceClaim], p.o.Audience) {
-		return Identity{}, authnError("token: audience %q not in claim %q", p.o.Audience, p.o.AudienceClaim)
+		return Identity{}, Errorf("token: audience %q not in claim %q", p.o.Audience, p.o.AudienceClaim)
 	}
 	id := Identity{Role: role}
 	if raw, ok := claims["exp"]; ok {
 		exp, err := numericDate(raw)
 		if err != nil {
-			return Identity{}, authnError("token exp: %v", err)
+			return Identity{}, Errorf("token exp: %v", err)
 		}
 		id.Expires = exp
 	}
 	if raw, ok := claims["nbf"]; ok {
 		nbf, err := numericDate(raw)
 		if err != nil {
-			return Identity{}, authnError("token nbf: %v", err)
+			return Identity{}, Errorf("token nbf: %v", err)
 		}
 		id.NotBefore = nbf
 	}
@@ -224,14 +217,14 @@ func (p *tokenProvider) verify(alg string, signed, sig []byte) error {
 	case "512":
 		h, ch = sha512.New, crypto.SHA512
 	default:
-		return authnError("token: unsupported alg %q", alg)
+		return Errorf("token: unsupported alg %q", alg)
 	}
 	switch {
 	case strings.HasPrefix(alg, "HS") && p.o.SecretKey != nil:
 		m := hmac.New(h, p.o.SecretKey)
 		m.Write(signed)
 		if !hmac.Equal(m.Sum(nil), sig) {
-			return authnError("token: bad signature")
+			return Errorf("token: bad signature")
 		}
 		return nil
 	case p.o.PublicKey == nil:
@@ -243,7 +236,7 @@ func (p *tokenProvider) verify(alg string, signed, sig []byte) error {
 		d := h()
 		d.Write(signed)
 		if rsa.VerifyPKCS1v15(k, ch, d.Sum(nil), sig) != nil {
-			return authnError("token: bad signature")
+			return Errorf("token: bad signature")
 		}
 		return nil
 	case strings.HasPrefix(alg, "ES"):
@@ -253,15 +246,15 @@ func (p *tokenProvider) verify(alg string, signed, sig []byte) error {
 		}
 		n := (k.Curve.Params().BitSize + 7) / 8
 		if len(sig) != 2*n {
-			return authnError("token: ECDSA signature of %d bytes, want %d", len(sig), 2*n)
+			return Errorf("token: ECDSA signature of %d bytes, want %d", len(sig), 2*n)
 		}
 		d := h()
 		d.Write(signed)
 		r, s := new(big.Int).SetBytes(sig[:n]), new(big.Int).SetBytes(sig[n:])
 		if !ecdsa.Verify(k, d.Sum(nil), r, s) {
-			return authnError("token: bad signature")
+			return Errorf("token: bad signature")
 		}
 		return nil
 	}
-	return authnError("token: alg %q does not fit the broker's key", alg)
+	return Errorf("token: alg %q does not fit the broker's key", alg)
 }

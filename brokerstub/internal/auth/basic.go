@@ -1,4 +1,4 @@
-package brokerstub
+package auth
 
 import (
 	"bufio"
@@ -14,8 +14,9 @@ import (
 	"golang.org/x/crypto/bcrypt"
 )
 
-// errBasicAuthConf is wrapped by the errors of ParseHtpasswd.
-var errBasicAuthConf = errors.New("brokerstub: basicAuthConf")
+// ErrBasicAuthConf is wrapped by the errors of ReadBasicAuthConf and
+// NewBasic.
+var ErrBasicAuthConf = errors.New("brokerstub: basicAuthConf")
 
 // maxHtpasswd bounds an htpasswd file.
 const maxHtpasswd = 1 << 20
@@ -26,24 +27,24 @@ func ReadBasicAuthConf(s string) ([]byte, error) {
 	path := strings.TrimPrefix(strings.TrimPrefix(s, "file:"), "//")
 	if st, err := os.Stat(path); err == nil {
 		if st.Size() > maxHtpasswd {
-			return nil, fmt.Errorf("%w: %s is larger than %d bytes", errBasicAuthConf, path, maxHtpasswd)
+			return nil, fmt.Errorf("%w: %s is larger than %d bytes", ErrBasicAuthConf, path, maxHtpasswd)
 		}
 		return os.ReadFile(path)
 	}
 	b, err := base64.StdEncoding.DecodeString(s)
 	if err != nil {
-		return nil, fmt.Errorf("%w: neither a file nor base64: %w", errBasicAuthConf, err)
+		return nil, fmt.Errorf("%w: neither a file nor base64: %w", ErrBasicAuthConf, err)
 	}
 	return b, nil
 }
 
-// NewBasicProvider returns Pulsar's AuthenticationProviderBasic (method
+// NewBasic returns Pulsar's AuthenticationProviderBasic (method
 // "basic"; the client sends "user:password") for an htpasswd file whose
 // lines are "user:hash", the hash MD5-crypt ("$apr1$...") or bcrypt
 // ("$2y$", "$2a$", "$2b$"), as Pulsar accepts them. The role is the user.
-func NewBasicProvider(htpasswd []byte) (AuthenticationProvider, error) {
+func NewBasic(htpasswd []byte) (Provider, error) {
 	if len(htpasswd) > maxHtpasswd {
-		return nil, fmt.Errorf("%w: larger than %d bytes", errBasicAuthConf, maxHtpasswd)
+		return nil, fmt.Errorf("%w: larger than %d bytes", ErrBasicAuthConf, maxHtpasswd)
 	}
 	users := map[string]string{}
 	sc := bufio.NewScanner(bytes.NewReader(htpasswd))
@@ -54,15 +55,15 @@ func NewBasicProvider(htpasswd []byte) (AuthenticationProvider, error) {
 		}
 		u, h, ok := strings.Cut(l, ":")
 		if !ok || u == "" {
-			return nil, fmt.Errorf("%w: line %d: want user:hash", errBasicAuthConf, n)
+			return nil, fmt.Errorf("%w: line %d: want user:hash", ErrBasicAuthConf, n)
 		}
 		if !strings.HasPrefix(h, "$apr1$") && !isBcrypt(h) {
-			return nil, fmt.Errorf("%w: line %d: user %s: want an $apr1$ or bcrypt hash", errBasicAuthConf, n, u)
+			return nil, fmt.Errorf("%w: line %d: user %s: want an $apr1$ or bcrypt hash", ErrBasicAuthConf, n, u)
 		}
 		users[u] = h
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%w: %w", errBasicAuthConf, err)
+		return nil, fmt.Errorf("%w: %w", ErrBasicAuthConf, err)
 	}
 	return basicProvider{users: users}, nil
 }
@@ -73,18 +74,18 @@ func isBcrypt(h string) bool {
 
 // errBasicRefused is the one error of an unknown user and a wrong
 // password, so that neither the client nor the log tells them apart.
-var errBasicRefused = authnError("basic: unknown user or wrong password")
+var errBasicRefused = Errorf("basic: unknown user or wrong password")
 
 type basicProvider struct {
 	users map[string]string
 }
 
-func (basicProvider) AuthMethodName() string { return "basic" }
+func (basicProvider) MethodName() string { return "basic" }
 
-func (p basicProvider) Authenticate(d AuthenticationData) (Identity, error) {
+func (p basicProvider) Authenticate(d Credentials) (Identity, error) {
 	user, pass, ok := strings.Cut(string(d.Data), ":")
 	if !ok {
-		return Identity{}, authnError("basic: want user:password")
+		return Identity{}, Errorf("basic: want user:password")
 	}
 	h, ok := p.users[user]
 	if !ok {
