@@ -195,7 +195,10 @@ func TestConsumerMemoryLimitNoStarvation(t *testing.T) {
 		if used := v.c.(*client).consumerMem.Used(); used < 10*memMsg {
 			t.Fatalf("the idle consumer holds %d bytes, want its %d", used, 10*memMsg)
 		}
-		c := v.subscribe(ConsumerOptions{Topic: other, Type: Exclusive, SubscriptionName: "busy"})
+		// A receiver queue of 1: each message received gives its permit
+		// back while the budget is still used up, so an engine that
+		// withheld permits with an empty queue would starve here.
+		c := v.subscribe(ConsumerOptions{Topic: other, Type: Exclusive, SubscriptionName: "busy", ReceiverQueueSize: 1})
 		prod := testProducer(t, v.c, ProducerOptions{Topic: other, CompressionType: ZSTD, DisableBatching: true})
 		for i := range 3 {
 			if _, err := prod.Send(csCtx(t), &ProducerMessage{Payload: make([]byte, 2*memMsg)}); err != nil {
