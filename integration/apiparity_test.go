@@ -59,6 +59,9 @@ func missingNames(official, sdk *types.Package, members func(string) bool) (miss
 //
 //	cd integration && go test -run TestAPIParityMissingNames -v .
 func TestAPIParityMissingNames(t *testing.T) {
+	// Independent of other tests (its own stub, or go commands): it runs
+	// beside them, so the integration module uses both cores.
+	t.Parallel()
 	official, sdk := loadPair(t, "pulsar")
 	counted := func(n string) bool { return countedStructs[n] }
 	wider := func(n string) bool { return countedStructs[n] || widerMembers[n] }
@@ -84,6 +87,9 @@ func TestAPIParityMissingNames(t *testing.T) {
 // the official type. It logs the names pulsargo has that names.txt does not
 // list yet.
 func TestAPIParityProgram(t *testing.T) {
+	// Independent of other tests (its own stub, or go commands): it runs
+	// beside them, so the integration module uses both cores.
+	t.Parallel()
 	files, err := filepath.Glob("apiparity/official/*.go")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no apiparity/official/*.go: %v", err)

@@ -71,6 +71,9 @@ var forbiddenModules = []string{
 // the official client's heavy dependencies. The same module also splits
 // and reassembles a payload with package chunk.
 func TestLeanModuleGraph(t *testing.T) {
+	// Independent of other tests (its own stub, or go commands): it runs
+	// beside them, so the integration module uses both cores.
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs go mod tidy in a scratch module")
 	}

@@ -2,9 +2,11 @@ package integration
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -53,21 +55,41 @@ func matrixCases() []matrixCase {
 
 // matrixPayload is message i of a case, with the index up front: small
 // payloads are compressible text; large ones are pseudo-random, so they
-// still need chunks after compression.
+// still need chunks after compression. Each call returns a fresh copy (a
+// client that wrote into a payload it was given would still be caught); the
+// pseudo-random bytes are made once per message and size, with ChaCha8 in
+// one call: byte by byte, under the race detector, they cost seconds of CPU
+// across the matrices.
 func matrixPayload(i, size int) []byte {
-	b := make([]byte, size)
-	if size > 64<<10 {
-		r := rand.New(rand.NewPCG(uint64(i), uint64(size)))
-		for j := range b {
-			b[j] = byte(r.Uint32())
-		}
-	} else {
+	if size <= 64<<10 {
+		b := make([]byte, size)
 		for j := range b {
 			b[j] = byte('a' + (j*7+i)%26)
 		}
+		copy(b, fmt.Sprintf("msg-%03d|", i))
+		return b
 	}
+	return bytes.Clone(randomPayload(i, size))
+}
+
+// randomPayloads caches randomPayload's results.
+var randomPayloads sync.Map // [2]int{i, size} -> []byte
+
+// randomPayload returns the shared pseudo-random payload of message i: the
+// caller must not modify it.
+func randomPayload(i, size int) []byte {
+	key := [2]int{i, size}
+	if b, ok := randomPayloads.Load(key); ok {
+		return b.([]byte)
+	}
+	var seed [32]byte
+	binary.LittleEndian.PutUint64(seed[:], uint64(i))
+	binary.LittleEndian.PutUint64(seed[8:], uint64(size))
+	b := make([]byte, size)
+	_, _ = rand.NewChaCha8(seed).Read(b)
 	copy(b, fmt.Sprintf("msg-%03d|", i))
-	return b
+	got, _ := randomPayloads.LoadOrStore(key, b)
+	return got.([]byte)
 }
 
 const matrixMessages = 12
@@ -78,6 +100,9 @@ const matrixMessages = 12
 // whose max message size (64 KiB) forces chunking, and checks every
 // payload, key and property arrives intact and in order.
 func TestCrossClientMatrix(t *testing.T) {
+	// Independent of other tests (its own stub, or go commands): it runs
+	// beside them, so the integration module uses both cores.
+	t.Parallel()
 	b := startStub(t, brokerstub.Options{MaxMessageSize: 64 << 10})
 	theirs := officialClient(t, b.URL())
 	ours, err := pulsar.NewClient(pulsar.ClientOptions{URL: b.URL()})
@@ -91,6 +116,9 @@ func TestCrossClientMatrix(t *testing.T) {
 // both clients connect over pulsar+ssl with the CA file and a token of
 // token-principal, whose only grant is private/auth.
 func TestCrossClientMatrixOverTLSWithToken(t *testing.T) {
+	// Independent of other tests (its own stub, or go commands): it runs
+	// beside them, so the integration module uses both cores.
+	t.Parallel()
 	pki := newSecPKI(t)
 	secret := []byte("matrix over tls secret")
 	tok, err := brokerstub.NewTokenProvider(brokerstub.TokenOptions{SecretKey: secret})

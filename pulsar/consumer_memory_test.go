@@ -110,26 +110,33 @@ func TestConsumerMemoryLimitS1(t *testing.T) {
 	}
 }
 
+// memMsg is the message size of the budget tests that count messages: the
+// budget counts payload bytes, so only the ratio of limit to message size
+// matters.
+const memMsg = 64 << 10
+
 // TestConsumerMemoryLimitWithholdsPermits: while the budget is used up, a
 // consumer with messages queued gives the broker no permits back; they
-// resume as the application receives. 30 messages of 1 MiB, a receiver
-// queue of 10 (permits go back 5 at a time) and a limit of 4 MiB: the
-// broker sends the first 10; 5 received leave 5 MiB queued, over the
-// limit, so nothing more comes (15 without the limit); after the 7th, 3
-// MiB are queued and the 7 permits go back (17 sent).
+// resume as the application receives. 30 messages of M = 64 KiB, a
+// receiver queue of 10 (permits go back 5 at a time) and a limit of 4 M:
+// the broker sends the first 10; 5 received leave 5 M queued, over the
+// limit, so nothing more comes (15 without the limit); after the 7th, 3 M
+// are queued and the 7 permits go back (17 sent). The budget counts payload
+// bytes only, so what matters is the ratio of limit to message size; M was
+// 1 MiB, which cost 30 MiB of copies under the race detector per case.
 func TestConsumerMemoryLimitWithholdsPermits(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
 		limit       int64
 		after5, at7 int64
-	}{{"limited", 4 << 20, 10, 17}, {"unlimited", -1, 15, 15}} {
+	}{{"limited", 4 * memMsg, 10, 17}, {"unlimited", -1, 15, 15}} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				v := memEnv(t, tc.limit)
 				topic := csTopic()
 				p := v.raw(topic, -1)
 				for i := range 30 {
-					if _, err := p.Send(csCtx(t), csNoise(1<<20, uint64(i)), ""); err != nil {
+					if _, err := p.Send(csCtx(t), csNoise(memMsg, uint64(i)), ""); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -173,28 +180,33 @@ func TestConsumerMemoryLimitWithholdsPermits(t *testing.T) {
 // a compressed one that does not fit the budget.
 func TestConsumerMemoryLimitNoStarvation(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		v := memEnv(t, 4<<20)
+		// Sizes in memMsg units (they were MiB): a budget of 4, an idle
+		// queue of 10 holding it, compressed messages of 2 that do not fit.
+		v := memEnv(t, 4*memMsg)
 		full, other := csTopic(), csTopic()
 		p := v.raw(full, -1)
 		for i := range 10 {
-			if _, err := p.Send(csCtx(t), csNoise(1<<20, uint64(i)), ""); err != nil {
+			if _, err := p.Send(csCtx(t), csNoise(memMsg, uint64(i)), ""); err != nil {
 				t.Fatal(err)
 			}
 		}
 		v.subscribe(ConsumerOptions{Topic: full, Type: Exclusive, SubscriptionName: "idle"})
 		synctest.Wait()
-		if used := v.c.(*client).consumerMem.Used(); used < 10<<20 {
-			t.Fatalf("the idle consumer holds %d bytes, want its 10 MiB", used)
+		if used := v.c.(*client).consumerMem.Used(); used < 10*memMsg {
+			t.Fatalf("the idle consumer holds %d bytes, want its %d", used, 10*memMsg)
 		}
-		c := v.subscribe(ConsumerOptions{Topic: other, Type: Exclusive, SubscriptionName: "busy"})
+		// A receiver queue of 1: each message received gives its permit
+		// back while the budget is still used up, so an engine that
+		// withheld permits with an empty queue would starve here.
+		c := v.subscribe(ConsumerOptions{Topic: other, Type: Exclusive, SubscriptionName: "busy", ReceiverQueueSize: 1})
 		prod := testProducer(t, v.c, ProducerOptions{Topic: other, CompressionType: ZSTD, DisableBatching: true})
 		for i := range 3 {
-			if _, err := prod.Send(csCtx(t), &ProducerMessage{Payload: make([]byte, 2<<20)}); err != nil {
+			if _, err := prod.Send(csCtx(t), &ProducerMessage{Payload: make([]byte, 2*memMsg)}); err != nil {
 				t.Fatalf("send %d while the consumer budget is used up: %v", i, err)
 			}
 		}
 		for i := range 3 {
-			if m := csRecv(t, c); len(m.Payload()) != 2<<20 {
+			if m := csRecv(t, c); len(m.Payload()) != 2*memMsg {
 				t.Fatalf("message %d: %d bytes", i, len(m.Payload()))
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"sync"
 	"testing"
 
 	"github.com/klauspost/compress/snappy"
@@ -17,13 +18,28 @@ import (
 	"github.com/pierrec/lz4/v4"
 )
 
-// crossInputs are the inputs the cross-checks encode.
-func crossInputs() [][]byte {
+// crossInputs are the inputs the cross-checks encode, generated once and
+// shared: callers must not modify them.
+var crossInputs = sync.OnceValue(func() [][]byte {
 	return [][]byte{
 		{}, []byte("a"), []byte("hello"), textBytes(100<<10, 11),
 		randomBytes(200<<10, 12), make([]byte, 1<<20),
 	}
-}
+})
+
+// Building a Zstandard encoder at its best level, or a decoder, costs more
+// than the inputs here take to encode (about a second under the race
+// detector), so the library's reference coders are built once and shared.
+var (
+	libZstdMu  sync.Mutex // guards libZstdEnc, a streaming encoder
+	libZstdEnc = sync.OnceValues(func() (*zstd.Encoder, error) {
+		// A streaming encoder does not know the size in advance and
+		// writes no frame content size.
+		return zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression), zstd.WithEncoderCRC(false))
+	})
+	// libZstdDec is safe for concurrent DecodeAll.
+	libZstdDec = sync.OnceValues(func() (*zstd.Decoder, error) { return zstd.NewReader(nil) })
+)
 
 // libDecode decodes a payload of typ with the underlying library alone.
 func libDecode(t *testing.T, typ Type, src []byte, size int) []byte {
@@ -47,11 +63,10 @@ func libDecode(t *testing.T, typ Type, src []byte, size int) []byte {
 		}
 		return out
 	case ZSTD:
-		d, err := zstd.NewReader(nil)
+		d, err := libZstdDec()
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer d.Close()
 		out, err := d.DecodeAll(src, nil)
 		if err != nil {
 			t.Fatalf("zstd.DecodeAll: %v", err)
@@ -93,13 +108,14 @@ func libEncode(t *testing.T, typ Type, src []byte) []byte {
 		}
 		return buf.Bytes()
 	case ZSTD:
-		// A streaming encoder does not know the size in advance and
-		// writes no frame content size.
-		var buf bytes.Buffer
-		w, err := zstd.NewWriter(&buf, zstd.WithEncoderLevel(zstd.SpeedBestCompression), zstd.WithEncoderCRC(false))
+		w, err := libZstdEnc()
 		if err != nil {
 			t.Fatal(err)
 		}
+		libZstdMu.Lock()
+		defer libZstdMu.Unlock()
+		var buf bytes.Buffer
+		w.Reset(&buf)
 		_, _ = w.Write(src)
 		if err := w.Close(); err != nil {
 			t.Fatal(err)

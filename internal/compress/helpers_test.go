@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -47,15 +48,25 @@ func textBytes(n int, seed uint64) []byte {
 	return []byte(sb.String()[:n])
 }
 
-// testInputs returns named inputs covering the interesting shapes.
-func testInputs() []struct {
+// namedInput is one input of testInputs.
+type namedInput struct {
 	name string
 	data []byte
-} {
-	return []struct {
-		name string
-		data []byte
-	}{
+}
+
+// testInputs returns named inputs covering the interesting shapes. They are
+// generated once and shared: callers must not modify them.
+//
+// The large inputs are 1 MiB + 1 byte: past every block and window of the
+// formats (Zstandard's 128 KiB blocks, which also ends the small-input
+// margin of its MaxCompressedSize, LZ4's 64 KiB match offset, Snappy's
+// 64 KiB blocks, DEFLATE's 32 KiB window and 64 KiB stored blocks), with a
+// final block of one byte. Zeros stay at 4 MiB, near Pulsar's 5 MiB
+// message limit, where the expansion ratio is the largest the test sees
+// (zeros cost little to generate and compress).
+var testInputs = sync.OnceValue(func() []namedInput {
+	const large = 1<<20 + 1
+	return []namedInput{
 		{"empty", []byte{}},
 		{"nil", nil},
 		{"one", []byte{'x'}},
@@ -64,12 +75,12 @@ func testInputs() []struct {
 		{"15 bytes", []byte("0123456789abcde")},
 		{"random 1 KiB", randomBytes(1<<10, 1)},
 		{"random 64 KiB", randomBytes(64<<10, 2)},
-		{"random 4 MiB", randomBytes(4<<20, 3)},
+		{"random 1 MiB+1", randomBytes(large, 3)},
 		{"text 300 KiB", textBytes(300<<10, 4)},
-		{"text 4 MiB", textBytes(4<<20, 5)},
+		{"text 1 MiB+1", textBytes(large, 5)},
 		{"zeros 4 MiB", make([]byte, 4<<20)},
 	}
-}
+})
 
 // allocatedBytes returns how many bytes f allocates. Tests using it must not
 // run in parallel.
