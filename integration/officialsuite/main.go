@@ -162,7 +162,7 @@ func suite(ctx context.Context, c config, log io.Writer) (summary, []Result, err
 		if addr, err = freeAddr(); err != nil {
 			return summary{}, nil, err
 		}
-		if httpAddr, err = freeAddr(); err != nil {
+		if httpAddr, err = freeAddr(addr); err != nil {
 			return summary{}, nil, err
 		}
 	} else {

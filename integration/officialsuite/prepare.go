@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -183,14 +184,32 @@ func retargetPort(src string, ps ports) error {
 	return nil
 }
 
-// freeAddr returns a loopback address with a port that is free now.
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
+// freeAddr returns a loopback address with a port that is free now and is
+// none of the ports in taken: the kernel may hand out a port again once its
+// listener closed, and the stub's ports must differ (a port picked twice
+// failed a CI run with "bind: address already in use").
+func freeAddr(taken ...string) (string, error) {
+	for range 100 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return "", err
+		}
+		addr := l.Addr().String()
+		if err := l.Close(); err != nil {
+			return "", err
+		}
+		if !slices.ContainsFunc(taken, func(t string) bool { return samePort(t, addr) }) {
+			return addr, nil
+		}
 	}
-	addr := l.Addr().String()
-	return addr, l.Close()
+	return "", fmt.Errorf("no free port apart from %v", taken)
+}
+
+// samePort reports whether two host:port addresses have the same port.
+func samePort(a, b string) bool {
+	_, pa, errA := net.SplitHostPort(a)
+	_, pb, errB := net.SplitHostPort(b)
+	return errA == nil && errB == nil && pa == pb
 }
 
 // prepared is what a run needs: the official tests built against the port
@@ -234,10 +253,10 @@ func prepare(ctx context.Context, work, addr, httpAddr string, race bool, client
 	ps := ports{broker: port, http: httpPort, tls: officialTLSPort, https: officialHTTPSPort}
 	p.TLSAddr, p.HTTPSAddr = net.JoinHostPort(host, ps.tls), net.JoinHostPort(host, ps.https)
 	if port != officialPort {
-		if p.TLSAddr, err = freeAddr(); err != nil {
+		if p.TLSAddr, err = freeAddr(addr, httpAddr); err != nil {
 			return nil, err
 		}
-		if p.HTTPSAddr, err = freeAddr(); err != nil {
+		if p.HTTPSAddr, err = freeAddr(addr, httpAddr, p.TLSAddr); err != nil {
 			return nil, err
 		}
 		_, ps.tls, _ = net.SplitHostPort(p.TLSAddr)
