@@ -122,6 +122,14 @@ func (b *Broker) packageIndex() (map[string]packageEntry, policy.KV, error) {
 	return idx, kv, nil
 }
 
+// openPackageIndex locks the packages and reads their index; unlock lets
+// them go (call it also when err is not nil).
+func (b *Broker) openPackageIndex() (idx map[string]packageEntry, kv policy.KV, unlock func(), err error) {
+	b.admin.pkgs.mu.Lock()
+	idx, kv, err = b.packageIndex()
+	return idx, kv, b.admin.pkgs.mu.Unlock, err
+}
+
 func putPackageIndex(kv policy.KV, idx map[string]packageEntry) error {
 	raw, err := json.Marshal(idx)
 	if err != nil {
@@ -139,9 +147,8 @@ func listPackages(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rq.b.admin.pkgs.mu.Lock()
-	defer rq.b.admin.pkgs.mu.Unlock()
-	idx, _, err := rq.b.packageIndex()
+	idx, _, unlock, err := rq.b.openPackageIndex()
+	defer unlock()
 	if err != nil {
 		return nil, err
 	}
@@ -165,9 +172,8 @@ func listPackageVersions(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rq.b.admin.pkgs.mu.Lock()
-	defer rq.b.admin.pkgs.mu.Unlock()
-	idx, _, err := rq.b.packageIndex()
+	idx, _, unlock, err := rq.b.openPackageIndex()
+	defer unlock()
 	if err != nil {
 		return nil, err
 	}
@@ -186,9 +192,8 @@ func getPackageMetadata(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rq.b.admin.pkgs.mu.Lock()
-	defer rq.b.admin.pkgs.mu.Unlock()
-	idx, _, err := rq.b.packageIndex()
+	idx, _, unlock, err := rq.b.openPackageIndex()
+	defer unlock()
 	if err != nil {
 		return nil, err
 	}
@@ -208,9 +213,8 @@ func updatePackageMetadata(rq *adminReq) (any, error) {
 	if err := rq.decode(&m); err != nil {
 		return nil, err
 	}
-	rq.b.admin.pkgs.mu.Lock()
-	defer rq.b.admin.pkgs.mu.Unlock()
-	idx, kv, err := rq.b.packageIndex()
+	idx, kv, unlock, err := rq.b.openPackageIndex()
+	defer unlock()
 	if err != nil {
 		return nil, err
 	}
@@ -238,9 +242,8 @@ func uploadPackage(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rq.b.admin.pkgs.mu.Lock()
-	defer rq.b.admin.pkgs.mu.Unlock()
-	idx, kv, err := rq.b.packageIndex()
+	idx, kv, unlock, err := rq.b.openPackageIndex()
+	defer unlock()
 	if err != nil {
 		return nil, err
 	}
@@ -316,9 +319,8 @@ func downloadPackage(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rq.b.admin.pkgs.mu.Lock()
-	defer rq.b.admin.pkgs.mu.Unlock()
-	idx, kv, err := rq.b.packageIndex()
+	idx, kv, unlock, err := rq.b.openPackageIndex()
+	defer unlock()
 	if err != nil {
 		return nil, err
 	}
@@ -338,9 +340,8 @@ func deletePackage(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rq.b.admin.pkgs.mu.Lock()
-	defer rq.b.admin.pkgs.mu.Unlock()
-	idx, kv, err := rq.b.packageIndex()
+	idx, kv, unlock, err := rq.b.openPackageIndex()
+	defer unlock()
 	if err != nil {
 		return nil, err
 	}
