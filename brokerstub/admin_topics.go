@@ -3,7 +3,6 @@ package brokerstub
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"sort"
 	"strconv"
@@ -260,113 +259,6 @@ func putTopic(rq *adminReq) (any, error) {
 	return nil, rq.b.setTopicProperties(name, props)
 }
 
-func deleteTopicHandler(rq *adminReq) (any, error) {
-	name, err := rq.topic()
-	if err != nil {
-		return nil, err
-	}
-	if rq.b.partitionCountOf(name) > 0 {
-		return nil, rq.listChanged(rq.b.deletePartitioned(name, rq.flag("force")))
-	}
-	err = rq.b.deleteTopic(name, rq.flag("force"))
-	if isNotFound(err) {
-		return nil, topicNotFound(name)
-	}
-	return nil, rq.listChanged(err)
-}
-
-// listChanged tells the topic-list watchers (handle_topiclist.go) after a
-// change to the namespace's topics that succeeded, and returns err.
-func (rq *adminReq) listChanged(err error) error {
-	if err == nil {
-		rq.b.topicListChanged()
-	}
-	return err
-}
-
-// hasClients reports whether the loaded topic has producers or consumers.
-func (t *topic) hasClients() bool {
-	busy := false
-	_ = t.call(func() {
-		busy = len(t.producers) > 0
-		for _, s := range t.subs {
-			busy = busy || len(s.consumers) > 0
-		}
-	})
-	return busy
-}
-
-// deleteTopic deletes a topic's entries and cursors. With producers or
-// consumers attached it is refused (412) unless force: then they are closed
-// first, as Pulsar does.
-func (b *Broker) deleteTopic(name topicName, force bool) error {
-	b.mu.Lock()
-	t := b.topics[name.Full]
-	stored := b.storedLocked(name)
-	b.mu.Unlock()
-	if t == nil && !stored {
-		return fmt.Errorf("%w: %s", errTopicNotFound, name.Full)
-	}
-	if t != nil && !force && t.hasClients() {
-		return restErr(http.StatusPreconditionFailed, "Topic has active producers/subscriptions")
-	}
-	// b.mu is held until the data is gone, so that a client reconnecting
-	// meanwhile waits and then finds a new, empty topic. Topic goroutines
-	// never take b.mu, so stopping one under it cannot deadlock.
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if t = b.topics[name.Full]; t != nil {
-		delete(b.topics, name.Full)
-		_ = t.call(t.closeClients)
-		t.stop(false)
-	}
-	if err := b.st.DeleteTopic(name.Full); err != nil {
-		return err
-	}
-	if err := b.forgetTopicGrants(name); err != nil {
-		return err
-	}
-	return b.pol().ForgetTopic(name.Full)
-}
-
-// deletePartitioned deletes every partition and then the partitioned
-// topic's metadata.
-func (b *Broker) deletePartitioned(base topicName, force bool) error {
-	n := b.partitionCount(base.Full)
-	parts := make([]topicName, 0, n)
-	for i := range n {
-		p, err := parseTopic(partitionName(base.Full, i))
-		if err != nil {
-			return err
-		}
-		parts = append(parts, p)
-	}
-	if !force {
-		for _, p := range parts {
-			b.mu.Lock()
-			t := b.topics[p.Full]
-			b.mu.Unlock()
-			if t != nil && t.hasClients() {
-				return restErr(http.StatusPreconditionFailed, "Topic has active producers/subscriptions")
-			}
-		}
-	}
-	for _, p := range parts {
-		if err := b.deleteTopic(p, force); err != nil && !isNotFound(err) {
-			return err
-		}
-	}
-	if err := b.st.SetPartitions(base.Full, 0); err != nil {
-		return err
-	}
-	if err := b.forgetTopicGrants(base); err != nil {
-		return err
-	}
-	return b.pol().ForgetTopic(base.Full)
-}
-
-// listTopics lists the namespace's topics of the path's domain, partitions
-// by their names.
 func listTopics(rq *adminReq) (any, error) {
 	ns, err := rq.namespace()
 	if err != nil {
