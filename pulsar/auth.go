@@ -3,7 +3,6 @@ package pulsar
 import (
 	"crypto/tls"
 
-	"github.com/pulsargo/sdk/internal/authn"
 	"github.com/pulsargo/sdk/pulsar/auth"
 )
 
@@ -23,23 +22,23 @@ var (
 	// ErrAuthenticationData: the credentials could not be obtained (an
 	// unreadable token or key file, an empty token, an OAuth2 issuer that
 	// fails or answers garbage). Result ErrorGettingAuthenticationData.
-	ErrAuthenticationData = engineError(authn.ErrAuthenticationData)
+	ErrAuthenticationData = engineError(auth.ErrAuthenticationData)
 	// ErrAuthenticationParams: the parameters of an authentication method
 	// are malformed or missing, or name no method (NewAuthentication); a
 	// case of ErrInvalidOptions. Result InvalidConfiguration.
-	ErrAuthenticationParams = engineError(authn.ErrAuthenticationParams)
+	ErrAuthenticationParams = engineError(auth.ErrAuthenticationParams)
 	// ErrAthenzNotSupported: Athenz authentication is not implemented (it
 	// needs Athenz's ZTS client, which has no well-kept Go library outside
 	// the Athenz project); a case of ErrInvalidOptions. Result
 	// InvalidConfiguration.
-	ErrAthenzNotSupported = engineError(authn.ErrAthenzNotSupported)
+	ErrAthenzNotSupported = engineError(auth.ErrAthenzNotSupported)
 )
 
 // OAuth2Error is an OAuth2 issuer's refusal (RFC 6749 section 5.2) or an
 // answer that is not one: the well-known document or the token endpoint
 // answered a non-2xx status, or a body that is not the JSON expected or is
 // too large. It wraps ErrAuthenticationData.
-type OAuth2Error = authn.OAuth2Error
+type OAuth2Error = auth.OAuth2Error
 
 // NewAuthentication returns the authentication method named name, with
 // params as a JSON object of strings or "key:value" pairs separated by
@@ -47,17 +46,17 @@ type OAuth2Error = authn.OAuth2Error
 // params, a missing parameter or an unknown name return an error wrapping
 // ErrAuthenticationParams.
 func NewAuthentication(name string, params string) (Authentication, error) {
-	return authn.NewProvider(name, params)
+	return auth.NewProvider(name, params)
 }
 
 // NewAuthenticationToken authenticates with a fixed JWT token. An empty
 // token makes NewClient fail, as the official client's.
-func NewAuthenticationToken(token string) Authentication { return authn.NewToken(token) }
+func NewAuthenticationToken(token string) Authentication { return auth.NewAuthenticationToken(token) }
 
 // NewAuthenticationTokenFromSupplier authenticates with a token obtained
 // anew at every connect and challenge (NewClient calls it once to check it).
 func NewAuthenticationTokenFromSupplier(tokenSupplier func() (string, error)) Authentication {
-	return authn.NewTokenFromSupplier(tokenSupplier)
+	return auth.NewAuthenticationTokenFromSupplier(tokenSupplier)
 }
 
 // NewAuthenticationTokenFromFile authenticates with the token in a file
@@ -65,7 +64,7 @@ func NewAuthenticationTokenFromSupplier(tokenSupplier func() (string, error)) Au
 // rotated token is picked up. NewClient fails when the file cannot be read
 // or is empty; a file larger than 1 MiB is refused.
 func NewAuthenticationTokenFromFile(tokenFilePath string) Authentication {
-	return authn.NewTokenFromFile(tokenFilePath)
+	return auth.NewAuthenticationTokenFromFile(tokenFilePath)
 }
 
 // NewAuthenticationTLS authenticates with the client certificate and key in
@@ -73,14 +72,14 @@ func NewAuthenticationTokenFromFile(tokenFilePath string) Authentication {
 // only: a plain connection carries no certificate). NewClient fails when
 // they cannot be read or do not match.
 func NewAuthenticationTLS(certificatePath string, privateKeyPath string) Authentication {
-	return authn.NewTLS(certificatePath, privateKeyPath)
+	return auth.NewAuthenticationTLS(certificatePath, privateKeyPath)
 }
 
 // NewAuthenticationFromTLSCertSupplier authenticates with the client
 // certificate the supplier returns, called at every TLS handshake (and once
 // by NewClient, which fails with its error).
 func NewAuthenticationFromTLSCertSupplier(tlsCertSupplier func() (*tls.Certificate, error)) Authentication {
-	return authn.NewTLSFromSupplier(tlsCertSupplier)
+	return auth.NewAuthenticationFromTLSCertSupplier(tlsCertSupplier)
 }
 
 // NewAuthenticationBasic authenticates with a user name and password
@@ -88,7 +87,7 @@ func NewAuthenticationFromTLSCertSupplier(tlsCertSupplier func() (*tls.Certifica
 // file). Both are required: an empty one is an error wrapping
 // ErrAuthenticationParams.
 func NewAuthenticationBasic(username, password string) (Authentication, error) {
-	return authn.NewBasic(username, password)
+	return auth.NewAuthenticationBasic(username, password)
 }
 
 // NewAuthenticationOAuth2 authenticates with an OAuth2 access token of the
@@ -99,12 +98,12 @@ func NewAuthenticationBasic(username, password string) (Authentication, error) {
 // silently authenticates with nothing). The broker receives the method
 // "token".
 func NewAuthenticationOAuth2(authParams map[string]string) Authentication {
-	return authn.NewOAuth2OrFailing(authParams)
+	return auth.NewAuthenticationOAuth2(authParams)
 }
 
 // NewAuthenticationAthenz exists so that code written for the official
 // client compiles; Athenz is not implemented, and NewClient fails with
 // ErrAthenzNotSupported whatever the params.
 func NewAuthenticationAthenz(authParams map[string]string) Authentication {
-	return authn.NewAthenz()
+	return auth.NewAuthenticationAthenz("", "", "", "", "", "", "", "", "", "", "")
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/pulsargo/sdk/internal/authn"
 	"io"
 	"net"
 	"strings"
@@ -131,7 +130,7 @@ func TestOAuth2TokenRefreshedOnAuthChallenge(t *testing.T) {
 		return nil
 	}})
 	proxy := &challengeProxy{b: b, responses: make(chan *proto.CommandAuthResponse, 4)}
-	a, err := authn.NewOAuth2(iss.params(t))
+	a, err := newOAuth2ForTest(iss.params(t))
 	require.NoError(t, err)
 	clk := clock.NewFake(time.Now())
 	a.SetClock(clk)

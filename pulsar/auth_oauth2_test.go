@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"github.com/pulsargo/sdk/internal/authn"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/pulsargo/sdk/brokerstub"
 	"github.com/pulsargo/sdk/internal/clock"
+	"github.com/pulsargo/sdk/pulsar/auth"
 )
 
 // fakeIssuer is an OAuth2 issuer: its well-known document names its token
@@ -134,7 +134,7 @@ func TestOAuth2ClientCredentialsAgainstStub(t *testing.T) {
 
 func TestOAuth2TokenCachedAndRefreshedBeforeExpiry(t *testing.T) {
 	iss := newFakeIssuer(t)
-	a, err := authn.NewOAuth2(iss.params(t))
+	a, err := newOAuth2ForTest(iss.params(t))
 	require.NoError(t, err)
 	clk := clock.NewFake(time.Unix(1000, 0))
 	a.SetClock(clk)
@@ -170,7 +170,7 @@ func TestOAuth2TokenCachedAndRefreshedBeforeExpiry(t *testing.T) {
 }
 
 func TestOAuth2IssuerMisbehaving(t *testing.T) {
-	huge := strings.Repeat(" ", authn.MaxOAuth2Body+1) + `{"access_token":"x"}`
+	huge := strings.Repeat(" ", auth.MaxOAuth2Body+1) + `{"access_token":"x"}`
 	for name, h := range map[string]func(w http.ResponseWriter, r *http.Request){
 		"garbage":         func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("<html>hello")) },
 		"huge":            func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(huge)) },
@@ -187,7 +187,7 @@ func TestOAuth2IssuerMisbehaving(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			iss := newFakeIssuer(t)
 			iss.token = h
-			a, err := authn.NewOAuth2(iss.params(t))
+			a, err := newOAuth2ForTest(iss.params(t))
 			require.NoError(t, err)
 			_, err = a.GetData()
 			var oe *OAuth2Error
@@ -201,7 +201,7 @@ func TestOAuth2IssuerMisbehaving(t *testing.T) {
 		iss := newFakeIssuer(t)
 		p := iss.params(t)
 		p["privateKey"] = "data:," + `{"client_id":"client-id","client_secret":"wrong"}`
-		a, err := authn.NewOAuth2(p)
+		a, err := newOAuth2ForTest(p)
 		require.NoError(t, err)
 		_, err = a.GetData()
 		var oe *OAuth2Error
@@ -254,7 +254,7 @@ func TestOAuth2BadParams(t *testing.T) {
 		"bad data URL":     "data:;base64,%%%",
 		"not JSON":         "data:,client_id=x",
 		"no client_id":     "data:,{}",
-		"huge credentials": keyFile(t, strings.Repeat(" ", authn.MaxCredentialFile+1)),
+		"huge credentials": keyFile(t, strings.Repeat(" ", auth.MaxCredentialFile+1)),
 	} {
 		t.Run(name, func(t *testing.T) {
 			p := map[string]string{"type": "client_credentials", "issuerUrl": iss.srv.URL}
@@ -269,4 +269,26 @@ func TestOAuth2BadParams(t *testing.T) {
 		})
 	}
 	assert.Zero(t, iss.grants())
+}
+
+// clockedAuth is the OAuth2 provider with its clock replaceable, as
+// auth.NewAuthenticationOAuth2WithParams returns it.
+type clockedAuth interface {
+	Authentication
+	auth.Invalidator
+	SetClock(clock.Clock)
+}
+
+// newOAuth2ForTest returns the OAuth2 provider of params, whose clock a test
+// may replace.
+func newOAuth2ForTest(params map[string]string) (clockedAuth, error) {
+	a, err := auth.NewAuthenticationOAuth2WithParams(params)
+	if err != nil {
+		return nil, err
+	}
+	c, ok := a.(clockedAuth)
+	if !ok {
+		return nil, fmt.Errorf("the OAuth2 provider %T cannot take a clock", a)
+	}
+	return c, nil
 }

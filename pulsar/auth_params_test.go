@@ -2,7 +2,6 @@ package pulsar
 
 import (
 	"errors"
-	"github.com/pulsargo/sdk/internal/authn"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pulsargo/sdk/brokerstub"
+	"github.com/pulsargo/sdk/pulsar/auth"
 )
 
 func TestBasicAuthenticationAgainstStub(t *testing.T) {
@@ -83,7 +83,7 @@ func TestNewAuthenticationNamesAndParamFormats(t *testing.T) {
 		{"token", ""},
 		{"token", `{"other":"x"}`},
 		{"oauth2", `{"type":"password"}`},
-		{"basic", strings.Repeat("k:v,", authn.MaxParams)},
+		{"basic", strings.Repeat("k:v,", auth.MaxParams)},
 	} {
 		_, err := NewAuthentication(c.name, c.params)
 		assert.ErrorIs(t, err, ErrAuthenticationParams, c)

@@ -3,7 +3,6 @@ package pulsar
 import (
 	"crypto/tls"
 	"errors"
-	"github.com/pulsargo/sdk/internal/authn"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pulsargo/sdk/brokerstub"
+	"github.com/pulsargo/sdk/pulsar/auth"
 )
 
 func TestMTLSWithEveryWayOfGivingTheCertificate(t *testing.T) {
@@ -97,7 +97,7 @@ func TestTLSAuthBadFilesFailNewClient(t *testing.T) {
 	garbage := filepath.Join(dir, "garbage.pem")
 	require.NoError(t, os.WriteFile(garbage, []byte("-----BEGIN CERTIFICATE-----\nnot base64\n"), 0o600))
 	huge := filepath.Join(dir, "huge.pem")
-	require.NoError(t, os.WriteFile(huge, make([]byte, authn.MaxCredentialFile+10), 0o600))
+	require.NoError(t, os.WriteFile(huge, make([]byte, auth.MaxCredentialFile+10), 0o600))
 	ca := newTestCA(t)
 	_, certFile, keyFile := ca.issue(t, "c", false)
 	_, otherCert, _ := ca.issue(t, "d", false)

@@ -10,12 +10,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/pulsargo/sdk/internal/authn"
 	"github.com/pulsargo/sdk/internal/backoff"
 	"github.com/pulsargo/sdk/internal/conn"
 	"github.com/pulsargo/sdk/internal/consumer"
 	"github.com/pulsargo/sdk/internal/lookup"
 	"github.com/pulsargo/sdk/internal/topicname"
+	"github.com/pulsargo/sdk/pulsar/auth"
 	"github.com/pulsargo/sdk/pulsar/log"
 )
 
@@ -290,7 +290,7 @@ func newClient(opts ClientOptions) (*client, error) {
 	var invalidate func()
 	if a := opts.Authentication; a != nil {
 		copts.AuthMethod, copts.AuthData = a.Name(), a.GetData
-		if ai, ok := a.(authn.Invalidator); ok {
+		if ai, ok := a.(auth.Invalidator); ok {
 			invalidate = ai.Invalidate
 		}
 	}

@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/pulsargo/sdk/internal/authn"
+	"github.com/pulsargo/sdk/internal/limitedfile"
+	"github.com/pulsargo/sdk/pulsar/auth"
 )
 
 // maxTrustFile bounds the CA file read (system bundles are a few hundred
@@ -50,7 +51,7 @@ func tlsConfig(opts ClientOptions) (*tls.Config, error) {
 		InsecureSkipVerify: opts.TLSAllowInsecureConnection,
 	}
 	if opts.TLSTrustCertsFilePath != "" {
-		pem, err := authn.ReadFileLimited(opts.TLSTrustCertsFilePath, maxTrustFile)
+		pem, err := limitedfile.Read(opts.TLSTrustCertsFilePath, maxTrustFile)
 		if err != nil {
 			return nil, fmt.Errorf("%w: trust certs: %w", ErrInvalidOptions, err)
 		}
@@ -86,7 +87,7 @@ func clientCertificate(opts ClientOptions) (func() (*tls.Certificate, error), er
 	case opts.TLSCertificateFile == "" || opts.TLSKeyFilePath == "":
 		return nil, invalidOption(InvalidConfiguration, "TLSCertificateFile and TLSKeyFilePath must be set together")
 	default:
-		c, err := authn.LoadKeyPair(opts.TLSCertificateFile, opts.TLSKeyFilePath)
+		c, err := auth.NewAuthenticationTLS(opts.TLSCertificateFile, opts.TLSKeyFilePath).GetTLSCertificate()
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
 		}

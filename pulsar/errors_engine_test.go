@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/pulsargo/sdk/internal/api"
-	"github.com/pulsargo/sdk/internal/authn"
+	"github.com/pulsargo/sdk/pulsar/auth"
 )
 
 // TestEngineErrorsMatchPulsarSentinels: the engines make internal/api's
@@ -41,7 +41,7 @@ func TestEngineErrorsMatchPulsarSentinels(t *testing.T) {
 	// Cases of a broader sentinel match it across the boundary too, and
 	// not the other way round.
 	if !errors.Is(fmt.Errorf("x: %w", api.ErrSendQueueIsFull), ErrProducerQueueFull) ||
-		!errors.Is(fmt.Errorf("x: %w", authn.ErrAuthenticationParams), ErrInvalidOptions) {
+		!errors.Is(fmt.Errorf("x: %w", auth.ErrAuthenticationParams), ErrInvalidOptions) {
 		t.Error("a case of a broader engine sentinel does not match pulsar's broader sentinel")
 	}
 	if errors.Is(fmt.Errorf("x: %w", api.ErrProducerQueueFull), ErrSendQueueIsFull) || errors.Is(fmt.Errorf("x: %w", api.ErrSendTimeout), ErrTimeout) {

@@ -71,12 +71,7 @@ func typeCheckPulsar(t *testing.T) *types.Package {
 // internalAliasesLeft are the exported aliases of internal types not made
 // types of this package yet, each with the reason; the test fails on any
 // other, and on one of these that is no longer an alias (remove it here).
-var internalAliasesLeft = map[string]string{
-	// The OAuth2 provider (internal/authn) returns it from GetData, which
-	// applications call directly, so errors.As needs the type it creates:
-	// it must move to a public package internal/authn can import.
-	"OAuth2Error": "created by internal/authn's OAuth2 provider, returned to the caller of GetData as it is",
-}
+var internalAliasesLeft = map[string]string{}
 
 // TestExportedTypesAreDefinedHere checks that every exported type of package
 // pulsar is defined in pulsar or in a public package, never an alias of an

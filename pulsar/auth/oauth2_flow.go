@@ -1,4 +1,4 @@
-package authn
+package auth
 
 import (
 	"bytes"
@@ -11,13 +11,17 @@ import (
 	"net/url"
 	"path"
 	"strings"
+
+	"github.com/pulsargo/sdk/internal/limitedfile"
 )
 
-// Limits on what an OAuth2 issuer's answers may make the client read.
-const (
-	MaxOAuth2Body  = 1 << 20  // the well-known document, a token answer
-	maxOAuth2Error = 64 << 10 // an error answer
-)
+// MaxOAuth2Body bounds what the client reads of an OAuth2 issuer's
+// well-known document or token answer: 1 MiB. A larger answer is an
+// *OAuth2Error.
+const MaxOAuth2Body = 1 << 20
+
+// maxOAuth2Error bounds what the client reads of an issuer's error answer.
+const maxOAuth2Error = 64 << 10
 
 // oauth2Credentials is the key file of the client credentials flow.
 type oauth2Credentials struct {
@@ -38,30 +42,30 @@ type oauth2Token struct {
 
 // credentials reads the privateKey parameter: file://path, data:...,
 // data://raw, or a path, holding the credentials JSON.
-func (a *OAuth2) credentials() (*oauth2Credentials, error) {
+func (a *oauth2Provider) credentials() (*oauth2Credentials, error) {
 	var raw []byte
 	var err error
 	switch k := a.keyFile; {
 	case k == "":
-		return nil, fmt.Errorf("%w: oauth2 %s is required", ErrAuthenticationParams, oauth2ParamKeyFile)
+		return nil, fmt.Errorf("%w: oauth2 %s is required", ErrAuthenticationParams, ConfigParamKeyFile)
 	case strings.HasPrefix(k, "file://"):
-		raw, err = ReadFileLimited(strings.TrimPrefix(k, "file://"), MaxCredentialFile)
+		raw, err = limitedfile.Read(strings.TrimPrefix(k, "file://"), MaxCredentialFile)
 	case strings.HasPrefix(k, "data://"):
 		raw = []byte(strings.TrimPrefix(k, "data://"))
 	case strings.HasPrefix(k, "data:"):
 		raw, err = decodeDataURL(k)
 	default:
-		raw, err = ReadFileLimited(k, MaxCredentialFile)
+		raw, err = limitedfile.Read(k, MaxCredentialFile)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: oauth2 %s: %w", ErrAuthenticationData, oauth2ParamKeyFile, err)
+		return nil, fmt.Errorf("%w: oauth2 %s: %w", ErrAuthenticationData, ConfigParamKeyFile, err)
 	}
 	var c oauth2Credentials
 	if err := json.Unmarshal(raw, &c); err != nil {
-		return nil, fmt.Errorf("%w: oauth2 %s is not the credentials JSON: %w", ErrAuthenticationParams, oauth2ParamKeyFile, err)
+		return nil, fmt.Errorf("%w: oauth2 %s is not the credentials JSON: %w", ErrAuthenticationParams, ConfigParamKeyFile, err)
 	}
 	if c.ClientID == "" {
-		return nil, fmt.Errorf("%w: oauth2 %s has no client_id", ErrAuthenticationParams, oauth2ParamKeyFile)
+		return nil, fmt.Errorf("%w: oauth2 %s has no client_id", ErrAuthenticationParams, ConfigParamKeyFile)
 	}
 	return &c, nil
 }
@@ -84,7 +88,7 @@ func decodeDataURL(s string) ([]byte, error) {
 }
 
 // fetch obtains a new access token with the client credentials grant.
-func (a *OAuth2) fetch() (*oauth2Token, error) {
+func (a *oauth2Provider) fetch() (*oauth2Token, error) {
 	creds, err := a.credentials()
 	if err != nil {
 		return nil, err
@@ -98,7 +102,7 @@ func (a *OAuth2) fetch() (*oauth2Token, error) {
 			return nil, err
 		}
 	}
-	form := url.Values{"grant_type": {oauth2ClientCredentials}, "client_id": {creds.ClientID},
+	form := url.Values{"grant_type": {ConfigParamTypeClientCredentials}, "client_id": {creds.ClientID},
 		"client_secret": {creds.ClientSecret}}
 	scopes := append(append([]string(nil), a.scopes...), strings.Fields(creds.Scope)...)
 	if len(scopes) > 0 {
@@ -128,10 +132,10 @@ func (a *OAuth2) fetch() (*oauth2Token, error) {
 
 // discover reads the token endpoint from the issuer's
 // /.well-known/openid-configuration.
-func (a *OAuth2) discover(issuer string) (string, error) {
+func (a *oauth2Provider) discover(issuer string) (string, error) {
 	u, err := parseHTTPURL(issuer)
 	if err != nil {
-		return "", fmt.Errorf("%w: oauth2 %s %q: %w", ErrAuthenticationParams, oauth2ParamIssuer, issuer, err)
+		return "", fmt.Errorf("%w: oauth2 %s %q: %w", ErrAuthenticationParams, ConfigParamIssuerURL, issuer, err)
 	}
 	u.Path = path.Join("/", u.Path, ".well-known/openid-configuration")
 	req, err := http.NewRequest(http.MethodGet, u.String(), nil)
@@ -165,7 +169,7 @@ func parseHTTPURL(s string) (*url.URL, error) {
 
 // do sends req and decodes a 2xx JSON answer of at most MaxOAuth2Body
 // bytes into out; anything else is an *OAuth2Error.
-func (a *OAuth2) do(req *http.Request, out any) error {
+func (a *oauth2Provider) do(req *http.Request, out any) error {
 	endpoint := req.URL.String()
 	resp, err := a.http.Do(req)
 	if err != nil {
