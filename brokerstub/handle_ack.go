@@ -5,10 +5,6 @@ import (
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
-func posOf(id *proto.MessageIdData) ledger.Position {
-	return ledger.Position{Ledger: int64(id.GetLedgerId()), Entry: int64(id.GetEntryId())}
-}
-
 func (c *conn) handleAck(m *proto.CommandAck) {
 	cs := c.consumer(m.GetConsumerId())
 	if cs == nil {

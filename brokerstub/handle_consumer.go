@@ -1,7 +1,6 @@
 package brokerstub
 
 import (
-	"github.com/pulsargo/sdk/brokerstub/internal/cursor"
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 	"github.com/pulsargo/sdk/brokerstub/internal/schema"
 	"github.com/pulsargo/sdk/internal/proto"
@@ -70,59 +69,6 @@ func (c *conn) handleSubscribe(m *proto.CommandSubscribe) {
 	}
 }
 
-// subscribe attaches cs to its subscription, creating the subscription if
-// needed, and answers the client. It reports whether cs was attached.
-func (t *topic) subscribe(cs *consumer, m *proto.CommandSubscribe) bool {
-	rid := m.GetRequestId()
-	if t.np != nil && m.GetReadCompacted() {
-		cs.c.sendError(rid, proto.ServerError_NotAllowedError, "readCompacted only valid on persistent topics")
-		return false
-	}
-	if code, msg := refuseReadCompacted(m); msg != "" {
-		cs.c.sendError(rid, code, msg) // compaction_dispatch.go
-		return false
-	}
-	cs.readCompacted = m.GetReadCompacted()
-	if msg := t.refuseSubscribeRate(cs); msg != "" {
-		cs.c.sendError(rid, proto.ServerError_NotAllowedError, msg) // ratelimit_subscribe.go
-		return false
-	}
-	s := t.subs[m.GetSubscription()]
-	if code, msg := t.refuseSubscribe(s, m); msg != "" {
-		cs.c.sendError(rid, code, msg) // gates.go
-		return false
-	}
-	if code, msg := t.refuseConsumerLimit(s, m.GetDurable()); msg != "" {
-		cs.c.sendError(rid, code, msg) // limits.go
-		return false
-	}
-	if code, msg := t.refuseSameAddressConsumer(cs.c); msg != "" {
-		cs.c.sendError(rid, code, msg) // gates.go
-		return false
-	}
-	if s == nil {
-		start := t.startPosition(m)
-		cur := cursor.New(start, t.led, t.cursorOptions())
-		s = t.newSubscription(m.GetSubscription(), m.GetDurable(), m.GetSubType(), cur)
-		t.subs[s.name] = s
-		if s.durable {
-			// A new durable subscription exists from now on, across restarts.
-			s.save(cur.PersistedBytes())
-		}
-	}
-	cs.sub = s
-	if code, msg, ok := s.addConsumer(cs); !ok {
-		if len(s.consumers) == 0 && !s.durable {
-			delete(t.subs, s.name)
-		}
-		cs.c.sendError(rid, code, msg)
-		return false
-	}
-	cs.c.sendSuccess(rid)
-	s.dispatch()
-	return true
-}
-
 func (c *conn) consumer(id uint64) *consumer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -157,11 +103,6 @@ func (c *conn) handleCloseConsumer(m *proto.CommandCloseConsumer) {
 		_ = cs.sub.t.call(func() { cs.sub.removeConsumer(cs) })
 	}
 	c.sendSuccess(rid)
-}
-
-// removeConsumer detaches cs after its connection closed.
-func (t *topic) removeConsumer(cs *consumer) {
-	t.do(func() { cs.sub.removeConsumer(cs) })
 }
 
 func (c *conn) handleUnsubscribe(m *proto.CommandUnsubscribe) {
@@ -228,75 +169,4 @@ func (c *conn) handleConsumerStats(m *proto.CommandConsumerStats) {
 func closeConsumerCmd(id uint64) *proto.BaseCommand {
 	rid := brokerRequestID
 	return &proto.BaseCommand{Type: proto.BaseCommand_CLOSE_CONSUMER.Enum(), CloseConsumer: &proto.CommandCloseConsumer{ConsumerId: &id, RequestId: &rid}}
-}
-
-// closeClients tells every producer and consumer of the topic to go away
-// (they reconnect, as after a topic moves) and detaches them.
-func (t *topic) closeClients() {
-	t.dropWaiting()
-	t.closeProducers()
-	for _, s := range t.subs {
-		s.disconnectAll(false)
-	}
-}
-
-// disconnectAll closes every consumer of the subscription on the client side
-// (CloseConsumer) and detaches it, as Pulsar does on seek and unload. A
-// non-durable subscription (a reader's) goes away with its consumers, except
-// for a cursor reset (forReset): Pulsar then keeps the reset cursor, and the
-// reader that reconnects attaches to it whatever start id it sends (the
-// official Go client resends its original one after SeekByTime).
-func (s *subscription) disconnectAll(forReset bool) {
-	for _, cs := range s.consumers {
-		cs.closed = true
-		cs.c.write(closeConsumerCmd(cs.id))
-		cs.c.mu.Lock()
-		delete(cs.c.consumers, cs.id)
-		cs.c.mu.Unlock()
-		s.requeue(cs, nil)
-	}
-	s.consumers = nil
-	s.active = nil
-	if s.ks != nil {
-		s.ks.Reset()
-		clear(s.ksByID)
-		s.rewind()
-	}
-	if !s.durable && !forReset {
-		delete(s.t.subs, s.name)
-	}
-}
-
-// flushCursors persists dirty durable cursors: all of them when force is
-// set (graceful stop), else those the cursor says are due.
-func (t *topic) flushCursors(force bool) {
-	for _, s := range t.subs {
-		s.persist(force)
-	}
-}
-
-// persist writes the cursor's state to the store when it is dirty and, unless
-// force is set, due (flush interval passed, or an immediate mark-delete
-// persist allowed by the rate limit).
-func (s *subscription) persist(force bool) {
-	if !s.durable {
-		return
-	}
-	var state []byte
-	var ok bool
-	if force {
-		state, ok = s.cur.Flush()
-	} else {
-		state, ok = s.cur.MaybeFlush()
-	}
-	if ok {
-		s.save(state)
-	}
-	s.t.trimLedgers() // the mark-delete position may have moved (retention.go)
-}
-
-func (s *subscription) save(state []byte) {
-	if err := s.t.b.st.SaveCursor(s.t.name.Full, s.name, state); err != nil {
-		s.t.b.log.Error("persist cursor", "topic", s.t.name.Full, "sub", s.name, "err", err)
-	}
 }

@@ -2,7 +2,6 @@ package brokerstub
 
 import (
 	"errors"
-	"fmt"
 	"sync/atomic"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
@@ -166,27 +165,6 @@ func (c *conn) handleCloseProducer(m *proto.CommandCloseProducer) {
 	c.sendSuccess(rid)
 }
 
-// addProducer attaches p, naming it if the client gave no name; it reports
-// false when another producer already has p's name.
-func (t *topic) addProducer(p *producer) bool {
-	if p.name == "" {
-		p.name = fmt.Sprintf("brokerstub-%d-%d", p.c.id, p.id)
-	}
-	for q := range t.producers {
-		if q.name == p.name {
-			return false
-		}
-	}
-	t.producers[p] = struct{}{}
-	t.dedup.producerJoined(p.name) // dedup_inactive.go
-	return true
-}
-
-// removeProducer detaches p after its connection closed.
-func (t *topic) removeProducer(p *producer) {
-	t.do(func() { t.producerGone(p) })
-}
-
 // attachableTopic parses the topic a producer or consumer wants to attach
 // to and checks it is not the parent of partitions (clients attach to the
 // partitions); it answers request rid with the error when not.
@@ -216,15 +194,4 @@ func topicErrorCode(err error) proto.ServerError {
 		return r.code // limits.go
 	}
 	return proto.ServerError_ServiceNotReady
-}
-
-// closeProducers sends CloseProducer to every producer and detaches them;
-// the clients reconnect. Topic goroutine.
-func (t *topic) closeProducers() {
-	for p := range t.producers {
-		id, rid := p.id, brokerRequestID
-		p.c.write(&proto.BaseCommand{Type: proto.BaseCommand_CLOSE_PRODUCER.Enum(), CloseProducer: &proto.CommandCloseProducer{ProducerId: &id, RequestId: &rid}})
-		t.forgetOnConn(p)
-	}
-	t.producers = map[*producer]struct{}{}
 }

@@ -1,0 +1,130 @@
+package brokerstub
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/schema"
+	"github.com/pulsargo/sdk/brokerstub/internal/store"
+	"github.com/pulsargo/sdk/internal/proto"
+)
+
+// newSchemaRegistry builds the registry over the broker's current store,
+// with the broker-level policy of opts.
+func newSchemaRegistry(b *Broker) (*schema.Registry, error) {
+	def := schema.Policy{}
+	if s := b.opts.SchemaCompatibilityStrategy; s != "" {
+		st, err := schema.ParseStrategy(s)
+		if err != nil {
+			return nil, fmt.Errorf("brokerstub: SchemaCompatibilityStrategy: %w", err)
+		}
+		def.Strategy = st
+	}
+	if b.opts.DisableSchemaAutoUpdate {
+		def.AutoUpdate = new(bool)
+	}
+	if b.opts.SchemaValidationEnforced {
+		t := true
+		def.ValidationEnforced = &t
+	}
+	r := schema.New(func() schema.Store { return b.st.(store.SchemaStore) }, b.opts.Clock.Now, def)
+	r.SetLookup(b.schemaPolicy) // the namespace and topic policies: schema_policies.go
+	return r, nil
+}
+
+// schemaID is the registry's id of a topic: its base name without domain
+// and partition, as Pulsar's TopicName.getSchemaName.
+func schemaID(n topicName) string { return strings.TrimPrefix(n.Base, n.Domain+"://") }
+
+// fromProto converts a protocol schema; it reports false for no schema: none
+// sent, or a negative type (the Go client sends AUTO_CONSUME as -3, which the
+// protocol's enum lacks). Type None is a schema: the Go client sends its
+// BYTES schema so, and Pulsar registers it as a version of type NONE.
+func fromProto(p *proto.Schema) (schema.Schema, bool) {
+	if p == nil || p.GetType() < proto.Schema_None {
+		return schema.Schema{}, false
+	}
+	s := schema.Schema{Type: schema.Type(p.GetType()), Data: p.GetSchemaData()}
+	if len(p.GetProperties()) > 0 {
+		s.Props = make(map[string]string, len(p.GetProperties()))
+		for _, kv := range p.GetProperties() {
+			s.Props[kv.GetKey()] = kv.GetValue()
+		}
+	}
+	return s, true
+}
+
+// schemaError maps a registry error to Pulsar's error code.
+func schemaError(err error) proto.ServerError {
+	switch {
+	case schema.IsRefusal(err):
+		return proto.ServerError_IncompatibleSchema
+	case errors.Is(err, schema.ErrNotFound):
+		return proto.ServerError_TopicNotFound
+	case errors.Is(err, errTopicClosed):
+		return proto.ServerError_ServiceNotReady
+	}
+	return proto.ServerError_UnknownError
+}
+
+// addProducerSchema registers or finds the schema a producer sends (Pulsar's
+// tryAddSchema) and returns its version bytes, empty for a producer without
+// a schema.
+func (b *Broker) addProducerSchema(name topicName, p *proto.Schema) ([]byte, error) {
+	s, ok := fromProto(p)
+	if !ok {
+		return []byte{}, b.schemas.CheckProducerWithoutSchema(schemaID(name))
+	}
+	v, err := b.schemas.AddSchema(schemaID(name), s)
+	if err != nil {
+		return nil, err
+	}
+	return schema.VersionBytes(v), nil
+}
+
+// checkConsumerSchema checks the schema of a SUBSCRIBE on t, registering it
+// when the topic is idle. A consumer without a schema is not checked; nor is
+// an AUTO_CONSUME one (type 21, or the Go client's -3, which is no schema).
+func (t *topic) checkConsumerSchema(p *proto.Schema) error {
+	s, ok := fromProto(p)
+	if !ok || s.Type == schema.AutoConsume {
+		return nil
+	}
+	active := false
+	if err := t.call(func() { active = t.schemaActive() }); err != nil {
+		return err
+	}
+	return t.b.schemas.CheckConsumer(schemaID(t.name), s, active)
+}
+
+// schemaActive reports whether the topic is in use, so that a consumer's
+// schema is checked rather than registered: it has producers, consumers
+// other than AUTO_CONSUME ones, or stored entries (Pulsar counts the entries
+// added since the topic was loaded; the stub counts those stored).
+func (t *topic) schemaActive() bool {
+	if len(t.producers) > 0 || t.led.Len() > 0 {
+		return true
+	}
+	for _, s := range t.subs {
+		for _, cs := range s.consumers {
+			if !cs.autoConsume {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// deleteSchema deletes the schema of topic (a base name or any of its
+// partitions: they share one), as the admin API's DELETE
+// /admin/v2/schemas/{tenant}/{ns}/{topic}/schema?force= does; see
+// schema.Registry.Delete for what force changes. It returns the version of
+// the deletion marker, -1 when none was written.
+func (b *Broker) deleteSchema(topic string, force bool) (int64, error) {
+	name, err := parseTopic(topic)
+	if err != nil {
+		return -1, err
+	}
+	return b.schemas.Delete(schemaID(name), force)
+}

@@ -1,0 +1,135 @@
+package brokerstub
+
+import (
+	"fmt"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/cursor"
+	"github.com/pulsargo/sdk/internal/proto"
+)
+
+// subscribe attaches cs to its subscription, creating the subscription if
+// needed, and answers the client. It reports whether cs was attached.
+func (t *topic) subscribe(cs *consumer, m *proto.CommandSubscribe) bool {
+	rid := m.GetRequestId()
+	if t.np != nil && m.GetReadCompacted() {
+		cs.c.sendError(rid, proto.ServerError_NotAllowedError, "readCompacted only valid on persistent topics")
+		return false
+	}
+	if code, msg := refuseReadCompacted(m); msg != "" {
+		cs.c.sendError(rid, code, msg) // compaction_dispatch.go
+		return false
+	}
+	cs.readCompacted = m.GetReadCompacted()
+	if msg := t.refuseSubscribeRate(cs); msg != "" {
+		cs.c.sendError(rid, proto.ServerError_NotAllowedError, msg) // ratelimit_subscribe.go
+		return false
+	}
+	s := t.subs[m.GetSubscription()]
+	if code, msg := t.refuseSubscribe(s, m); msg != "" {
+		cs.c.sendError(rid, code, msg) // gates.go
+		return false
+	}
+	if code, msg := t.refuseConsumerLimit(s, m.GetDurable()); msg != "" {
+		cs.c.sendError(rid, code, msg) // limits.go
+		return false
+	}
+	if code, msg := t.refuseSameAddressConsumer(cs.c); msg != "" {
+		cs.c.sendError(rid, code, msg) // gates.go
+		return false
+	}
+	if s == nil {
+		start := t.startPosition(m)
+		cur := cursor.New(start, t.led, t.cursorOptions())
+		s = t.newSubscription(m.GetSubscription(), m.GetDurable(), m.GetSubType(), cur)
+		t.subs[s.name] = s
+		if s.durable {
+			// A new durable subscription exists from now on, across restarts.
+			s.save(cur.PersistedBytes())
+		}
+	}
+	cs.sub = s
+	if code, msg, ok := s.addConsumer(cs); !ok {
+		if len(s.consumers) == 0 && !s.durable {
+			delete(t.subs, s.name)
+		}
+		cs.c.sendError(rid, code, msg)
+		return false
+	}
+	cs.c.sendSuccess(rid)
+	s.dispatch()
+	return true
+}
+
+// removeConsumer detaches cs after its connection closed.
+func (t *topic) removeConsumer(cs *consumer) {
+	t.do(func() { cs.sub.removeConsumer(cs) })
+}
+
+// closeClients tells every producer and consumer of the topic to go away
+// (they reconnect, as after a topic moves) and detaches them.
+func (t *topic) closeClients() {
+	t.dropWaiting()
+	t.closeProducers()
+	for _, s := range t.subs {
+		s.disconnectAll(false)
+	}
+}
+
+// disconnectAll closes every consumer of the subscription on the client side
+// (CloseConsumer) and detaches it, as Pulsar does on seek and unload. A
+// non-durable subscription (a reader's) goes away with its consumers, except
+// for a cursor reset (forReset): Pulsar then keeps the reset cursor, and the
+// reader that reconnects attaches to it whatever start id it sends (the
+// official Go client resends its original one after SeekByTime).
+func (s *subscription) disconnectAll(forReset bool) {
+	for _, cs := range s.consumers {
+		cs.closed = true
+		cs.c.write(closeConsumerCmd(cs.id))
+		cs.c.mu.Lock()
+		delete(cs.c.consumers, cs.id)
+		cs.c.mu.Unlock()
+		s.requeue(cs, nil)
+	}
+	s.consumers = nil
+	s.active = nil
+	if s.ks != nil {
+		s.ks.Reset()
+		clear(s.ksByID)
+		s.rewind()
+	}
+	if !s.durable && !forReset {
+		delete(s.t.subs, s.name)
+	}
+}
+
+// addProducer attaches p, naming it if the client gave no name; it reports
+// false when another producer already has p's name.
+func (t *topic) addProducer(p *producer) bool {
+	if p.name == "" {
+		p.name = fmt.Sprintf("brokerstub-%d-%d", p.c.id, p.id)
+	}
+	for q := range t.producers {
+		if q.name == p.name {
+			return false
+		}
+	}
+	t.producers[p] = struct{}{}
+	t.dedup.producerJoined(p.name) // dedup_inactive.go
+	return true
+}
+
+// removeProducer detaches p after its connection closed.
+func (t *topic) removeProducer(p *producer) {
+	t.do(func() { t.producerGone(p) })
+}
+
+// closeProducers sends CloseProducer to every producer and detaches them;
+// the clients reconnect. Topic goroutine.
+func (t *topic) closeProducers() {
+	for p := range t.producers {
+		id, rid := p.id, brokerRequestID
+		p.c.write(&proto.BaseCommand{Type: proto.BaseCommand_CLOSE_PRODUCER.Enum(), CloseProducer: &proto.CommandCloseProducer{ProducerId: &id, RequestId: &rid}})
+		t.forgetOnConn(p)
+	}
+	t.producers = map[*producer]struct{}{}
+}
