@@ -125,9 +125,7 @@ func TestStreamSeek(t *testing.T) {
 func TestStreamInterleavedProducers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b, c := streamStub(t)
-		// A memory limit of two chunks: each SendReader waits for receipts
-		// between its chunks, so that the two producers' chunks interleave.
-		pc := testClient(t, b, ClientOptions{MemoryLimitBytes: 128 << 10})
+		pc := testClient(t, b, ClientOptions{})
 		topic := testTopic(t)
 		opts := streamOpts(topic, "s")
 		opts.MaxPendingChunkedBytes = 1 << 20 // room for the chunks of the one read second
@@ -136,10 +134,21 @@ func TestStreamInterleavedProducers(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer cons.Close()
+		keys := []string{"a", "b"}
 		want := map[string][]byte{"a": payloadOf(2<<20, 1), "b": payloadOf(2<<20, 2)}
-		for k, v := range want {
+		// The payloads are fed a chunk (64 KiB, the stub's MaxMessageSize)
+		// at a time to each producer in turn, so that neither can read its
+		// next chunk before the other has read its current one: both share
+		// the client's connection, so their chunks interleave on the topic
+		// whatever the scheduling.
+		readers := lockstep(t, 64<<10, want["a"], want["b"])
+		for i, k := range keys {
 			p := testProducer(t, pc, ProducerOptions{Topic: topic, EnableChunking: true, Name: "p-" + k})
-			sendAsync(t, p, &ProducerMessage{Key: k}, v)
+			go func() {
+				if _, err := p.SendReader(ctxFor(t, 30*time.Second), &ProducerMessage{Key: k}, readers[i], int64(len(want[k]))); err != nil {
+					t.Errorf("SendReader %s: %v", k, err)
+				}
+			}()
 		}
 		got := map[string]bool{}
 		var ids []MessageID
@@ -162,6 +171,40 @@ func TestStreamInterleavedProducers(t *testing.T) {
 			t.Errorf("chunks were not interleaved on the topic (%v, %v): the test proves nothing", ids[0], ids[1])
 		}
 	})
+}
+
+// lockstep returns a reader of each payload, fed piece bytes at a time to
+// each reader in turn: a reader gets its next piece only once every other
+// reader has read its current one (or has none left).
+func lockstep(t *testing.T, piece int, payloads ...[]byte) []io.Reader {
+	readers := make([]io.Reader, len(payloads))
+	writers := make([]*io.PipeWriter, len(payloads))
+	for i := range payloads {
+		r, w := io.Pipe()
+		readers[i], writers[i] = r, w
+		t.Cleanup(func() { _ = r.Close() })
+	}
+	go func() {
+		for off := 0; ; off += piece {
+			left := false
+			for i, p := range payloads {
+				if off >= len(p) {
+					continue
+				}
+				left = true
+				if _, err := writers[i].Write(p[off:min(off+piece, len(p))]); err != nil {
+					return
+				}
+				if off+piece >= len(p) {
+					_ = writers[i].Close()
+				}
+			}
+			if !left {
+				return
+			}
+		}
+	}()
+	return readers
 }
 
 // interleaved reports whether the chunk ranges of two chunked messages overlap.
