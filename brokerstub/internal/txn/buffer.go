@@ -53,10 +53,14 @@ type Entries interface {
 // Cursor is a subscription's ack state as the buffer reads and changes
 // it (*cursor.Cursor).
 type Cursor interface {
+	// MarkDelete is the position up to which everything is acknowledged.
 	MarkDelete() ledger.Position
+	// IsAcked reports whether the whole entry at p is acknowledged.
 	IsAcked(p ledger.Position) bool
 	// AckSet is the batch-index ack set at p, nil when none is kept.
 	AckSet(p ledger.Position) []int64
+	// AckIndividual acknowledges p (a nil ackSet: the whole entry of
+	// batchSize messages).
 	AckIndividual(p ledger.Position, ackSet []int64, batchSize int) bool
 }
 
