@@ -17,6 +17,7 @@ import (
 	"github.com/pulsargo/sdk/brokerstub/internal/policy"
 	"github.com/pulsargo/sdk/brokerstub/internal/schema"
 	"github.com/pulsargo/sdk/brokerstub/internal/store"
+	"github.com/pulsargo/sdk/brokerstub/internal/txn"
 	"github.com/pulsargo/sdk/internal/wire"
 )
 
@@ -58,10 +59,12 @@ type Broker struct {
 
 	admin    *adminServer                 // admin REST API (admin_server.go)
 	policies atomic.Pointer[policy.State] // tenants, namespaces, policies
-	tc       atomic.Pointer[coordinator]  // transactions (txn_coordinator.go); nil when off
 	unacked  brokerUnacked                // the broker-wide unacked limit (unacked_broker.go)
 	rates    brokerRates                  // broker-wide rate limits (ratelimit.go)
 	sweeps   sweeps                       // periodic checks of the loaded topics (inactive.go)
+
+	// tc is the transaction coordinator (txn.go); nil when off.
+	tc atomic.Pointer[txn.Coordinator]
 }
 
 // Start starts a broker with the given options.
@@ -200,7 +203,7 @@ func (b *Broker) listen(addr string) error {
 	b.connsPerHost = make(map[string]int)
 	b.closed = false
 	b.mu.Unlock()
-	if err := b.startCoordinator(); err != nil { // txn_coordinator.go
+	if err := b.startCoordinator(); err != nil { // txn.go
 		if ln != nil {
 			_ = ln.Close()
 		}
@@ -431,7 +434,7 @@ func (b *Broker) shutdown(graceful bool) bool {
 		c.close()
 	}
 	b.serveWG.Wait()
-	b.stopCoordinator() // txn_coordinator.go: before the topics it calls stop
+	b.stopCoordinator() // txn.go: before the topics it calls stop
 	for _, t := range topics {
 		t.stop(graceful)
 	}

@@ -121,7 +121,7 @@ func (t *topic) compactNow() error {
 }
 
 func (t *topic) compactInto() error {
-	horizon, ok := t.lastDispatchable() // txn_buffer.go: before the max-read position
+	horizon, ok := t.lastDispatchable() // txn_topic.go: before the max-read position
 	old := t.compact.view
 	from := ledger.Earliest
 	if old != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/pulsargo/sdk/brokerstub/internal/console"
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
+	"github.com/pulsargo/sdk/brokerstub/internal/txn"
 )
 
 // peekInfo parses an entry's metadata without adding it to the topic's
@@ -42,16 +43,8 @@ func (s consoleSource) Cursor(full, sub string, limit int) (console.Cursor, erro
 			delayed[p] = true
 		}
 		out.Delayed = len(delayed)
-		var acks *pendingAcks
-		if t.txn != nil {
-			acks = t.txn.acks[sub]
-		}
-		if acks != nil {
-			out.PendingAcks = len(acks.ind)
-			if acks.cum != nil {
-				out.PendingAcks++
-			}
-		}
+		acks := t.txn.Acks(sub)
+		out.PendingAcks = acks.Len()
 		md := sb.cur.MarkDelete()
 		t.led.Scan(ledger.Position{Ledger: md.Ledger, Entry: md.Entry + 1}, func(e ledger.Entry) bool {
 			if e.Pos.Compare(md) <= 0 {
@@ -72,7 +65,7 @@ func (s consoleSource) Cursor(full, sub string, limit int) (console.Cursor, erro
 }
 
 // cursorEntry is one entry's state for the cursor line. Topic goroutine.
-func (s *subscription) cursorEntry(e ledger.Entry, holder map[ledger.Position]string, delayed map[ledger.Position]bool, acks *pendingAcks) console.CursorEntry {
+func (s *subscription) cursorEntry(e ledger.Entry, holder map[ledger.Position]string, delayed map[ledger.Position]bool, acks *txn.PendingAcks) console.CursorEntry {
 	in := s.t.peekInfo(e)
 	ce := console.CursorEntry{Pos: posString(e.Pos), Key: string(in.key), DeliverAt: in.deliverAt, Redelivered: s.redeliveries[e.Pos]}
 	if in.batched {
@@ -114,18 +107,16 @@ func (s *subscription) cursorEntry(e ledger.Entry, holder map[ledger.Position]st
 			ce.State = "partial"
 		}
 	}
-	if acks != nil {
-		for _, pa := range acks.ind[e.Pos] {
-			ce.TxnAck = pa.txn.String()
-			for i := range int(in.numMessages) {
-				if pa.rec.AckSet != nil && i/64 < len(pa.rec.AckSet) && pa.rec.AckSet[i/64]&(1<<(i%64)) == 0 {
-					ce.TxnAcks = append(ce.TxnAcks, int64(i))
-				}
+	for _, pa := range acks.At(e.Pos) {
+		ce.TxnAck = pa.Txn.String()
+		for i := range int(in.numMessages) {
+			if pa.Ack.AckSet != nil && i/64 < len(pa.Ack.AckSet) && pa.Ack.AckSet[i/64]&(1<<(i%64)) == 0 {
+				ce.TxnAcks = append(ce.TxnAcks, int64(i))
 			}
 		}
-		if acks.cum != nil && e.Pos.Compare(acks.cum.rec.pos()) <= 0 {
-			ce.TxnAck = acks.cum.txn.String() + " cumulative"
-		}
+	}
+	if cum, ok := acks.Cumulative(); ok && e.Pos.Compare(cum.Ack.Pos()) <= 0 {
+		ce.TxnAck = cum.Txn.String() + " cumulative"
 	}
 	return ce
 }

@@ -85,7 +85,7 @@ func (s *subscription) nextCandidate() (ledger.Position, bool, bool) {
 		if !s.cur.IsAcked(p) && !s.txnHeld(p) {
 			return p, true, true
 		}
-		s.replay.Remove(p) // acknowledged, or pending in a transaction (txn_filter.go)
+		s.replay.Remove(p) // acknowledged, or pending in a transaction (txn_topic.go)
 	}
 	p, ok := s.nextUnread()
 	return p, false, ok
@@ -94,7 +94,7 @@ func (s *subscription) nextCandidate() (ledger.Position, bool, bool) {
 // nextUnread returns the first unacknowledged entry after readPos, moving
 // readPos past the acknowledged entries before it. With transactions it
 // stops at the max-read position and acknowledges the markers and aborted
-// messages it passes, as Pulsar's dispatcher does (txn_buffer.go).
+// messages it passes, as Pulsar's dispatcher does (txn_topic.go).
 func (s *subscription) nextUnread() (ledger.Position, bool) {
 	p := s.readPos
 	limit, limited := s.t.txnReadLimit()

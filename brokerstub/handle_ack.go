@@ -2,6 +2,7 @@ package brokerstub
 
 import (
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
+	"github.com/pulsargo/sdk/brokerstub/internal/txn"
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
@@ -11,7 +12,7 @@ func (c *conn) handleAck(m *proto.CommandAck) {
 		c.ackResponse(m, proto.ServerError_ConsumerNotFound, "consumer not found")
 		return
 	}
-	if id, ok := txnIDOf(m.TxnidMostBits, m.TxnidLeastBits); ok {
+	if id, ok := txn.IDOf(m.TxnidMostBits, m.TxnidLeastBits); ok {
 		c.handleTxnAck(cs, m, id) // txn_ack.go
 		return
 	}

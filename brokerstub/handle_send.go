@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
+	"github.com/pulsargo/sdk/brokerstub/internal/txn"
 	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/internal/wire"
 )
@@ -18,7 +19,7 @@ type sendOp struct {
 	highest uint64
 	num     int32
 	size    int // payload bytes, for the topic's counters
-	txn     txnID
+	txn     txn.ID
 	inTxn   bool
 	np      bool // counted in the connection's non-persistent sends in flight (np_inflight.go)
 }
@@ -51,7 +52,7 @@ func (c *conn) handleSend(m *proto.CommandSend, f *wire.Frame) bool {
 	// goroutine releases it once the ledger has copied the entry (or the
 	// SEND failed), so the read loop must not.
 	op := &sendOp{c: c, p: p, f: f.Move(), seq: m.GetSequenceId(), highest: m.GetHighestSequenceId(), num: num, size: len(f.Payload), np: np}
-	op.txn, op.inTxn = txnIDOf(m.TxnidMostBits, m.TxnidLeastBits)
+	op.txn, op.inTxn = txn.IDOf(m.TxnidMostBits, m.TxnidLeastBits)
 	c.sends.take(op.f.Size) // given back by release (send_budget.go)
 	// The publish rates may pause this connection's reads (ratelimit_publish.go).
 	c.chargePublish(p.t, num, len(op.f.RawMeta)+len(op.f.Payload))
@@ -106,11 +107,11 @@ func (op *sendOp) run() {
 	}
 	stored := rawMeta
 	if op.inTxn {
-		if err := t.txnAdmitSend(op.txn); err != nil { // txn_buffer.go
-			c.write(sendError(p.id, seq, txnErrorCode(err), txnErrorText(err)))
+		if err := t.txnAdmitSend(op.txn); err != nil { // txn_topic.go
+			c.write(sendError(p.id, seq, txnErrorCode(err), txn.ErrorText(err)))
 			return
 		}
-		stored = txnTagged(rawMeta, op.txn)
+		stored = txn.Tagged(rawMeta, op.txn)
 	}
 	// The receipt goes once the entry is durable (pipeline.go). A
 	// transaction's entry is appended synchronously, so that it is in the

@@ -115,7 +115,7 @@ type ksSource struct{ s *subscription }
 func (src ksSource) Entry(p ledger.Position) (keyshared.Entry, bool) {
 	s := src.s
 	if s.cur.IsAcked(p) || s.txnHeld(p) {
-		return keyshared.Entry{}, false // acknowledged, or pending in a transaction (txn_filter.go)
+		return keyshared.Entry{}, false // acknowledged, or pending in a transaction (txn_topic.go)
 	}
 	e, ok := s.t.led.Get(p)
 	if !ok {

@@ -155,7 +155,7 @@ func (t *topic) trimLedgers() {
 			delete(t.infos, p)
 		}
 	}
-	t.pruneAborted() // txn_buffer.go
+	t.pruneAborted() // txn_topic.go
 	t.b.log.Debug("trimmed ledgers", "topic", t.name.Full, "ledgers", len(gone), "through", last)
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/pulsargo/sdk/brokerstub/internal/keyshared"
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 	"github.com/pulsargo/sdk/brokerstub/internal/store"
+	"github.com/pulsargo/sdk/brokerstub/internal/txn"
 	pb "github.com/pulsargo/sdk/internal/proto"
 )
 
@@ -41,9 +42,9 @@ type topic struct {
 	// np is the state of a non-persistent topic (nonpersistent.go), nil for
 	// a persistent one.
 	np *npState
-	// txn is the transaction buffer (txn_buffer.go), nil unless
+	// txn is the transaction buffer (txn_topic.go), nil unless
 	// transactions are enabled and the topic is persistent.
-	txn *txnBuffer
+	txn *txn.Buffer
 	// durable holds the appends the store has made durable, for the topic
 	// goroutine to finish (pipeline.go); finishing is its reused buffer.
 	durable   durableQueue
@@ -72,8 +73,8 @@ type entryInfo struct {
 	key         []byte // sticky key for Key_Shared (keyshared.StickyKey)
 	murmur      uint32 // keyshared.Murmur31(key), mapped per selector range
 	deliverAt   int64  // deliver_at_time, Unix ms; 0 when not delayed
-	inTxn       bool   // the metadata has a transaction id (txn_buffer.go)
-	txn         txnID  // that id
+	inTxn       bool   // the metadata has a transaction id (txn_topic.go)
+	txn         txn.ID // that id
 	marker      int32  // marker_type, 0 for a message
 }
 
@@ -115,7 +116,7 @@ func (b *Broker) openTopic(name topicName) (*topic, error) {
 		if err := t.restoreSubscriptions(); err != nil {
 			return nil, err
 		}
-		t.loadTxnBuffer() // txn_buffer.go
+		t.loadTxnBuffer() // txn_topic.go
 		t.loadCompacted() // compaction.go
 	}
 	t.checkDedup()
@@ -267,7 +268,7 @@ func entryInfoOf(md *pb.MessageMetadata, numMessages int32) *entryInfo {
 	}
 	in.key = keyshared.StickyKey(md)
 	in.deliverAt = md.GetDeliverAtTime()
-	in.txn, in.inTxn = txnIDOf(md.TxnidMostBits, md.TxnidLeastBits)
+	in.txn, in.inTxn = txn.IDOf(md.TxnidMostBits, md.TxnidLeastBits)
 	in.marker = md.GetMarkerType()
 	in.murmur = keyshared.Murmur31(in.key)
 	if in.numMessages < 1 {

@@ -38,7 +38,7 @@ func (t *topic) emptyStart() ledger.Position {
 func (t *topic) lastMessageID() *proto.MessageIdData {
 	part, batch := int32(t.name.Partition), int32(-1)
 	l, e := int64(-1), int64(-1)
-	if p, ok := t.lastDispatchable(); ok { // txn_buffer.go
+	if p, ok := t.lastDispatchable(); ok { // txn_topic.go
 		l, e = p.Ledger, p.Entry
 		if entry, ok := t.led.Get(p); ok {
 			if in := t.info(entry); in.batched {

@@ -2,83 +2,141 @@ package brokerstub
 
 import (
 	"errors"
+	"fmt"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/store"
 	"github.com/pulsargo/sdk/brokerstub/internal/txn"
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
-// Transactions (PIP-31). The stub runs one transaction coordinator (TC 0, as
-// a Pulsar standalone, whose pulsar/system/transaction_coordinator_assign
-// topic has one partition): txn_coordinator.go keeps the transactions and
-// their two-phase end; txn_handlers.go answers the coordinator's commands;
-// txn_buffer.go is each topic's transaction buffer (what an open
-// transaction's messages hide, markers, recovery from the ledger);
-// txn_ack.go holds transactional acks pending until the end.
+// Transactions (PIP-31) live in internal/txn: the coordinator
+// (txn.Coordinator) and each persistent topic's buffer and pending acks
+// (txn.Buffer). The root wires them: this file starts and stops the
+// coordinator and gives it the topics (txnTopics); txn_handlers.go answers
+// the coordinator's commands; txn_topic.go and txn_ack.go call a topic's
+// buffer on the topic's goroutine; admin_transactions.go renders the
+// coordinator's view.
 
-// tcAssignTopic is the partitioned topic whose partitions name the
-// transaction coordinators; clients look up its partitions to find them.
-const tcAssignTopic = "persistent://pulsar/system/transaction_coordinator_assign"
+// startCoordinator loads the coordinator's state when transactions are
+// enabled: open transactions get their timeouts again, committing and
+// aborting ones are finished before the broker serves.
+func (b *Broker) startCoordinator() error {
+	if !b.opts.TransactionCoordinatorEnabled {
+		b.tc.Store(nil)
+		return nil
+	}
+	// As a standalone with the coordinator on: the assign topic exists with
+	// one partition per coordinator, so clients find coordinator 0.
+	if b.partitionCount(txn.AssignTopic) != txn.Coordinators {
+		if err := b.st.SetPartitions(txn.AssignTopic, txn.Coordinators); err != nil {
+			return fmt.Errorf("brokerstub: create %s: %w", txn.AssignTopic, err)
+		}
+	}
+	cfg := txn.Config{
+		Clock:        b.opts.Clock,
+		Topics:       txnTopics{b},
+		MaxActive:    b.opts.Gates.MaxActiveTransactionsPerCoordinator,
+		RecordOwners: b.authEnabled(),
+		SuperUser:    func(role string) bool { return b.authEnabled() && b.authzOn() && b.isSuperUser(role) },
+		Log:          b.log,
+	}
+	if kv, ok := b.st.(store.MetaStore); ok {
+		cfg.Store = kv
+	}
+	c, err := txn.Load(cfg)
+	if err != nil {
+		return fmt.Errorf("brokerstub: %w", err)
+	}
+	b.tc.Store(c)
+	c.Recover()
+	return nil
+}
 
-// tcCount is the number of transaction coordinators: one, as a standalone.
-const tcCount = 1
+// stopCoordinator stops the timeouts and waits for those running.
+func (b *Broker) stopCoordinator() {
+	if c := b.tc.Load(); c != nil {
+		c.Close()
+	}
+}
 
-// Marker types of the entries the transaction buffer writes at the end of a
-// transaction (Pulsar's MarkerType TXN_COMMIT and TXN_ABORT); they are never
-// dispatched.
-const (
-	markerTxnCommit int32 = 21
-	markerTxnAbort  int32 = 22
-)
+// coordinatorFor returns coordinator tcID, or the error Pulsar answers.
+func (b *Broker) coordinatorFor(tcID uint64) (*txn.Coordinator, error) {
+	c := b.tc.Load()
+	if c == nil {
+		return nil, txn.ErrDisabled
+	}
+	if err := txn.Check(tcID); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
 
-// The transaction id, status and errors live in internal/txn; these
-// names keep the root's files as they read.
-type (
-	txnID     = txn.ID
-	txnStatus = txn.Status
-)
-
-const (
-	txnOpen       = txn.Open
-	txnCommitting = txn.Committing
-	txnCommitted  = txn.Committed
-	txnAborting   = txn.Aborting
-	txnAborted    = txn.Aborted
-)
-
-var (
-	errTxnDisabled   = txn.ErrDisabled
-	errTCNotFound    = txn.ErrTCNotFound
-	errTxnNotFound   = txn.ErrNotFound
-	errTxnStatus     = txn.ErrStatus
-	errTxnNotAllowed = txn.ErrNotAllowed
-	errTxnConflict   = txn.ErrConflict
-)
-
-// txnDisabledMsg is Pulsar's text when the coordinator is off.
-const txnDisabledMsg = txn.DisabledMsg
-
-// txnIDOf reads the transaction id fields of a command or metadata
-// (txn.IDOf).
-func txnIDOf(most, least *uint64) (txnID, bool) { return txn.IDOf(most, least) }
-
-// txnErrorText is the message of an error answer for err.
-func txnErrorText(err error) string { return txn.ErrorText(err) }
-
-// txnErrorCode maps a coordinator error to the ServerError Pulsar answers.
+// txnErrorCode maps a transaction error to the ServerError Pulsar answers.
 func txnErrorCode(err error) proto.ServerError {
 	switch {
-	case errors.Is(err, errTxnDisabled), errors.Is(err, errTxnNotAllowed):
+	case errors.Is(err, txn.ErrDisabled), errors.Is(err, txn.ErrNotAllowed):
 		return proto.ServerError_NotAllowedError
-	case errors.Is(err, errTCNotFound):
+	case errors.Is(err, txn.ErrTCNotFound):
 		return proto.ServerError_TransactionCoordinatorNotFound
-	case errors.Is(err, errTxnNotFound), errors.Is(err, errTxnNotOwned):
+	case errors.Is(err, txn.ErrNotFound), errors.Is(err, txn.ErrNotOwned):
 		return proto.ServerError_TransactionNotFound
-	case errors.Is(err, errTxnStatus):
+	case errors.Is(err, txn.ErrStatus):
 		return proto.ServerError_InvalidTxnStatus
-	case errors.Is(err, errTxnConflict):
+	case errors.Is(err, txn.ErrConflict):
 		return proto.ServerError_TransactionConflict
-	case errors.Is(err, errTopicClosed):
+	case errors.Is(err, errTopicClosed), errors.Is(err, txn.ErrClosed):
 		return proto.ServerError_ServiceNotReady
 	}
 	return proto.ServerError_UnknownError
 }
+
+// txnTopics is the broker's topics as the coordinator reaches them
+// (txn.Topics): each call runs on the topic's goroutine.
+type txnTopics struct{ b *Broker }
+
+// EndOnPartition ends id on topic (txn_topic.go).
+func (tt txnTopics) EndOnPartition(partition string, id txn.ID, commit bool) error {
+	return tt.onTopic(partition, func(t *topic) { t.txnEnd(id, commit) })
+}
+
+// EndOnSubscription ends id on a subscription of topic (txn_ack.go).
+func (tt txnTopics) EndOnSubscription(topicName, sub string, id txn.ID, commit bool, acks []txn.Ack) error {
+	return tt.onTopic(topicName, func(t *topic) { t.txnEndSub(sub, id, commit, acks) })
+}
+
+// InBuffer is what topic's buffer knows of id; nothing for a topic that
+// is not loaded or does not exist.
+func (tt txnTopics) InBuffer(topic string, id txn.ID) txn.InBufferStats {
+	var out txn.InBufferStats
+	name, err := parseTopic(topic)
+	if err != nil {
+		return out
+	}
+	t, err := tt.b.getTopic(name, false)
+	if err != nil {
+		return out
+	}
+	_ = t.call(func() { out = t.txn.InBuffer(id) })
+	return out
+}
+
+// onTopic runs f on the named topic's goroutine; a topic that does not
+// exist (deleted, or never created) has nothing to end.
+func (tt txnTopics) onTopic(full string, f func(*topic)) error {
+	name, err := parseTopic(full)
+	if err != nil || tt.b.partitionCountOf(name) > 0 {
+		return nil // never a topic, or a partitioned one: nothing stored on it
+	}
+	t, err := tt.b.getTopic(name, false)
+	if errors.Is(err, errTopicNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return t.call(func() { f(t) })
+}
+
+// txnCaller is the connection's role, as the caller of a coordinator
+// command (checked against the transaction's owner).
+func (c *conn) txnCaller() txn.Caller { return txn.ByRole(c.role()) }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	gproto "google.golang.org/protobuf/proto"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/txn"
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
@@ -68,7 +69,7 @@ func TestTxnPendingAcksSurviveRestart(t *testing.T) {
 	cc.subscribe(topic, "s", 1, proto.CommandSubscribe_Shared, true)
 	cc.received(1)
 	t2 := pc.newTxn(60_000)
-	assert.Equal(t, txnID{Most: 0, Least: 1}, t2, "the sequence continues after a restart")
+	assert.Equal(t, txn.ID{Most: 0, Least: 1}, t2, "the sequence continues after a restart")
 	assert.Equal(t, proto.ServerError_TransactionConflict, cc.ack(1, m0, &t2).GetError(), "t1's ack is still pending")
 	require.Nil(t, pc.endTxn(t1, true).Error)
 	cur, _, err := b.Cursor(topic, "s")
@@ -87,11 +88,11 @@ func TestTxnCumulativeAck(t *testing.T) {
 		ids = append(ids, receiptOf(t, pc.publish(1, name, uint64(i), "m", nil)))
 	}
 	cc.received(1)
-	cumulative := func(id *proto.MessageIdData, txn txnID) *proto.CommandAckResponse {
+	cumulative := func(id *proto.MessageIdData, tx txn.ID) *proto.CommandAckResponse {
 		cc.send(&proto.BaseCommand{Type: proto.BaseCommand_ACK.Enum(), Ack: &proto.CommandAck{ConsumerId: gproto.Uint64(1),
 			AckType: proto.CommandAck_Cumulative.Enum(), RequestId: cc.nextRID(),
 			MessageId:     []*proto.MessageIdData{{LedgerId: id.LedgerId, EntryId: id.EntryId}},
-			TxnidMostBits: &txn.Most, TxnidLeastBits: &txn.Least}})
+			TxnidMostBits: &tx.Most, TxnidLeastBits: &tx.Least}})
 		return cc.expect(proto.BaseCommand_ACK_RESPONSE).GetAckResponse()
 	}
 	t1, t2 := pc.newTxn(60_000), pc.newTxn(60_000)

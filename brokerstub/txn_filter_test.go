@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	gproto "google.golang.org/protobuf/proto"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/txn"
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
@@ -245,7 +246,7 @@ func TestTxnDisjointBatchIndexesInTwoTxns(t *testing.T) {
 	c1.subscribe(topic, "s", 1, proto.CommandSubscribe_Shared, true)
 	c1.received(1)
 
-	ackBatch := func(tx txnID, set int64) *proto.CommandAckResponse {
+	ackBatch := func(tx txn.ID, set int64) *proto.CommandAckResponse {
 		m := &proto.CommandAck{ConsumerId: gproto.Uint64(1), AckType: proto.CommandAck_Individual.Enum(), RequestId: c1.nextRID(),
 			MessageId:     []*proto.MessageIdData{{LedgerId: id.LedgerId, EntryId: id.EntryId, AckSet: []int64{set}}},
 			TxnidMostBits: &tx.Most, TxnidLeastBits: &tx.Least}

@@ -4,14 +4,16 @@ import (
 	"errors"
 	"time"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/txn"
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
 // The transaction coordinator's commands (PIP-31). With
 // transactionCoordinatorEnabled off each is refused with CommandError
 // NotAllowedError "Transactions are not enabled.", as Pulsar's ServerCnx
-// does; otherwise every answer is the command's own response, with Pulsar's
-// error code when it fails.
+// does; otherwise each decodes its command, calls the coordinator
+// (internal/txn) and answers with the command's own response, with
+// Pulsar's error code when it fails.
 
 // handleTxnCommand dispatches a coordinator command; it reports false for a
 // command that is not one.
@@ -38,7 +40,7 @@ func (c *conn) txnRefused(rid uint64) bool {
 	if c.b.tc.Load() != nil {
 		return false
 	}
-	c.sendError(rid, proto.ServerError_NotAllowedError, txnDisabledMsg)
+	c.sendError(rid, proto.ServerError_NotAllowedError, txn.DisabledMsg)
 	return true
 }
 
@@ -47,7 +49,7 @@ func errFields(err error) (*proto.ServerError, *string) {
 	if err == nil {
 		return nil, nil
 	}
-	return txnErrorCode(err).Enum(), strp(txnErrorText(err))
+	return txnErrorCode(err).Enum(), strp(txn.ErrorText(err))
 }
 
 func (c *conn) handleTcConnect(m *proto.CommandTcClientConnectRequest) {
@@ -71,14 +73,14 @@ func (c *conn) handleNewTxn(m *proto.CommandNewTxn) {
 	}
 	r := &proto.CommandNewTxnResponse{RequestId: &rid}
 	tc, err := c.b.coordinatorFor(m.GetTcId())
-	var id txnID
+	var id txn.ID
 	if err == nil {
-		ttl := min(m.GetTxnTtlSeconds(), uint64(maxTxnTimeout/time.Millisecond))
-		id, err = tc.newTxn(c.txnCaller(), time.Duration(ttl)*time.Millisecond)
+		ttl := min(m.GetTxnTtlSeconds(), uint64(txn.MaxTimeout/time.Millisecond))
+		id, err = tc.NewTxn(c.txnCaller(), time.Duration(ttl)*time.Millisecond)
 	}
-	if errors.Is(err, errReachMaxActiveTxn) {
+	if errors.Is(err, txn.ErrMaxActive) {
 		c.log.Warn("NEW_TXN over maxActiveTransactionsPerCoordinator: not answered, as Pulsar", "request", rid)
-		return // txn_max_active.go
+		return // as Pulsar's ServerCnx (txn.ErrMaxActive)
 	}
 	if err == nil {
 		id.Most = m.GetTcId()
@@ -88,19 +90,15 @@ func (c *conn) handleNewTxn(m *proto.CommandNewTxn) {
 	c.write(&proto.BaseCommand{Type: proto.BaseCommand_NEW_TXN_RESPONSE.Enum(), NewTxnResponse: r})
 }
 
-// maxTxnTimeout bounds a NEW_TXN's timeout, so that no input overflows the
-// clock's arithmetic.
-const maxTxnTimeout = 365 * 24 * time.Hour
-
 func (c *conn) handleAddPartitionToTxn(m *proto.CommandAddPartitionToTxn) {
 	rid := m.GetRequestId()
 	if c.txnRefused(rid) {
 		return
 	}
-	id, _ := txnIDOf(m.TxnidMostBits, m.TxnidLeastBits)
+	id, _ := txn.IDOf(m.TxnidMostBits, m.TxnidLeastBits)
 	tc, err := c.b.coordinatorFor(id.Most)
 	if err == nil {
-		err = tc.addPartitions(id, c.txnCaller(), m.GetPartitions())
+		err = tc.AddPartitions(id, c.txnCaller(), m.GetPartitions())
 	}
 	r := &proto.CommandAddPartitionToTxnResponse{RequestId: &rid, TxnidMostBits: &id.Most, TxnidLeastBits: &id.Least}
 	r.Error, r.Message = errFields(err)
@@ -112,14 +110,14 @@ func (c *conn) handleAddSubscriptionToTxn(m *proto.CommandAddSubscriptionToTxn) 
 	if c.txnRefused(rid) {
 		return
 	}
-	id, _ := txnIDOf(m.TxnidMostBits, m.TxnidLeastBits)
+	id, _ := txn.IDOf(m.TxnidMostBits, m.TxnidLeastBits)
 	tc, err := c.b.coordinatorFor(id.Most)
 	if err == nil {
-		subs := make([]txnSubRef, 0, len(m.GetSubscription()))
+		subs := make([]txn.Sub, 0, len(m.GetSubscription()))
 		for _, s := range m.GetSubscription() {
-			subs = append(subs, txnSubRef{Topic: s.GetTopic(), Sub: s.GetSubscription()})
+			subs = append(subs, txn.Sub{Topic: s.GetTopic(), Sub: s.GetSubscription()})
 		}
-		err = tc.addSubs(id, c.txnCaller(), subs)
+		err = tc.AddSubs(id, c.txnCaller(), subs)
 	}
 	r := &proto.CommandAddSubscriptionToTxnResponse{RequestId: &rid, TxnidMostBits: &id.Most, TxnidLeastBits: &id.Least}
 	r.Error, r.Message = errFields(err)
@@ -132,10 +130,10 @@ func (c *conn) handleEndTxn(m *proto.CommandEndTxn) {
 	if c.txnRefused(rid) {
 		return
 	}
-	id, _ := txnIDOf(m.TxnidMostBits, m.TxnidLeastBits)
+	id, _ := txn.IDOf(m.TxnidMostBits, m.TxnidLeastBits)
 	tc, err := c.b.coordinatorFor(id.Most)
 	if err == nil {
-		err = tc.end(id, c.txnCaller(), m.GetTxnAction() == proto.TxnAction_COMMIT)
+		err = tc.End(id, c.txnCaller(), m.GetTxnAction() == proto.TxnAction_COMMIT)
 	}
 	r := &proto.CommandEndTxnResponse{RequestId: &rid, TxnidMostBits: &id.Most, TxnidLeastBits: &id.Least}
 	r.Error, r.Message = errFields(err)

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 	gproto "google.golang.org/protobuf/proto"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/txn"
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
@@ -25,16 +26,16 @@ func dialTxn(t *testing.T, b *Broker) *txnClient {
 
 func (c *txnClient) nextRID() *uint64 { c.rid++; return gproto.Uint64(c.rid) }
 
-func (c *txnClient) newTxn(ttlMs uint64) txnID {
+func (c *txnClient) newTxn(ttlMs uint64) txn.ID {
 	c.t.Helper()
 	c.send(&proto.BaseCommand{Type: proto.BaseCommand_NEW_TXN.Enum(), NewTxn: &proto.CommandNewTxn{
 		RequestId: c.nextRID(), TxnTtlSeconds: &ttlMs, TcId: gproto.Uint64(0)}})
 	r := c.expect(proto.BaseCommand_NEW_TXN_RESPONSE).GetNewTxnResponse()
 	require.Nil(c.t, r.Error, r.GetMessage())
-	return txnID{Most: r.GetTxnidMostBits(), Least: r.GetTxnidLeastBits()}
+	return txn.ID{Most: r.GetTxnidMostBits(), Least: r.GetTxnidLeastBits()}
 }
 
-func (c *txnClient) endTxn(id txnID, commit bool) *proto.CommandEndTxnResponse {
+func (c *txnClient) endTxn(id txn.ID, commit bool) *proto.CommandEndTxnResponse {
 	c.t.Helper()
 	action := proto.TxnAction_ABORT
 	if commit {
@@ -52,13 +53,13 @@ func (c *txnClient) producer(topic string, pid uint64) string {
 	return c.expect(proto.BaseCommand_PRODUCER_SUCCESS).GetProducerSuccess().GetProducerName()
 }
 
-// publish sends payload as producer pid (named name), in txn when not nil,
+// publish sends payload as producer pid (named name), in transaction tx when not nil,
 // and returns the answer (SEND_RECEIPT or SEND_ERROR).
-func (c *txnClient) publish(pid uint64, name string, seq uint64, payload string, txn *txnID) *proto.BaseCommand {
+func (c *txnClient) publish(pid uint64, name string, seq uint64, payload string, tx *txn.ID) *proto.BaseCommand {
 	c.t.Helper()
 	s := &proto.CommandSend{ProducerId: &pid, SequenceId: &seq}
-	if txn != nil {
-		s.TxnidMostBits, s.TxnidLeastBits = &txn.Most, &txn.Least
+	if tx != nil {
+		s.TxnidMostBits, s.TxnidLeastBits = &tx.Most, &tx.Least
 	}
 	c.sendPayload(&proto.BaseCommand{Type: proto.BaseCommand_SEND.Enum(), Send: s},
 		&proto.MessageMetadata{ProducerName: &name, SequenceId: &seq, PublishTime: gproto.Uint64(1)}, []byte(payload))
@@ -129,14 +130,14 @@ func (c *txnClient) received(cid uint64) ([]string, *proto.MessageIdData) {
 	}
 }
 
-// ack acknowledges id individually for consumer cid, in txn when not nil,
+// ack acknowledges id individually for consumer cid, in transaction tx when not nil,
 // and returns the ACK_RESPONSE.
-func (c *txnClient) ack(cid uint64, id *proto.MessageIdData, txn *txnID) *proto.CommandAckResponse {
+func (c *txnClient) ack(cid uint64, id *proto.MessageIdData, tx *txn.ID) *proto.CommandAckResponse {
 	c.t.Helper()
 	m := &proto.CommandAck{ConsumerId: &cid, AckType: proto.CommandAck_Individual.Enum(),
 		MessageId: []*proto.MessageIdData{{LedgerId: id.LedgerId, EntryId: id.EntryId}}, RequestId: c.nextRID()}
-	if txn != nil {
-		m.TxnidMostBits, m.TxnidLeastBits = &txn.Most, &txn.Least
+	if tx != nil {
+		m.TxnidMostBits, m.TxnidLeastBits = &tx.Most, &tx.Least
 	}
 	c.send(&proto.BaseCommand{Type: proto.BaseCommand_ACK.Enum(), Ack: m})
 	return c.expect(proto.BaseCommand_ACK_RESPONSE).GetAckResponse()

@@ -10,6 +10,7 @@ import (
 	gproto "google.golang.org/protobuf/proto"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/store"
+	"github.com/pulsargo/sdk/brokerstub/internal/txn"
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
@@ -22,14 +23,14 @@ func dialTxnAs(t *testing.T, b *Broker, secret []byte, role string) *txnClient {
 	return c
 }
 
-func (c *txnClient) addPartition(id txnID, topic string) *proto.CommandAddPartitionToTxnResponse {
+func (c *txnClient) addPartition(id txn.ID, topic string) *proto.CommandAddPartitionToTxnResponse {
 	c.t.Helper()
 	c.send(&proto.BaseCommand{Type: proto.BaseCommand_ADD_PARTITION_TO_TXN.Enum(), AddPartitionToTxn: &proto.CommandAddPartitionToTxn{
 		RequestId: c.nextRID(), TxnidMostBits: &id.Most, TxnidLeastBits: &id.Least, Partitions: []string{topic}}})
 	return c.expect(proto.BaseCommand_ADD_PARTITION_TO_TXN_RESPONSE).GetAddPartitionToTxnResponse()
 }
 
-func (c *txnClient) addSubscription(id txnID, topic, sub string) *proto.CommandAddSubscriptionToTxnResponse {
+func (c *txnClient) addSubscription(id txn.ID, topic, sub string) *proto.CommandAddSubscriptionToTxnResponse {
 	c.t.Helper()
 	c.send(&proto.BaseCommand{Type: proto.BaseCommand_ADD_SUBSCRIPTION_TO_TXN.Enum(), AddSubscriptionToTxn: &proto.CommandAddSubscriptionToTxn{
 		RequestId: c.nextRID(), TxnidMostBits: &id.Most, TxnidLeastBits: &id.Least,
@@ -62,9 +63,9 @@ func TestTxnOwnershipVerified(t *testing.T) {
 	assert.Equal(t, proto.ServerError_TransactionNotFound, bob.addSubscription(t1, topic, "s").GetError())
 	require.Nil(t, alice.addPartition(t1, topic).Error)
 	require.Nil(t, alice.addSubscription(t1, topic, "s").Error)
-	meta, err := b.tc.Load().snapshot(t1)
+	meta, err := b.tc.Load().Snapshot(t1)
 	require.NoError(t, err)
-	assert.Equal(t, txnOpen, meta.Status, "bob's commit changed nothing")
+	assert.Equal(t, txn.Open, meta.Status, "bob's commit changed nothing")
 	assert.Equal(t, []string{topic}, meta.Partitions, "bob's add changed nothing")
 
 	require.NoError(t, b.Restart())
@@ -97,10 +98,10 @@ func TestTxnOwnerlessRecordLoads(t *testing.T) {
 	require.True(t, ok)
 	timeout := b.opts.Clock.Now().Add(time.Hour).UnixMilli()
 	old := fmt.Sprintf(`{"next":1,"txns":[{"least":0,"status":0,"openedAt":1,"timeoutAt":%d}]}`, timeout)
-	require.NoError(t, kv.PutMeta(tcStateKey, []byte(old)))
+	require.NoError(t, kv.PutMeta(txn.StateKey, []byte(old)))
 	require.NoError(t, b.Restart())
 
 	bob := dialTxnAs(t, b, secret, "bob")
-	require.Nil(t, bob.endTxn(txnID{Most: 0, Least: 0}, true).Error)
-	assert.Equal(t, txnID{Most: 0, Least: 1}, bob.newTxn(60_000), "the sequence goes on from the old record")
+	require.Nil(t, bob.endTxn(txn.ID{Most: 0, Least: 0}, true).Error)
+	assert.Equal(t, txn.ID{Most: 0, Least: 1}, bob.newTxn(60_000), "the sequence goes on from the old record")
 }

@@ -16,7 +16,7 @@ func abortedOn(t *testing.T, b *Broker, topic string) int {
 	tp, err := b.getTopic(name, false)
 	require.NoError(t, err)
 	n := 0
-	require.NoError(t, tp.call(func() { n = len(tp.txn.aborted) }))
+	require.NoError(t, tp.call(func() { n = tp.txn.Aborted() }))
 	return n
 }
 

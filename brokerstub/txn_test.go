@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	gproto "google.golang.org/protobuf/proto"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/txn"
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
@@ -25,11 +26,11 @@ func TestTxnDisabledRefusesCoordinator(t *testing.T) {
 	assert.Equal(t, "Transactions are not enabled.", e.GetMessage())
 	// No coordinator is announced: the assign topic has no partitions.
 	c.send(&proto.BaseCommand{Type: proto.BaseCommand_PARTITIONED_METADATA.Enum(), PartitionMetadata: &proto.CommandPartitionedTopicMetadata{
-		Topic: gproto.String(tcAssignTopic), RequestId: gproto.Uint64(2)}})
+		Topic: gproto.String(txn.AssignTopic), RequestId: gproto.Uint64(2)}})
 	assert.Equal(t, uint32(0), c.expect(proto.BaseCommand_PARTITIONED_METADATA_RESPONSE).GetPartitionMetadataResponse().GetPartitions())
 	// A transactional send is refused too.
 	name := c.producer("persistent://public/default/txn-off", 1)
-	r := c.publish(1, name, 0, "x", &txnID{Most: 0, Least: 0})
+	r := c.publish(1, name, 0, "x", &txn.ID{Most: 0, Least: 0})
 	require.Equal(t, proto.BaseCommand_SEND_ERROR, r.GetType())
 	assert.Equal(t, proto.ServerError_NotAllowedError, r.GetSendError().GetError())
 }
@@ -38,7 +39,7 @@ func TestTxnCoordinatorConnect(t *testing.T) {
 	b := RunT(t, txnOptions())
 	c := dialTxn(t, b)
 	c.send(&proto.BaseCommand{Type: proto.BaseCommand_PARTITIONED_METADATA.Enum(), PartitionMetadata: &proto.CommandPartitionedTopicMetadata{
-		Topic: gproto.String(tcAssignTopic), RequestId: c.nextRID()}})
+		Topic: gproto.String(txn.AssignTopic), RequestId: c.nextRID()}})
 	assert.Equal(t, uint32(1), c.expect(proto.BaseCommand_PARTITIONED_METADATA_RESPONSE).GetPartitionMetadataResponse().GetPartitions())
 	for tc, want := range map[uint64]*proto.ServerError{0: nil, 1: proto.ServerError_TransactionCoordinatorNotFound.Enum()} {
 		c.send(&proto.BaseCommand{Type: proto.BaseCommand_TC_CLIENT_CONNECT_REQUEST.Enum(),
@@ -46,8 +47,8 @@ func TestTxnCoordinatorConnect(t *testing.T) {
 		assert.Equal(t, want, c.expect(proto.BaseCommand_TC_CLIENT_CONNECT_RESPONSE).GetTcClientConnectResponse().Error, "tc %d", tc)
 	}
 	// Ids: coordinator 0 in the most significant bits, a sequence in the least.
-	assert.Equal(t, txnID{Most: 0, Least: 0}, c.newTxn(60_000))
-	assert.Equal(t, txnID{Most: 0, Least: 1}, c.newTxn(60_000))
+	assert.Equal(t, txn.ID{Most: 0, Least: 0}, c.newTxn(60_000))
+	assert.Equal(t, txn.ID{Most: 0, Least: 1}, c.newTxn(60_000))
 }
 
 func TestTxnMessagesVisibleOnlyAfterCommit(t *testing.T) {
@@ -115,11 +116,11 @@ func TestTxnBadInputGetsPulsarErrors(t *testing.T) {
 	c := dialTxn(t, b)
 	// END_TXN for a transaction that never existed, and for a forged
 	// coordinator id.
-	assert.Equal(t, proto.ServerError_TransactionNotFound, c.endTxn(txnID{Most: 0, Least: 999}, true).GetError())
-	assert.Equal(t, proto.ServerError_TransactionCoordinatorNotFound, c.endTxn(txnID{Most: 7, Least: 0}, false).GetError())
+	assert.Equal(t, proto.ServerError_TransactionNotFound, c.endTxn(txn.ID{Most: 0, Least: 999}, true).GetError())
+	assert.Equal(t, proto.ServerError_TransactionCoordinatorNotFound, c.endTxn(txn.ID{Most: 7, Least: 0}, false).GetError())
 	// A send in a forged transaction.
 	name := c.producer("persistent://public/default/txn-bad", 1)
-	r := c.publish(1, name, 0, "x", &txnID{Most: 0, Least: 12345})
+	r := c.publish(1, name, 0, "x", &txn.ID{Most: 0, Least: 12345})
 	require.Equal(t, proto.BaseCommand_SEND_ERROR, r.GetType())
 	assert.Equal(t, proto.ServerError_TransactionNotFound, r.GetSendError().GetError())
 	// ADD_PARTITION for an ended transaction: it is removed once committed.
@@ -145,9 +146,7 @@ func TestTxnWrongStateGetsInvalidTxnStatus(t *testing.T) {
 	id := c.newTxn(60_000)
 	tc := b.tc.Load()
 	inPhaseTwo, release := make(chan struct{}), make(chan struct{})
-	tc.mu.Lock()
-	tc.beforePhaseTwo = func(txnID) bool { close(inPhaseTwo); <-release; return true }
-	tc.mu.Unlock()
+	tc.SetBeforePhaseTwo(func(txn.ID) bool { close(inPhaseTwo); <-release; return true })
 	c.send(&proto.BaseCommand{Type: proto.BaseCommand_END_TXN.Enum(), EndTxn: &proto.CommandEndTxn{
 		RequestId: c.nextRID(), TxnidMostBits: &id.Most, TxnidLeastBits: &id.Least, TxnAction: proto.TxnAction_COMMIT.Enum()}})
 	<-inPhaseTwo
@@ -195,9 +194,7 @@ func TestTxnCrashBetweenPhasesCommits(t *testing.T) {
 	receiptOf(t, pc.publish(1, name, 1, "open", &open))
 	receiptOf(t, pc.publish(1, name, 2, "plain", nil))
 	tc := b.tc.Load()
-	tc.mu.Lock()
-	tc.beforePhaseTwo = func(txnID) bool { return false } // the broker dies here
-	tc.mu.Unlock()
+	tc.SetBeforePhaseTwo(func(txn.ID) bool { return false }) // the broker dies here
 	assert.Equal(t, proto.ServerError_ServiceNotReady, pc.endTxn(committing, true).GetError())
 
 	require.NoError(t, b.Crash())

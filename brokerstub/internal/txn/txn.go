@@ -1,8 +1,18 @@
-// Package txn is brokerstub's transactions room (PIP-31): the
-// transaction id and status as the coordinator keeps them, the
-// coordinator's errors, and the ack-set arithmetic of transactional
-// batch-index acks. It knows nothing of topics: brokerstub's coordinator
-// and its per-topic transaction buffer call it on the topic's goroutine.
+// Package txn is brokerstub's transactions room (PIP-31).
+//
+// The Coordinator keeps the transactions of coordinator 0: their table,
+// the state machine OPEN -> COMMITTING/ABORTING -> removed, timeouts on the
+// injected clock, the max-active limit, owner checks, the persisted log
+// that a restart recovers, and the admin API's view of them. It reaches
+// topics only through Topics, which brokerstub's root implements.
+//
+// A Buffer is one persistent topic's transaction buffer: where each open
+// transaction starts (the max-read position), the aborted transactions
+// whose entries dispatch passes over, and each subscription's
+// PendingAcks. A Buffer is owned by its topic's goroutine; it reads the
+// topic's entries through Entries and its cursors through Cursor.
+//
+// The room never imports brokerstub's root.
 package txn
 
 import (
@@ -83,6 +93,19 @@ var (
 	// ErrConflict: a transactional ack of a message already acknowledged
 	// or pending in another transaction.
 	ErrConflict = errors.New("transaction conflict")
+	// ErrNotOwned: the caller is neither the transaction's owner nor a
+	// super user (Pulsar's verifyTxnOwnership); answered as
+	// TransactionNotFound, as Pulsar's TransactionNotFoundException.
+	ErrNotOwned = errors.New("not the owner of the transaction")
+	// ErrMaxActive: a new transaction while Config.MaxActive are open
+	// (Pulsar's ReachMaxActiveTxnException). As Pulsar's ServerCnx, the
+	// NEW_TXN is then not answered at all, so that clients do not retry in
+	// a loop (apache/pulsar#15133): the client's request times out, and a
+	// transaction can be opened again once one of the open ones has ended.
+	ErrMaxActive = errors.New("new transaction over maxActiveTransactionsPerCoordinator")
+	// ErrClosed: the coordinator is closing (the broker stops), or an end
+	// was stopped between its two phases; answered as ServiceNotReady.
+	ErrClosed = errors.New("transaction coordinator closed")
 )
 
 // DisabledMsg is Pulsar's text when the coordinator is off, which the
