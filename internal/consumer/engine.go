@@ -77,6 +77,7 @@ type Engine[T any] struct {
 	head       T
 	headSet    bool
 	asm        *chunk.Assembler
+	bufs       reassembly              // where asm's buffers come from (assembly.go)
 	firstChunk map[string]messageid.ID // uuid -> chunk 0 of incomplete messages
 	permits    int                     // consumed, not yet granted back
 	window     window                  // the receiver queue's size now (queue.go)
@@ -124,13 +125,13 @@ func New[T any](opts Options[T]) *Engine[T] {
 		quit:     make(chan struct{}),
 		done:     make(chan struct{}),
 		ctx:      ctx, cancel: cancel,
-		asm:        chunk.NewAssembler(prefaulted(o.Chunks)),
 		firstChunk: map[string]messageid.ID{},
 		streams:    map[string]*streamState{},
 		bo:         newBackoff(o),
 		tracked:    map[position]*tracked{},
 		deferred:   deferredAcks{m: map[position]position{}},
 	}
+	e.asm = chunk.NewAssembler(e.bufs.options(o.Chunks))
 	e.acks.reset()
 	e.window = newWindow(o)
 	e.recent.max = o.RecentIDs
@@ -205,6 +206,7 @@ func (e *Engine[T]) run() {
 		case <-e.events.Ready():
 			for _, ev := range e.events.Take() {
 				e.handle(ev)
+				e.offer() // before the next event starts another message (assembly.go)
 			}
 		case out <- e.head:
 			e.handedOut()
@@ -290,6 +292,7 @@ func (e *Engine[T]) handedOut() {
 	var zero T
 	e.head, e.headSet = zero, false
 	e.dequeued(m)
+	e.bufs.left(m)
 	switch st := m.stream; {
 	case st == nil:
 		e.lastOut = m.ID

@@ -196,6 +196,9 @@ func (e *Engine[T]) seekOnBroker(ctx context.Context, cn *conn.Conn, id messagei
 // still be acknowledged.
 func (e *Engine[T]) resetDelivery() {
 	e.breakStreams(errors.New("the consumer was sought"), true)
+	for _, m := range e.queue {
+		e.bufs.keepSpare(m) // never handed out: its buffer serves the next (assembly.go)
+	}
 	e.clearQueue()
 	e.asm.Reset()
 	clear(e.firstChunk)
