@@ -268,12 +268,3 @@ func (t *topic) dropWaiting() {
 	t.access.waiting = nil
 	t.access.exclusive = nil
 }
-
-// withEpoch sets topic_epoch (when known) in a PRODUCER_SUCCESS.
-func withEpoch(e *uint64) func(*proto.CommandProducerSuccess) {
-	return func(ps *proto.CommandProducerSuccess) { ps.TopicEpoch = e }
-}
-
-// notReady marks a PRODUCER_SUCCESS producer_ready=false: the producer is
-// queued (WaitForExclusive).
-func notReady(ps *proto.CommandProducerSuccess) { ps.ProducerReady = new(bool) }

@@ -165,8 +165,3 @@ func (c *conn) handleConsumerStats(m *proto.CommandConsumerStats) {
 			RequestId: &rid, ConsumerName: &cs.name, AvailablePermits: &permits, UnackedMessages: &unacked, Type: &typ}})
 	})
 }
-
-func closeConsumerCmd(id uint64) *proto.BaseCommand {
-	rid := brokerRequestID
-	return &proto.BaseCommand{Type: proto.BaseCommand_CLOSE_CONSUMER.Enum(), CloseConsumer: &proto.CommandCloseConsumer{ConsumerId: &id, RequestId: &rid}}
-}

@@ -2,31 +2,9 @@ package brokerstub
 
 import (
 	"errors"
-	"sync/atomic"
 
-	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 	"github.com/pulsargo/sdk/internal/proto"
 )
-
-// brokerRequestID is the request id of commands the broker starts itself
-// (CloseProducer, CloseConsumer), as Pulsar's -1L.
-const brokerRequestID = ^uint64(0)
-
-// producer is a producer attached to a topic through a connection.
-type producer struct {
-	id   uint64
-	name string
-	c    *conn
-	t    *topic
-	mode proto.ProducerAccessMode
-	// waiting is set while a WaitForExclusive producer is queued (access.go).
-	waiting atomic.Bool
-	// schemaVersion is the version of the producer's schema, empty without one.
-	schemaVersion []byte
-	// receipt is the SEND_RECEIPT its topic's goroutine fills in and
-	// encodes for every stored entry (handle_send.go).
-	receipt receiptScratch
-}
 
 func (c *conn) handleProducer(m *proto.CommandProducer) {
 	rid := m.GetRequestId()
@@ -120,12 +98,6 @@ func (c *conn) handleProducer(m *proto.CommandProducer) {
 	c.producerSuccess(rid, p.name, withEpoch(adm.epoch), withSchemaVersion(p.schemaVersion), withLastSequenceID(last))
 }
 
-// withLastSequenceID sets a PRODUCER_SUCCESS's last_sequence_id: -1 unless
-// deduplication knows the producer name (dedup.go).
-func withLastSequenceID(last int64) func(*proto.CommandProducerSuccess) {
-	return func(ps *proto.CommandProducerSuccess) { ps.LastSequenceId = &last }
-}
-
 // producerSuccess answers a PRODUCER; opts set optional fields.
 func (c *conn) producerSuccess(rid uint64, name string, opts ...func(*proto.CommandProducerSuccess)) {
 	last := int64(-1)
@@ -134,23 +106,6 @@ func (c *conn) producerSuccess(rid uint64, name string, opts ...func(*proto.Comm
 		o(ps)
 	}
 	c.write(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER_SUCCESS.Enum(), ProducerSuccess: ps})
-}
-
-// receipt is the CommandSendReceipt for an entry stored at pos.
-func (t *topic) receipt(producerID, seq, highest uint64, pos ledger.Position) *proto.BaseCommand {
-	l, e := uint64(pos.Ledger), uint64(pos.Entry)
-	part := int32(t.name.Partition)
-	r := &proto.CommandSendReceipt{ProducerId: &producerID, SequenceId: &seq,
-		MessageId: &proto.MessageIdData{LedgerId: &l, EntryId: &e, Partition: &part}}
-	if highest > 0 {
-		r.HighestSequenceId = &highest
-	}
-	return &proto.BaseCommand{Type: proto.BaseCommand_SEND_RECEIPT.Enum(), SendReceipt: r}
-}
-
-func sendError(producerID, seq uint64, code proto.ServerError, msg string) *proto.BaseCommand {
-	return &proto.BaseCommand{Type: proto.BaseCommand_SEND_ERROR.Enum(), SendError: &proto.CommandSendError{
-		ProducerId: &producerID, SequenceId: &seq, Error: code.Enum(), Message: &msg}}
 }
 
 func (c *conn) handleCloseProducer(m *proto.CommandCloseProducer) {

@@ -2,10 +2,27 @@ package brokerstub
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/cursor"
 	"github.com/pulsargo/sdk/internal/proto"
 )
+
+// producer is a producer attached to a topic through a connection.
+type producer struct {
+	id   uint64
+	name string
+	c    *conn
+	t    *topic
+	mode proto.ProducerAccessMode
+	// waiting is set while a WaitForExclusive producer is queued (access.go).
+	waiting atomic.Bool
+	// schemaVersion is the version of the producer's schema, empty without one.
+	schemaVersion []byte
+	// receipt is the SEND_RECEIPT its topic's goroutine fills in and
+	// encodes for every stored entry (handle_send.go).
+	receipt receiptScratch
+}
 
 // subscribe attaches cs to its subscription, creating the subscription if
 // needed, and answers the client. It reports whether cs was attached.
