@@ -41,7 +41,7 @@ func (c *conn) handleSubscribe(m *proto.CommandSubscribe) {
 		return
 	}
 	cs := &consumer{
-		id: m.GetConsumerId(), name: m.GetConsumerName(), c: c,
+		id: m.GetConsumerId(), name: m.GetConsumerName(), peer: c,
 		typ: m.GetSubType(), priority: m.GetPriorityLevel(), epoch: m.GetConsumerEpoch(),
 		pending:   map[ledger.Position]pendingEntry{},
 		keyShared: m.GetKeySharedMeta(),
@@ -124,7 +124,7 @@ func (c *conn) handleUnsubscribe(m *proto.CommandUnsubscribe) {
 		for _, other := range s.consumers {
 			if other != cs {
 				other.closed = true
-				other.c.write(closeConsumerCmd(other.id))
+				other.peer.send(closeConsumerCmd(other.id))
 			}
 		}
 		s.consumers = nil

@@ -42,7 +42,7 @@ func (c *conn) handleProducer(m *proto.CommandProducer) {
 		c.sendError(rid, schemaError(err), err.Error())
 		return
 	}
-	p := &producer{id: m.GetProducerId(), name: m.GetProducerName(), c: c, t: t, mode: m.GetProducerAccessMode(), schemaVersion: version}
+	p := &producer{id: m.GetProducerId(), name: m.GetProducerName(), peer: c, t: t, mode: m.GetProducerAccessMode(), schemaVersion: version}
 	var adm admission
 	last := int64(-1)
 	if err := t.call(func() {
@@ -100,12 +100,7 @@ func (c *conn) handleProducer(m *proto.CommandProducer) {
 
 // producerSuccess answers a PRODUCER; opts set optional fields.
 func (c *conn) producerSuccess(rid uint64, name string, opts ...func(*proto.CommandProducerSuccess)) {
-	last := int64(-1)
-	ps := &proto.CommandProducerSuccess{RequestId: &rid, ProducerName: &name, LastSequenceId: &last}
-	for _, o := range opts {
-		o(ps)
-	}
-	c.write(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER_SUCCESS.Enum(), ProducerSuccess: ps})
+	c.write(producerSuccessCmd(rid, name, opts...))
 }
 
 func (c *conn) handleCloseProducer(m *proto.CommandCloseProducer) {

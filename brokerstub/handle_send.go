@@ -90,7 +90,7 @@ func (op *sendOp) run() {
 		// Consumers' queues keep what they are sent until it is
 		// written, so they get a copy of the pooled frame.
 		meta, body := slices.Clone(rawMeta), slices.Clone(payload)
-		t.publishNonPersistent(c, p, seq, highest, meta, body, op.num)
+		t.publishNonPersistent(p, seq, highest, meta, body, op.num)
 		return
 	}
 	if t.adm.terminated {

@@ -38,8 +38,8 @@ var npMessageID = ledger.Position{Ledger: 0, Entry: 0}
 // the message to the subscriptions. As Pulsar, the receipt (0:0) goes
 // first, then each subscription's dispatcher gets the message. Topic
 // goroutine.
-func (t *topic) publishNonPersistent(c *conn, p *producer, seq, highest uint64, meta, payload []byte, num int32) {
-	c.write(t.receipt(p.id, seq, highest, npMessageID))
+func (t *topic) publishNonPersistent(p *producer, seq, highest uint64, meta, payload []byte, num int32) {
+	p.peer.send(t.receipt(p.id, seq, highest, npMessageID))
 	t.countIn(p, num, len(payload))
 	in := parseEntryInfo(ledger.Entry{Meta: meta, Payload: payload, NumMessages: num})
 	for _, s := range t.subs {

@@ -27,6 +27,7 @@ func (t *topic) receipt(producerID, seq, highest uint64, pos ledger.Position) *p
 	return &proto.BaseCommand{Type: proto.BaseCommand_SEND_RECEIPT.Enum(), SendReceipt: r}
 }
 
+// sendError is the CommandSendError for SEND seq of producerID.
 func sendError(producerID, seq uint64, code proto.ServerError, msg string) *proto.BaseCommand {
 	return &proto.BaseCommand{Type: proto.BaseCommand_SEND_ERROR.Enum(), SendError: &proto.CommandSendError{
 		ProducerId: &producerID, SequenceId: &seq, Error: code.Enum(), Message: &msg}}
@@ -38,6 +39,8 @@ func withLastSequenceID(last int64) func(*proto.CommandProducerSuccess) {
 	return func(ps *proto.CommandProducerSuccess) { ps.LastSequenceId = &last }
 }
 
+// closeConsumerCmd tells the client to close consumer id (the broker
+// closes it: seek, unload, unsubscribe by another consumer).
 func closeConsumerCmd(id uint64) *proto.BaseCommand {
 	rid := brokerRequestID
 	return &proto.BaseCommand{Type: proto.BaseCommand_CLOSE_CONSUMER.Enum(), CloseConsumer: &proto.CommandCloseConsumer{ConsumerId: &id, RequestId: &rid}}
@@ -57,3 +60,33 @@ func withEpoch(e *uint64) func(*proto.CommandProducerSuccess) {
 // notReady marks a PRODUCER_SUCCESS producer_ready=false: the producer is
 // queued (WaitForExclusive).
 func notReady(ps *proto.CommandProducerSuccess) { ps.ProducerReady = new(bool) }
+
+// errorCmd answers request rid with CommandError.
+func errorCmd(rid uint64, code proto.ServerError, msg string) *proto.BaseCommand {
+	return &proto.BaseCommand{Type: proto.BaseCommand_ERROR.Enum(), Error: &proto.CommandError{
+		RequestId: &rid, Error: code.Enum(), Message: &msg}}
+}
+
+// successCmd answers request rid with CommandSuccess.
+func successCmd(rid uint64) *proto.BaseCommand {
+	return &proto.BaseCommand{Type: proto.BaseCommand_SUCCESS.Enum(), Success: &proto.CommandSuccess{RequestId: &rid}}
+}
+
+// producerSuccessCmd answers PRODUCER request rid for the producer of that
+// name; opts set optional fields (withEpoch, withSchemaVersion,
+// withLastSequenceID, notReady).
+func producerSuccessCmd(rid uint64, name string, opts ...func(*proto.CommandProducerSuccess)) *proto.BaseCommand {
+	last := int64(-1)
+	ps := &proto.CommandProducerSuccess{RequestId: &rid, ProducerName: &name, LastSequenceId: &last}
+	for _, o := range opts {
+		o(ps)
+	}
+	return &proto.BaseCommand{Type: proto.BaseCommand_PRODUCER_SUCCESS.Enum(), ProducerSuccess: ps}
+}
+
+// closeProducerCmd tells the client to close producer id (the broker
+// closes it: unload, fencing).
+func closeProducerCmd(id uint64) *proto.BaseCommand {
+	rid := brokerRequestID
+	return &proto.BaseCommand{Type: proto.BaseCommand_CLOSE_PRODUCER.Enum(), CloseProducer: &proto.CommandCloseProducer{ProducerId: &id, RequestId: &rid}}
+}
