@@ -423,3 +423,12 @@ func (c *conn) detachAll() {
 func requestID(cmd *proto.BaseCommand) (uint64, bool) { return wire.RequestID(cmd) }
 
 func strp(s string) *string { return &s }
+
+// connGate is what a connection keeps for the gates: the count of its
+// non-persistent SENDs in flight (the read loop adds, topic goroutines
+// take away) and whether its client announced supports_partial_producer
+// (set by CONNECT, before any producer; admin_stats_publishers.go).
+type connGate struct {
+	npInFlight      atomic.Int64
+	partialProducer bool
+}

@@ -2,6 +2,7 @@ package brokerstub
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/pulsargo/sdk/internal/proto"
 )
@@ -144,4 +145,17 @@ func topicErrorCode(err error) proto.ServerError {
 		return r.code // limits.go
 	}
 	return proto.ServerError_ServiceNotReady
+}
+
+// refuseMissingNamespace answers a PRODUCER or SUBSCRIBE on a topic whose
+// namespace does not exist, as Pulsar does when no lookup gave this broker
+// the namespace's bundle: ServiceNotReady. It reports whether it answered.
+func (c *conn) refuseMissingNamespace(rid uint64, name topicName) bool {
+	if c.b.namespaceReady(name) {
+		return false
+	}
+	c.sendError(rid, proto.ServerError_ServiceNotReady, fmt.Sprintf(
+		"Namespace bundle for topic (%s) not served by this instance:%s. Please redo the lookup. Request is denied: namespace=%s",
+		name.Full, c.b.advertise(c.b.Addr()), name.Namespace))
+	return true
 }
