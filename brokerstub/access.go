@@ -102,7 +102,7 @@ func (t *topic) admit(p *producer, rid uint64, m *proto.CommandProducer) admissi
 	a := t.accessOf()
 	if p.name == "" {
 		// Named now, so that a queued producer's first answer has its name.
-		p.name = fmt.Sprintf("brokerstub-%d-%d", p.c.id, p.id)
+		p.name = fmt.Sprintf("brokerstub-%d-%d", p.peer.connID(), p.id)
 	}
 	cur, hasCur := t.epoch()
 	req := m.TopicEpoch
@@ -190,10 +190,8 @@ func (t *topic) fenceAll() {
 	waiting := a.waiting
 	a.waiting = nil
 	for _, w := range waiting {
-		w.p.c.sendError(w.rid, proto.ServerError_ProducerFenced, "Fenced out")
-		w.p.c.mu.Lock()
-		delete(w.p.c.producers, w.p.id)
-		w.p.c.mu.Unlock()
+		w.p.peer.send(errorCmd(w.rid, proto.ServerError_ProducerFenced, "Fenced out"))
+		w.p.peer.dropProducer(w.p)
 	}
 	t.closeProducers()
 	a.exclusive = nil
@@ -226,33 +224,23 @@ func (t *topic) admitWaiting() {
 		a.waiting = a.waiting[1:]
 		cur, hasCur := t.epoch()
 		if w.req != nil && hasCur && *w.req < cur {
-			w.p.c.sendError(w.rid, proto.ServerError_ProducerFenced, fmt.Sprintf(
-				"Topic epoch has already moved. Current epoch: %d, Producer epoch: %d", cur, *w.req))
-			t.forgetOnConn(w.p)
+			w.p.peer.send(errorCmd(w.rid, proto.ServerError_ProducerFenced, fmt.Sprintf(
+				"Topic epoch has already moved. Current epoch: %d, Producer epoch: %d", cur, *w.req)))
+			w.p.peer.dropProducer(w.p)
 			continue
 		}
 		if !t.addProducer(w.p) {
 			adm := t.nameTaken(w.p)
-			w.p.c.sendError(w.rid, adm.code, adm.msg)
-			t.forgetOnConn(w.p)
+			w.p.peer.send(errorCmd(w.rid, adm.code, adm.msg))
+			w.p.peer.dropProducer(w.p)
 			continue
 		}
 		epoch := t.takeExclusive(w.p, w.req)
 		w.p.waiting.Store(false)
 		t.noteProducer(w.p, w.cmd)
-		w.p.c.producerSuccess(w.rid, w.p.name, withEpoch(epoch), withSchemaVersion(w.p.schemaVersion),
-			withLastSequenceID(t.dedup.lastSequenceID(w.p.name)))
+		w.p.peer.send(producerSuccessCmd(w.rid, w.p.name, withEpoch(epoch), withSchemaVersion(w.p.schemaVersion),
+			withLastSequenceID(t.dedup.lastSequenceID(w.p.name))))
 	}
-}
-
-// forgetOnConn removes p from its connection's producers, if it is still
-// the one registered under its id.
-func (t *topic) forgetOnConn(p *producer) {
-	p.c.mu.Lock()
-	if p.c.producers[p.id] == p {
-		delete(p.c.producers, p.id)
-	}
-	p.c.mu.Unlock()
 }
 
 // dropWaiting answers every waiting producer with ServiceNotReady (the
@@ -262,18 +250,9 @@ func (t *topic) dropWaiting() {
 		return
 	}
 	for _, w := range t.access.waiting {
-		w.p.c.sendError(w.rid, proto.ServerError_ServiceNotReady, "topic is being unloaded")
-		t.forgetOnConn(w.p)
+		w.p.peer.send(errorCmd(w.rid, proto.ServerError_ServiceNotReady, "topic is being unloaded"))
+		w.p.peer.dropProducer(w.p)
 	}
 	t.access.waiting = nil
 	t.access.exclusive = nil
 }
-
-// withEpoch sets topic_epoch (when known) in a PRODUCER_SUCCESS.
-func withEpoch(e *uint64) func(*proto.CommandProducerSuccess) {
-	return func(ps *proto.CommandProducerSuccess) { ps.TopicEpoch = e }
-}
-
-// notReady marks a PRODUCER_SUCCESS producer_ready=false: the producer is
-// queued (WaitForExclusive).
-func notReady(ps *proto.CommandProducerSuccess) { ps.ProducerReady = new(bool) }

@@ -52,8 +52,8 @@ func kvMap(kvs []*proto.KeyValue) map[string]string {
 	return m
 }
 
-func (t *topic) newClientInfo(c *conn, md []*proto.KeyValue) *clientInfo {
-	return &clientInfo{address: c.nc.RemoteAddr().String(), clientVersion: c.clientVersion,
+func (t *topic) newClientInfo(pr peer, md []*proto.KeyValue) *clientInfo {
+	return &clientInfo{address: pr.remoteAddr().String(), clientVersion: pr.version(),
 		since: t.b.opts.Clock.Now(), metadata: kvMap(md)}
 }
 
@@ -62,7 +62,7 @@ func (t *topic) noteProducer(p *producer, m *proto.CommandProducer) {
 	if t.adm.producers == nil {
 		t.adm.producers = map[*producer]*clientInfo{}
 	}
-	t.adm.producers[p] = t.newClientInfo(p.c, m.GetMetadata())
+	t.adm.producers[p] = t.newClientInfo(p.peer, m.GetMetadata())
 }
 
 // noteConsumer records a consumer that attached. Topic goroutine.
@@ -70,7 +70,7 @@ func (t *topic) noteConsumer(cs *consumer, m *proto.CommandSubscribe) {
 	if t.adm.consumers == nil {
 		t.adm.consumers = map[*consumer]*clientInfo{}
 	}
-	t.adm.consumers[cs] = t.newClientInfo(cs.c, m.GetMetadata())
+	t.adm.consumers[cs] = t.newClientInfo(cs.peer, m.GetMetadata())
 }
 
 // countIn counts a stored entry of num messages. Topic goroutine.
@@ -134,7 +134,7 @@ func (s *subscription) endOfTopic() {
 		}
 		a.endSent[cs] = true
 		id := cs.id
-		cs.c.write(&proto.BaseCommand{Type: proto.BaseCommand_REACHED_END_OF_TOPIC.Enum(), ReachedEndOfTopic: &proto.CommandReachedEndOfTopic{ConsumerId: &id}})
+		cs.peer.send(&proto.BaseCommand{Type: proto.BaseCommand_REACHED_END_OF_TOPIC.Enum(), ReachedEndOfTopic: &proto.CommandReachedEndOfTopic{ConsumerId: &id}})
 	}
 }
 

@@ -26,7 +26,7 @@ func byProducerName(a, b map[string]any) int {
 
 // supportsPartial is a publisher's supportsPartialProducer for its stats.
 func (t *topic) supportsPartial(p *producer) bool {
-	return t.b.opts.Gates.AggregatePublisherStatsByProducerName && p.c.gate.partialProducer
+	return t.b.opts.Gates.AggregatePublisherStatsByProducerName && p.peer.partialProducer()
 }
 
 // mergePublishers merges the publishers of each partition (one list per

@@ -328,10 +328,10 @@ func (c *conn) push(f outFrame) {
 	}
 }
 
-// writeMessage queues a payload frame carrying e's metadata and payload as
+// deliver queues a payload frame carrying e's metadata and payload as
 // stored, with e's checksum when it has one (computed otherwise). cmd is
-// encoded at once and not kept (the caller may reuse it).
-func (c *conn) writeMessage(cmd *proto.BaseCommand, e ledger.Entry) {
+// encoded at once and not kept (the caller may reuse it). (peer)
+func (c *conn) deliver(cmd *proto.BaseCommand, e ledger.Entry) {
 	var hdr []byte
 	var err error
 	if e.HasSum {
@@ -346,16 +346,45 @@ func (c *conn) writeMessage(cmd *proto.BaseCommand, e ledger.Entry) {
 	c.push(outFrame{header: hdr, payload: e.Payload})
 }
 
+// send queues cmd for the client (peer).
+func (c *conn) send(cmd *proto.BaseCommand) { c.write(cmd) }
+
+// dropProducer forgets p if it is still the producer registered under
+// its id (peer).
+func (c *conn) dropProducer(p *producer) {
+	c.mu.Lock()
+	if c.producers[p.id] == p {
+		delete(c.producers, p.id)
+	}
+	c.mu.Unlock()
+}
+
+// dropConsumer forgets the consumer of that id (peer).
+func (c *conn) dropConsumer(id uint64) {
+	c.mu.Lock()
+	delete(c.consumers, id)
+	c.mu.Unlock()
+}
+
+// connID is the connection's number (peer).
+func (c *conn) connID() uint64 { return c.id }
+
+// remoteAddr is the client's address (peer).
+func (c *conn) remoteAddr() net.Addr { return c.nc.RemoteAddr() }
+
+// version is CONNECT's client_version (peer).
+func (c *conn) version() string { return c.clientVersion }
+
+// partialProducer is CONNECT's supports_partial_producer flag (peer).
+func (c *conn) partialProducer() bool { return c.gate.partialProducer }
+
 // sendError answers a request with CommandError.
 func (c *conn) sendError(requestID uint64, code proto.ServerError, msg string) {
-	c.write(&proto.BaseCommand{Type: proto.BaseCommand_ERROR.Enum(), Error: &proto.CommandError{
-		RequestId: &requestID, Error: code.Enum(), Message: &msg}})
+	c.write(errorCmd(requestID, code, msg))
 }
 
 // sendSuccess answers a request with CommandSuccess.
-func (c *conn) sendSuccess(requestID uint64) {
-	c.write(&proto.BaseCommand{Type: proto.BaseCommand_SUCCESS.Enum(), Success: &proto.CommandSuccess{RequestId: &requestID}})
-}
+func (c *conn) sendSuccess(requestID uint64) { c.write(successCmd(requestID)) }
 
 // replyError answers cmd with an error of the right shape: CommandSendError
 // for a send, CommandError for a request; commands that take no answer are
@@ -394,3 +423,12 @@ func (c *conn) detachAll() {
 func requestID(cmd *proto.BaseCommand) (uint64, bool) { return wire.RequestID(cmd) }
 
 func strp(s string) *string { return &s }
+
+// connGate is what a connection keeps for the gates: the count of its
+// non-persistent SENDs in flight (the read loop adds, topic goroutines
+// take away) and whether its client announced supports_partial_producer
+// (set by CONNECT, before any producer; admin_stats_publishers.go).
+type connGate struct {
+	npInFlight      atomic.Int64
+	partialProducer bool
+}

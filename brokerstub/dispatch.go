@@ -187,5 +187,5 @@ func (s *subscription) deliver(cs *consumer, e ledger.Entry, in *entryInfo, hash
 func (s *subscription) writeEntry(cs *consumer, pos ledger.Position, ackSet []int64, e ledger.Entry) {
 	cmd := s.scratch.fill(cs.id, uint64(pos.Ledger), uint64(pos.Entry), int32(s.t.name.Partition),
 		ackSet, s.redeliveryCount(pos), cs.epoch)
-	cs.c.writeMessage(cmd, e)
+	cs.peer.deliver(cmd, e)
 }

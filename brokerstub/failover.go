@@ -173,6 +173,6 @@ func (s *subscription) rewindActive() {
 // subscription (ACTIVE_CONSUMER_CHANGE).
 func (s *subscription) notifyActive(cs *consumer) {
 	id, active := cs.id, cs == s.active
-	cs.c.write(&proto.BaseCommand{Type: proto.BaseCommand_ACTIVE_CONSUMER_CHANGE.Enum(),
+	cs.peer.send(&proto.BaseCommand{Type: proto.BaseCommand_ACTIVE_CONSUMER_CHANGE.Enum(),
 		ActiveConsumerChange: &proto.CommandActiveConsumerChange{ConsumerId: &id, IsActive: &active}})
 }

@@ -243,25 +243,25 @@ func (b *Broker) refuseUnencryptedProducer(name topicName, encrypted bool) (prot
 // clientHost is the client's IP without the port, as Pulsar's
 // clientSourceAddress (the whole address when it has no port, as an
 // in-memory connection's "pipe").
-func (c *conn) clientHost() string {
-	a := c.nc.RemoteAddr().String()
+func clientHost(pr peer) string {
+	a := pr.remoteAddr().String()
 	if h, _, err := net.SplitHostPort(a); err == nil {
 		return h
 	}
 	return a
 }
 
-// refuseSameAddressProducer returns why one more producer from c may not
+// refuseSameAddressProducer returns why one more producer from pr may not
 // attach: ProducerBusy at MaxSameAddressProducersPerTopic. Topic
 // goroutine.
-func (t *topic) refuseSameAddressProducer(c *conn) (proto.ServerError, string) {
+func (t *topic) refuseSameAddressProducer(pr peer) (proto.ServerError, string) {
 	n := t.b.opts.Gates.MaxSameAddressProducersPerTopic
 	if n <= 0 || exemptFromLimits(t.name) {
 		return 0, ""
 	}
-	host, have := c.clientHost(), 0
+	host, have := clientHost(pr), 0
 	for p := range t.producers {
-		if p.c.clientHost() == host {
+		if clientHost(p.peer) == host {
 			have++
 		}
 	}
@@ -271,18 +271,18 @@ func (t *topic) refuseSameAddressProducer(c *conn) (proto.ServerError, string) {
 	return 0, ""
 }
 
-// refuseSameAddressConsumer returns why one more consumer from c may not
+// refuseSameAddressConsumer returns why one more consumer from pr may not
 // attach: ConsumerBusy at MaxSameAddressConsumersPerTopic, all
 // subscriptions together. Topic goroutine.
-func (t *topic) refuseSameAddressConsumer(c *conn) (proto.ServerError, string) {
+func (t *topic) refuseSameAddressConsumer(pr peer) (proto.ServerError, string) {
 	n := t.b.opts.Gates.MaxSameAddressConsumersPerTopic
 	if n <= 0 || exemptFromLimits(t.name) {
 		return 0, ""
 	}
-	host, have := c.clientHost(), 0
+	host, have := clientHost(pr), 0
 	for _, s := range t.subs {
 		for _, cs := range s.consumers {
-			if cs.c.clientHost() == host {
+			if clientHost(cs.peer) == host {
 				have++
 			}
 		}

@@ -41,7 +41,7 @@ func (c *conn) handleSubscribe(m *proto.CommandSubscribe) {
 		return
 	}
 	cs := &consumer{
-		id: m.GetConsumerId(), name: m.GetConsumerName(), c: c,
+		id: m.GetConsumerId(), name: m.GetConsumerName(), peer: c,
 		typ: m.GetSubType(), priority: m.GetPriorityLevel(), epoch: m.GetConsumerEpoch(),
 		pending:   map[ledger.Position]pendingEntry{},
 		keyShared: m.GetKeySharedMeta(),
@@ -124,7 +124,7 @@ func (c *conn) handleUnsubscribe(m *proto.CommandUnsubscribe) {
 		for _, other := range s.consumers {
 			if other != cs {
 				other.closed = true
-				other.c.write(closeConsumerCmd(other.id))
+				other.peer.send(closeConsumerCmd(other.id))
 			}
 		}
 		s.consumers = nil
@@ -166,7 +166,20 @@ func (c *conn) handleConsumerStats(m *proto.CommandConsumerStats) {
 	})
 }
 
-func closeConsumerCmd(id uint64) *proto.BaseCommand {
-	rid := brokerRequestID
-	return &proto.BaseCommand{Type: proto.BaseCommand_CLOSE_CONSUMER.Enum(), CloseConsumer: &proto.CommandCloseConsumer{ConsumerId: &id, RequestId: &rid}}
+// checkSubscriptionAuthMode refuses a SUBSCRIBE whose subscription name the
+// namespace's Prefix mode does not allow to the connection's role, or to
+// the original principal a proxy names, with AuthorizationError; it
+// reports false when it did.
+func (c *conn) checkSubscriptionAuthMode(rid uint64, name topicName, sub string) bool {
+	role, original := c.roles() // proxy_roles.go
+	msg := c.b.subscriptionAuthModeRefusal(role, name, sub)
+	if msg == "" && original != "" {
+		msg = c.b.subscriptionAuthModeRefusal(original, name, sub)
+	}
+	if msg == "" {
+		return true
+	}
+	c.log.Info("authorization refused", "role", role, "topic", name.Full, "subscription", sub, "reason", "subscription auth mode Prefix")
+	c.sendError(rid, proto.ServerError_AuthorizationError, msg)
+	return false
 }

@@ -2,31 +2,10 @@ package brokerstub
 
 import (
 	"errors"
-	"sync/atomic"
+	"fmt"
 
-	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 	"github.com/pulsargo/sdk/internal/proto"
 )
-
-// brokerRequestID is the request id of commands the broker starts itself
-// (CloseProducer, CloseConsumer), as Pulsar's -1L.
-const brokerRequestID = ^uint64(0)
-
-// producer is a producer attached to a topic through a connection.
-type producer struct {
-	id   uint64
-	name string
-	c    *conn
-	t    *topic
-	mode proto.ProducerAccessMode
-	// waiting is set while a WaitForExclusive producer is queued (access.go).
-	waiting atomic.Bool
-	// schemaVersion is the version of the producer's schema, empty without one.
-	schemaVersion []byte
-	// receipt is the SEND_RECEIPT its topic's goroutine fills in and
-	// encodes for every stored entry (handle_send.go).
-	receipt receiptScratch
-}
 
 func (c *conn) handleProducer(m *proto.CommandProducer) {
 	rid := m.GetRequestId()
@@ -64,7 +43,7 @@ func (c *conn) handleProducer(m *proto.CommandProducer) {
 		c.sendError(rid, schemaError(err), err.Error())
 		return
 	}
-	p := &producer{id: m.GetProducerId(), name: m.GetProducerName(), c: c, t: t, mode: m.GetProducerAccessMode(), schemaVersion: version}
+	p := &producer{id: m.GetProducerId(), name: m.GetProducerName(), peer: c, t: t, mode: m.GetProducerAccessMode(), schemaVersion: version}
 	var adm admission
 	last := int64(-1)
 	if err := t.call(func() {
@@ -120,37 +99,9 @@ func (c *conn) handleProducer(m *proto.CommandProducer) {
 	c.producerSuccess(rid, p.name, withEpoch(adm.epoch), withSchemaVersion(p.schemaVersion), withLastSequenceID(last))
 }
 
-// withLastSequenceID sets a PRODUCER_SUCCESS's last_sequence_id: -1 unless
-// deduplication knows the producer name (dedup.go).
-func withLastSequenceID(last int64) func(*proto.CommandProducerSuccess) {
-	return func(ps *proto.CommandProducerSuccess) { ps.LastSequenceId = &last }
-}
-
 // producerSuccess answers a PRODUCER; opts set optional fields.
 func (c *conn) producerSuccess(rid uint64, name string, opts ...func(*proto.CommandProducerSuccess)) {
-	last := int64(-1)
-	ps := &proto.CommandProducerSuccess{RequestId: &rid, ProducerName: &name, LastSequenceId: &last}
-	for _, o := range opts {
-		o(ps)
-	}
-	c.write(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER_SUCCESS.Enum(), ProducerSuccess: ps})
-}
-
-// receipt is the CommandSendReceipt for an entry stored at pos.
-func (t *topic) receipt(producerID, seq, highest uint64, pos ledger.Position) *proto.BaseCommand {
-	l, e := uint64(pos.Ledger), uint64(pos.Entry)
-	part := int32(t.name.Partition)
-	r := &proto.CommandSendReceipt{ProducerId: &producerID, SequenceId: &seq,
-		MessageId: &proto.MessageIdData{LedgerId: &l, EntryId: &e, Partition: &part}}
-	if highest > 0 {
-		r.HighestSequenceId = &highest
-	}
-	return &proto.BaseCommand{Type: proto.BaseCommand_SEND_RECEIPT.Enum(), SendReceipt: r}
-}
-
-func sendError(producerID, seq uint64, code proto.ServerError, msg string) *proto.BaseCommand {
-	return &proto.BaseCommand{Type: proto.BaseCommand_SEND_ERROR.Enum(), SendError: &proto.CommandSendError{
-		ProducerId: &producerID, SequenceId: &seq, Error: code.Enum(), Message: &msg}}
+	c.write(producerSuccessCmd(rid, name, opts...))
 }
 
 func (c *conn) handleCloseProducer(m *proto.CommandCloseProducer) {
@@ -194,4 +145,17 @@ func topicErrorCode(err error) proto.ServerError {
 		return r.code // limits.go
 	}
 	return proto.ServerError_ServiceNotReady
+}
+
+// refuseMissingNamespace answers a PRODUCER or SUBSCRIBE on a topic whose
+// namespace does not exist, as Pulsar does when no lookup gave this broker
+// the namespace's bundle: ServiceNotReady. It reports whether it answered.
+func (c *conn) refuseMissingNamespace(rid uint64, name topicName) bool {
+	if c.b.namespaceReady(name) {
+		return false
+	}
+	c.sendError(rid, proto.ServerError_ServiceNotReady, fmt.Sprintf(
+		"Namespace bundle for topic (%s) not served by this instance:%s. Please redo the lookup. Request is denied: namespace=%s",
+		name.Full, c.b.advertise(c.b.Addr()), name.Namespace))
+	return true
 }

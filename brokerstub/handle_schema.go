@@ -98,9 +98,3 @@ func (c *conn) handleGetOrCreateSchema(m *proto.CommandGetOrCreateSchema) {
 	c.write(&proto.BaseCommand{Type: proto.BaseCommand_GET_OR_CREATE_SCHEMA_RESPONSE.Enum(),
 		GetOrCreateSchemaResponse: &proto.CommandGetOrCreateSchemaResponse{RequestId: &rid, SchemaVersion: v}})
 }
-
-// withSchemaVersion sets a PRODUCER_SUCCESS's schema_version: the version
-// of the producer's schema, empty for a producer without one.
-func withSchemaVersion(v []byte) func(*proto.CommandProducerSuccess) {
-	return func(ps *proto.CommandProducerSuccess) { ps.SchemaVersion = v }
-}

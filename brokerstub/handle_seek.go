@@ -71,3 +71,15 @@ func (c *conn) handleGetLastMessageID(m *proto.CommandGetLastMessageId) {
 		c.sendError(rid, proto.ServerError_ServiceNotReady, err.Error())
 	}
 }
+
+// npSeek answers a SEEK on a non-persistent topic as Pulsar's
+// NonPersistentSubscription does: success, and nothing moves (its consumers
+// stay attached).
+func (c *conn) npSeek(rid uint64) { c.sendSuccess(rid) }
+
+// npLastMessageID refuses GET_LAST_MESSAGE_ID on a non-persistent topic
+// with the error Pulsar's ServerCnx answers when the topic cannot tell its
+// last dispatchable position.
+func (c *conn) npLastMessageID(rid uint64) {
+	c.sendError(rid, proto.ServerError_UnknownError, "Failed to recover Transaction Buffer.")
+}

@@ -2,6 +2,7 @@ package brokerstub
 
 import (
 	"slices"
+	"time"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 	"github.com/pulsargo/sdk/brokerstub/internal/txn"
@@ -90,7 +91,7 @@ func (op *sendOp) run() {
 		// Consumers' queues keep what they are sent until it is
 		// written, so they get a copy of the pooled frame.
 		meta, body := slices.Clone(rawMeta), slices.Clone(payload)
-		t.publishNonPersistent(c, p, seq, highest, meta, body, op.num)
+		t.publishNonPersistent(p, seq, highest, meta, body, op.num)
 		return
 	}
 	if t.adm.terminated {
@@ -152,4 +153,65 @@ func (op *sendOp) stored(pos ledger.Position, err error) {
 	t.countIn(p, op.num, op.size)
 	t.dedup.record(md, p.name, op.seq, op.highest)
 	c.write(p.receipt.fill(p.id, op.seq, op.highest, pos, int32(t.name.Partition)))
+}
+
+// dropNonPersistent reports whether the SEND m of p is dropped because the
+// connection has too many non-persistent SENDs in flight; when it is not
+// and the topic is non-persistent, it counts it in flight (npSent takes it
+// back). Read loop.
+func (c *conn) dropNonPersistent(p *producer, m *proto.CommandSend) (dropped, counted bool) {
+	if p.t.np == nil {
+		return false, false
+	}
+	limit := int64(max(c.b.opts.Gates.MaxConcurrentNonPersistentMessagePerConnection, 0))
+	if c.gate.npInFlight.Load() <= limit {
+		c.gate.npInFlight.Add(1)
+		return false, true
+	}
+	t, id, seq, highest, num := p.t, p.id, m.GetSequenceId(), m.GetHighestSequenceId(), int64(max(m.GetNumMessages(), 1))
+	if !t.do(func() {
+		t.np.publisherDropRate(p).record(t.b.opts.Clock.Now(), num)
+		c.write(t.receipt(id, seq, highest, npDropID))
+	}) {
+		c.write(sendError(id, seq, proto.ServerError_ServiceNotReady, "topic is being unloaded"))
+	}
+	return true, false
+}
+
+// npSent takes a non-persistent SEND out of the connection's count.
+func (c *conn) npSent() { c.gate.npInFlight.Add(-1) }
+
+// chargePublish charges a SEND of msgs messages and size bytes to t's
+// publish rates, pausing the connection's reads when one runs out.
+// Connection goroutine.
+func (c *conn) chargePublish(t *topic, msgs int32, size int) {
+	t.rates.publishedMsgs.Add(int64(max(msgs, 1)))
+	t.rates.publishedBytes.Add(int64(size))
+	br, tr := c.b.brokerRates().publish, t.rates.publish.Load()
+	if br == nil && tr == nil {
+		return
+	}
+	now := c.b.opts.Clock.Now()
+	for _, p := range []*ratePair{br, tr} {
+		p.consume(int64(max(msgs, 1)), int64(size), now)
+		if w := p.wait(now); w > 0 {
+			c.pubHold.add()
+			c.unthrottleAfter(p, w)
+		}
+	}
+}
+
+// unthrottleAfter releases one hold of the reads once p holds a token
+// again, checking after w and again as long as it does not.
+func (c *conn) unthrottleAfter(p *ratePair, w time.Duration) {
+	c.b.opts.Clock.AfterFunc(w, func() {
+		if w := p.wait(c.b.opts.Clock.Now()); w > 0 {
+			c.unthrottleAfter(p, w)
+			return
+		}
+		// The client was not silent: the broker did not read it. The
+		// keep-alive counts from here (conn.keepAlive).
+		c.lastRead.Store(time.Now().UnixNano())
+		c.pubHold.release()
+	})
 }

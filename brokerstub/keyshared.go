@@ -75,7 +75,7 @@ func (s *subscription) addKeyShared(cs *consumer) (proto.ServerError, string, bo
 // sticky-range conflict message.
 func (s *subscription) consumerLabel(cs *consumer) string {
 	return fmt.Sprintf("Consumer{subscription=PersistentSubscription{topic=%s, name=%s}, consumerId=%d, consumerName=%s, address=/%s}",
-		s.t.name.Full, s.name, cs.id, cs.name, cs.c.nc.RemoteAddr())
+		s.t.name.Full, s.name, cs.id, cs.name, cs.peer.remoteAddr())
 }
 
 // removeKeyShared detaches cs, whose pending entries are back in the replay

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/policy"
-	"github.com/pulsargo/sdk/internal/proto"
 )
 
 // A topic lives in a namespace, and a namespace must exist before its topics
@@ -61,17 +60,4 @@ func (b *Broker) CreateNamespace(namespace string) error {
 		return fmt.Errorf("brokerstub: create namespace %s: %w", namespace, err)
 	}
 	return nil
-}
-
-// refuseMissingNamespace answers a PRODUCER or SUBSCRIBE on a topic whose
-// namespace does not exist, as Pulsar does when no lookup gave this broker
-// the namespace's bundle: ServiceNotReady. It reports whether it answered.
-func (c *conn) refuseMissingNamespace(rid uint64, name topicName) bool {
-	if c.b.namespaceReady(name) {
-		return false
-	}
-	c.sendError(rid, proto.ServerError_ServiceNotReady, fmt.Sprintf(
-		"Namespace bundle for topic (%s) not served by this instance:%s. Please redo the lookup. Request is denied: namespace=%s",
-		name.Full, c.b.advertise(c.b.Addr()), name.Namespace))
-	return true
 }

@@ -38,8 +38,8 @@ var npMessageID = ledger.Position{Ledger: 0, Entry: 0}
 // the message to the subscriptions. As Pulsar, the receipt (0:0) goes
 // first, then each subscription's dispatcher gets the message. Topic
 // goroutine.
-func (t *topic) publishNonPersistent(c *conn, p *producer, seq, highest uint64, meta, payload []byte, num int32) {
-	c.write(t.receipt(p.id, seq, highest, npMessageID))
+func (t *topic) publishNonPersistent(p *producer, seq, highest uint64, meta, payload []byte, num int32) {
+	p.peer.send(t.receipt(p.id, seq, highest, npMessageID))
 	t.countIn(p, num, len(payload))
 	in := parseEntryInfo(ledger.Entry{Meta: meta, Payload: payload, NumMessages: num})
 	for _, s := range t.subs {
@@ -121,16 +121,4 @@ func (np *npState) dropRate(s *subscription) *rate {
 		np.drops[s] = r
 	}
 	return r
-}
-
-// npSeek answers a SEEK on a non-persistent topic as Pulsar's
-// NonPersistentSubscription does: success, and nothing moves (its consumers
-// stay attached).
-func (c *conn) npSeek(rid uint64) { c.sendSuccess(rid) }
-
-// npLastMessageID refuses GET_LAST_MESSAGE_ID on a non-persistent topic
-// with the error Pulsar's ServerCnx answers when the topic cannot tell its
-// last dispatchable position.
-func (c *conn) npLastMessageID(rid uint64) {
-	c.sendError(rid, proto.ServerError_UnknownError, "Failed to recover Transaction Buffer.")
 }

@@ -2,7 +2,6 @@ package brokerstub
 
 import (
 	"sync"
-	"time"
 )
 
 // Publish rate limits, as Pulsar's PublishRateLimiterImpl: every SEND is
@@ -65,39 +64,4 @@ func (h *pubHold) wait(done <-chan struct{}) bool {
 	case <-done:
 		return false
 	}
-}
-
-// chargePublish charges a SEND of msgs messages and size bytes to t's
-// publish rates, pausing the connection's reads when one runs out.
-// Connection goroutine.
-func (c *conn) chargePublish(t *topic, msgs int32, size int) {
-	t.rates.publishedMsgs.Add(int64(max(msgs, 1)))
-	t.rates.publishedBytes.Add(int64(size))
-	br, tr := c.b.brokerRates().publish, t.rates.publish.Load()
-	if br == nil && tr == nil {
-		return
-	}
-	now := c.b.opts.Clock.Now()
-	for _, p := range []*ratePair{br, tr} {
-		p.consume(int64(max(msgs, 1)), int64(size), now)
-		if w := p.wait(now); w > 0 {
-			c.pubHold.add()
-			c.unthrottleAfter(p, w)
-		}
-	}
-}
-
-// unthrottleAfter releases one hold of the reads once p holds a token
-// again, checking after w and again as long as it does not.
-func (c *conn) unthrottleAfter(p *ratePair, w time.Duration) {
-	c.b.opts.Clock.AfterFunc(w, func() {
-		if w := p.wait(c.b.opts.Clock.Now()); w > 0 {
-			c.unthrottleAfter(p, w)
-			return
-		}
-		// The client was not silent: the broker did not read it. The
-		// keep-alive counts from here (conn.keepAlive).
-		c.lastRead.Store(time.Now().UnixNano())
-		c.pubHold.release()
-	})
 }

@@ -34,7 +34,7 @@ func (t *topic) refuseSubscribeRate(cs *consumer) string {
 		return ""
 	}
 	host := ""
-	if a := cs.c.nc.RemoteAddr(); a != nil {
+	if a := cs.peer.remoteAddr(); a != nil {
 		host = a.String()
 		if h, _, err := net.SplitHostPort(host); err == nil {
 			host = h

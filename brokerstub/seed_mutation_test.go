@@ -198,8 +198,8 @@ var seedMutations = []seedMutation{{
 }, {
 	seed:  "#31 V4: the broker reads a client whose outbound queue is past the bound",
 	file:  "conn.go",
-	old:   "if !c.sends.wait(c.done) || !c.outq.wait(c.done) {",
-	new:   "if !c.sends.wait(c.done) {",
+	old:   "if !c.sends.wait(c.done) || !c.outq.wait(c.done) || !c.pubHold.wait(c.done) {",
+	new:   "if !c.sends.wait(c.done) || !c.pubHold.wait(c.done) {",
 	fails: map[string][]string{".": {"TestHostilePingsNeverRead"}},
 }, {
 	seed:  "#31 V5: one accept error stops the binary port",

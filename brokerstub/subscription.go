@@ -72,7 +72,7 @@ type subscription struct {
 type consumer struct {
 	id       uint64
 	name     string
-	c        *conn
+	peer     peer // its connection
 	sub      *subscription
 	typ      proto.CommandSubscribe_SubType
 	priority int32

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-
-	"github.com/pulsargo/sdk/internal/proto"
 )
 
 // The namespace policy subscriptionAuthMode (subscription_auth_mode), as
@@ -41,22 +39,4 @@ func (b *Broker) subscriptionAuthModeRefusal(role string, name topicName, sub st
 		return ""
 	}
 	return fmt.Sprintf(msgSubscriptionPrefix, role, name.Full)
-}
-
-// checkSubscriptionAuthMode refuses a SUBSCRIBE whose subscription name the
-// namespace's Prefix mode does not allow to the connection's role, or to
-// the original principal a proxy names, with AuthorizationError; it
-// reports false when it did.
-func (c *conn) checkSubscriptionAuthMode(rid uint64, name topicName, sub string) bool {
-	role, original := c.roles() // proxy_roles.go
-	msg := c.b.subscriptionAuthModeRefusal(role, name, sub)
-	if msg == "" && original != "" {
-		msg = c.b.subscriptionAuthModeRefusal(original, name, sub)
-	}
-	if msg == "" {
-		return true
-	}
-	c.log.Info("authorization refused", "role", role, "topic", name.Full, "subscription", sub, "reason", "subscription auth mode Prefix")
-	c.sendError(rid, proto.ServerError_AuthorizationError, msg)
-	return false
 }

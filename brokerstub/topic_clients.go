@@ -2,39 +2,57 @@ package brokerstub
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/cursor"
 	"github.com/pulsargo/sdk/internal/proto"
 )
+
+// producer is a producer attached to a topic through a connection, its
+// peer.
+type producer struct {
+	id   uint64
+	name string
+	peer peer
+	t    *topic
+	mode proto.ProducerAccessMode
+	// waiting is set while a WaitForExclusive producer is queued (access.go).
+	waiting atomic.Bool
+	// schemaVersion is the version of the producer's schema, empty without one.
+	schemaVersion []byte
+	// receipt is the SEND_RECEIPT its topic's goroutine fills in and
+	// encodes for every stored entry (handle_send.go).
+	receipt receiptScratch
+}
 
 // subscribe attaches cs to its subscription, creating the subscription if
 // needed, and answers the client. It reports whether cs was attached.
 func (t *topic) subscribe(cs *consumer, m *proto.CommandSubscribe) bool {
 	rid := m.GetRequestId()
 	if t.np != nil && m.GetReadCompacted() {
-		cs.c.sendError(rid, proto.ServerError_NotAllowedError, "readCompacted only valid on persistent topics")
+		cs.peer.send(errorCmd(rid, proto.ServerError_NotAllowedError, "readCompacted only valid on persistent topics"))
 		return false
 	}
 	if code, msg := refuseReadCompacted(m); msg != "" {
-		cs.c.sendError(rid, code, msg) // compaction_dispatch.go
+		cs.peer.send(errorCmd(rid, code, msg)) // compaction_dispatch.go
 		return false
 	}
 	cs.readCompacted = m.GetReadCompacted()
 	if msg := t.refuseSubscribeRate(cs); msg != "" {
-		cs.c.sendError(rid, proto.ServerError_NotAllowedError, msg) // ratelimit_subscribe.go
+		cs.peer.send(errorCmd(rid, proto.ServerError_NotAllowedError, msg)) // ratelimit_subscribe.go
 		return false
 	}
 	s := t.subs[m.GetSubscription()]
 	if code, msg := t.refuseSubscribe(s, m); msg != "" {
-		cs.c.sendError(rid, code, msg) // gates.go
+		cs.peer.send(errorCmd(rid, code, msg)) // gates.go
 		return false
 	}
 	if code, msg := t.refuseConsumerLimit(s, m.GetDurable()); msg != "" {
-		cs.c.sendError(rid, code, msg) // limits.go
+		cs.peer.send(errorCmd(rid, code, msg)) // limits.go
 		return false
 	}
-	if code, msg := t.refuseSameAddressConsumer(cs.c); msg != "" {
-		cs.c.sendError(rid, code, msg) // gates.go
+	if code, msg := t.refuseSameAddressConsumer(cs.peer); msg != "" {
+		cs.peer.send(errorCmd(rid, code, msg)) // gates.go
 		return false
 	}
 	if s == nil {
@@ -52,10 +70,10 @@ func (t *topic) subscribe(cs *consumer, m *proto.CommandSubscribe) bool {
 		if len(s.consumers) == 0 && !s.durable {
 			delete(t.subs, s.name)
 		}
-		cs.c.sendError(rid, code, msg)
+		cs.peer.send(errorCmd(rid, code, msg))
 		return false
 	}
-	cs.c.sendSuccess(rid)
+	cs.peer.send(successCmd(rid))
 	s.dispatch()
 	return true
 }
@@ -84,10 +102,8 @@ func (t *topic) closeClients() {
 func (s *subscription) disconnectAll(forReset bool) {
 	for _, cs := range s.consumers {
 		cs.closed = true
-		cs.c.write(closeConsumerCmd(cs.id))
-		cs.c.mu.Lock()
-		delete(cs.c.consumers, cs.id)
-		cs.c.mu.Unlock()
+		cs.peer.send(closeConsumerCmd(cs.id))
+		cs.peer.dropConsumer(cs.id)
 		s.requeue(cs, nil)
 	}
 	s.consumers = nil
@@ -106,7 +122,7 @@ func (s *subscription) disconnectAll(forReset bool) {
 // false when another producer already has p's name.
 func (t *topic) addProducer(p *producer) bool {
 	if p.name == "" {
-		p.name = fmt.Sprintf("brokerstub-%d-%d", p.c.id, p.id)
+		p.name = fmt.Sprintf("brokerstub-%d-%d", p.peer.connID(), p.id)
 	}
 	for q := range t.producers {
 		if q.name == p.name {
@@ -127,9 +143,8 @@ func (t *topic) removeProducer(p *producer) {
 // the clients reconnect. Topic goroutine.
 func (t *topic) closeProducers() {
 	for p := range t.producers {
-		id, rid := p.id, brokerRequestID
-		p.c.write(&proto.BaseCommand{Type: proto.BaseCommand_CLOSE_PRODUCER.Enum(), CloseProducer: &proto.CommandCloseProducer{ProducerId: &id, RequestId: &rid}})
-		t.forgetOnConn(p)
+		p.peer.send(closeProducerCmd(p.id))
+		p.peer.dropProducer(p)
 	}
 	t.producers = map[*producer]struct{}{}
 }
