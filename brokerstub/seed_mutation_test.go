@@ -221,7 +221,7 @@ var seedMutations = []seedMutation{{
 	fails: map[string][]string{".": {"TestHostilePasswordGuessing"}},
 }, {
 	seed:  "#31 V8: a token's nbf is not checked",
-	file:  "auth.go",
+	file:  "internal/auth/auth.go",
 	old:   "if now.Before(id.NotBefore) {",
 	new:   "if false {",
 	fails: map[string][]string{".": {"TestHostileTokenNotBefore"}},
@@ -306,4 +306,21 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TestSeedMutationsApply runs in every test run (TestSeedMutations only
+// with PULSARGO_MUTATION=1): each mutation's guard must still occur exactly
+// once in its file, so that an edit of a guarded file cannot leave a
+// mutant that no longer applies until someone runs the slow check.
+func TestSeedMutationsApply(t *testing.T) {
+	for _, m := range seedMutations {
+		src, err := os.ReadFile(m.file)
+		if err != nil {
+			t.Errorf("%s (%s): %v", m.file, m.seed, err)
+			continue
+		}
+		if n := strings.Count(string(src), m.old); n != 1 {
+			t.Errorf("%s (%s): the guard %q occurs %d times, want once: update the mutation", m.file, m.seed, m.old, n)
+		}
+	}
 }
