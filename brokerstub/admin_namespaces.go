@@ -33,7 +33,7 @@ type BacklogQuota struct {
 // the field of Pulsar's Policies document that holds them. They are stored
 // and returned; brokerstub enforces messageTTL (ttl.go), retention
 // (retention.go), delayedDelivery (delayed.go), deduplication (dedup.go),
-// the backlog quotas (admin_quota.go), the max producers, consumers,
+// the backlog quotas (backlog_quota.go), the max producers, consumers,
 // subscriptions, topics and unacked messages and autoSubscriptionCreation
 // (limits.go, unacked.go), the publish, dispatch and subscribe rates
 // (ratelimit.go); the README lists the others.
