@@ -2,10 +2,8 @@ package brokerstub
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -27,57 +25,6 @@ type BacklogQuota struct {
 	// also checked when they attach. Default 60 s; negative: no periodic
 	// check (backlogQuotaCheckEnabled=false).
 	CheckInterval time.Duration
-}
-
-// namespacePolicyFields maps the admin API's namespace policy resources to
-// the field of Pulsar's Policies document that holds them. They are stored
-// and returned; brokerstub enforces messageTTL (ttl.go), retention
-// (retention.go), delayedDelivery (delayed.go), deduplication (dedup.go),
-// the backlog quotas (backlog_quota.go), the max producers, consumers,
-// subscriptions, topics and unacked messages and autoSubscriptionCreation
-// (limits.go, unacked.go), the publish, dispatch and subscribe rates
-// (ratelimit.go); the README lists the others.
-var namespacePolicyFields = map[string]string{
-	"messageTTL":                          "message_ttl_in_seconds",
-	"retention":                           "retention_policies",
-	"deduplication":                       "deduplicationEnabled",
-	"maxProducersPerTopic":                "max_producers_per_topic",
-	"maxConsumersPerTopic":                "max_consumers_per_topic",
-	"maxConsumersPerSubscription":         "max_consumers_per_subscription",
-	"maxUnackedMessagesPerConsumer":       "max_unacked_messages_per_consumer",
-	"maxUnackedMessagesPerSubscription":   "max_unacked_messages_per_subscription",
-	"maxSubscriptionsPerTopic":            "max_subscriptions_per_topic",
-	"compactionThreshold":                 "compaction_threshold",
-	"offloadThreshold":                    "offload_threshold",
-	"persistence":                         "persistence",
-	"delayedDelivery":                     "delayed_delivery_policies",
-	"inactiveTopicPolicies":               "inactive_topic_policies",
-	"autoTopicCreation":                   "autoTopicCreationOverride",
-	"autoSubscriptionCreation":            "autoSubscriptionCreationOverride",
-	"dispatchRate":                        "topicDispatchRate",
-	"subscriptionDispatchRate":            "subscriptionDispatchRate",
-	"replicatorDispatchRate":              "replicatorDispatchRate",
-	"publishRate":                         "publishMaxMessageRate",
-	"subscribeRate":                       "clusterSubscribeRate",
-	"schemaCompatibilityStrategy":         "schema_compatibility_strategy",
-	"schemaValidationEnforced":            "schema_validation_enforced",
-	"isAllowAutoUpdateSchema":             "is_allow_auto_update_schema",
-	"encryptionRequired":                  "encryption_required",
-	"subscriptionTypesEnabled":            "subscription_types_enabled",
-	"subscriptionAuthMode":                "subscription_auth_mode",
-	"antiAffinity":                        "antiAffinityGroup",
-	"offloadDeletionLagMs":                "offload_deletion_lag_ms",
-	"offloadThresholdInSeconds":           "offload_threshold_in_seconds",
-	"offloadPolicies":                     "offload_policies",
-	"maxTopicsPerNamespace":               "max_topics_per_namespace",
-	"subscriptionExpirationTime":          "subscription_expiration_time_minutes",
-	"deduplicationSnapshotInterval":       "deduplicationSnapshotIntervalSeconds",
-	"properties":                          "properties",
-	"resourcegroup":                       "resource_group_name",
-	"entryFilters":                        "entryFilters",
-	"dispatcherPauseOnAckStatePersistent": "dispatcherPauseOnAckStatePersistentEnabled",
-	"replication":                         "replication_clusters",
-	"allowedClusters":                     "allowed_clusters",
 }
 
 // nsName is "tenant/ns" from the path, checked to exist.
@@ -410,20 +357,6 @@ func setBacklogQuota(del bool) adminHandler {
 func sortedNames(names []string) []string {
 	sort.Strings(names)
 	return names
-}
-
-// flexInt is an integer that Pulsar's Jackson also accepts as a JSON
-// string ("10240"), as some clients send it.
-type flexInt int64
-
-func (f *flexInt) UnmarshalJSON(b []byte) error {
-	s := strings.Trim(string(b), `"`)
-	v, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		return fmt.Errorf("not an integer: %s", b)
-	}
-	*f = flexInt(v)
-	return nil
 }
 
 // namespacePolicyChecks validate policy values as Pulsar does; a check

@@ -343,20 +343,6 @@ func topicPolicy(method string) adminHandler {
 	}
 }
 
-// topicPolicyNames are the topic-level policies the admin API stores.
-var topicPolicyNames = map[string]bool{
-	"messageTTL": true, "retention": true, "deduplicationEnabled": true, "maxProducers": true,
-	"maxConsumers": true, "maxConsumersPerSubscription": true, "maxUnackedMessagesOnConsumer": true,
-	"maxUnackedMessagesOnSubscription": true, "compactionThreshold": true, "persistence": true,
-	"delayedDelivery": true, "inactiveTopicPolicies": true, "dispatchRate": true,
-	"subscriptionDispatchRate": true, "replicatorDispatchRate": true, "publishRate": true,
-	"subscribeRate": true, "backlogQuota": true, "backlogQuotaMap": true, "maxMessageSize": true,
-	"maxSubscriptionsPerTopic": true, "deduplicationSnapshotInterval": true, "subscriptionTypesEnabled": true,
-	"schemaCompatibilityStrategy": true, "offloadPolicies": true, "autoSubscriptionCreation": true,
-	"schemaValidationEnforced": true, "entryFilters": true, "dispatcherPauseOnAckStatePersistent": true,
-	"replication": true, "shadowTopics": true, "properties": true, "subscriptionExpirationTime": true,
-}
-
 // topicProperties serves a topic's properties (set at creation or with
 // PUT, which merges; DELETE ?key= removes one).
 func topicProperties(method string) adminHandler {
@@ -400,19 +386,4 @@ func (b *Broker) setTopicProperties(name topicName, props map[string]string) err
 		return err
 	}
 	return b.pol().SetTopicPolicy(name.Full, "properties", raw)
-}
-
-// topicToNamespacePolicy maps topic-level policies to the namespace policy
-// field that applies when the topic sets none.
-var topicToNamespacePolicy = map[string]string{
-	"messageTTL": "message_ttl_in_seconds", "retention": "retention_policies",
-	"schemaCompatibilityStrategy": "schema_compatibility_strategy", "deduplicationEnabled": "deduplicationEnabled",
-	"maxProducers": "max_producers_per_topic", "maxConsumers": "max_consumers_per_topic",
-	"maxConsumersPerSubscription": "max_consumers_per_subscription", "compactionThreshold": "compaction_threshold",
-	"persistence": "persistence", "delayedDelivery": "delayed_delivery_policies",
-	"inactiveTopicPolicies": "inactive_topic_policies", "maxUnackedMessagesOnConsumer": "max_unacked_messages_per_consumer",
-	"maxUnackedMessagesOnSubscription": "max_unacked_messages_per_subscription",
-	"deduplicationSnapshotInterval":    "deduplicationSnapshotIntervalSeconds", "schemaValidationEnforced": "schema_validation_enforced",
-	"autoSubscriptionCreation": "autoSubscriptionCreationOverride", "offloadPolicies": "offload_policies",
-	"subscriptionExpirationTime": "subscription_expiration_time_minutes",
 }

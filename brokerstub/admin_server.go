@@ -160,20 +160,6 @@ func (b *Broker) newHTTPServer(h http.Handler, level slog.Level) *http.Server {
 	}
 }
 
-// loadPolicies (re)reads the admin state from the current store.
-func (b *Broker) loadPolicies() error {
-	kv, ok := b.st.(policy.KV)
-	if !ok {
-		return errors.New("brokerstub: store cannot keep admin state")
-	}
-	st, err := policy.Load(kv, b.opts.ClusterName, json.RawMessage("{}"))
-	if err != nil {
-		return fmt.Errorf("brokerstub: %w", err)
-	}
-	b.policies.Store(st)
-	return nil
-}
-
 // stopAdmin closes the HTTP listeners and waits for requests in flight.
 func (b *Broker) stopAdmin() {
 	a := b.admin
@@ -452,6 +438,3 @@ func (b *Broker) isClosed() bool {
 	defer b.mu.Unlock()
 	return b.closed
 }
-
-// pol returns the broker's admin state.
-func (b *Broker) pol() *policy.State { return b.policies.Load() }
