@@ -119,23 +119,6 @@ func deleteNamespace(rq *adminReq) (any, error) {
 	return nil, rq.b.pol().DeleteNamespace(ns)
 }
 
-// namespaceTopics lists the topics of ns (partitions by their names, as
-// Pulsar does) of the mode PERSISTENT, NON_PERSISTENT or ALL.
-func (b *Broker) namespaceTopics(ns, mode string) []string {
-	out := []string{}
-	for _, full := range b.topicNames() {
-		n, err := parseTopic(full)
-		if err != nil || n.Namespace != ns || strings.Contains(full, "/__change_events") {
-			continue
-		}
-		if (mode == "PERSISTENT" && n.Domain != "persistent") || (mode == "NON_PERSISTENT" && n.Domain == "persistent") {
-			continue
-		}
-		out = append(out, full)
-	}
-	return out
-}
-
 // deleteNamespaceTopics force-deletes every topic of ns.
 func (b *Broker) deleteNamespaceTopics(ns string) error {
 	for base, n := range b.partitionedTopics() {
