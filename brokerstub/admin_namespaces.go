@@ -5,27 +5,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
-	"time"
 )
-
-// BacklogQuota is a backlog quota (Pulsar's BacklogQuota): a limit on a
-// subscription's backlog by size and by age, and what happens to producers
-// beyond it.
-type BacklogQuota struct {
-	// LimitBytes is the largest backlog in bytes; 0 or less: no limit.
-	LimitBytes int64
-	// LimitSeconds is the oldest unacknowledged message's largest age; 0 or
-	// less: no limit.
-	LimitSeconds int64
-	// Policy is "producer_request_hold", "producer_exception" or
-	// "consumer_backlog_eviction". Default "producer_request_hold".
-	Policy string
-	// CheckInterval is how often topics check their backlog against the
-	// quota (Pulsar's backlogQuotaCheckIntervalInSeconds); producers are
-	// also checked when they attach. Default 60 s; negative: no periodic
-	// check (backlogQuotaCheckEnabled=false).
-	CheckInterval time.Duration
-}
 
 // nsName is "tenant/ns" from the path, checked to exist.
 func (rq *adminReq) namespace() (string, error) {

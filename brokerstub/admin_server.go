@@ -236,20 +236,6 @@ func (rt route) match(segs []string) (map[string]string, bool) {
 	return p, true
 }
 
-// splitPath splits the escaped path into unescaped segments.
-func splitPath(escaped string) ([]string, bool) {
-	raw := strings.Split(strings.Trim(escaped, "/"), "/")
-	out := make([]string, len(raw))
-	for i, s := range raw {
-		u, err := url.PathUnescape(s)
-		if err != nil {
-			return nil, false
-		}
-		out[i] = u
-	}
-	return out, true
-}
-
 // ServeHTTP routes a request, bounds its body, and writes the handler's
 // answer: JSON (200), nothing (204), a rawReply, or a restError as
 // {"reason": ...}. A panic in a handler is answered 503, never 500.

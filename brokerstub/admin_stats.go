@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
-	"github.com/pulsargo/sdk/internal/proto"
 )
 
 func millis(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
@@ -74,11 +73,6 @@ func (t *topic) stats(o statsOptions) map[string]any {
 	return st
 }
 
-var subTypeNames = map[proto.CommandSubscribe_SubType]string{
-	proto.CommandSubscribe_Exclusive: "Exclusive", proto.CommandSubscribe_Shared: "Shared",
-	proto.CommandSubscribe_Failover: "Failover", proto.CommandSubscribe_Key_Shared: "Key_Shared",
-}
-
 // stats builds Pulsar's SubscriptionStats. Topic goroutine.
 func (s *subscription) stats(o statsOptions) map[string]any {
 	backlog, backlogBytes := s.backlogOf()
@@ -132,8 +126,6 @@ func (s *subscription) stats(o statsOptions) map[string]any {
 	}
 	return st
 }
-
-func posString(p ledger.Position) string { return fmt.Sprintf("%d:%d", p.Ledger, p.Entry) }
 
 // internalStats builds Pulsar's PersistentTopicInternalStats. Topic
 // goroutine.

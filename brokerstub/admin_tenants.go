@@ -53,21 +53,6 @@ func getTenants(rq *adminReq) (any, error) { return rq.b.pol().Tenants(), nil }
 
 func getTenant(rq *adminReq) (any, error) { return rq.b.pol().Tenant(rq.p["tenant"]) }
 
-func validName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
-		case r == '-', r == '_', r == '=', r == ':', r == '.':
-		default:
-			return false
-		}
-	}
-	return true
-}
-
 func putTenant(rq *adminReq) (any, error) {
 	name := rq.p["tenant"]
 	if !validName(name) {
