@@ -55,7 +55,7 @@ func (a *adminServer) register() {
 	a.add(post, nsPath+"/backlogQuota", nsPolicyWrite, setBacklogQuota(false))
 	a.add(del, nsPath+"/backlogQuota", nsPolicyWrite, setBacklogQuota(true))
 	a.add(put, nsPath+"/unload", opSuperUser, unloadNamespace)
-	a.add(get, nsPath+"/bundles", nsPolicyRead, getBundles) // tenant_limits.go
+	a.add(get, nsPath+"/bundles", nsPolicyRead, getBundles) // admin_bundles.go
 	a.add(get, nsPath+"/{policy}", nsPolicyRead, namespacePolicy(get))
 	a.add(post, nsPath+"/{policy}", nsPolicyWrite, namespacePolicy(post))
 	a.add(put, nsPath+"/{policy}", nsPolicyWrite, namespacePolicy(post))
@@ -75,7 +75,7 @@ func (a *adminServer) register() {
 	a.add(get, topicPath+"/internalStats", topicGetStats, internalStats)
 	a.add(put, topicPath+"/unload", topicUnload, unloadTopic)
 	a.add(post, topicPath+"/terminate", topicTerminate, terminateTopic)
-	a.add(put, topicPath+"/compaction", topicCompact, triggerCompaction)  // compaction.go
+	a.add(put, topicPath+"/compaction", topicCompact, triggerCompaction)  // admin_compaction.go
 	a.add(get, topicPath+"/compaction", topicCompact, compactionStatusOf) // before {policy}
 	a.add(get, topicPath+"/lastMessageId", topicPeekMessages, lastMessageID)
 	a.add(get, topicPath+"/messageid/{timestamp}", topicPeekMessages, messageIDByTime)

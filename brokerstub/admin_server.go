@@ -173,34 +173,6 @@ func (b *Broker) pauseAdmin() func() {
 	return b.admin.gate.Unlock
 }
 
-// WebServiceURL returns the URL of the admin REST API and HTTP lookups,
-// "http://host:port" (Pulsar's webServiceUrl), or "" with
-// Options.NoListener (use AdminHandler then).
-func (b *Broker) WebServiceURL() string {
-	if b.admin == nil || b.admin.addr == "" {
-		return ""
-	}
-	return "http://" + b.advertise(b.admin.addr)
-}
-
-// AdminHandler returns the http.Handler that serves the admin REST API,
-// HTTP lookups and /metrics, for tests that serve it themselves (with
-// httptest, or under Options.NoListener).
-func (b *Broker) AdminHandler() http.Handler { return b.admin }
-
-// advertise replaces the host of a bound address by Options.AdvertisedAddress
-// when one is set.
-func (b *Broker) advertise(addr string) string {
-	if b.opts.AdvertisedAddress == "" {
-		return addr
-	}
-	_, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return addr
-	}
-	return net.JoinHostPort(b.opts.AdvertisedAddress, port)
-}
-
 // add registers a route and the operation it is, which alone decides who
 // may use it (authorizeAdmin); patterns are slash-separated segments where
 // "{name}" captures one segment and "{domain}" captures only "persistent"
@@ -373,10 +345,4 @@ func (rq *adminReq) hasBody() bool {
 func (rq *adminReq) flag(name string) bool {
 	v := rq.q.Get(name)
 	return v == "true" || v == "1"
-}
-
-func (b *Broker) isClosed() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.closed
 }

@@ -71,7 +71,7 @@ func getPartitions(rq *adminReq) (any, error) {
 	}
 	if n > 1 {
 		if err := rq.checkClientVersion(); err != nil {
-			return nil, err // client_version.go
+			return nil, err // admin_client_version.go
 		}
 	}
 	return map[string]any{"partitions": n, "deleted": false}, nil
