@@ -112,6 +112,10 @@ func TestAdminResponsesGolden(t *testing.T) {
 	if e := c2.sub(topic+"p-partition-1", "s", proto.CommandSubscribe_Failover, 2, true); e != nil {
 		t.Fatal(e)
 	}
+	// The same subscription on partition 0 too: the totals add it up.
+	if e := c2.sub(topic+"p-partition-0", "s", proto.CommandSubscribe_Failover, 3, true); e != nil {
+		t.Fatal(e)
+	}
 	do("GET", pers+"goldp/partitions", "")
 	do("GET", pers+"goldp/partitioned-stats", "")
 	do("GET", pers+"goldp/partitioned-stats?perPartition=false", "")
@@ -133,8 +137,23 @@ func TestAdminResponsesGolden(t *testing.T) {
 	do("PUT", np+"goldnpp/partitions", "2")
 	c4 := dialRaw(t, b)
 	c4.connect()
-	publish(t, c4, npTopic+"p-partition-0", 1)
+	do("GET", np+"goldnpp/partitioned-stats", "") // no partition loaded
+	// A subscription on both partitions, messages on both.
+	for i, part := range []string{"-partition-0", "-partition-1"} {
+		if e := c4.sub(npTopic+"p"+part, "both", proto.CommandSubscribe_Shared, uint64(10+i), true); e != nil {
+			t.Fatal(e)
+		}
+		c4.flowRaw(uint64(10+i), 10)
+	}
+	c6 := dialRaw(t, b)
+	c6.connect()
+	publish(t, c6, npTopic+"p-partition-0", 1)
+	c7 := dialRaw(t, b)
+	c7.connect()
+	publish(t, c7, npTopic+"p-partition-1", 2)
+	c4.received(3)
 	do("GET", np+"goldnpp/partitioned-stats", "")
+	do("GET", np+"goldnpp/partitioned-stats?perPartition=false", "")
 
 	// Namespaces, tenants, clusters, brokers.
 	do("POST", ns+"/backlogQuota", `{"limitSize":1024,"limitTime":-1,"policy":"producer_exception"}`)
