@@ -16,9 +16,9 @@ func millis(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000
 type statsOptions struct{ noPublishers, noConsumers bool }
 
 // stats builds Pulsar's TopicStats for the topic. Topic goroutine.
-func (t *topic) stats(o statsOptions) map[string]any {
+func (t *topic) stats(o statsOptions) *topicStats {
 	t.prune()
-	pubs := []map[string]any{}
+	pubs := []*publisherStats{}
 	for p := range t.producers {
 		if o.noPublishers {
 			break
@@ -27,32 +27,27 @@ func (t *topic) stats(o statsOptions) map[string]any {
 		if pi == nil {
 			pi = &clientInfo{}
 		}
-		pubs = append(pubs, map[string]any{
-			"accessMode": "Shared", "producerId": p.id, "producerName": p.name,
-			"msgRateIn": 0.0, "msgThroughputIn": 0.0, "averageMsgSize": 0.0, "chunkedMessageRate": 0.0,
-			"msgInCounter": pi.msgs, "bytesInCounter": pi.bytes,
-			"address": pi.address, "connectedSince": millis(pi.since), "clientVersion": pi.clientVersion,
-			"metadata": pi.metadata, "supportsPartialProducer": t.supportsPartial(p),
+		pubs = append(pubs, &publisherStats{
+			AccessMode: "Shared", ProducerID: p.id, ProducerName: p.name,
+			MsgInCounter: pi.msgs, BytesInCounter: pi.bytes,
+			Address: pi.address, ConnectedSince: millis(pi.since), ClientVersion: pi.clientVersion,
+			Metadata: pi.metadata, SupportsPartialProducer: t.supportsPartial(p),
 		})
 	}
 	slices.SortFunc(pubs, byProducerName) // as Pulsar lists them (admin_stats_publishers.go)
-	subs := map[string]any{}
+	subs := map[string]*subscriptionStats{}
 	var backlogSize int64
 	for name, s := range t.subs {
 		st := s.stats(o)
 		subs[name] = st
-		backlogSize += st["backlogSize"].(int64)
+		backlogSize += st.BacklogSize
 	}
-	st := map[string]any{
-		"msgRateIn": 0.0, "msgRateOut": 0.0, "msgThroughputIn": 0.0, "msgThroughputOut": 0.0,
-		"averageMsgSize": 0.0, "msgChunkPublished": false,
-		"msgInCounter": t.adm.in.msgs, "bytesInCounter": t.adm.in.bytes,
-		"msgOutCounter": t.adm.out.msgs, "bytesOutCounter": t.adm.out.bytes,
-		"storageSize": t.storageSize(), "backlogSize": backlogSize,
-		"earliestMsgPublishTimeInBacklogs": 0,
-		"publishers":                       pubs, "subscriptions": subs, "replication": map[string]any{},
-		"deduplicationStatus": "Disabled", "nonContiguousDeletedMessagesRanges": 0,
-		"waitingPublishers": 0,
+	st := &topicStats{
+		MsgInCounter: t.adm.in.msgs, BytesInCounter: t.adm.in.bytes,
+		MsgOutCounter: t.adm.out.msgs, BytesOutCounter: t.adm.out.bytes,
+		StorageSize: t.storageSize(), BacklogSize: backlogSize,
+		Publishers: pubs, Subscriptions: subs, Replication: map[string]struct{}{},
+		DeduplicationStatus: "Disabled",
 	}
 	// topicCreationTimeStamp: when the first entry was stored, else when
 	// the topic was loaded (Pulsar: when its managed ledger was created).
@@ -62,11 +57,10 @@ func (t *topic) stats(o statsOptions) map[string]any {
 			created = min(created, int64(e.BrokerTimestamp))
 		}
 	}
-	st["topicCreationTimeStamp"] = created
-	st["lastPublishTimestamp"] = int64(0)
+	st.TopicCreationTimeStamp = created
 	if last, ok := t.led.Last(); ok {
 		if e, ok := t.led.Get(last); ok {
-			st["lastPublishTimestamp"] = int64(e.BrokerTimestamp)
+			st.LastPublishTimestamp = int64(e.BrokerTimestamp)
 		}
 	}
 	t.addNonPersistentStats(st) // nonpersistent_stats.go
@@ -74,9 +68,9 @@ func (t *topic) stats(o statsOptions) map[string]any {
 }
 
 // stats builds Pulsar's SubscriptionStats. Topic goroutine.
-func (s *subscription) stats(o statsOptions) map[string]any {
+func (s *subscription) stats(o statsOptions) *subscriptionStats {
 	backlog, backlogBytes := s.backlogOf()
-	cons := []map[string]any{}
+	cons := []*consumerStats{}
 	var unacked int64
 	for _, cs := range s.consumers {
 		ci := s.t.adm.consumers[cs]
@@ -91,37 +85,36 @@ func (s *subscription) stats(o statsOptions) map[string]any {
 		if o.noConsumers {
 			continue
 		}
-		cons = append(cons, map[string]any{
-			"consumerName": cs.name, "availablePermits": max(cs.permits, 0), "unackedMessages": n,
-			"blockedConsumerOnUnackedMsgs": cs.blocked, "msgRateOut": 0.0, "msgThroughputOut": 0.0,
-			"msgRateRedeliver": 0.0, "messageAckRate": 0.0, "chunkedMessageRate": 0.0,
-			"msgOutCounter": ci.msgs, "bytesOutCounter": ci.bytes,
-			"address": ci.address, "connectedSince": millis(ci.since), "clientVersion": ci.clientVersion,
-			"metadata": ci.metadata, "priorityLevel": cs.priority, "lastConsumedFlowTimestamp": ci.lastFlow,
+		cons = append(cons, &consumerStats{
+			ConsumerName: cs.name, AvailablePermits: max(cs.permits, 0), UnackedMessages: n,
+			BlockedConsumerOnUnackedMsgs: cs.blocked,
+			MsgOutCounter:                ci.msgs, BytesOutCounter: ci.bytes,
+			Address: ci.address, ConnectedSince: millis(ci.since), ClientVersion: ci.clientVersion,
+			Metadata: ci.metadata, PriorityLevel: cs.priority, LastConsumedFlowTimestamp: ci.lastFlow,
 		})
 	}
 	sc := s.t.adm.subs[s.name]
 	if sc == nil {
 		sc = &counter{}
 	}
-	st := map[string]any{
-		"msgRateOut": 0.0, "msgThroughputOut": 0.0, "msgRateRedeliver": 0.0, "msgRateExpired": 0.0,
-		"messageAckRate": 0.0, "chunkedMessageRate": 0.0,
-		"msgOutCounter": sc.msgs, "bytesOutCounter": sc.bytes,
-		"msgBacklog": backlog, "msgBacklogNoDelayed": backlog, "backlogSize": backlogBytes,
-		"msgDelayed": 0, "unackedMessages": unacked, "type": subTypeNames[s.typ],
-		"consumers": cons, "isDurable": s.durable, "isReplicated": false,
-		"blockedSubscriptionOnUnackedMsgs": s.blocked || s.brokerBlocked, "allowOutOfOrderDelivery": false,
-		"nonContiguousDeletedMessagesRanges": len(s.cur.Current().Ranges),
-		"subscriptionProperties":             map[string]string{},
-		"consumersAfterMarkDeletePosition":   map[string]string{},
+	st := &subscriptionStats{
+		MsgOutCounter: sc.msgs, BytesOutCounter: sc.bytes,
+		MsgBacklog: backlog, MsgBacklogNoDelayed: backlog, BacklogSize: backlogBytes,
+		UnackedMessages: unacked, Type: subTypeNames[s.typ],
+		Consumers: cons, IsDurable: s.durable,
+		BlockedSubscriptionOnUnackedMsgs:   s.blocked || s.brokerBlocked,
+		NonContiguousDeletedMessagesRanges: len(s.cur.Current().Ranges),
+		SubscriptionProperties:             map[string]string{},
+		ConsumersAfterMarkDeletePosition:   map[string]string{},
 	}
 	if s.active != nil {
-		st["activeConsumerName"] = s.active.name
+		name := s.active.name
+		st.ActiveConsumerName = &name
 	}
 	if next, ok := s.cur.NextUnacked(s.cur.MarkDelete()); ok {
 		if e, ok := s.t.led.Get(next); ok {
-			st["earliestMsgPublishTimeInBacklog"] = e.PublishTime
+			pt := e.PublishTime
+			st.EarliestMsgPublishTimeInBacklog = &pt
 		}
 	}
 	return st
@@ -129,26 +122,26 @@ func (s *subscription) stats(o statsOptions) map[string]any {
 
 // internalStats builds Pulsar's PersistentTopicInternalStats. Topic
 // goroutine.
-func (t *topic) internalStats() map[string]any {
+func (t *topic) internalStats() *internalStats {
 	segs := t.led.Segments()
-	ledgers := []map[string]any{}
+	ledgers := []ledgerInfo{}
 	var total int64
 	curEntries, curSize := int64(0), int64(0)
 	for _, s := range segs {
-		ledgers = append(ledgers, map[string]any{"ledgerId": s.ID, "entries": s.Entries, "size": s.Size, "offloaded": false, "underReplicated": false})
+		ledgers = append(ledgers, ledgerInfo{LedgerID: s.ID, Entries: int64(s.Entries), Size: s.Size})
 		total += s.Size
 		if s.ID == t.led.CurrentLedger() {
 			curEntries, curSize = int64(s.Entries), s.Size
 		}
 	}
 	if len(segs) == 0 || segs[len(segs)-1].ID != t.led.CurrentLedger() {
-		ledgers = append(ledgers, map[string]any{"ledgerId": t.led.CurrentLedger(), "entries": 0, "size": 0, "offloaded": false, "underReplicated": false})
+		ledgers = append(ledgers, ledgerInfo{LedgerID: t.led.CurrentLedger()})
 	}
 	last := fmt.Sprintf("%d:-1", t.led.CurrentLedger())
 	if p, ok := t.led.Last(); ok {
 		last = posString(p)
 	}
-	cursors := map[string]any{}
+	cursors := map[string]*cursorStats{}
 	for name, s := range t.subs {
 		cur := s.cur.Current()
 		var ranges []string
@@ -157,23 +150,22 @@ func (t *topic) internalStats() map[string]any {
 		}
 		backlog, _ := s.backlogOf()
 		read, _ := t.led.Next(s.readPos)
-		cursors[name] = map[string]any{
-			"markDeletePosition": posString(s.cur.MarkDelete()), "readPosition": posString(read),
-			"waitingReadOp": false, "pendingReadOps": 0, "messagesConsumedCounter": t.adm.in.msgs - backlog,
-			"cursorLedger": -1, "cursorLedgerLastEntry": -1,
-			"individuallyDeletedMessages": "[" + strings.Join(ranges, ", ") + "]",
-			"lastLedgerSwitchTimestamp":   "", "state": "Open", "active": len(s.consumers) > 0,
-			"numberOfEntriesSinceFirstNotAckedMessage": backlog, "totalNonContiguousDeletedMessagesRange": len(ranges),
-			"subscriptionHavePendingRead": false, "subscriptionHavePendingReplayRead": false,
-			"properties": map[string]int64{},
+		cursors[name] = &cursorStats{
+			MarkDeletePosition: posString(s.cur.MarkDelete()), ReadPosition: posString(read),
+			MessagesConsumedCounter: t.adm.in.msgs - backlog,
+			CursorLedger:            -1, CursorLedgerLastEntry: -1,
+			IndividuallyDeletedMessages: "[" + strings.Join(ranges, ", ") + "]",
+			State:                       "Open", Active: len(s.consumers) > 0,
+			NumberOfEntriesSinceFirstNotAckedMessage: backlog, TotalNonContiguousDeletedMessagesRange: len(ranges),
+			Properties: map[string]int64{},
 		}
 	}
-	return map[string]any{
-		"entriesAddedCounter": t.led.Len(), "numberOfEntries": t.led.Len(), "totalSize": total,
-		"currentLedgerEntries": curEntries, "currentLedgerSize": curSize,
-		"lastLedgerCreatedTimestamp": "", "waitingCursorsCount": 0, "pendingAddEntriesCount": 0,
-		"lastConfirmedEntry": last, "state": "LedgerOpened", "ledgers": ledgers, "cursors": cursors,
-		"schemaLedgers": []any{}, "compactedLedger": map[string]any{"ledgerId": -1, "entries": -1, "size": -1, "offloaded": false, "underReplicated": false},
+	n := int64(t.led.Len())
+	return &internalStats{
+		EntriesAddedCounter: n, NumberOfEntries: n, TotalSize: total,
+		CurrentLedgerEntries: curEntries, CurrentLedgerSize: curSize,
+		LastConfirmedEntry: last, State: "LedgerOpened", Ledgers: ledgers, Cursors: cursors,
+		SchemaLedgers: []ledgerInfo{}, CompactedLedger: ledgerInfo{LedgerID: -1, Entries: -1, Size: -1},
 	}
 }
 

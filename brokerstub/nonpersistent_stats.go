@@ -61,32 +61,31 @@ var ksModeNames = map[proto.KeySharedMode]string{
 // its connection had more than
 // Gates.MaxConcurrentNonPersistentMessagePerConnection sends in flight
 // (np_inflight.go). Topic goroutine; a no-op on a persistent topic.
-func (t *topic) addNonPersistentStats(st map[string]any) {
+func (t *topic) addNonPersistentStats(st *topicStats) {
 	if t.np == nil {
 		return
 	}
 	now := t.b.opts.Clock.Now()
-	st["msgDropRate"] = 0.0
+	st.MsgDropRate = new(0.0)
 	// Pulsar sets neither on a non-persistent topic (no managed ledger, no
 	// deduplication); its JSON leaves out what is null.
-	st["topicCreationTimeStamp"] = int64(0)
-	delete(st, "deduplicationStatus")
-	for _, p := range st["publishers"].([]map[string]any) {
-		p["msgDropRate"] = t.publisherDropValue(p["producerName"])
+	st.TopicCreationTimeStamp = 0
+	st.DeduplicationStatus = ""
+	for _, p := range st.Publishers {
+		p.MsgDropRate = new(t.publisherDropValue(p.ProducerName))
 	}
-	for name, sv := range st["subscriptions"].(map[string]any) {
-		ss := sv.(map[string]any)
-		ss["msgDropRate"] = 0.0
-		delete(ss, "activeConsumerName") // not in a NonPersistentSubscription's stats
+	for name, ss := range st.Subscriptions {
+		ss.MsgDropRate = new(0.0)
+		ss.ActiveConsumerName = nil // not in a NonPersistentSubscription's stats
 		s := t.subs[name]
 		if s == nil {
 			continue
 		}
 		if r := t.np.drops[s]; r != nil {
-			ss["msgDropRate"] = r.value(now)
+			ss.MsgDropRate = new(r.value(now))
 		}
 		if s.typ == proto.CommandSubscribe_Key_Shared && s.ks != nil {
-			ss["keySharedMode"] = ksModeNames[s.ks.Config().Mode]
+			ss.KeySharedMode = ksModeNames[s.ks.Config().Mode]
 		}
 	}
 }
