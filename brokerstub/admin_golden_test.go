@@ -170,6 +170,15 @@ func TestAdminResponsesGolden(t *testing.T) {
 	do("GET", "/admin/v2/brokers/standalone", "")
 	do("GET", "/admin/v2/brokers/leaderBroker", "")
 	do("GET", "/admin/v2/brokers/health", "")
+	do("GET", "/admin/v2/brokers/internal-configuration", "")
+	do("PUT", "/admin/v2/tenants/acme", `{"adminRoles":["ops"],"allowedClusters":["standalone"]}`)
+	do("GET", "/admin/v2/tenants/acme", "")
+	do("PUT", "/admin/v2/namespaces/acme/ns", `{"bundles":{"numBundles":2},"message_ttl_in_seconds":30,"encryption_required":true}`)
+	do("POST", "/admin/v2/namespaces/acme/ns/retention", `{"retentionTimeInMinutes":10,"retentionSizeInMB":5}`)
+	do("POST", "/admin/v2/namespaces/acme/ns/permissions/reader", `["consume"]`)
+	do("GET", "/admin/v2/namespaces/acme/ns", "")
+	do("GET", "/admin/v2/namespaces/acme/ns/bundles", "")
+	do("GET", "/admin/v2/namespaces/acme/ns/backlogQuotaMap", "")
 	do("GET", "/lookup/v2/topic/persistent/public/default/gold", "")
 
 	// Schemas.
@@ -179,6 +188,7 @@ func TestAdminResponsesGolden(t *testing.T) {
 	do("GET", sch+"schemas", "")
 	do("POST", sch+"compatibility", `{"type":"JSON","schema":"{\"type\":\"record\",\"name\":\"U\",\"fields\":[]}","properties":{}}`)
 	do("POST", sch+"version", `{"type":"JSON","schema":"{\"type\":\"record\",\"name\":\"U\",\"fields\":[]}","properties":{"k":"v"}}`)
+	do("POST", sch+"version", `{"type":"STRING","schema":"","properties":{}}`)
 	do("DELETE", sch+"schema", "")
 
 	// Termination answers the last message id.
