@@ -128,6 +128,7 @@ func TestAdminResponsesGolden(t *testing.T) {
 		t.Fatal(e)
 	}
 	c3.flowRaw(3, 10)
+	waitPermits(t, b, np+"goldnp/stats", 1)
 	c5 := dialRaw(t, b)
 	c5.connect()
 	publish(t, c5, npTopic, 2)
@@ -144,6 +145,7 @@ func TestAdminResponsesGolden(t *testing.T) {
 			t.Fatal(e)
 		}
 		c4.flowRaw(uint64(10+i), 10)
+		waitPermits(t, b, np+"goldnpp"+part+"/stats", 1)
 	}
 	c6 := dialRaw(t, b)
 	c6.connect()
@@ -247,6 +249,24 @@ func TestAdminResponsesGolden(t *testing.T) {
 	}
 	if len(gotRT) != len(want) {
 		t.Errorf("%d answers, golden file has %d", len(gotRT), len(want))
+	}
+}
+
+// waitPermits waits until n consumers of the topic whose stats path is
+// given have permits: a non-persistent topic drops what it cannot deliver
+// at once, so the scenario publishes only after its FLOWs arrived.
+func waitPermits(t *testing.T, b *Broker, statsPath string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		_, body := adminDo(t, b, "GET", statsPath, "")
+		if strings.Count(body, `"availablePermits":10`) >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: no %d consumers with 10 permits: %s", statsPath, n, body)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 
