@@ -9,16 +9,23 @@ import (
 	"net/http"
 )
 
+// bundles is Pulsar's BundlesData: the boundaries of a namespace's bundles
+// in the 32-bit hash space.
+type bundles struct {
+	Boundaries []string `json:"boundaries"`
+	NumBundles int      `json:"numBundles"`
+}
+
 // bundlesData is a namespace's bundles as Pulsar's BundlesData: n equal
 // ranges of the 32-bit hash space.
-func bundlesData(n int) map[string]any {
+func bundlesData(n int) bundles {
 	bounds := make([]string, 0, n+1)
 	step := uint64(1<<32) / uint64(n)
 	for i := range n {
 		bounds = append(bounds, fmt.Sprintf("0x%08x", uint64(i)*step))
 	}
 	bounds = append(bounds, "0xffffffff")
-	return map[string]any{"boundaries": bounds, "numBundles": n}
+	return bundles{Boundaries: bounds, NumBundles: n}
 }
 
 // defaultBundles fills in the bundles of a namespace created without a

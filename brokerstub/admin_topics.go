@@ -74,7 +74,7 @@ func getPartitions(rq *adminReq) (any, error) {
 			return nil, err // admin_client_version.go
 		}
 	}
-	return map[string]any{"partitions": n, "deleted": false}, nil
+	return partitionedMetadata{Partitions: n}, nil
 }
 
 // checkPartitionCount refuses a partition count out of (0, max], max being
