@@ -2,6 +2,7 @@ package brokerstub
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
 	"sort"
 	"strings"
@@ -50,34 +51,7 @@ func getNamespace(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]any{
-		"auth_policies": map[string]any{
-			"namespace_auth": perms, "destination_auth": rq.b.topicGrantsOf(ns), "subscription_auth_roles": subRoles(pol),
-		},
-		"bundles":                                   bundlesData(rq.b.opts.Tenancy.DefaultNumberOfNamespaceBundles),
-		"backlog_quota_map":                         rq.b.backlogQuotaMap(pol),
-		"clusterDispatchRate":                       map[string]any{},
-		"topicDispatchRate":                         map[string]any{},
-		"subscriptionDispatchRate":                  map[string]any{},
-		"replicatorDispatchRate":                    map[string]any{},
-		"clusterSubscribeRate":                      map[string]any{},
-		"publishMaxMessageRate":                     map[string]any{},
-		"latency_stats_sample_rate":                 map[string]any{},
-		"deleted":                                   false,
-		"encryption_required":                       false,
-		"subscription_auth_mode":                    "None",
-		"schema_compatibility_strategy":             "UNDEFINED",
-		"schema_auto_update_compatibility_strategy": "Full",
-		"schema_validation_enforced":                false,
-		"offload_threshold":                         -1,
-		"properties":                                map[string]any{},
-	}
-	for k, v := range pol {
-		if k != "backlog_quota_map" && k != subscriptionRolesField && k != destinationAuthField {
-			out[k] = v
-		}
-	}
-	return out, nil
+	return rq.b.namespacePoliciesOf(ns, pol, perms)
 }
 
 func deleteNamespace(rq *adminReq) (any, error) {
@@ -221,14 +195,12 @@ func namespacePolicy(method string) adminHandler {
 
 // backlogQuotaMap is the namespace's backlog quotas by type, with the
 // broker's default for destination_storage when none is set.
-func (b *Broker) backlogQuotaMap(pol map[string]json.RawMessage) map[string]any {
-	out := map[string]any{}
+func (b *Broker) backlogQuotaMap(pol map[string]json.RawMessage) map[string]json.RawMessage {
+	out := map[string]json.RawMessage{}
 	if raw, ok := pol["backlog_quota_map"]; ok {
-		var m map[string]any
+		var m map[string]json.RawMessage
 		if json.Unmarshal(raw, &m) == nil {
-			for k, v := range m {
-				out[k] = v
-			}
+			maps.Copy(out, m)
 		}
 	}
 	if _, ok := out["destination_storage"]; !ok {
@@ -237,7 +209,7 @@ func (b *Broker) backlogQuotaMap(pol map[string]json.RawMessage) map[string]any 
 			if p == "" {
 				p = "producer_request_hold"
 			}
-			out["destination_storage"] = map[string]any{"limit": q.LimitBytes, "limitSize": q.LimitBytes, "limitTime": q.LimitSeconds, "policy": p}
+			out["destination_storage"] = rawJSON(backlogQuotaJSON{Limit: q.LimitBytes, LimitSize: q.LimitBytes, LimitTime: q.LimitSeconds, Policy: p})
 		}
 	}
 	return out
