@@ -48,8 +48,14 @@ func trimKind(msg string) string {
 	return msg
 }
 
+// errorBody is the body of an error answer, as Pulsar's RestException
+// writes it.
+type errorBody struct {
+	Reason string `json:"reason"`
+}
+
 func writeError(w http.ResponseWriter, e *restError) {
-	b, _ := json.Marshal(map[string]string{"reason": e.reason})
+	b, _ := json.Marshal(errorBody{Reason: e.reason})
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(e.code)
 	_, _ = w.Write(b)
