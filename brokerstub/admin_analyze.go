@@ -2,33 +2,9 @@ package brokerstub
 
 import (
 	"strconv"
-	"time"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 )
-
-// BacklogScanOptions bound the analyze-backlog admin call
-// (POST …/subscription/{sub}/analyzeBacklog).
-type BacklogScanOptions struct {
-	// MaxEntries is the most entries one call reads
-	// (subscriptionBacklogScanMaxEntries); past it the answer says
-	// "aborted". Default 10000, Pulsar's.
-	MaxEntries int
-	// MaxTime is how long one call may scan, on Options.Clock
-	// (subscriptionBacklogScanMaxTimeMs); past it the answer says
-	// "aborted". Default 2 minutes, Pulsar's.
-	MaxTime time.Duration
-}
-
-func (o BacklogScanOptions) withDefaults() BacklogScanOptions {
-	if o.MaxEntries <= 0 {
-		o.MaxEntries = 10_000
-	}
-	if o.MaxTime <= 0 {
-		o.MaxTime = 2 * time.Minute
-	}
-	return o
-}
 
 // analyzeResult is Pulsar's AnalyzeSubscriptionBacklogResult. brokerstub
 // runs no entry filter, so every entry scanned is accepted.

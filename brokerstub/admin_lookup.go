@@ -24,22 +24,25 @@ func lookupTopic(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, restErr(http.StatusServiceUnavailable, "%s", err.Error())
 	}
-	d := map[string]string{
-		"brokerUrl":  plain,
-		"httpUrl":    rq.b.WebServiceURL(),
-		"nativeUrl":  plain,
-		"httpUrlTls": rq.b.WebServiceTLSURL(),
-	}
-	if secure != "" {
-		d["brokerUrlTls"] = secure
-	}
+	d := lookupData{BrokerURL: plain, BrokerURLTLS: secure, HTTPURL: rq.b.WebServiceURL(), NativeURL: plain,
+		HTTPURLTLS: rq.b.WebServiceTLSURL()}
 	if l, ok := rq.b.listener(name2); ok && name2 != "" {
 		if l.HTTPURL != "" {
-			d["httpUrl"] = l.HTTPURL
+			d.HTTPURL = l.HTTPURL
 		}
 		if l.HTTPSURL != "" {
-			d["httpUrlTls"] = l.HTTPSURL
+			d.HTTPURLTLS = l.HTTPSURL
 		}
 	}
 	return d, nil
+}
+
+// lookupData is Pulsar's LookupData: brokerUrlTls only when the listener
+// has a TLS URL; httpUrlTls always, empty without one.
+type lookupData struct {
+	BrokerURL    string `json:"brokerUrl"`
+	BrokerURLTLS string `json:"brokerUrlTls,omitempty"`
+	HTTPURL      string `json:"httpUrl"`
+	HTTPURLTLS   string `json:"httpUrlTls"`
+	NativeURL    string `json:"nativeUrl"`
 }

@@ -2,83 +2,11 @@ package brokerstub
 
 import (
 	"encoding/json"
-	"fmt"
+	"maps"
 	"net/http"
 	"sort"
-	"strconv"
 	"strings"
-	"time"
 )
-
-// BacklogQuota is a backlog quota (Pulsar's BacklogQuota): a limit on a
-// subscription's backlog by size and by age, and what happens to producers
-// beyond it.
-type BacklogQuota struct {
-	// LimitBytes is the largest backlog in bytes; 0 or less: no limit.
-	LimitBytes int64
-	// LimitSeconds is the oldest unacknowledged message's largest age; 0 or
-	// less: no limit.
-	LimitSeconds int64
-	// Policy is "producer_request_hold", "producer_exception" or
-	// "consumer_backlog_eviction". Default "producer_request_hold".
-	Policy string
-	// CheckInterval is how often topics check their backlog against the
-	// quota (Pulsar's backlogQuotaCheckIntervalInSeconds); producers are
-	// also checked when they attach. Default 60 s; negative: no periodic
-	// check (backlogQuotaCheckEnabled=false).
-	CheckInterval time.Duration
-}
-
-// namespacePolicyFields maps the admin API's namespace policy resources to
-// the field of Pulsar's Policies document that holds them. They are stored
-// and returned; brokerstub enforces messageTTL (ttl.go), retention
-// (retention.go), delayedDelivery (delayed.go), deduplication (dedup.go),
-// the backlog quotas (admin_quota.go), the max producers, consumers,
-// subscriptions, topics and unacked messages and autoSubscriptionCreation
-// (limits.go, unacked.go), the publish, dispatch and subscribe rates
-// (ratelimit.go); the README lists the others.
-var namespacePolicyFields = map[string]string{
-	"messageTTL":                          "message_ttl_in_seconds",
-	"retention":                           "retention_policies",
-	"deduplication":                       "deduplicationEnabled",
-	"maxProducersPerTopic":                "max_producers_per_topic",
-	"maxConsumersPerTopic":                "max_consumers_per_topic",
-	"maxConsumersPerSubscription":         "max_consumers_per_subscription",
-	"maxUnackedMessagesPerConsumer":       "max_unacked_messages_per_consumer",
-	"maxUnackedMessagesPerSubscription":   "max_unacked_messages_per_subscription",
-	"maxSubscriptionsPerTopic":            "max_subscriptions_per_topic",
-	"compactionThreshold":                 "compaction_threshold",
-	"offloadThreshold":                    "offload_threshold",
-	"persistence":                         "persistence",
-	"delayedDelivery":                     "delayed_delivery_policies",
-	"inactiveTopicPolicies":               "inactive_topic_policies",
-	"autoTopicCreation":                   "autoTopicCreationOverride",
-	"autoSubscriptionCreation":            "autoSubscriptionCreationOverride",
-	"dispatchRate":                        "topicDispatchRate",
-	"subscriptionDispatchRate":            "subscriptionDispatchRate",
-	"replicatorDispatchRate":              "replicatorDispatchRate",
-	"publishRate":                         "publishMaxMessageRate",
-	"subscribeRate":                       "clusterSubscribeRate",
-	"schemaCompatibilityStrategy":         "schema_compatibility_strategy",
-	"schemaValidationEnforced":            "schema_validation_enforced",
-	"isAllowAutoUpdateSchema":             "is_allow_auto_update_schema",
-	"encryptionRequired":                  "encryption_required",
-	"subscriptionTypesEnabled":            "subscription_types_enabled",
-	"subscriptionAuthMode":                "subscription_auth_mode",
-	"antiAffinity":                        "antiAffinityGroup",
-	"offloadDeletionLagMs":                "offload_deletion_lag_ms",
-	"offloadThresholdInSeconds":           "offload_threshold_in_seconds",
-	"offloadPolicies":                     "offload_policies",
-	"maxTopicsPerNamespace":               "max_topics_per_namespace",
-	"subscriptionExpirationTime":          "subscription_expiration_time_minutes",
-	"deduplicationSnapshotInterval":       "deduplicationSnapshotIntervalSeconds",
-	"properties":                          "properties",
-	"resourcegroup":                       "resource_group_name",
-	"entryFilters":                        "entryFilters",
-	"dispatcherPauseOnAckStatePersistent": "dispatcherPauseOnAckStatePersistentEnabled",
-	"replication":                         "replication_clusters",
-	"allowedClusters":                     "allowed_clusters",
-}
 
 // nsName is "tenant/ns" from the path, checked to exist.
 func (rq *adminReq) namespace() (string, error) {
@@ -123,34 +51,7 @@ func getNamespace(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]any{
-		"auth_policies": map[string]any{
-			"namespace_auth": perms, "destination_auth": rq.b.topicGrantsOf(ns), "subscription_auth_roles": subRoles(pol),
-		},
-		"bundles":                                   bundlesData(rq.b.opts.Tenancy.DefaultNumberOfNamespaceBundles),
-		"backlog_quota_map":                         rq.b.backlogQuotaMap(pol),
-		"clusterDispatchRate":                       map[string]any{},
-		"topicDispatchRate":                         map[string]any{},
-		"subscriptionDispatchRate":                  map[string]any{},
-		"replicatorDispatchRate":                    map[string]any{},
-		"clusterSubscribeRate":                      map[string]any{},
-		"publishMaxMessageRate":                     map[string]any{},
-		"latency_stats_sample_rate":                 map[string]any{},
-		"deleted":                                   false,
-		"encryption_required":                       false,
-		"subscription_auth_mode":                    "None",
-		"schema_compatibility_strategy":             "UNDEFINED",
-		"schema_auto_update_compatibility_strategy": "Full",
-		"schema_validation_enforced":                false,
-		"offload_threshold":                         -1,
-		"properties":                                map[string]any{},
-	}
-	for k, v := range pol {
-		if k != "backlog_quota_map" && k != subscriptionRolesField && k != destinationAuthField {
-			out[k] = v
-		}
-	}
-	return out, nil
+	return rq.b.namespacePoliciesOf(ns, pol, perms)
 }
 
 func deleteNamespace(rq *adminReq) (any, error) {
@@ -170,23 +71,6 @@ func deleteNamespace(rq *adminReq) (any, error) {
 		}
 	}
 	return nil, rq.b.pol().DeleteNamespace(ns)
-}
-
-// namespaceTopics lists the topics of ns (partitions by their names, as
-// Pulsar does) of the mode PERSISTENT, NON_PERSISTENT or ALL.
-func (b *Broker) namespaceTopics(ns, mode string) []string {
-	out := []string{}
-	for _, full := range b.topicNames() {
-		n, err := parseTopic(full)
-		if err != nil || n.Namespace != ns || strings.Contains(full, "/__change_events") {
-			continue
-		}
-		if (mode == "PERSISTENT" && n.Domain != "persistent") || (mode == "NON_PERSISTENT" && n.Domain == "persistent") {
-			continue
-		}
-		out = append(out, full)
-	}
-	return out
 }
 
 // deleteNamespaceTopics force-deletes every topic of ns.
@@ -311,14 +195,12 @@ func namespacePolicy(method string) adminHandler {
 
 // backlogQuotaMap is the namespace's backlog quotas by type, with the
 // broker's default for destination_storage when none is set.
-func (b *Broker) backlogQuotaMap(pol map[string]json.RawMessage) map[string]any {
-	out := map[string]any{}
+func (b *Broker) backlogQuotaMap(pol map[string]json.RawMessage) map[string]json.RawMessage {
+	out := map[string]json.RawMessage{}
 	if raw, ok := pol["backlog_quota_map"]; ok {
-		var m map[string]any
+		var m map[string]json.RawMessage
 		if json.Unmarshal(raw, &m) == nil {
-			for k, v := range m {
-				out[k] = v
-			}
+			maps.Copy(out, m)
 		}
 	}
 	if _, ok := out["destination_storage"]; !ok {
@@ -327,7 +209,7 @@ func (b *Broker) backlogQuotaMap(pol map[string]json.RawMessage) map[string]any 
 			if p == "" {
 				p = "producer_request_hold"
 			}
-			out["destination_storage"] = map[string]any{"limit": q.LimitBytes, "limitSize": q.LimitBytes, "limitTime": q.LimitSeconds, "policy": p}
+			out["destination_storage"] = rawJSON(backlogQuotaJSON{Limit: q.LimitBytes, LimitSize: q.LimitBytes, LimitTime: q.LimitSeconds, Policy: p})
 		}
 	}
 	return out
@@ -410,20 +292,6 @@ func setBacklogQuota(del bool) adminHandler {
 func sortedNames(names []string) []string {
 	sort.Strings(names)
 	return names
-}
-
-// flexInt is an integer that Pulsar's Jackson also accepts as a JSON
-// string ("10240"), as some clients send it.
-type flexInt int64
-
-func (f *flexInt) UnmarshalJSON(b []byte) error {
-	s := strings.Trim(string(b), `"`)
-	v, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		return fmt.Errorf("not an integer: %s", b)
-	}
-	*f = flexInt(v)
-	return nil
 }
 
 // namespacePolicyChecks validate policy values as Pulsar does; a check

@@ -2,6 +2,7 @@ package brokerstub
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -65,7 +66,7 @@ func npListTopics(rq *adminReq) (any, error) {
 	return sortedNames(out), nil
 }
 
-// npTopicStats is topicStats for a topic that is loaded: a partition
+// npTopicStats is getTopicStats for a topic that is loaded: a partition
 // nobody used has no stats (404), and asking does not make it a topic.
 func npTopicStats(rq *adminReq) (any, error) {
 	name, err := rq.topic()
@@ -78,7 +79,7 @@ func npTopicStats(rq *adminReq) (any, error) {
 	if !loaded && rq.b.partitionCountOf(name) == 0 {
 		return nil, topicNotFound(name)
 	}
-	return topicStats(rq)
+	return getTopicStats(rq)
 }
 
 // npPartitionedStats is Pulsar's NonPersistentPartitionedTopicStats: the
@@ -94,9 +95,10 @@ func npPartitionedStats(rq *adminReq) (any, error) {
 	if n == 0 {
 		return nil, restErr(http.StatusNotFound, "Partitioned Topic not found: %s", name.Full)
 	}
-	total := map[string]any{}
-	parts := map[string]any{}
-	var pubs [][]map[string]any
+	total := &npPartitionedTopicStats{Metadata: partitionedMetadata{Partitions: n}, Partitions: map[string]*topicStats{}}
+	parts := map[string]*topicStats{}
+	var pubs [][]*publisherStats
+	loaded := false
 	for _, p := range rq.b.partitionsOf(name) {
 		rq.b.mu.Lock()
 		t := rq.b.topics[p.Full]
@@ -104,87 +106,120 @@ func npPartitionedStats(rq *adminReq) (any, error) {
 		if t == nil {
 			continue
 		}
-		var st map[string]any
+		var st *topicStats
 		if err := t.call(func() { st = t.stats(rq.statsOptions()) }); err != nil {
 			continue // unloaded meanwhile: no stats, as a partition never loaded
 		}
 		parts[p.Full] = st
-		addStats(total, st)
-		pubs = append(pubs, st["publishers"].([]map[string]any))
+		if loaded {
+			total.topicStats.add(st)
+		} else {
+			total.topicStats = st.clone()
+			loaded = true
+		}
+		pubs = append(pubs, st.Publishers)
 	}
-	total["metadata"] = map[string]any{"partitions": n, "deleted": false}
-	if _, ok := total["publishers"]; !ok {
-		total["publishers"], total["subscriptions"], total["replication"] = []map[string]any{}, map[string]any{}, map[string]any{}
-		total["msgDropRate"] = 0.0
+	if !loaded {
+		total.topicStats = topicStats{Publishers: []*publisherStats{}, Subscriptions: map[string]*subscriptionStats{},
+			Replication: map[string]struct{}{}, MsgDropRate: new(0.0)}
 	}
-	total["publishers"] = mergePublishers(pubs) // admin_stats_publishers.go
-	total["partitions"] = map[string]any{}
+	total.Publishers = mergePublishers(pubs) // admin_stats_publishers.go
 	if rq.q.Get("perPartition") != "false" {
-		total["partitions"] = parts
+		total.Partitions = parts
 	}
 	return total, nil
 }
 
-// addStats adds the stats src into dst as Pulsar's stats add() methods do:
-// counters and rates sum, publishers are listed together, subscriptions
-// and their consumers merge by name, the latest publish time and the
-// earliest creation time win, other values keep the first partition's.
-func addStats(dst, src map[string]any) {
-	for k, v := range src {
-		cur, ok := dst[k]
-		if !ok {
-			dst[k] = cloneStat(v)
-			continue
-		}
-		switch x := v.(type) {
-		case int64:
-			switch k {
-			case "lastPublishTimestamp":
-				dst[k] = max(cur.(int64), x)
-			case "topicCreationTimeStamp":
-				dst[k] = min(cur.(int64), x)
-			default:
-				dst[k] = cur.(int64) + x
-			}
-		case int:
-			dst[k] = cur.(int) + x
-		case float64:
-			dst[k] = cur.(float64) + x
-		case []map[string]any:
-			dst[k] = append(cur.([]map[string]any), x...)
-		case map[string]any:
-			d := cur.(map[string]any)
-			for name, sv := range x {
-				if sub, ok := sv.(map[string]any); ok {
-					if prev, ok := d[name].(map[string]any); ok {
-						addStats(prev, sub)
-						continue
-					}
-				}
-				d[name] = cloneStat(sv)
-			}
-		}
+// clone copies st deeply enough that adding to the copy never changes st:
+// its subscriptions and their consumer lists.
+func (st *topicStats) clone() topicStats {
+	c := *st
+	c.Publishers = slices.Clone(st.Publishers)
+	c.Subscriptions = make(map[string]*subscriptionStats, len(st.Subscriptions))
+	for name, ss := range st.Subscriptions {
+		c.Subscriptions[name] = ss.clone()
+	}
+	return c
+}
+
+func (ss *subscriptionStats) clone() *subscriptionStats {
+	c := *ss
+	c.Consumers = slices.Clone(ss.Consumers)
+	return &c
+}
+
+// addRate adds the rate src into *dst, which it sets when unset.
+func addRate(dst **float64, src *float64) {
+	switch {
+	case src == nil:
+	case *dst == nil:
+		*dst = new(*src)
+	default:
+		*dst = new(**dst + *src)
 	}
 }
 
-// cloneStat copies the maps and lists of a stats value, so that adding to
-// a total never changes a partition's own stats.
-func cloneStat(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, sv := range x {
-			out[k] = cloneStat(sv)
+// add adds the stats o of another partition as Pulsar's stats add()
+// methods do: counters and rates sum, publishers are listed together,
+// subscriptions and their consumers merge by name, the latest publish time
+// and the earliest creation time win, other values keep the first
+// partition's.
+func (st *topicStats) add(o *topicStats) {
+	st.MsgRateIn += o.MsgRateIn
+	st.MsgRateOut += o.MsgRateOut
+	st.MsgThroughputIn += o.MsgThroughputIn
+	st.MsgThroughputOut += o.MsgThroughputOut
+	st.AverageMsgSize += o.AverageMsgSize
+	st.MsgInCounter += o.MsgInCounter
+	st.BytesInCounter += o.BytesInCounter
+	st.MsgOutCounter += o.MsgOutCounter
+	st.BytesOutCounter += o.BytesOutCounter
+	st.StorageSize += o.StorageSize
+	st.BacklogSize += o.BacklogSize
+	st.EarliestMsgPublishTimeInBacklogs += o.EarliestMsgPublishTimeInBacklogs
+	st.NonContiguousDeletedMessagesRanges += o.NonContiguousDeletedMessagesRanges
+	st.WaitingPublishers += o.WaitingPublishers
+	st.LastPublishTimestamp = max(st.LastPublishTimestamp, o.LastPublishTimestamp)
+	st.TopicCreationTimeStamp = min(st.TopicCreationTimeStamp, o.TopicCreationTimeStamp)
+	addRate(&st.MsgDropRate, o.MsgDropRate)
+	st.Publishers = append(st.Publishers, o.Publishers...)
+	for name, ss := range o.Subscriptions {
+		if prev := st.Subscriptions[name]; prev != nil {
+			prev.add(ss)
+			continue
 		}
-		return out
-	case []map[string]any:
-		out := make([]map[string]any, 0, len(x))
-		for _, m := range x {
-			out = append(out, cloneStat(m).(map[string]any))
-		}
-		return out
+		st.Subscriptions[name] = ss.clone()
 	}
-	return v
+}
+
+// add adds a subscription's stats of another partition (see
+// topicStats.add).
+func (ss *subscriptionStats) add(o *subscriptionStats) {
+	ss.MsgRateOut += o.MsgRateOut
+	ss.MsgThroughputOut += o.MsgThroughputOut
+	ss.MsgRateRedeliver += o.MsgRateRedeliver
+	ss.MsgRateExpired += o.MsgRateExpired
+	ss.MessageAckRate += o.MessageAckRate
+	ss.ChunkedMessageRate += o.ChunkedMessageRate
+	ss.MsgOutCounter += o.MsgOutCounter
+	ss.BytesOutCounter += o.BytesOutCounter
+	ss.MsgBacklog += o.MsgBacklog
+	ss.MsgBacklogNoDelayed += o.MsgBacklogNoDelayed
+	ss.BacklogSize += o.BacklogSize
+	ss.MsgDelayed += o.MsgDelayed
+	ss.UnackedMessages += o.UnackedMessages
+	ss.NonContiguousDeletedMessagesRanges += o.NonContiguousDeletedMessagesRanges
+	addRate(&ss.MsgDropRate, o.MsgDropRate)
+	ss.Consumers = append(ss.Consumers, o.Consumers...)
+	if ss.ActiveConsumerName == nil {
+		ss.ActiveConsumerName = o.ActiveConsumerName
+	}
+	if ss.EarliestMsgPublishTimeInBacklog == nil {
+		ss.EarliestMsgPublishTimeInBacklog = o.EarliestMsgPublishTimeInBacklog
+	}
+	if ss.KeySharedMode == "" {
+		ss.KeySharedMode = o.KeySharedMode
+	}
 }
 
 // npRefuse refuses an operation that needs a persistent topic as Pulsar's

@@ -16,31 +16,6 @@ import (
 	"github.com/pulsargo/sdk/brokerstub/internal/policy"
 )
 
-// PackagesOptions configure Pulsar's packages admin API
-// (/admin/v3/packages/...), kept in the broker's store.
-type PackagesOptions struct {
-	// Enabled serves the packages API (enablePackagesManagement); when
-	// off, its routes answer 503 "Package Management Service is not
-	// enabled in the broker.", as Pulsar's. Default false, Pulsar's.
-	Enabled bool
-	// MaxSize is the largest package an upload may carry; a larger one is
-	// refused with 413. Default 16 MiB.
-	MaxSize int64
-	// MaxTotalSize bounds all packages together; an upload past it is
-	// refused with 413. Default 256 MiB.
-	MaxTotalSize int64
-}
-
-func (o PackagesOptions) withDefaults() PackagesOptions {
-	if o.MaxSize <= 0 {
-		o.MaxSize = 16 << 20
-	}
-	if o.MaxTotalSize <= 0 {
-		o.MaxTotalSize = 256 << 20
-	}
-	return o
-}
-
 // packageMetadata is Pulsar's PackageMetadata.
 type packageMetadata struct {
 	Description      string            `json:"description,omitempty"`

@@ -7,10 +7,6 @@ import (
 	"sort"
 )
 
-// subscriptionRolesField holds a namespace's subscription permissions
-// (Pulsar's auth_policies.subscription_auth_roles: subscription -> roles).
-const subscriptionRolesField = "subscription_auth_roles"
-
 func (rq *adminReq) subscriptionRoles(ns string) (map[string][]string, error) {
 	raw, ok, err := rq.b.pol().NamespacePolicy(ns, subscriptionRolesField)
 	m := map[string][]string{}

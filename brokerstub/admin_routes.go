@@ -55,7 +55,7 @@ func (a *adminServer) register() {
 	a.add(post, nsPath+"/backlogQuota", nsPolicyWrite, setBacklogQuota(false))
 	a.add(del, nsPath+"/backlogQuota", nsPolicyWrite, setBacklogQuota(true))
 	a.add(put, nsPath+"/unload", opSuperUser, unloadNamespace)
-	a.add(get, nsPath+"/bundles", nsPolicyRead, getBundles) // tenant_limits.go
+	a.add(get, nsPath+"/bundles", nsPolicyRead, getBundles) // admin_bundles.go
 	a.add(get, nsPath+"/{policy}", nsPolicyRead, namespacePolicy(get))
 	a.add(post, nsPath+"/{policy}", nsPolicyWrite, namespacePolicy(post))
 	a.add(put, nsPath+"/{policy}", nsPolicyWrite, namespacePolicy(post))
@@ -70,12 +70,12 @@ func (a *adminServer) register() {
 	a.add(put, topicPath+"/partitions", nsCreateTopic, putPartitions)
 	a.add(post, topicPath+"/partitions", topicPolicyWrite, postPartitions)
 	a.add(del, topicPath+"/partitions", nsDeleteTopic, deletePartitions)
-	a.add(get, topicPath+"/stats", topicGetStats, topicStats)
+	a.add(get, topicPath+"/stats", topicGetStats, getTopicStats)
 	a.add(get, topicPath+"/partitioned-stats", topicGetStats, partitionedStats)
-	a.add(get, topicPath+"/internalStats", topicGetStats, internalStats)
+	a.add(get, topicPath+"/internalStats", topicGetStats, getInternalStats)
 	a.add(put, topicPath+"/unload", topicUnload, unloadTopic)
 	a.add(post, topicPath+"/terminate", topicTerminate, terminateTopic)
-	a.add(put, topicPath+"/compaction", topicCompact, triggerCompaction)  // compaction.go
+	a.add(put, topicPath+"/compaction", topicCompact, triggerCompaction)  // admin_compaction.go
 	a.add(get, topicPath+"/compaction", topicCompact, compactionStatusOf) // before {policy}
 	a.add(get, topicPath+"/lastMessageId", topicPeekMessages, lastMessageID)
 	a.add(get, topicPath+"/messageid/{timestamp}", topicPeekMessages, messageIDByTime)
@@ -129,7 +129,7 @@ func persistentDomain(h adminHandler) adminHandler {
 	}
 }
 
-func topicStats(rq *adminReq) (any, error) {
+func getTopicStats(rq *adminReq) (any, error) {
 	name, err := rq.topic()
 	if err != nil {
 		return nil, err
@@ -137,8 +137,11 @@ func topicStats(rq *adminReq) (any, error) {
 	if rq.b.partitionCountOf(name) > 0 {
 		return nil, topicNotFound(name)
 	}
-	var st map[string]any
-	return st, rq.onTopic(name, func(t *topic) { st = t.stats(rq.statsOptions()) })
+	var st *topicStats
+	if err := rq.onTopic(name, func(t *topic) { st = t.stats(rq.statsOptions()) }); err != nil {
+		return nil, err
+	}
+	return st, nil
 }
 
 // statsOptions reads excludePublishers and excludeConsumers.
@@ -175,13 +178,16 @@ func messageIDByTime(rq *adminReq) (any, error) {
 	return id, nil
 }
 
-func internalStats(rq *adminReq) (any, error) {
+func getInternalStats(rq *adminReq) (any, error) {
 	name, err := rq.topic()
 	if err != nil {
 		return nil, err
 	}
-	var st map[string]any
-	return st, rq.onTopic(name, func(t *topic) { st = t.internalStats() })
+	var st *internalStats
+	if err := rq.onTopic(name, func(t *topic) { st = t.internalStats() }); err != nil {
+		return nil, err
+	}
+	return st, nil
 }
 
 // partitionedStats sums the partitions' stats, with each partition's own
@@ -195,52 +201,49 @@ func partitionedStats(rq *adminReq) (any, error) {
 	if n == 0 {
 		return nil, restErr(http.StatusNotFound, "Partitioned Topic not found: %s", name.Full)
 	}
-	total := map[string]any{"metadata": map[string]any{"partitions": n, "deleted": false}}
-	sums := map[string]int64{}
-	var pubs [][]map[string]any
-	subs := map[string]map[string]any{}
-	parts := map[string]any{}
+	total := &partitionedTopicStats{
+		Metadata:      partitionedMetadata{Partitions: n},
+		Subscriptions: map[string]*partitionedSubscriptionStats{},
+		Replication:   map[string]struct{}{},
+		Partitions:    map[string]*topicStats{},
+	}
+	parts := map[string]*topicStats{}
+	var pubs [][]*publisherStats
 	err = rq.forEachPartition(name, false, func(t *topic) error {
 		st := t.stats(rq.statsOptions())
 		parts[t.name.Full] = st
-		for _, k := range []string{"msgInCounter", "bytesInCounter", "msgOutCounter", "bytesOutCounter", "storageSize", "backlogSize"} {
-			sums[k] += st[k].(int64)
+		total.MsgInCounter += st.MsgInCounter
+		total.BytesInCounter += st.BytesInCounter
+		total.MsgOutCounter += st.MsgOutCounter
+		total.BytesOutCounter += st.BytesOutCounter
+		total.StorageSize += st.StorageSize
+		total.BacklogSize += st.BacklogSize
+		total.LastPublishTimestamp = max(total.LastPublishTimestamp, st.LastPublishTimestamp)
+		if c := st.TopicCreationTimeStamp; total.TopicCreationTimeStamp == 0 || c < total.TopicCreationTimeStamp {
+			total.TopicCreationTimeStamp = c
 		}
-		sums["lastPublishTimestamp"] = max(sums["lastPublishTimestamp"], st["lastPublishTimestamp"].(int64))
-		if c := st["topicCreationTimeStamp"].(int64); sums["topicCreationTimeStamp"] == 0 || c < sums["topicCreationTimeStamp"] {
-			sums["topicCreationTimeStamp"] = c
-		}
-		pubs = append(pubs, st["publishers"].([]map[string]any))
-		for sn, sv := range st["subscriptions"].(map[string]any) {
-			ss := sv.(map[string]any)
-			agg := subs[sn]
+		pubs = append(pubs, st.Publishers)
+		for sn, ss := range st.Subscriptions {
+			agg := total.Subscriptions[sn]
 			if agg == nil {
-				agg = map[string]any{"type": ss["type"], "isDurable": ss["isDurable"], "consumers": []map[string]any{},
-					"msgBacklog": int64(0), "unackedMessages": int64(0), "msgOutCounter": int64(0), "bytesOutCounter": int64(0), "backlogSize": int64(0),
-					"msgRateOut": 0.0, "msgThroughputOut": 0.0, "msgRateRedeliver": 0.0, "msgRateExpired": 0.0}
-				subs[sn] = agg
+				agg = &partitionedSubscriptionStats{Type: ss.Type, IsDurable: ss.IsDurable, Consumers: []*consumerStats{}}
+				total.Subscriptions[sn] = agg
 			}
-			for _, k := range []string{"msgBacklog", "unackedMessages", "msgOutCounter", "bytesOutCounter", "backlogSize"} {
-				agg[k] = agg[k].(int64) + ss[k].(int64)
-			}
-			agg["consumers"] = append(agg["consumers"].([]map[string]any), ss["consumers"].([]map[string]any)...)
+			agg.MsgBacklog += ss.MsgBacklog
+			agg.UnackedMessages += ss.UnackedMessages
+			agg.MsgOutCounter += ss.MsgOutCounter
+			agg.BytesOutCounter += ss.BytesOutCounter
+			agg.BacklogSize += ss.BacklogSize
+			agg.Consumers = append(agg.Consumers, ss.Consumers...)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	for k, v := range sums {
-		total[k] = v
-	}
-	for _, k := range []string{"msgRateIn", "msgRateOut", "msgThroughputIn", "msgThroughputOut", "averageMsgSize"} {
-		total[k] = 0.0
-	}
-	total["publishers"], total["subscriptions"], total["replication"] = mergePublishers(pubs), subs, map[string]any{} // admin_stats_publishers.go
+	total.Publishers = mergePublishers(pubs) // admin_stats_publishers.go
 	if rq.q.Get("perPartition") != "false" {
-		total["partitions"] = parts
-	} else {
-		total["partitions"] = map[string]any{}
+		total.Partitions = parts
 	}
 	return total, nil
 }
@@ -343,20 +346,6 @@ func topicPolicy(method string) adminHandler {
 	}
 }
 
-// topicPolicyNames are the topic-level policies the admin API stores.
-var topicPolicyNames = map[string]bool{
-	"messageTTL": true, "retention": true, "deduplicationEnabled": true, "maxProducers": true,
-	"maxConsumers": true, "maxConsumersPerSubscription": true, "maxUnackedMessagesOnConsumer": true,
-	"maxUnackedMessagesOnSubscription": true, "compactionThreshold": true, "persistence": true,
-	"delayedDelivery": true, "inactiveTopicPolicies": true, "dispatchRate": true,
-	"subscriptionDispatchRate": true, "replicatorDispatchRate": true, "publishRate": true,
-	"subscribeRate": true, "backlogQuota": true, "backlogQuotaMap": true, "maxMessageSize": true,
-	"maxSubscriptionsPerTopic": true, "deduplicationSnapshotInterval": true, "subscriptionTypesEnabled": true,
-	"schemaCompatibilityStrategy": true, "offloadPolicies": true, "autoSubscriptionCreation": true,
-	"schemaValidationEnforced": true, "entryFilters": true, "dispatcherPauseOnAckStatePersistent": true,
-	"replication": true, "shadowTopics": true, "properties": true, "subscriptionExpirationTime": true,
-}
-
 // topicProperties serves a topic's properties (set at creation or with
 // PUT, which merges; DELETE ?key= removes one).
 func topicProperties(method string) adminHandler {
@@ -400,19 +389,4 @@ func (b *Broker) setTopicProperties(name topicName, props map[string]string) err
 		return err
 	}
 	return b.pol().SetTopicPolicy(name.Full, "properties", raw)
-}
-
-// topicToNamespacePolicy maps topic-level policies to the namespace policy
-// field that applies when the topic sets none.
-var topicToNamespacePolicy = map[string]string{
-	"messageTTL": "message_ttl_in_seconds", "retention": "retention_policies",
-	"schemaCompatibilityStrategy": "schema_compatibility_strategy", "deduplicationEnabled": "deduplicationEnabled",
-	"maxProducers": "max_producers_per_topic", "maxConsumers": "max_consumers_per_topic",
-	"maxConsumersPerSubscription": "max_consumers_per_subscription", "compactionThreshold": "compaction_threshold",
-	"persistence": "persistence", "delayedDelivery": "delayed_delivery_policies",
-	"inactiveTopicPolicies": "inactive_topic_policies", "maxUnackedMessagesOnConsumer": "max_unacked_messages_per_consumer",
-	"maxUnackedMessagesOnSubscription": "max_unacked_messages_per_subscription",
-	"deduplicationSnapshotInterval":    "deduplicationSnapshotIntervalSeconds", "schemaValidationEnforced": "schema_validation_enforced",
-	"autoSubscriptionCreation": "autoSubscriptionCreationOverride", "offloadPolicies": "offload_policies",
-	"subscriptionExpirationTime": "subscription_expiration_time_minutes",
 }

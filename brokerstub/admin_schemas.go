@@ -53,6 +53,29 @@ type schemaResponseJSON struct {
 	Properties map[string]string `json:"properties"`
 }
 
+// getAllSchemasResponse is Pulsar's GetAllVersionsSchemaResponse.
+type getAllSchemasResponse struct {
+	GetSchemaResponses []schemaResponseJSON `json:"getSchemaResponses"`
+}
+
+// schemaVersionResponse is Pulsar's DeleteSchemaResponse and
+// LongSchemaVersionResponse: a schema version (-1: none).
+type schemaVersionResponse struct {
+	Version int64 `json:"version"`
+}
+
+// postSchemaResponse is Pulsar's PostSchemaResponse: the version the
+// upload has, itself a {"version": N} object.
+type postSchemaResponse struct {
+	Version schemaVersionResponse `json:"version"`
+}
+
+// compatibilityResponse is Pulsar's IsCompatibilityResponse.
+type compatibilityResponse struct {
+	Compatibility bool   `json:"compatibility"`
+	Strategy      string `json:"schemaCompatibilityStrategy"`
+}
+
 func schemaResponse(v schema.Version) schemaResponseJSON {
 	props := v.Schema.Props
 	if props == nil {
@@ -137,7 +160,7 @@ func getAllSchemas(rq *adminReq) (any, error) {
 		}
 		out = append(out, schemaResponse(v))
 	}
-	return map[string]any{"getSchemaResponses": out}, nil
+	return getAllSchemasResponse{GetSchemaResponses: out}, nil
 }
 
 // deleteSchema deletes the topic's schema (with force, every version;
@@ -152,7 +175,7 @@ func deleteSchema(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"version": v}, nil
+	return schemaVersionResponse{Version: v}, nil
 }
 
 // postSchemaPayload is Pulsar's PostSchemaPayload: the body of an upload,
@@ -252,7 +275,7 @@ func postSchema(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, schemaRefusal(err)
 	}
-	return accepted(map[string]any{"version": map[string]int64{"version": v}})
+	return accepted(postSchemaResponse{Version: schemaVersionResponse{Version: v}})
 }
 
 // testSchemaCompatibility checks the schema in the body against the topic's
@@ -270,7 +293,7 @@ func testSchemaCompatibility(rq *adminReq) (any, error) {
 	if err != nil && !errors.Is(err, schema.ErrIncompatible) {
 		return nil, schemaRefusal(err)
 	}
-	return accepted(map[string]any{"compatibility": err == nil, "schemaCompatibilityStrategy": rq.b.schemas.Effective(id).Strategy.String()})
+	return accepted(compatibilityResponse{Compatibility: err == nil, Strategy: rq.b.schemas.Effective(id).Strategy.String()})
 }
 
 // getSchemaVersion answers 202 with the version of the schema in the body
@@ -285,5 +308,5 @@ func getSchemaVersion(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return accepted(map[string]int64{"version": v})
+	return accepted(schemaVersionResponse{Version: v})
 }

@@ -14,8 +14,6 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
-
-	"github.com/pulsargo/sdk/brokerstub/internal/policy"
 )
 
 // maxAdminBody bounds admin request bodies; a larger one is refused with
@@ -45,18 +43,6 @@ type adminServer struct {
 	done chan struct{}
 	ws   wsSessions // the WebSocket API's sessions (websocket.go)
 	pkgs packages   // the packages API's lock (admin_packages.go)
-}
-
-// restError is an admin API error: Pulsar's status code and reason.
-type restError struct {
-	code   int
-	reason string
-}
-
-func (e *restError) Error() string { return fmt.Sprintf("%d %s", e.code, e.reason) }
-
-func restErr(code int, format string, args ...any) *restError {
-	return &restError{code: code, reason: fmt.Sprintf(format, args...)}
 }
 
 // rawReply is an answer written as it is (a message payload, text, or
@@ -160,20 +146,6 @@ func (b *Broker) newHTTPServer(h http.Handler, level slog.Level) *http.Server {
 	}
 }
 
-// loadPolicies (re)reads the admin state from the current store.
-func (b *Broker) loadPolicies() error {
-	kv, ok := b.st.(policy.KV)
-	if !ok {
-		return errors.New("brokerstub: store cannot keep admin state")
-	}
-	st, err := policy.Load(kv, b.opts.ClusterName, json.RawMessage("{}"))
-	if err != nil {
-		return fmt.Errorf("brokerstub: %w", err)
-	}
-	b.policies.Store(st)
-	return nil
-}
-
 // stopAdmin closes the HTTP listeners and waits for requests in flight.
 func (b *Broker) stopAdmin() {
 	a := b.admin
@@ -199,34 +171,6 @@ func (b *Broker) pauseAdmin() func() {
 	}
 	b.admin.gate.Lock()
 	return b.admin.gate.Unlock
-}
-
-// WebServiceURL returns the URL of the admin REST API and HTTP lookups,
-// "http://host:port" (Pulsar's webServiceUrl), or "" with
-// Options.NoListener (use AdminHandler then).
-func (b *Broker) WebServiceURL() string {
-	if b.admin == nil || b.admin.addr == "" {
-		return ""
-	}
-	return "http://" + b.advertise(b.admin.addr)
-}
-
-// AdminHandler returns the http.Handler that serves the admin REST API,
-// HTTP lookups and /metrics, for tests that serve it themselves (with
-// httptest, or under Options.NoListener).
-func (b *Broker) AdminHandler() http.Handler { return b.admin }
-
-// advertise replaces the host of a bound address by Options.AdvertisedAddress
-// when one is set.
-func (b *Broker) advertise(addr string) string {
-	if b.opts.AdvertisedAddress == "" {
-		return addr
-	}
-	_, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return addr
-	}
-	return net.JoinHostPort(b.opts.AdvertisedAddress, port)
 }
 
 // add registers a route and the operation it is, which alone decides who
@@ -262,20 +206,6 @@ func (rt route) match(segs []string) (map[string]string, bool) {
 		}
 	}
 	return p, true
-}
-
-// splitPath splits the escaped path into unescaped segments.
-func splitPath(escaped string) ([]string, bool) {
-	raw := strings.Split(strings.Trim(escaped, "/"), "/")
-	out := make([]string, len(raw))
-	for i, s := range raw {
-		u, err := url.PathUnescape(s)
-		if err != nil {
-			return nil, false
-		}
-		out[i] = u
-	}
-	return out, true
 }
 
 // ServeHTTP routes a request, bounds its body, and writes the handler's
@@ -392,36 +322,6 @@ func (a *adminServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// mapError turns an internal error into a status: policy errors by kind,
-// a missing topic 404, a topic busy unloading 503.
-func mapError(err error) *restError {
-	msg := err.Error()
-	switch {
-	case errors.Is(err, policy.ErrNotFound), errors.Is(err, errTopicNotFound), errors.Is(err, ErrNoSubscription):
-		return restErr(http.StatusNotFound, "%s", trimKind(msg))
-	case errors.Is(err, policy.ErrExists):
-		return restErr(http.StatusConflict, "%s", trimKind(msg))
-	case errors.Is(err, policy.ErrPrecondition), errors.Is(err, errInvalidTopic):
-		return restErr(http.StatusPreconditionFailed, "%s", trimKind(msg))
-	}
-	return restErr(http.StatusServiceUnavailable, "%s", msg)
-}
-
-// trimKind drops the sentinel's text ("not found: ") from a wrapped error.
-func trimKind(msg string) string {
-	for _, p := range []string{"not found: ", "already exists: ", "precondition failed: "} {
-		msg = strings.TrimPrefix(msg, p)
-	}
-	return msg
-}
-
-func writeError(w http.ResponseWriter, e *restError) {
-	b, _ := json.Marshal(map[string]string{"reason": e.reason})
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(e.code)
-	_, _ = w.Write(b)
-}
-
 // decode reads the JSON body into v; an empty body or "null" leaves v as
 // it is. Bad JSON is a 400.
 func (rq *adminReq) decode(v any) error {
@@ -446,12 +346,3 @@ func (rq *adminReq) flag(name string) bool {
 	v := rq.q.Get(name)
 	return v == "true" || v == "1"
 }
-
-func (b *Broker) isClosed() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.closed
-}
-
-// pol returns the broker's admin state.
-func (b *Broker) pol() *policy.State { return b.policies.Load() }

@@ -10,189 +10,16 @@ import (
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
-// topicAdmin is what the admin API needs from a topic beyond its dispatch
-// state: counters, who connected when, and the terminated flag. It is a
-// field of topic, owned by the topic goroutine like the rest of it.
-type topicAdmin struct {
-	terminated bool
-	in, out    counter
-	producers  map[*producer]*clientInfo
-	consumers  map[*consumer]*clientInfo
-	subs       map[string]*counter
-	endSent    map[*consumer]bool
-	stopQuota  func() bool // the periodic backlog quota check
-	openedAt   time.Time   // when the topic was loaded
-}
-
-// counter counts messages and bytes.
-type counter struct{ msgs, bytes int64 }
-
-// clientInfo is a producer's or consumer's connection facts and counters.
-type clientInfo struct {
-	counter
-	address, clientVersion string
-	since                  time.Time
-	metadata               map[string]string
-	lastFlow               int64 // Unix ms of the last FLOW (consumers)
-}
-
-// noteFlow records when a consumer last asked for messages. Topic
-// goroutine.
-func (t *topic) noteFlow(cs *consumer) {
-	if ci := t.adm.consumers[cs]; ci != nil {
-		ci.lastFlow = t.b.opts.Clock.Now().UnixMilli()
-	}
-}
-
-func kvMap(kvs []*proto.KeyValue) map[string]string {
-	m := make(map[string]string, len(kvs))
-	for _, kv := range kvs {
-		m[kv.GetKey()] = kv.GetValue()
-	}
-	return m
-}
-
-func (t *topic) newClientInfo(pr peer, md []*proto.KeyValue) *clientInfo {
-	return &clientInfo{address: pr.remoteAddr().String(), clientVersion: pr.version(),
-		since: t.b.opts.Clock.Now(), metadata: kvMap(md)}
-}
-
-// noteProducer records a producer that attached. Topic goroutine.
-func (t *topic) noteProducer(p *producer, m *proto.CommandProducer) {
-	if t.adm.producers == nil {
-		t.adm.producers = map[*producer]*clientInfo{}
-	}
-	t.adm.producers[p] = t.newClientInfo(p.peer, m.GetMetadata())
-}
-
-// noteConsumer records a consumer that attached. Topic goroutine.
-func (t *topic) noteConsumer(cs *consumer, m *proto.CommandSubscribe) {
-	if t.adm.consumers == nil {
-		t.adm.consumers = map[*consumer]*clientInfo{}
-	}
-	t.adm.consumers[cs] = t.newClientInfo(cs.peer, m.GetMetadata())
-}
-
-// countIn counts a stored entry of num messages. Topic goroutine.
-func (t *topic) countIn(p *producer, num int32, size int) {
-	n := int64(max(num, 1))
-	t.adm.in.msgs += n
-	t.adm.in.bytes += int64(size)
-	if pi := t.adm.producers[p]; pi != nil {
-		pi.msgs += n
-		pi.bytes += int64(size)
-	}
-}
-
-// countOut counts messages dispatched to cs. Topic goroutine.
-func (s *subscription) countOut(cs *consumer, n int64, size int) {
-	a := &s.t.adm
-	a.out.msgs += n
-	a.out.bytes += int64(size)
-	if a.subs == nil {
-		a.subs = map[string]*counter{}
-	}
-	sc := a.subs[s.name]
-	if sc == nil {
-		sc = &counter{}
-		a.subs[s.name] = sc
-	}
-	sc.msgs += n
-	sc.bytes += int64(size)
-	if ci := a.consumers[cs]; ci != nil {
-		ci.msgs += n
-		ci.bytes += int64(size)
-	}
-}
-
-// terminate marks the topic terminated: producers are closed (they come
-// back and are refused with TopicTerminatedError) and consumers that have
-// read everything are told they reached the end. Topic goroutine.
-func (t *topic) terminate() {
-	t.adm.terminated = true
-	t.closeProducers()
-	t.dispatchAll()
-}
-
-// endOfTopic tells the subscription's consumers, once each, that a
-// terminated topic has nothing more for them. Called by dispatch when it
-// runs out of entries.
-func (s *subscription) endOfTopic() {
-	if !s.t.adm.terminated {
-		return
-	}
-	if _, more := s.nextUnread(); more || s.replay.Len() > 0 {
-		return
-	}
-	a := &s.t.adm
-	if a.endSent == nil {
-		a.endSent = map[*consumer]bool{}
-	}
-	for _, cs := range s.consumers {
-		if a.endSent[cs] {
-			continue
-		}
-		a.endSent[cs] = true
-		id := cs.id
-		cs.peer.send(&proto.BaseCommand{Type: proto.BaseCommand_REACHED_END_OF_TOPIC.Enum(), ReachedEndOfTopic: &proto.CommandReachedEndOfTopic{ConsumerId: &id}})
-	}
-}
-
-// prune forgets producers and consumers that left.
-func (t *topic) prune() {
-	for p := range t.adm.producers {
-		if _, ok := t.producers[p]; !ok {
-			delete(t.adm.producers, p)
-		}
-	}
-	for cs := range t.adm.consumers {
-		if cs.closed {
-			delete(t.adm.consumers, cs)
-			delete(t.adm.endSent, cs)
-		}
-	}
-}
-
 func millis(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
-
-// storageSize is the bytes the topic's entries hold.
-func (t *topic) storageSize() int64 {
-	var n int64
-	for _, s := range t.led.Segments() {
-		n += s.Size
-	}
-	return n
-}
-
-// backlogOf is the subscription's backlog in entries and bytes.
-func (s *subscription) backlogOf() (entries, bytes int64) {
-	last, ok := s.t.led.Last()
-	if !ok {
-		return 0, 0
-	}
-	entries = int64(s.cur.Backlog(last))
-	p := s.cur.MarkDelete()
-	for range entries {
-		next, ok := s.cur.NextUnacked(p)
-		if !ok {
-			break
-		}
-		if e, ok := s.t.led.Get(next); ok {
-			bytes += int64(len(e.Payload))
-		}
-		p = next
-	}
-	return entries, bytes
-}
 
 // statsOptions are the stats endpoints' excludePublishers and
 // excludeConsumers.
 type statsOptions struct{ noPublishers, noConsumers bool }
 
 // stats builds Pulsar's TopicStats for the topic. Topic goroutine.
-func (t *topic) stats(o statsOptions) map[string]any {
+func (t *topic) stats(o statsOptions) *topicStats {
 	t.prune()
-	pubs := []map[string]any{}
+	pubs := []*publisherStats{}
 	for p := range t.producers {
 		if o.noPublishers {
 			break
@@ -201,32 +28,27 @@ func (t *topic) stats(o statsOptions) map[string]any {
 		if pi == nil {
 			pi = &clientInfo{}
 		}
-		pubs = append(pubs, map[string]any{
-			"accessMode": "Shared", "producerId": p.id, "producerName": p.name,
-			"msgRateIn": 0.0, "msgThroughputIn": 0.0, "averageMsgSize": 0.0, "chunkedMessageRate": 0.0,
-			"msgInCounter": pi.msgs, "bytesInCounter": pi.bytes,
-			"address": pi.address, "connectedSince": millis(pi.since), "clientVersion": pi.clientVersion,
-			"metadata": pi.metadata, "supportsPartialProducer": t.supportsPartial(p),
+		pubs = append(pubs, &publisherStats{
+			AccessMode: "Shared", ProducerID: p.id, ProducerName: p.name,
+			MsgInCounter: pi.msgs, BytesInCounter: pi.bytes,
+			Address: pi.address, ConnectedSince: millis(pi.since), ClientVersion: pi.clientVersion,
+			Metadata: pi.metadata, SupportsPartialProducer: t.supportsPartial(p),
 		})
 	}
 	slices.SortFunc(pubs, byProducerName) // as Pulsar lists them (admin_stats_publishers.go)
-	subs := map[string]any{}
+	subs := map[string]*subscriptionStats{}
 	var backlogSize int64
 	for name, s := range t.subs {
 		st := s.stats(o)
 		subs[name] = st
-		backlogSize += st["backlogSize"].(int64)
+		backlogSize += st.BacklogSize
 	}
-	st := map[string]any{
-		"msgRateIn": 0.0, "msgRateOut": 0.0, "msgThroughputIn": 0.0, "msgThroughputOut": 0.0,
-		"averageMsgSize": 0.0, "msgChunkPublished": false,
-		"msgInCounter": t.adm.in.msgs, "bytesInCounter": t.adm.in.bytes,
-		"msgOutCounter": t.adm.out.msgs, "bytesOutCounter": t.adm.out.bytes,
-		"storageSize": t.storageSize(), "backlogSize": backlogSize,
-		"earliestMsgPublishTimeInBacklogs": 0,
-		"publishers":                       pubs, "subscriptions": subs, "replication": map[string]any{},
-		"deduplicationStatus": "Disabled", "nonContiguousDeletedMessagesRanges": 0,
-		"waitingPublishers": 0,
+	st := &topicStats{
+		MsgInCounter: t.adm.in.msgs, BytesInCounter: t.adm.in.bytes,
+		MsgOutCounter: t.adm.out.msgs, BytesOutCounter: t.adm.out.bytes,
+		StorageSize: t.storageSize(), BacklogSize: backlogSize,
+		Publishers: pubs, Subscriptions: subs, Replication: map[string]struct{}{},
+		DeduplicationStatus: "Disabled",
 	}
 	// topicCreationTimeStamp: when the first entry was stored, else when
 	// the topic was loaded (Pulsar: when its managed ledger was created).
@@ -236,26 +58,20 @@ func (t *topic) stats(o statsOptions) map[string]any {
 			created = min(created, int64(e.BrokerTimestamp))
 		}
 	}
-	st["topicCreationTimeStamp"] = created
-	st["lastPublishTimestamp"] = int64(0)
+	st.TopicCreationTimeStamp = created
 	if last, ok := t.led.Last(); ok {
 		if e, ok := t.led.Get(last); ok {
-			st["lastPublishTimestamp"] = int64(e.BrokerTimestamp)
+			st.LastPublishTimestamp = int64(e.BrokerTimestamp)
 		}
 	}
-	t.addNonPersistentStats(st) // nonpersistent_stats.go
+	t.addNonPersistentStats(st) // below
 	return st
 }
 
-var subTypeNames = map[proto.CommandSubscribe_SubType]string{
-	proto.CommandSubscribe_Exclusive: "Exclusive", proto.CommandSubscribe_Shared: "Shared",
-	proto.CommandSubscribe_Failover: "Failover", proto.CommandSubscribe_Key_Shared: "Key_Shared",
-}
-
 // stats builds Pulsar's SubscriptionStats. Topic goroutine.
-func (s *subscription) stats(o statsOptions) map[string]any {
+func (s *subscription) stats(o statsOptions) *subscriptionStats {
 	backlog, backlogBytes := s.backlogOf()
-	cons := []map[string]any{}
+	cons := []*consumerStats{}
 	var unacked int64
 	for _, cs := range s.consumers {
 		ci := s.t.adm.consumers[cs]
@@ -270,66 +86,63 @@ func (s *subscription) stats(o statsOptions) map[string]any {
 		if o.noConsumers {
 			continue
 		}
-		cons = append(cons, map[string]any{
-			"consumerName": cs.name, "availablePermits": max(cs.permits, 0), "unackedMessages": n,
-			"blockedConsumerOnUnackedMsgs": cs.blocked, "msgRateOut": 0.0, "msgThroughputOut": 0.0,
-			"msgRateRedeliver": 0.0, "messageAckRate": 0.0, "chunkedMessageRate": 0.0,
-			"msgOutCounter": ci.msgs, "bytesOutCounter": ci.bytes,
-			"address": ci.address, "connectedSince": millis(ci.since), "clientVersion": ci.clientVersion,
-			"metadata": ci.metadata, "priorityLevel": cs.priority, "lastConsumedFlowTimestamp": ci.lastFlow,
+		cons = append(cons, &consumerStats{
+			ConsumerName: cs.name, AvailablePermits: max(cs.permits, 0), UnackedMessages: n,
+			BlockedConsumerOnUnackedMsgs: cs.blocked,
+			MsgOutCounter:                ci.msgs, BytesOutCounter: ci.bytes,
+			Address: ci.address, ConnectedSince: millis(ci.since), ClientVersion: ci.clientVersion,
+			Metadata: ci.metadata, PriorityLevel: cs.priority, LastConsumedFlowTimestamp: ci.lastFlow,
 		})
 	}
 	sc := s.t.adm.subs[s.name]
 	if sc == nil {
 		sc = &counter{}
 	}
-	st := map[string]any{
-		"msgRateOut": 0.0, "msgThroughputOut": 0.0, "msgRateRedeliver": 0.0, "msgRateExpired": 0.0,
-		"messageAckRate": 0.0, "chunkedMessageRate": 0.0,
-		"msgOutCounter": sc.msgs, "bytesOutCounter": sc.bytes,
-		"msgBacklog": backlog, "msgBacklogNoDelayed": backlog, "backlogSize": backlogBytes,
-		"msgDelayed": 0, "unackedMessages": unacked, "type": subTypeNames[s.typ],
-		"consumers": cons, "isDurable": s.durable, "isReplicated": false,
-		"blockedSubscriptionOnUnackedMsgs": s.blocked || s.brokerBlocked, "allowOutOfOrderDelivery": false,
-		"nonContiguousDeletedMessagesRanges": len(s.cur.Current().Ranges),
-		"subscriptionProperties":             map[string]string{},
-		"consumersAfterMarkDeletePosition":   map[string]string{},
+	st := &subscriptionStats{
+		MsgOutCounter: sc.msgs, BytesOutCounter: sc.bytes,
+		MsgBacklog: backlog, MsgBacklogNoDelayed: backlog, BacklogSize: backlogBytes,
+		UnackedMessages: unacked, Type: subTypeNames[s.typ],
+		Consumers: cons, IsDurable: s.durable,
+		BlockedSubscriptionOnUnackedMsgs:   s.blocked || s.brokerBlocked,
+		NonContiguousDeletedMessagesRanges: len(s.cur.Current().Ranges),
+		SubscriptionProperties:             map[string]string{},
+		ConsumersAfterMarkDeletePosition:   map[string]string{},
 	}
 	if s.active != nil {
-		st["activeConsumerName"] = s.active.name
+		name := s.active.name
+		st.ActiveConsumerName = &name
 	}
 	if next, ok := s.cur.NextUnacked(s.cur.MarkDelete()); ok {
 		if e, ok := s.t.led.Get(next); ok {
-			st["earliestMsgPublishTimeInBacklog"] = e.PublishTime
+			pt := e.PublishTime
+			st.EarliestMsgPublishTimeInBacklog = &pt
 		}
 	}
 	return st
 }
 
-func posString(p ledger.Position) string { return fmt.Sprintf("%d:%d", p.Ledger, p.Entry) }
-
 // internalStats builds Pulsar's PersistentTopicInternalStats. Topic
 // goroutine.
-func (t *topic) internalStats() map[string]any {
+func (t *topic) internalStats() *internalStats {
 	segs := t.led.Segments()
-	ledgers := []map[string]any{}
+	ledgers := []ledgerInfo{}
 	var total int64
 	curEntries, curSize := int64(0), int64(0)
 	for _, s := range segs {
-		ledgers = append(ledgers, map[string]any{"ledgerId": s.ID, "entries": s.Entries, "size": s.Size, "offloaded": false, "underReplicated": false})
+		ledgers = append(ledgers, ledgerInfo{LedgerID: s.ID, Entries: int64(s.Entries), Size: s.Size})
 		total += s.Size
 		if s.ID == t.led.CurrentLedger() {
 			curEntries, curSize = int64(s.Entries), s.Size
 		}
 	}
 	if len(segs) == 0 || segs[len(segs)-1].ID != t.led.CurrentLedger() {
-		ledgers = append(ledgers, map[string]any{"ledgerId": t.led.CurrentLedger(), "entries": 0, "size": 0, "offloaded": false, "underReplicated": false})
+		ledgers = append(ledgers, ledgerInfo{LedgerID: t.led.CurrentLedger()})
 	}
 	last := fmt.Sprintf("%d:-1", t.led.CurrentLedger())
 	if p, ok := t.led.Last(); ok {
 		last = posString(p)
 	}
-	cursors := map[string]any{}
+	cursors := map[string]*cursorStats{}
 	for name, s := range t.subs {
 		cur := s.cur.Current()
 		var ranges []string
@@ -338,23 +151,22 @@ func (t *topic) internalStats() map[string]any {
 		}
 		backlog, _ := s.backlogOf()
 		read, _ := t.led.Next(s.readPos)
-		cursors[name] = map[string]any{
-			"markDeletePosition": posString(s.cur.MarkDelete()), "readPosition": posString(read),
-			"waitingReadOp": false, "pendingReadOps": 0, "messagesConsumedCounter": t.adm.in.msgs - backlog,
-			"cursorLedger": -1, "cursorLedgerLastEntry": -1,
-			"individuallyDeletedMessages": "[" + strings.Join(ranges, ", ") + "]",
-			"lastLedgerSwitchTimestamp":   "", "state": "Open", "active": len(s.consumers) > 0,
-			"numberOfEntriesSinceFirstNotAckedMessage": backlog, "totalNonContiguousDeletedMessagesRange": len(ranges),
-			"subscriptionHavePendingRead": false, "subscriptionHavePendingReplayRead": false,
-			"properties": map[string]int64{},
+		cursors[name] = &cursorStats{
+			MarkDeletePosition: posString(s.cur.MarkDelete()), ReadPosition: posString(read),
+			MessagesConsumedCounter: t.adm.in.msgs - backlog,
+			CursorLedger:            -1, CursorLedgerLastEntry: -1,
+			IndividuallyDeletedMessages: "[" + strings.Join(ranges, ", ") + "]",
+			State:                       "Open", Active: len(s.consumers) > 0,
+			NumberOfEntriesSinceFirstNotAckedMessage: backlog, TotalNonContiguousDeletedMessagesRange: len(ranges),
+			Properties: map[string]int64{},
 		}
 	}
-	return map[string]any{
-		"entriesAddedCounter": t.led.Len(), "numberOfEntries": t.led.Len(), "totalSize": total,
-		"currentLedgerEntries": curEntries, "currentLedgerSize": curSize,
-		"lastLedgerCreatedTimestamp": "", "waitingCursorsCount": 0, "pendingAddEntriesCount": 0,
-		"lastConfirmedEntry": last, "state": "LedgerOpened", "ledgers": ledgers, "cursors": cursors,
-		"schemaLedgers": []any{}, "compactedLedger": map[string]any{"ledgerId": -1, "entries": -1, "size": -1, "offloaded": false, "underReplicated": false},
+	n := int64(t.led.Len())
+	return &internalStats{
+		EntriesAddedCounter: n, NumberOfEntries: n, TotalSize: total,
+		CurrentLedgerEntries: curEntries, CurrentLedgerSize: curSize,
+		LastConfirmedEntry: last, State: "LedgerOpened", Ledgers: ledgers, Cursors: cursors,
+		SchemaLedgers: []ledgerInfo{}, CompactedLedger: ledgerInfo{LedgerID: -1, Entries: -1, Size: -1},
 	}
 }
 
@@ -362,4 +174,47 @@ func (t *topic) internalStats() map[string]any {
 // Pulsar writes the open end of an acknowledged range.
 func justBeforePos(p ledger.Position) ledger.Position {
 	return ledger.Position{Ledger: p.Ledger, Entry: p.Entry - 1}
+}
+
+// ksModeNames are Pulsar's KeySharedMode names, as the stats write them.
+var ksModeNames = map[proto.KeySharedMode]string{
+	proto.KeySharedMode_AUTO_SPLIT: "AUTO_SPLIT", proto.KeySharedMode_STICKY: "STICKY",
+}
+
+// addNonPersistentStats turns the TopicStats of a non-persistent topic
+// into Pulsar's NonPersistentTopicStats: msgDropRate on the topic, each
+// publisher and each subscription, and a Key_Shared subscription's
+// keySharedMode, without what Pulsar leaves unset there. The topic's own
+// msgDropRate is 0: Pulsar 4.x never sets it on a topic's stats
+// (partitioned stats sum it). A publisher's counts what was dropped because
+// its connection had more than
+// Gates.MaxConcurrentNonPersistentMessagePerConnection sends in flight
+// (np_inflight.go). Topic goroutine; a no-op on a persistent topic.
+func (t *topic) addNonPersistentStats(st *topicStats) {
+	if t.np == nil {
+		return
+	}
+	now := t.b.opts.Clock.Now()
+	st.MsgDropRate = new(0.0)
+	// Pulsar sets neither on a non-persistent topic (no managed ledger, no
+	// deduplication); its JSON leaves out what is null.
+	st.TopicCreationTimeStamp = 0
+	st.DeduplicationStatus = ""
+	for _, p := range st.Publishers {
+		p.MsgDropRate = new(t.publisherDropValue(p.ProducerName))
+	}
+	for name, ss := range st.Subscriptions {
+		ss.MsgDropRate = new(0.0)
+		ss.ActiveConsumerName = nil // not in a NonPersistentSubscription's stats
+		s := t.subs[name]
+		if s == nil {
+			continue
+		}
+		if r := t.np.drops[s]; r != nil {
+			ss.MsgDropRate = new(r.value(now))
+		}
+		if s.typ == proto.CommandSubscribe_Key_Shared && s.ks != nil {
+			ss.KeySharedMode = ksModeNames[s.ks.Config().Mode]
+		}
+	}
 }

@@ -18,11 +18,7 @@ import (
 // sorted by name. Adding sums the rates and averages averageMsgSize.
 
 // byProducerName orders publisher stats by producerName.
-func byProducerName(a, b map[string]any) int {
-	an, _ := a["producerName"].(string)
-	bn, _ := b["producerName"].(string)
-	return cmp.Compare(an, bn)
-}
+func byProducerName(a, b *publisherStats) int { return cmp.Compare(a.ProducerName, b.ProducerName) }
 
 // supportsPartial is a publisher's supportsPartialProducer for its stats.
 func (t *topic) supportsPartial(p *producer) bool {
@@ -31,67 +27,54 @@ func (t *topic) supportsPartial(p *producer) bool {
 
 // mergePublishers merges the publishers of each partition (one list per
 // partition).
-func mergePublishers(parts [][]map[string]any) []map[string]any {
-	var byIndex []map[string]any
-	byName := map[string]map[string]any{}
+func mergePublishers(parts [][]*publisherStats) []*mergedPublisherStats {
+	var byIndex []*mergedPublisherStats
+	byName := map[string]*mergedPublisherStats{}
 	for _, pubs := range parts {
 		pubs = slices.Clone(pubs)
 		slices.SortStableFunc(pubs, byProducerName)
 		i := 0
 		for _, p := range pubs {
-			name, _ := p["producerName"].(string)
-			if partial, _ := p["supportsPartialProducer"].(bool); partial && name != "" {
+			if name := p.ProducerName; p.SupportsPartialProducer && name != "" {
 				e := byName[name]
 				if e == nil {
-					e = newMergedPublisher(true)
-					e["producerName"] = name
+					e = &mergedPublisherStats{SupportsPartialProducer: true, ProducerName: name}
 					byName[name] = e
 				}
-				addPublisher(e, p)
+				e.add(p)
 				continue
 			}
 			if i == len(byIndex) {
-				byIndex = append(byIndex, newMergedPublisher(false))
+				byIndex = append(byIndex, &mergedPublisherStats{})
 			}
-			addPublisher(byIndex[i], p)
+			byIndex[i].add(p)
 			i++
 		}
 	}
 	out := byIndex
 	if out == nil {
-		out = []map[string]any{}
+		out = []*mergedPublisherStats{}
 	}
 	for _, name := range slices.Sorted(maps.Keys(byName)) {
 		out = append(out, byName[name])
 	}
-	for _, e := range out {
-		delete(e, "count")
-	}
 	return out
 }
 
-// newMergedPublisher is an entry of the total: Pulsar's new
-// PublisherStatsImpl, whose unset fields its JSON leaves out.
-func newMergedPublisher(partial bool) map[string]any {
-	return map[string]any{
-		"msgRateIn": 0.0, "msgThroughputIn": 0.0, "averageMsgSize": 0.0, "chunkedMessageRate": 0.0,
-		"producerId": 0, "supportsPartialProducer": partial, "count": 0,
-	}
-}
-
-// addPublisher adds one partition's publisher p into the total's entry e
+// add adds one partition's publisher p into the total's entry e
 // (PublisherStatsImpl.add).
-func addPublisher(e, p map[string]any) {
-	n := e["count"].(int) + 1
-	e["count"] = n
-	for _, k := range []string{"msgRateIn", "msgThroughputIn"} {
-		v, _ := p[k].(float64)
-		e[k] = e[k].(float64) + v
-	}
-	avg, _ := p["averageMsgSize"].(float64)
-	e["averageMsgSize"] = (e["averageMsgSize"].(float64)*float64(n-1) + avg) / float64(n)
-	if r, ok := p["msgDropRate"].(float64); ok { // a non-persistent publisher's
-		prev, _ := e["msgDropRate"].(float64)
-		e["msgDropRate"] = prev + r
+func (e *mergedPublisherStats) add(p *publisherStats) {
+	e.count++
+	n := float64(e.count)
+	e.MsgRateIn += p.MsgRateIn
+	e.MsgThroughputIn += p.MsgThroughputIn
+	e.AverageMsgSize = (e.AverageMsgSize*(n-1) + p.AverageMsgSize) / n
+	if p.MsgDropRate != nil { // a non-persistent publisher's
+		var prev float64
+		if e.MsgDropRate != nil {
+			prev = *e.MsgDropRate
+		}
+		sum := prev + *p.MsgDropRate
+		e.MsgDropRate = &sum
 	}
 }

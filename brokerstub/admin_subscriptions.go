@@ -178,17 +178,6 @@ func deleteSubscription(rq *adminReq) (any, error) {
 	})
 }
 
-// rewindTo resets the subscription to pos like a seek: consumers are
-// disconnected and reconnect to read from there.
-func (s *subscription) rewindTo(pos ledger.Position) {
-	s.disconnectAll(true)
-	if s.t.subs[s.name] == nil { // a non-durable one went with its consumers
-		return
-	}
-	s.reset(pos, nil)
-	s.persist(false)
-}
-
 func resetCursorByTime(rq *adminReq) (any, error) {
 	ts, err := parseInt64(rq.p["timestamp"], "timestamp")
 	if err != nil {
@@ -225,34 +214,6 @@ func resetCursorByID(rq *adminReq) (any, error) {
 		s.rewindTo(s.t.idPosition(d))
 		return nil
 	})
-}
-
-// ackEntry acknowledges the whole entry at p for the subscription, as an
-// admin skip or expiry does, and forgets any delivery of it.
-func (s *subscription) ackEntry(p ledger.Position) {
-	e, ok := s.t.led.Get(p)
-	if !ok {
-		return
-	}
-	s.cur.AckIndividual(p, nil, int(s.t.info(e).numMessages))
-	for _, cs := range s.consumers {
-		s.release(cs, p)
-	}
-	s.replay.Remove(p)
-	delete(s.redeliveries, p)
-}
-
-// ackThrough acknowledges every entry up to and including p.
-func (s *subscription) ackThrough(p ledger.Position) {
-	for {
-		next, ok := s.cur.NextUnacked(s.cur.MarkDelete())
-		if !ok || p.Less(next) {
-			break
-		}
-		s.ackEntry(next)
-	}
-	s.persist(false)
-	s.dispatch()
 }
 
 func skipMessages(rq *adminReq) (any, error) {

@@ -9,21 +9,21 @@ import (
 	"github.com/pulsargo/sdk/brokerstub/internal/policy"
 )
 
+// clusterData is Pulsar's ClusterData; the TLS URLs only when the broker
+// has TLS ports, peerClusterNames always null.
+type clusterData struct {
+	ServiceURL          string   `json:"serviceUrl"`
+	BrokerServiceURL    string   `json:"brokerServiceUrl"`
+	ServiceURLTLS       string   `json:"serviceUrlTls,omitempty"`
+	BrokerServiceURLTLS string   `json:"brokerServiceUrlTls,omitempty"`
+	PeerClusterNames    []string `json:"peerClusterNames"`
+}
+
 // clusterData is Pulsar's ClusterData for the broker's own cluster, from
 // its live addresses.
-func (b *Broker) clusterData() map[string]any {
-	d := map[string]any{
-		"serviceUrl":       b.WebServiceURL(),
-		"brokerServiceUrl": b.brokerServiceURL(),
-		"peerClusterNames": nil,
-	}
-	if u := b.TLSURL(); u != "" {
-		d["brokerServiceUrlTls"] = u
-	}
-	if u := b.WebServiceTLSURL(); u != "" {
-		d["serviceUrlTls"] = u
-	}
-	return d
+func (b *Broker) clusterData() clusterData {
+	return clusterData{ServiceURL: b.WebServiceURL(), BrokerServiceURL: b.brokerServiceURL(),
+		ServiceURLTLS: b.WebServiceTLSURL(), BrokerServiceURLTLS: b.TLSURL()}
 }
 
 // brokerID is the broker's id as Pulsar names it: advertised host and web
@@ -52,21 +52,6 @@ func getCluster(rq *adminReq) (any, error) {
 func getTenants(rq *adminReq) (any, error) { return rq.b.pol().Tenants(), nil }
 
 func getTenant(rq *adminReq) (any, error) { return rq.b.pol().Tenant(rq.p["tenant"]) }
-
-func validName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
-		case r == '-', r == '_', r == '=', r == ':', r == '.':
-		default:
-			return false
-		}
-	}
-	return true
-}
 
 func putTenant(rq *adminReq) (any, error) {
 	name := rq.p["tenant"]
@@ -120,8 +105,14 @@ func getBrokers(rq *adminReq) (any, error) {
 	return []string{rq.b.brokerID()}, nil
 }
 
+// leaderBroker is Pulsar's LeaderBroker.
+type leaderBroker struct {
+	ServiceURL string `json:"serviceUrl"`
+	BrokerID   string `json:"brokerId"`
+}
+
 func getLeaderBroker(rq *adminReq) (any, error) {
-	return map[string]string{"serviceUrl": rq.b.WebServiceURL(), "brokerId": rq.b.brokerID()}, nil
+	return leaderBroker{ServiceURL: rq.b.WebServiceURL(), BrokerID: rq.b.brokerID()}, nil
 }
 
 // healthCheck answers "ok" as Pulsar's brokers/health does once the broker
@@ -141,14 +132,18 @@ func healthCheck(rq *adminReq) (any, error) {
 	return rawReply{contentType: "text/plain", body: []byte("ok")}, nil
 }
 
+// internalConfiguration is Pulsar's InternalConfigurationData: brokerstub
+// has no metadata store, so its URLs are empty.
+type internalConfiguration struct {
+	ZookeeperServers              string `json:"zookeeperServers"`
+	ConfigurationMetadataStoreURL string `json:"configurationMetadataStoreUrl"`
+	ClusterName                   string `json:"clusterName"`
+	AdvertisedAddress             string `json:"advertisedAddress"`
+}
+
 func getInternalConfig(rq *adminReq) (any, error) {
 	host, _, _ := net.SplitHostPort(rq.b.advertise(rq.b.Addr()))
-	return map[string]any{
-		"zookeeperServers":              "",
-		"configurationMetadataStoreUrl": "",
-		"clusterName":                   rq.b.opts.ClusterName,
-		"advertisedAddress":             host,
-	}, nil
+	return internalConfiguration{ClusterName: rq.b.opts.ClusterName, AdvertisedAddress: host}, nil
 }
 
 // dynamicConfigNames are the broker settings the admin API accepts as

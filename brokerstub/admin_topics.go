@@ -71,34 +71,11 @@ func getPartitions(rq *adminReq) (any, error) {
 	}
 	if n > 1 {
 		if err := rq.checkClientVersion(); err != nil {
-			return nil, err // client_version.go
+			return nil, err // admin_client_version.go
 		}
 	}
-	return map[string]any{"partitions": n, "deleted": false}, nil
+	return partitionedMetadata{Partitions: n}, nil
 }
-
-// autoCreatePartitions applies autoTopicPartitions to a topic that
-// does not exist yet; it returns its partition count (0: non-partitioned).
-func (b *Broker) autoCreatePartitions(name topicName) (int, error) {
-	n := b.autoTopicPartitions(name) // autotopic_policy.go
-	if n <= 0 || name.Partition >= 0 {
-		return 0, nil
-	}
-	if err := b.refuseAutoPartitioned(name, n); err != nil { // limits_admin.go
-		return 0, err
-	}
-	if err := b.st.SetPartitions(name.Full, n); err != nil {
-		return 0, err
-	}
-	return n, nil
-}
-
-// maxPartitions bounds the partitions of a topic created or grown over the
-// admin API: operations on a partitioned topic touch every partition, so
-// the count a request claims must not size what the broker allocates.
-// Pulsar's maxNumPartitionsPerPartitionedTopic (0, unlimited, by default)
-// is refused with the same 406 and reason.
-const maxPartitions = 1000
 
 // checkPartitionCount refuses a partition count out of (0, max], max being
 // maxPartitions or the broker's Limits.MaxNumPartitionsPerPartitionedTopic

@@ -451,3 +451,9 @@ func (b *Broker) brokerServiceURL() string {
 	}
 	return "pulsar://" + b.advertise(addr)
 }
+
+func (b *Broker) isClosed() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.closed
+}

@@ -282,27 +282,29 @@ func (b *Broker) pipeConnsInFlight() int64 {
 // sorted list; with AggregatePublisherStatsByProducerName, those of
 // clients that support partial producers merge by name.
 func TestMergePublishers(t *testing.T) {
-	pub := func(name string, rate float64, partial bool) map[string]any {
-		return map[string]any{"producerName": name, "msgRateIn": rate, "msgThroughputIn": 0.0, "averageMsgSize": rate,
-			"supportsPartialProducer": partial, "address": "x"}
+	pub := func(name string, rate float64, partial bool) *publisherStats {
+		return &publisherStats{ProducerName: name, MsgRateIn: rate, AverageMsgSize: rate,
+			SupportsPartialProducer: partial, Address: "x"}
 	}
-	got := mergePublishers([][]map[string]any{
+	got := mergePublishers([][]*publisherStats{
 		{pub("b", 1, false), pub("a", 2, false)},
 		{pub("c", 4, false)},
 		{pub("z", 8, true), pub("y", 16, true)},
 		{pub("z", 32, true)},
 	})
 	require.Len(t, got, 4)
-	assert.Equal(t, 6.0, got[0]["msgRateIn"], "a (first by name) and c")
-	assert.Equal(t, 3.0, got[0]["averageMsgSize"])
-	assert.Equal(t, 1.0, got[1]["msgRateIn"], "b alone at index 1")
-	assert.NotContains(t, got[0], "producerName")
-	assert.NotContains(t, got[0], "address")
-	assert.Equal(t, "y", got[2]["producerName"])
-	assert.Equal(t, "z", got[3]["producerName"])
-	assert.Equal(t, 40.0, got[3]["msgRateIn"])
-	assert.Equal(t, true, got[3]["supportsPartialProducer"])
-	assert.NotContains(t, got[3], "count")
+	assert.Equal(t, 6.0, got[0].MsgRateIn, "a (first by name) and c")
+	assert.Equal(t, 3.0, got[0].AverageMsgSize)
+	assert.Equal(t, 1.0, got[1].MsgRateIn, "b alone at index 1")
+	raw, err := json.Marshal(got[0])
+	require.NoError(t, err)
+	assert.NotContains(t, string(raw), "producerName")
+	assert.NotContains(t, string(raw), "address")
+	assert.NotContains(t, string(raw), "count")
+	assert.Equal(t, "y", got[2].ProducerName)
+	assert.Equal(t, "z", got[3].ProducerName)
+	assert.Equal(t, 40.0, got[3].MsgRateIn)
+	assert.Equal(t, true, got[3].SupportsPartialProducer)
 }
 
 // A client's supports_partial_producer shows in its publisher stats only

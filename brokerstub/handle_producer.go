@@ -48,7 +48,7 @@ func (c *conn) handleProducer(m *proto.CommandProducer) {
 	last := int64(-1)
 	if err := t.call(func() {
 		// Max producers, terminated topics and exceeded backlog quotas
-		// refuse producers (limits.go, admin_quota.go).
+		// refuse producers (limits.go, backlog_quota.go).
 		if code, reason := t.refuseProducerLimit(); reason != "" {
 			adm = admission{code: code, msg: reason}
 			return

@@ -1,6 +1,12 @@
 package brokerstub
 
 import (
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
+	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/internal/topicname"
 )
 
@@ -18,3 +24,39 @@ func parseTopic(s string) (topicName, error) { return topicname.Parse(s) }
 
 // partitionName returns the name of partition i of base.
 func partitionName(base string, i int) string { return topicname.PartitionName(base, i) }
+
+func posString(p ledger.Position) string { return fmt.Sprintf("%d:%d", p.Ledger, p.Entry) }
+
+var subTypeNames = map[proto.CommandSubscribe_SubType]string{
+	proto.CommandSubscribe_Exclusive: "Exclusive", proto.CommandSubscribe_Shared: "Shared",
+	proto.CommandSubscribe_Failover: "Failover", proto.CommandSubscribe_Key_Shared: "Key_Shared",
+}
+
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		case r == '-', r == '_', r == '=', r == ':', r == '.':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// splitPath splits the escaped path into unescaped segments.
+func splitPath(escaped string) ([]string, bool) {
+	raw := strings.Split(strings.Trim(escaped, "/"), "/")
+	out := make([]string, len(raw))
+	for i, s := range raw {
+		u, err := url.PathUnescape(s)
+		if err != nil {
+			return nil, false
+		}
+		out[i] = u
+	}
+	return out, true
+}

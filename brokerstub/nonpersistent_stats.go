@@ -2,8 +2,6 @@ package brokerstub
 
 import (
 	"time"
-
-	"github.com/pulsargo/sdk/internal/proto"
 )
 
 // statsWindow is how often Pulsar recomputes the rates its stats report
@@ -45,48 +43,4 @@ func (r *rate) record(now time.Time, n int64) {
 func (r *rate) value(now time.Time) float64 {
 	r.roll(now)
 	return r.last
-}
-
-// ksModeNames are Pulsar's KeySharedMode names, as the stats write them.
-var ksModeNames = map[proto.KeySharedMode]string{
-	proto.KeySharedMode_AUTO_SPLIT: "AUTO_SPLIT", proto.KeySharedMode_STICKY: "STICKY",
-}
-
-// addNonPersistentStats turns the TopicStats of a non-persistent topic
-// into Pulsar's NonPersistentTopicStats: msgDropRate on the topic, each
-// publisher and each subscription, and a Key_Shared subscription's
-// keySharedMode, without what Pulsar leaves unset there. The topic's own
-// msgDropRate is 0: Pulsar 4.x never sets it on a topic's stats
-// (partitioned stats sum it). A publisher's counts what was dropped because
-// its connection had more than
-// Gates.MaxConcurrentNonPersistentMessagePerConnection sends in flight
-// (np_inflight.go). Topic goroutine; a no-op on a persistent topic.
-func (t *topic) addNonPersistentStats(st map[string]any) {
-	if t.np == nil {
-		return
-	}
-	now := t.b.opts.Clock.Now()
-	st["msgDropRate"] = 0.0
-	// Pulsar sets neither on a non-persistent topic (no managed ledger, no
-	// deduplication); its JSON leaves out what is null.
-	st["topicCreationTimeStamp"] = int64(0)
-	delete(st, "deduplicationStatus")
-	for _, p := range st["publishers"].([]map[string]any) {
-		p["msgDropRate"] = t.publisherDropValue(p["producerName"])
-	}
-	for name, sv := range st["subscriptions"].(map[string]any) {
-		ss := sv.(map[string]any)
-		ss["msgDropRate"] = 0.0
-		delete(ss, "activeConsumerName") // not in a NonPersistentSubscription's stats
-		s := t.subs[name]
-		if s == nil {
-			continue
-		}
-		if r := t.np.drops[s]; r != nil {
-			ss["msgDropRate"] = r.value(now)
-		}
-		if s.typ == proto.CommandSubscribe_Key_Shared && s.ks != nil {
-			ss["keySharedMode"] = ksModeNames[s.ks.Config().Mode]
-		}
-	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // errTopicNotFound is returned for an unknown topic when auto topic
@@ -160,4 +161,44 @@ func (b *Broker) Unload(topicName string) error {
 		t.stop(true)
 	}
 	return nil
+}
+
+// autoCreatePartitions applies autoTopicPartitions to a topic that
+// does not exist yet; it returns its partition count (0: non-partitioned).
+func (b *Broker) autoCreatePartitions(name topicName) (int, error) {
+	n := b.autoTopicPartitions(name) // autotopic_policy.go
+	if n <= 0 || name.Partition >= 0 {
+		return 0, nil
+	}
+	if err := b.refuseAutoPartitioned(name, n); err != nil { // limits_admin.go
+		return 0, err
+	}
+	if err := b.st.SetPartitions(name.Full, n); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// maxPartitions bounds the partitions of a topic created or grown over the
+// admin API: operations on a partitioned topic touch every partition, so
+// the count a request claims must not size what the broker allocates.
+// Pulsar's maxNumPartitionsPerPartitionedTopic (0, unlimited, by default)
+// is refused with the same 406 and reason.
+const maxPartitions = 1000
+
+// namespaceTopics lists the topics of ns (partitions by their names, as
+// Pulsar does) of the mode PERSISTENT, NON_PERSISTENT or ALL.
+func (b *Broker) namespaceTopics(ns, mode string) []string {
+	out := []string{}
+	for _, full := range b.topicNames() {
+		n, err := parseTopic(full)
+		if err != nil || n.Namespace != ns || strings.Contains(full, "/__change_events") {
+			continue
+		}
+		if (mode == "PERSISTENT" && n.Domain != "persistent") || (mode == "NON_PERSISTENT" && n.Domain == "persistent") {
+			continue
+		}
+		out = append(out, full)
+	}
+	return out
 }

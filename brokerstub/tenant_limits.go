@@ -1,8 +1,6 @@
 package brokerstub
 
 import (
-	"encoding/json"
-	"fmt"
 	"net/http"
 )
 
@@ -120,72 +118,7 @@ func (b *Broker) refuseTopicPolicies() error {
 	return nil
 }
 
-// bundlesData is a namespace's bundles as Pulsar's BundlesData: n equal
-// ranges of the 32-bit hash space.
-func bundlesData(n int) map[string]any {
-	bounds := make([]string, 0, n+1)
-	step := uint64(1<<32) / uint64(n)
-	for i := range n {
-		bounds = append(bounds, fmt.Sprintf("0x%08x", uint64(i)*step))
-	}
-	bounds = append(bounds, "0xffffffff")
-	return map[string]any{"boundaries": bounds, "numBundles": n}
-}
-
 // maxBundles bounds the bundles a namespace may have, so that a request
 // cannot make the broker build an unbounded list of boundaries (brokerstub's
 // own bound).
 const maxBundles = 1024
-
-// defaultBundles fills in the bundles of a namespace created without a
-// bundles policy, or with only numBundles, as Pulsar's createNamespace.
-func (b *Broker) defaultBundles(pol map[string]json.RawMessage) (map[string]json.RawMessage, error) {
-	n := b.opts.Tenancy.DefaultNumberOfNamespaceBundles
-	if raw, ok := pol["bundles"]; ok && string(raw) != "null" {
-		var bd struct {
-			Boundaries []string `json:"boundaries"`
-			NumBundles int      `json:"numBundles"`
-		}
-		if err := json.Unmarshal(raw, &bd); err != nil {
-			return nil, restErr(http.StatusBadRequest, "Invalid bundles: %v", err)
-		}
-		if len(bd.Boundaries) > maxBundles+1 {
-			return nil, restErr(http.StatusPreconditionFailed, "Invalid bundles: at most %d bundles", maxBundles)
-		}
-		if len(bd.Boundaries) > 0 {
-			return pol, nil // kept as given
-		}
-		if bd.NumBundles > maxBundles {
-			return nil, restErr(http.StatusPreconditionFailed, "Invalid bundles: numBundles must be at most %d", maxBundles)
-		}
-		if bd.NumBundles > 0 {
-			n = bd.NumBundles
-		}
-	}
-	raw, err := json.Marshal(bundlesData(n))
-	if err != nil {
-		return nil, err
-	}
-	if pol == nil {
-		pol = map[string]json.RawMessage{}
-	}
-	pol["bundles"] = raw
-	return pol, nil
-}
-
-// getBundles serves GET /admin/v2/namespaces/{tenant}/{ns}/bundles:
-// the namespace's BundlesData, as its policies report it.
-func getBundles(rq *adminReq) (any, error) {
-	ns, err := rq.namespace()
-	if err != nil {
-		return nil, err
-	}
-	pol, _, err := rq.b.pol().Policies(ns)
-	if err != nil {
-		return nil, err
-	}
-	if raw, ok := pol["bundles"]; ok && string(raw) != "null" {
-		return raw, nil
-	}
-	return bundlesData(rq.b.opts.Tenancy.DefaultNumberOfNamespaceBundles), nil
-}

@@ -36,7 +36,7 @@ type topic struct {
 	infos     map[ledger.Position]*entryInfo
 	stopFlush func() bool
 	graceful  bool
-	adm       topicAdmin   // admin API counters and flags (admin_stats.go)
+	adm       topicAdmin   // admin API counters and flags (topic_counters.go)
 	dedup     *dedup       // nil when deduplication is off (dedup.go)
 	timers    policyTimers // message expiry (ttl.go) and retention (retention.go) checks
 	// np is the state of a non-persistent topic (nonpersistent.go), nil for

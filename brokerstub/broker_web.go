@@ -1,0 +1,37 @@
+package brokerstub
+
+// The broker's web service as its public API shows it: the URL and the
+// handler of the admin REST API, and the advertised host of every URL.
+
+import (
+	"net"
+	"net/http"
+)
+
+// WebServiceURL returns the URL of the admin REST API and HTTP lookups,
+// "http://host:port" (Pulsar's webServiceUrl), or "" with
+// Options.NoListener (use AdminHandler then).
+func (b *Broker) WebServiceURL() string {
+	if b.admin == nil || b.admin.addr == "" {
+		return ""
+	}
+	return "http://" + b.advertise(b.admin.addr)
+}
+
+// AdminHandler returns the http.Handler that serves the admin REST API,
+// HTTP lookups and /metrics, for tests that serve it themselves (with
+// httptest, or under Options.NoListener).
+func (b *Broker) AdminHandler() http.Handler { return b.admin }
+
+// advertise replaces the host of a bound address by Options.AdvertisedAddress
+// when one is set.
+func (b *Broker) advertise(addr string) string {
+	if b.opts.AdvertisedAddress == "" {
+		return addr
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr
+	}
+	return net.JoinHostPort(b.opts.AdvertisedAddress, port)
+}
