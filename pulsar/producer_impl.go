@@ -216,7 +216,7 @@ func (p *partitionedProducer) Send(ctx context.Context, msg *ProducerMessage) (M
 	if err != nil {
 		return nil, err
 	}
-	id, err := sendIn(ctx, pp, m, version, end)
+	id, err := sendIn(ctx, pp, &m, version, end)
 	if err != nil {
 		return nil, producerErr("send to "+pp.Topic(), err)
 	}
@@ -256,7 +256,7 @@ func (p *partitionedProducer) SendAsync(ctx context.Context, msg *ProducerMessag
 		// connection comes after them.
 		receipted = func(id messageid.MessageID) { p.opts.Interceptors.OnSendAcknowledgement(p, msg, id) }
 	}
-	pp.SendAsyncReceipted(ctx, m, version, receipted, func(id messageid.MessageID, err error) {
+	pp.SendAsyncReceipted(ctx, &m, version, receipted, func(id messageid.MessageID, err error) {
 		if end != nil {
 			end(err)
 		}
@@ -292,7 +292,7 @@ func (p *partitionedProducer) SendReader(ctx context.Context, msg *ProducerMessa
 	if end != nil {
 		done = func(_ messageid.MessageID, err error) { end(err) }
 	}
-	id, err := pp.SendReader(ctx, m, version, r, size, done)
+	id, err := pp.SendReader(ctx, &m, version, r, size, done)
 	if err != nil {
 		return nil, producerErr("send to "+pp.Topic(), err)
 	}

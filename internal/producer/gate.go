@@ -18,10 +18,20 @@ type gate struct {
 	readers int
 	writer  bool
 	writers int           // feeds waiting
-	changed chan struct{} // closed and replaced on every release; see newGate
+	changed chan struct{} // closed on a release that a waiter may want; nil while nobody waits
 }
 
-func newGate() *gate { return &gate{changed: make(chan struct{})} }
+func newGate() *gate { return &gate{} }
+
+// waitCh is the channel closed by the next release that may let a waiter
+// in, made on demand: sends that never wait (nearly all of them) allocate
+// nothing. Called with g.mu held.
+func (g *gate) waitCh() chan struct{} {
+	if g.changed == nil {
+		g.changed = make(chan struct{})
+	}
+	return g.changed
+}
 
 // tryRLock takes the gate shared if it is free of feeds now.
 func (g *gate) tryRLock() bool {
@@ -41,7 +51,11 @@ func (g *gate) rlock(ctx context.Context) error {
 			return nil
 		}
 		g.mu.Lock()
-		ch := g.changed
+		if !g.writer && g.writers == 0 {
+			g.mu.Unlock()
+			continue // released meanwhile
+		}
+		ch := g.waitCh()
 		g.mu.Unlock()
 		select {
 		case <-ch:
@@ -51,11 +65,14 @@ func (g *gate) rlock(ctx context.Context) error {
 	}
 }
 
-// runlock releases a shared hold.
+// runlock releases a shared hold. Only a waiting feed cares, and only
+// once the last shared hold is gone.
 func (g *gate) runlock() {
 	g.mu.Lock()
 	g.readers--
-	g.broadcast()
+	if g.readers == 0 {
+		g.broadcast()
+	}
 	g.mu.Unlock()
 }
 
@@ -64,7 +81,7 @@ func (g *gate) lock(ctx context.Context) error {
 	g.mu.Lock()
 	g.writers++
 	for g.writer || g.readers > 0 {
-		ch := g.changed
+		ch := g.waitCh()
 		g.mu.Unlock()
 		select {
 		case <-ch:
@@ -91,8 +108,10 @@ func (g *gate) unlock() {
 	g.mu.Unlock()
 }
 
-// broadcast wakes every waiter. Called with g.mu held.
+// broadcast wakes every waiter, if any. Called with g.mu held.
 func (g *gate) broadcast() {
-	close(g.changed)
-	g.changed = make(chan struct{})
+	if g.changed != nil {
+		close(g.changed)
+		g.changed = nil
+	}
 }

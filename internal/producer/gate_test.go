@@ -49,3 +49,19 @@ func TestGate(t *testing.T) {
 		g.runlock()
 	})
 }
+
+// TestGateSharedHoldAllocatesNothing: every send takes and releases the
+// gate shared; with no feed waiting that must not allocate (it made a new
+// channel per release, one allocation per message).
+func TestGateSharedHoldAllocatesNothing(t *testing.T) {
+	g := newGate()
+	allocs := testing.AllocsPerRun(1000, func() {
+		if !g.tryRLock() {
+			t.Fatal("free gate refused a shared hold")
+		}
+		g.runlock()
+	})
+	if allocs != 0 {
+		t.Fatalf("shared hold and release: %v allocations, want 0", allocs)
+	}
+}
