@@ -9,8 +9,11 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
+	"weak"
 
+	"github.com/pulsargo/sdk/brokerstub"
 	"github.com/pulsargo/sdk/internal/wire"
 )
 
@@ -184,4 +187,48 @@ func TestProducerSendReaderMemory(t *testing.T) {
 	if used := c.mem.inUse(); used != 0 {
 		t.Errorf("memory in use after the send: %d", used)
 	}
+}
+
+// TestProducerClosedIsReleased: once a producer and its client are closed,
+// nothing keeps them reachable — not the send-timeout timer, which used to
+// hold the engine (and through it the batch buffers of the topic, and the
+// client) for SendTimeout (30 s) after Close, nor the batch timer: a
+// program that opens a producer per task, or each run of pulsarbench's W1,
+// kept every closed producer's window of batch buffers (10 MB at W1's
+// MaxPendingMessages) alive meanwhile. A stopped timer is not enough: the
+// runtime may keep a stopped timer's function until its due time.
+func TestProducerClosedIsReleased(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := brokerstub.RunT(t, brokerstub.Options{NoListener: true, Logger: csLogger()})
+		var wp weak.Pointer[partitionedProducer]
+		var wc weak.Pointer[client]
+		func() {
+			c, err := newClient(ClientOptions{URL: b.URL(), Dialer: b.Dial, Logger: clientLogger()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := c.CreateProducer(ProducerOptions{Topic: csTopic(), BatchingMaxPublishDelay: time.Hour})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := csCtx(t)
+			for range 100 {
+				p.SendAsync(ctx, &ProducerMessage{Payload: make([]byte, 1024)}, nil)
+			}
+			if err := p.FlushWithCtx(ctx); err != nil {
+				t.Fatal(err)
+			}
+			// One more, left in an open batch: its batch timer (an hour)
+			// is armed when the producer closes.
+			p.SendAsync(ctx, &ProducerMessage{Payload: make([]byte, 1024)}, nil)
+			wp, wc = weak.Make(p.(*partitionedProducer)), weak.Make(c)
+			p.Close()
+			c.Close()
+		}()
+		synctest.Wait() // the connection's goroutines have ended
+		runtime.GC()
+		if wp.Value() != nil || wc.Value() != nil {
+			t.Fatalf("after Close and GC: producer reachable %v, client reachable %v", wp.Value() != nil, wc.Value() != nil)
+		}
+	})
 }

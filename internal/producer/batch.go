@@ -242,12 +242,13 @@ func (p *Producer) armBatchTimer() {
 		return
 	}
 	p.batchTimer = true
-	p.opts.Clock.AfterFunc(p.opts.BatchMaxDelay, func() {
+	p.stopBatchTimer = p.afterFunc(p.opts.BatchMaxDelay, func(p *Producer) {
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		p.batchTimer = false
-		if p.state != stateClosed {
-			p.flushBatches()
+		if p.state == stateClosed {
+			return // stopped by Close as it fired
 		}
+		p.batchTimer, p.stopBatchTimer = false, nil
+		p.flushBatches()
 	})
 }
