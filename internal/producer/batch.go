@@ -150,8 +150,9 @@ func (p *Producer) batchable(m *Message, n int) bool {
 }
 
 // addToBatch appends m to its batch, flushing batches as limits require,
-// and the batch m joined when flushNow. Called with p.mu held.
-func (p *Producer) addToBatch(m *Message, schemaVersion []byte, pm pending, mem int64, deadline time.Time, flushNow bool) error {
+// and the batch m joined when flushNow. A batch's send timeout runs from
+// its first message's send (at). Called with p.mu held.
+func (p *Producer) addToBatch(m *Message, schemaVersion []byte, pm pending, mem int64, at *sendTime, flushNow bool) error {
 	key := p.batchKey(m)
 	b := p.batches.get(key)
 	if b != nil && (!p.fits(b, len(m.Payload)) || !bytes.Equal(b.schemaVersion, schemaVersion) || !sameTxn(b.txn, txnOf(m))) {
@@ -160,7 +161,7 @@ func (p *Producer) addToBatch(m *Message, schemaVersion []byte, pm pending, mem 
 	}
 	if b == nil {
 		b = p.batches.start(key)
-		b.partitionKey, b.orderingKey, b.deadline = m.Key, m.OrderingKey, deadline
+		b.partitionKey, b.orderingKey, b.deadline = m.Key, m.OrderingKey, p.deadline(at.now())
 		b.schemaVersion, b.txn = schemaVersion, txnOf(m)
 		p.armBatchTimer()
 	}

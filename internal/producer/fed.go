@@ -197,7 +197,7 @@ func (p *Producer) admitFed(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := p.waitRoom(ctx, 0); err != nil { // the message's permit
+	if err := p.waitRoom(ctx, 0, nil); err != nil { // the message's permit
 		p.gate.unlock()
 		return err
 	}

@@ -282,7 +282,10 @@ func (p *Producer) stopTimers() {
 // blocking is off, the TooLarge error for a message larger than the memory
 // limit, the Timeout error when the send timeout passes first, the Closed
 // error when the producer closes, or ctx's error.
-func (p *Producer) waitRoom(ctx context.Context, mem int64) error {
+//
+// at, if not nil, is when the send was called: read before a wait, so that
+// the send timeout counts it.
+func (p *Producer) waitRoom(ctx context.Context, mem int64, at *sendTime) error {
 	if lim := p.opts.Memory.Limit(); lim > 0 && mem > lim {
 		return p.tooLargeForMemory(mem, lim)
 	}
@@ -302,6 +305,9 @@ func (p *Producer) waitRoom(ctx context.Context, mem int64) error {
 		if p.opts.DisableBlockIfQueueFull {
 			return fmt.Errorf("%w: %d messages pending (ProducerOptions.MaxPendingMessages)", api.ErrSendQueueIsFull, p.opts.MaxPendingMessages)
 		}
+	}
+	if at != nil {
+		at.now()
 	}
 	wctx, stop := p.waitCtx(ctx)
 	defer stop()
