@@ -158,11 +158,11 @@ func (p *Producer) finish(e *entry, ids interface{ at(int) messageid.MessageID }
 	}
 	msgs, batched := e.msgs, e.batched
 	p.cbs.push(func() {
-		for i, m := range msgs {
+		for i := range msgs {
 			if err != nil {
-				m.cb(nil, err)
+				msgs[i].complete(p, nil, err)
 			} else {
-				m.cb(ids.at(i), nil)
+				msgs[i].complete(p, ids.at(i), nil)
 			}
 		}
 		if batched {

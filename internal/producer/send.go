@@ -72,12 +72,18 @@ func (p *Producer) SendAsyncReceipted(ctx context.Context, m *Message, schemaVer
 	p.send(ctx, m, schemaVersion, pending{cb: cb, receipted: receipted}, false)
 }
 
+// SendAsyncDone is SendAsyncVersioned that gives the outcome to done with
+// a and b (see Done): a send that allocates no callback.
+func (p *Producer) SendAsyncDone(ctx context.Context, m *Message, schemaVersion []byte, done Done, a, b any) {
+	p.send(ctx, m, schemaVersion, pending{done: done, a: a, b: b}, false)
+}
+
 // send is SendAsyncVersioned; flushNow sends m's batch at once.
 func (p *Producer) send(ctx context.Context, m *Message, schemaVersion []byte, pm pending, flushNow bool) {
 	if err := p.sendAsync(ctx, m, schemaVersion, pm, flushNow); err != nil {
 		p.stats.failed.Add(1)
 		p.metricFailed(1, err)
-		pm.cb(nil, err)
+		pm.complete(p, nil, err)
 	}
 }
 
@@ -152,7 +158,7 @@ func (p *Producer) sendAsync(ctx context.Context, m *Message, schemaVersion []by
 	now := at.now()
 	md := p.entryMetadata(m, seq, now, n)
 	md.SchemaVersion = schemaVersion
-	e := &entry{seq: seq, highest: seq, msgs: []pending{{cb: pm.cb, receipted: pm.receipted, size: n, at: p.metricsNow()}}, meta: md, payload: payload, mem: mem, deadline: p.deadline(now), txn: txnOf(m)}
+	e := &entry{seq: seq, highest: seq, msgs: []pending{withSize(pm, n, p.metricsNow())}, meta: md, payload: payload, mem: mem, deadline: p.deadline(now), txn: txnOf(m)}
 	setMetaTxn(md, e.txn)
 	if err := p.plan(e); err != nil {
 		p.release(1, mem)
