@@ -94,7 +94,7 @@ func New(ctx context.Context, opts Options) (*Producer, error) {
 		p.batches.bufs = &Buffers{}
 	}
 	if !opts.DisableBatching {
-		p.batches.spareMsgs = make(chan []pending, maxSpareMsgs)
+		p.batches.spare = &spareMsgs{}
 	}
 	p.ref = &timerRef{}
 	p.ref.p.Store(p)
