@@ -1,6 +1,8 @@
 package pulsar
 
 import (
+	"context"
+	"errors"
 	"io"
 	"os"
 	"runtime"
@@ -231,4 +233,41 @@ func TestProducerClosedIsReleased(t *testing.T) {
 			t.Fatalf("after Close and GC: producer reachable %v, client reachable %v", wp.Value() != nil, wc.Value() != nil)
 		}
 	})
+}
+
+// TestMemoryLimitConcurrent: the client's producer memory budget (reserved
+// per message and released per receipt without a lock since issue #35)
+// never holds more than its limit, wakes a reservation waiting for room
+// when room is released, and ends at zero.
+func TestMemoryLimitConcurrent(t *testing.T) {
+	const limit, n = 1000, 300
+	m := newMemoryLimit(limit)
+	var wg sync.WaitGroup
+	ctx := context.Background()
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 2000 {
+				if i%2 == 0 && !m.tryReserve(n) {
+					continue
+				}
+				if i%2 == 1 {
+					if err := m.reserve(ctx, n); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+				if used := m.inUse(); used > limit {
+					t.Errorf("goroutine %d: %d bytes reserved, more than the limit %d", g, used, limit)
+				}
+				m.release(n)
+			}
+		})
+	}
+	wg.Wait()
+	if used := m.inUse(); used != 0 {
+		t.Fatalf("%d bytes reserved after every release, want 0", used)
+	}
+	if err := m.reserve(ctx, limit+1); !errors.Is(err, ErrMessageTooLarge) {
+		t.Fatalf("reserve beyond the limit: %v, want ErrMessageTooLarge", err)
+	}
 }
