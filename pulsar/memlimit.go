@@ -3,16 +3,19 @@ package pulsar
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 )
 
 // memoryLimit counts the bytes producers hold until the broker acknowledges
 // them. Reservations block while the limit is reached; a single message
-// larger than the whole limit can never fit and is refused outright.
+// larger than the whole limit can never fit and is refused outright. Every
+// message reserves and every receipt releases, so both are atomic
+// operations on used; mu and changed are for the waits.
 type memoryLimit struct {
 	limit int64 // <= 0: no limit
 
+	used    atomic.Int64
 	mu      sync.Mutex
-	used    int64
 	changed chan struct{} // closed and replaced whenever used drops
 }
 
@@ -25,13 +28,15 @@ func (m *memoryLimit) tryReserve(n int64) bool {
 	if m.limit <= 0 {
 		return true
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.used+n > m.limit {
-		return false
+	for {
+		used := m.used.Load()
+		if used+n > m.limit {
+			return false
+		}
+		if m.used.CompareAndSwap(used, used+n) {
+			return true
+		}
 	}
-	m.used += n
-	return true
 }
 
 // reserve waits until n bytes fit; it fails at once with ErrMessageTooLarge
@@ -44,9 +49,13 @@ func (m *memoryLimit) reserve(ctx context.Context, n int64) error {
 		return ErrMessageTooLarge
 	}
 	for {
+		if m.tryReserve(n) {
+			return nil
+		}
+		// A release after this check closes the channel taken here: it
+		// closes under mu, after lowering used.
 		m.mu.Lock()
-		if m.used+n <= m.limit {
-			m.used += n
+		if m.tryReserve(n) {
 			m.mu.Unlock()
 			return nil
 		}
@@ -60,21 +69,25 @@ func (m *memoryLimit) reserve(ctx context.Context, n int64) error {
 	}
 }
 
+// add reserves n bytes whether or not they fit.
+func (m *memoryLimit) add(n int64) {
+	if m.limit <= 0 || n <= 0 {
+		return
+	}
+	m.used.Add(n)
+}
+
 // release returns n bytes.
 func (m *memoryLimit) release(n int64) {
 	if m.limit <= 0 || n == 0 {
 		return
 	}
+	m.used.Add(-n)
 	m.mu.Lock()
-	m.used -= n
 	close(m.changed)
 	m.changed = make(chan struct{})
 	m.mu.Unlock()
 }
 
 // inUse returns the bytes currently reserved.
-func (m *memoryLimit) inUse() int64 {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.used
-}
+func (m *memoryLimit) inUse() int64 { return m.used.Load() }

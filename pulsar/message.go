@@ -61,9 +61,10 @@ type ProducerMessage struct {
 }
 
 // engineMessage is what the producer engine sends of msg, with payload
-// (msg.Payload, or its encoded Value).
-func engineMessage(msg *ProducerMessage, payload []byte) *producer.Message {
-	m := &producer.Message{Payload: payload, Key: msg.Key, OrderingKey: msg.OrderingKey, Properties: msg.Properties,
+// (msg.Payload, or its encoded Value). A value, not a pointer: the engine
+// reads it during the send call only, so it stays on the caller's stack.
+func engineMessage(msg *ProducerMessage, payload []byte) producer.Message {
+	m := producer.Message{Payload: payload, Key: msg.Key, OrderingKey: msg.OrderingKey, Properties: msg.Properties,
 		EventTime: msg.EventTime, ReplicationClusters: msg.ReplicationClusters, DisableReplication: msg.DisableReplication,
 		SequenceID: msg.SequenceID, DeliverAfter: msg.DeliverAfter, DeliverAt: msg.DeliverAt}
 	if msg.Transaction != nil {

@@ -81,3 +81,36 @@ func TestEngineErrorsAreSentinels(t *testing.T) {
 		is("Subscribe after Close", err, ErrClientClosed)
 	})
 }
+
+// TestSendAsyncCallbackArguments: SendAsync's callback (called without a
+// closure per message since issue #35) gets the message it was given, the
+// id, and on failure the package's sentinel.
+func TestSendAsyncCallbackArguments(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		v := newCSEnv(t)
+		topic := csTopic()
+		p := testProducer(t, v.c, ProducerOptions{Topic: topic})
+		type outcome struct {
+			id  MessageID
+			msg *ProducerMessage
+			err error
+		}
+		got := make(chan outcome, 2)
+		cb := func(id MessageID, msg *ProducerMessage, err error) { got <- outcome{id, msg, err} }
+		sent := &ProducerMessage{Payload: []byte("one")}
+		p.SendAsync(csCtx(t), sent, cb)
+		if err := p.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if o := <-got; o.err != nil || o.msg != sent || o.id == nil || o.id.BatchIdx() != 0 {
+			t.Fatalf("callback got id %v, message %p (sent %p), err %v", o.id, o.msg, sent, o.err)
+		}
+		p.Close()
+		late := &ProducerMessage{Payload: []byte("late")}
+		p.SendAsync(csCtx(t), late, cb)
+		o := <-got
+		if !errors.Is(o.err, ErrProducerClosed) || o.msg != late || o.id != nil {
+			t.Fatalf("after Close: callback got id %v, message %p (sent %p), err %v; want ErrProducerClosed", o.id, o.msg, late, o.err)
+		}
+	})
+}

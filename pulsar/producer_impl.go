@@ -28,6 +28,7 @@ type partitionedProducer struct {
 	metrics api.Recorder     // the topic's metrics (metrics.go)
 	crypto  *producerCrypto  // end-to-end encryption, nil for none
 	bufs    producer.Buffers // batch payload buffers its partitions share
+	done    producer.Done    // asyncDone, made once
 
 	mu    sync.RWMutex // guards parts, which discovery grows
 	parts []*producer.Producer
@@ -71,6 +72,7 @@ func (c *client) createProducer(opts ProducerOptions) (Producer, error) {
 	}
 	p := &partitionedProducer{c: c, topic: opts.Topic, opts: opts, parts: make([]*producer.Producer, len(names)), schemas: schemas, crypto: pcrypto}
 	p.metrics = c.topicMetrics(opts.Topic)
+	p.done = p.asyncDone
 	if opts.MessageRouter != nil {
 		p.router = opts.MessageRouter
 	} else {
@@ -216,7 +218,7 @@ func (p *partitionedProducer) Send(ctx context.Context, msg *ProducerMessage) (M
 	if err != nil {
 		return nil, err
 	}
-	id, err := sendIn(ctx, pp, m, version, end)
+	id, err := sendIn(ctx, pp, &m, version, end)
 	if err != nil {
 		return nil, producerErr("send to "+pp.Topic(), err)
 	}
@@ -249,6 +251,11 @@ func (p *partitionedProducer) SendAsync(ctx context.Context, msg *ProducerMessag
 		callback(nil, msg, err)
 		return
 	}
+	if end == nil && len(p.opts.Interceptors) == 0 {
+		// The common case: no closure per message (see asyncDone).
+		pp.SendAsyncDone(ctx, &m, version, p.done, callback, msg)
+		return
+	}
 	var receipted producer.Receipted
 	if len(p.opts.Interceptors) > 0 {
 		// On the connection's reader before the callback, as the official
@@ -256,7 +263,7 @@ func (p *partitionedProducer) SendAsync(ctx context.Context, msg *ProducerMessag
 		// connection comes after them.
 		receipted = func(id messageid.MessageID) { p.opts.Interceptors.OnSendAcknowledgement(p, msg, id) }
 	}
-	pp.SendAsyncReceipted(ctx, m, version, receipted, func(id messageid.MessageID, err error) {
+	pp.SendAsyncReceipted(ctx, &m, version, receipted, func(id messageid.MessageID, err error) {
 		if end != nil {
 			end(err)
 		}
@@ -266,6 +273,18 @@ func (p *partitionedProducer) SendAsync(ctx context.Context, msg *ProducerMessag
 		}
 		callback(id, msg, nil)
 	})
+}
+
+// asyncDone completes a SendAsync without interceptors or transaction: a
+// is the caller's callback, b its message. One method value for every
+// send, where a closure holding the two would be allocated per message.
+func (p *partitionedProducer) asyncDone(from *producer.Producer, id messageid.MessageID, err error, a, b any) {
+	callback, msg := a.(func(MessageID, *ProducerMessage, error)), b.(*ProducerMessage)
+	if err != nil {
+		callback(nil, msg, producerErr("send to "+from.Topic(), err))
+		return
+	}
+	callback(id, msg, nil)
 }
 
 func (p *partitionedProducer) SendReader(ctx context.Context, msg *ProducerMessage, r io.Reader, size int64) (MessageID, error) {
@@ -292,7 +311,7 @@ func (p *partitionedProducer) SendReader(ctx context.Context, msg *ProducerMessa
 	if end != nil {
 		done = func(_ messageid.MessageID, err error) { end(err) }
 	}
-	id, err := pp.SendReader(ctx, m, version, r, size, done)
+	id, err := pp.SendReader(ctx, &m, version, r, size, done)
 	if err != nil {
 		return nil, producerErr("send to "+pp.Topic(), err)
 	}

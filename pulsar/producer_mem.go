@@ -14,11 +14,4 @@ func (a producerMemory) Limit() int64                               { return a.m
 // Add reserves n bytes even past the limit: the few bytes by which a
 // compressed payload, or a batch's framing, exceeds what was reserved for
 // the messages.
-func (a producerMemory) Add(n int64) {
-	if a.m.limit <= 0 || n <= 0 {
-		return
-	}
-	a.m.mu.Lock()
-	a.m.used += n
-	a.m.mu.Unlock()
-}
+func (a producerMemory) Add(n int64) { a.m.add(n) }

@@ -1,6 +1,8 @@
 package pulsar
 
 import (
+	"context"
+	"errors"
 	"io"
 	"os"
 	"runtime"
@@ -9,8 +11,11 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
+	"weak"
 
+	"github.com/pulsargo/sdk/brokerstub"
 	"github.com/pulsargo/sdk/internal/wire"
 )
 
@@ -183,5 +188,86 @@ func TestProducerSendReaderMemory(t *testing.T) {
 	}
 	if used := c.mem.inUse(); used != 0 {
 		t.Errorf("memory in use after the send: %d", used)
+	}
+}
+
+// TestProducerClosedIsReleased: once a producer and its client are closed,
+// nothing keeps them reachable — not the send-timeout timer, which used to
+// hold the engine (and through it the batch buffers of the topic, and the
+// client) for SendTimeout (30 s) after Close, nor the batch timer: a
+// program that opens a producer per task, or each run of pulsarbench's W1,
+// kept every closed producer's window of batch buffers (10 MB at W1's
+// MaxPendingMessages) alive meanwhile. A stopped timer is not enough: the
+// runtime may keep a stopped timer's function until its due time.
+func TestProducerClosedIsReleased(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := brokerstub.RunT(t, brokerstub.Options{NoListener: true, Logger: csLogger()})
+		var wp weak.Pointer[partitionedProducer]
+		var wc weak.Pointer[client]
+		func() {
+			c, err := newClient(ClientOptions{URL: b.URL(), Dialer: b.Dial, Logger: clientLogger()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := c.CreateProducer(ProducerOptions{Topic: csTopic(), BatchingMaxPublishDelay: time.Hour})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := csCtx(t)
+			for range 100 {
+				p.SendAsync(ctx, &ProducerMessage{Payload: make([]byte, 1024)}, nil)
+			}
+			if err := p.FlushWithCtx(ctx); err != nil {
+				t.Fatal(err)
+			}
+			// One more, left in an open batch: its batch timer (an hour)
+			// is armed when the producer closes.
+			p.SendAsync(ctx, &ProducerMessage{Payload: make([]byte, 1024)}, nil)
+			wp, wc = weak.Make(p.(*partitionedProducer)), weak.Make(c)
+			p.Close()
+			c.Close()
+		}()
+		synctest.Wait() // the connection's goroutines have ended
+		runtime.GC()
+		if wp.Value() != nil || wc.Value() != nil {
+			t.Fatalf("after Close and GC: producer reachable %v, client reachable %v", wp.Value() != nil, wc.Value() != nil)
+		}
+	})
+}
+
+// TestMemoryLimitConcurrent: the client's producer memory budget (reserved
+// per message and released per receipt without a lock since issue #35)
+// never holds more than its limit, wakes a reservation waiting for room
+// when room is released, and ends at zero.
+func TestMemoryLimitConcurrent(t *testing.T) {
+	const limit, n = 1000, 300
+	m := newMemoryLimit(limit)
+	var wg sync.WaitGroup
+	ctx := context.Background()
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 2000 {
+				if i%2 == 0 && !m.tryReserve(n) {
+					continue
+				}
+				if i%2 == 1 {
+					if err := m.reserve(ctx, n); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+				if used := m.inUse(); used > limit {
+					t.Errorf("goroutine %d: %d bytes reserved, more than the limit %d", g, used, limit)
+				}
+				m.release(n)
+			}
+		})
+	}
+	wg.Wait()
+	if used := m.inUse(); used != 0 {
+		t.Fatalf("%d bytes reserved after every release, want 0", used)
+	}
+	if err := m.reserve(ctx, limit+1); !errors.Is(err, ErrMessageTooLarge) {
+		t.Fatalf("reserve beyond the limit: %v, want ErrMessageTooLarge", err)
 	}
 }

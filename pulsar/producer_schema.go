@@ -39,38 +39,40 @@ func newProducerSchemas(opts ProducerOptions) (*producerSchemas, error) {
 }
 
 // prepare returns the message to hand to the engine of pp (its Payload the
-// encoded Value, if msg has one) and its schema version.
-func (ps *producerSchemas) prepare(ctx context.Context, pp *producer.Producer, msg *ProducerMessage) (*producer.Message, []byte, error) {
+// encoded Value, if msg has one) and its schema version. The message is a
+// value that the caller passes by address to the engine, which does not
+// keep it: a send allocates no engine message.
+func (ps *producerSchemas) prepare(ctx context.Context, pp *producer.Producer, msg *ProducerMessage) (producer.Message, []byte, error) {
 	if msg.Value != nil && msg.Payload != nil {
-		return nil, nil, fmt.Errorf("%w: a message has Value or Payload, not both", ErrInvalidOptions)
+		return producer.Message{}, nil, fmt.Errorf("%w: a message has Value or Payload, not both", ErrInvalidOptions)
 	}
 	s := ps.schema
 	if msg.Schema != nil {
 		if err := checkSchema(msg.Schema); err != nil {
-			return nil, nil, err
+			return producer.Message{}, nil, err
 		}
 		if ps.disableMulti && ps.schema != nil && schemaKey(msg.Schema.GetSchemaInfo()) != ps.key {
-			return nil, nil, &SchemaError{Op: "send", Type: msg.Schema.GetSchemaInfo().Type,
+			return producer.Message{}, nil, &SchemaError{Op: "send", Type: msg.Schema.GetSchemaInfo().Type,
 				Err: errors.New("the message's schema is not the producer's and DisableMultiSchema is set")}
 		}
 		s = msg.Schema
 	}
 	if s == nil {
 		if msg.Value != nil {
-			return nil, nil, &SchemaError{Op: "encode", Err: errors.New("a message with a Value needs a Schema")}
+			return producer.Message{}, nil, &SchemaError{Op: "encode", Err: errors.New("a message with a Value needs a Schema")}
 		}
 		return engineMessage(msg, msg.Payload), nil, nil
 	}
 	version, err := ps.version(ctx, pp, s)
 	if err != nil {
-		return nil, nil, err
+		return producer.Message{}, nil, err
 	}
 	if msg.Value == nil {
 		return engineMessage(msg, msg.Payload), version, nil
 	}
 	payload, err := s.Encode(msg.Value)
 	if err != nil {
-		return nil, nil, schemaErr("encode", s.GetSchemaInfo().Type, err)
+		return producer.Message{}, nil, schemaErr("encode", s.GetSchemaInfo().Type, err)
 	}
 	if payload == nil {
 		payload = []byte{}

@@ -3,6 +3,8 @@ package producer
 import (
 	"bytes"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	gproto "google.golang.org/protobuf/proto"
@@ -39,14 +41,19 @@ type batches struct {
 	// window is the producer's MaxPendingMessages: how many messages
 	// its batches in flight hold at most.
 	window int
-	// spareMsgs are message lists of finished batches, emptied, to reuse;
-	// the callback runner offers them once it has called their callbacks.
-	spareMsgs chan []pending
-	msgsHint  int // capacity for a new batch's message list
+	// spare are message lists of finished batches, emptied, to reuse (as
+	// many as maxSpare, spareLimit); the callback runner offers them once
+	// it has called their callbacks. Off (nil) without batching.
+	spare      *spareMsgs
+	spareLimit atomic.Int32 // maxSpare, for the runner, which holds no p.mu
+	msgsHint   int          // capacity for a new batch's message list
 }
 
-// maxSpareMsgs is how many message lists a producer keeps for reuse.
-const maxSpareMsgs = 32
+// spareMsgs are the message lists kept for reuse.
+type spareMsgs struct {
+	mu    sync.Mutex
+	lists [][]pending
+}
 
 // maxSpare is how many batch payload buffers a producer keeps for reuse:
 // as many as the batches a full pending window holds (MaxPendingMessages
@@ -67,16 +74,37 @@ func (bs *batches) recycle(buf []byte) {
 }
 
 // recycleMsgs offers the message list of a finished batch, whose callbacks
-// have all been called, for the next batches. Safe from any goroutine.
+// have all been called, for the next batches: as many as a pending window
+// holds, as for the payload buffers (a list of W1's batches is 11 KB).
+// Safe from any goroutine.
 func (bs *batches) recycleMsgs(msgs []pending) {
-	if bs.spareMsgs == nil || cap(msgs) == 0 {
+	if bs.spare == nil || cap(msgs) == 0 {
 		return
 	}
 	clear(msgs)
-	select {
-	case bs.spareMsgs <- msgs[:0]:
-	default:
+	limit := max(int(bs.spareLimit.Load()), 4)
+	bs.spare.mu.Lock()
+	if len(bs.spare.lists) < limit {
+		bs.spare.lists = append(bs.spare.lists, msgs[:0])
 	}
+	bs.spare.mu.Unlock()
+}
+
+// takeMsgs returns a kept message list, or nil.
+func (bs *batches) takeMsgs() []pending {
+	if bs.spare == nil {
+		return nil
+	}
+	bs.spare.mu.Lock()
+	defer bs.spare.mu.Unlock()
+	n := len(bs.spare.lists)
+	if n == 0 {
+		return nil
+	}
+	msgs := bs.spare.lists[n-1]
+	bs.spare.lists[n-1] = nil
+	bs.spare.lists = bs.spare.lists[:n-1]
+	return msgs
 }
 
 // get returns the open batch for key, or nil.
@@ -89,12 +117,8 @@ func (bs *batches) empty() bool { return len(bs.open) == 0 }
 func (bs *batches) start(key string) *batch {
 	b := &batch{key: key}
 	b.buf = bs.bufs.get()
-	select {
-	case b.msgs = <-bs.spareMsgs: // nil channel: never
-	default:
-		if bs.msgsHint > 0 {
-			b.msgs = make([]pending, 0, bs.msgsHint)
-		}
+	if b.msgs = bs.takeMsgs(); b.msgs == nil && bs.msgsHint > 0 {
+		b.msgs = make([]pending, 0, bs.msgsHint)
 	}
 	if bs.byKey == nil {
 		bs.byKey = map[string]*batch{}
@@ -118,6 +142,7 @@ func (bs *batches) detach(b *batch) {
 	bs.bufs.learn(len(b.buf))
 	if len(b.msgs) > bs.msgsHint {
 		bs.msgsHint = len(b.msgs)
+		bs.spareLimit.Store(int32(min(bs.maxSpare(), 1<<30)))
 	}
 }
 
@@ -150,8 +175,9 @@ func (p *Producer) batchable(m *Message, n int) bool {
 }
 
 // addToBatch appends m to its batch, flushing batches as limits require,
-// and the batch m joined when flushNow. Called with p.mu held.
-func (p *Producer) addToBatch(m *Message, schemaVersion []byte, pm pending, mem int64, deadline time.Time, flushNow bool) error {
+// and the batch m joined when flushNow. A batch's send timeout runs from
+// its first message's send (at). Called with p.mu held.
+func (p *Producer) addToBatch(m *Message, schemaVersion []byte, pm pending, mem int64, at *sendTime, flushNow bool) error {
 	key := p.batchKey(m)
 	b := p.batches.get(key)
 	if b != nil && (!p.fits(b, len(m.Payload)) || !bytes.Equal(b.schemaVersion, schemaVersion) || !sameTxn(b.txn, txnOf(m))) {
@@ -160,7 +186,7 @@ func (p *Producer) addToBatch(m *Message, schemaVersion []byte, pm pending, mem 
 	}
 	if b == nil {
 		b = p.batches.start(key)
-		b.partitionKey, b.orderingKey, b.deadline = m.Key, m.OrderingKey, deadline
+		b.partitionKey, b.orderingKey, b.deadline = m.Key, m.OrderingKey, p.deadline(at.now())
 		b.schemaVersion, b.txn = schemaVersion, txnOf(m)
 		p.armBatchTimer()
 	}
@@ -242,12 +268,13 @@ func (p *Producer) armBatchTimer() {
 		return
 	}
 	p.batchTimer = true
-	p.opts.Clock.AfterFunc(p.opts.BatchMaxDelay, func() {
+	p.stopBatchTimer = p.afterFunc(p.opts.BatchMaxDelay, func(p *Producer) {
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		p.batchTimer = false
-		if p.state != stateClosed {
-			p.flushBatches()
+		if p.state == stateClosed {
+			return // stopped by Close as it fired
 		}
+		p.batchTimer, p.stopBatchTimer = false, nil
+		p.flushBatches()
 	})
 }

@@ -13,9 +13,26 @@ import (
 // pending is one message inside an entry.
 type pending struct {
 	cb        Callback
+	done      Done // called with a and b instead of cb, when set
+	a, b      any
 	receipted Receipted // nil for none
 	size      int       // uncompressed payload bytes
 	at        time.Time // when Send was called, with metrics only
+}
+
+// withSize is pm with its payload size and send time filled in.
+func withSize(pm pending, size int, at time.Time) pending {
+	pm.size, pm.at = size, at
+	return pm
+}
+
+// complete gives the message's outcome to its callback.
+func (m *pending) complete(p *Producer, id messageid.MessageID, err error) {
+	if m.done != nil {
+		m.done(p, id, err, m.a, m.b)
+		return
+	}
+	m.cb(id, err)
 }
 
 // entry is one unit sent to the broker and acknowledged by sequence id: a

@@ -42,7 +42,7 @@ func (p *Producer) sendFed(ctx context.Context, m *Message, schemaVersion []byte
 	seq := p.assignSeq(m)
 	md := p.entryMetadata(m, seq, now, n)
 	md.SchemaVersion = schemaVersion
-	e := &entry{seq: seq, highest: seq, msgs: []pending{{cb: pm.cb, receipted: pm.receipted, size: n, at: p.metricsNow()}},
+	e := &entry{seq: seq, highest: seq, msgs: []pending{withSize(pm, n, p.metricsNow())},
 		meta: md, payload: m.Payload, deadline: deadline, txn: txnOf(m)}
 	setMetaTxn(md, e.txn)
 	if err := p.plan(e); err != nil {
@@ -197,7 +197,7 @@ func (p *Producer) admitFed(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := p.waitRoom(ctx, 0); err != nil { // the message's permit
+	if err := p.waitRoom(ctx, 0, nil); err != nil { // the message's permit
 		p.gate.unlock()
 		return err
 	}

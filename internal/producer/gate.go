@@ -3,6 +3,7 @@ package producer
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 )
 
 // gate orders sends around a chunked message whose chunks are counted
@@ -13,25 +14,49 @@ import (
 // (its receipts must come first), and no message waiting unwritten behind
 // it holds memory the feed needs. A waiting feed keeps new sends out, so
 // it is not starved. Waits end with their context.
+//
+// Every send takes and releases it shared, so that path is one atomic
+// operation each way, with no lock and no allocation; mu and the channel
+// are for the waits around a feed.
 type gate struct {
+	// state counts the shared holders (gateReaders), whether a feed holds
+	// it (gateWriter) and the feeds waiting (in units of gateWaiter). Only
+	// holders of mu change the feed bits; shared holders change the count
+	// without it.
+	state   atomic.Int64
 	mu      sync.Mutex
-	readers int
-	writer  bool
-	writers int           // feeds waiting
-	changed chan struct{} // closed and replaced on every release; see newGate
+	changed chan struct{} // closed on a release that a waiter may want; nil while nobody waits
 }
 
-func newGate() *gate { return &gate{changed: make(chan struct{})} }
+const (
+	gateReaders = 1<<31 - 1 // mask of the shared holders' count
+	gateWriter  = 1 << 31   // a feed holds the gate
+	gateWaiter  = 1 << 32   // one feed waiting
+)
+
+func newGate() *gate { return &gate{} }
+
+// waitCh is the channel closed by the next release that may let a waiter
+// in, made on demand: sends that never wait (nearly all of them) allocate
+// nothing. Called with g.mu held.
+func (g *gate) waitCh() chan struct{} {
+	if g.changed == nil {
+		g.changed = make(chan struct{})
+	}
+	return g.changed
+}
 
 // tryRLock takes the gate shared if it is free of feeds now.
 func (g *gate) tryRLock() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.writer || g.writers > 0 {
-		return false
+	for {
+		s := g.state.Load()
+		if s&^gateReaders != 0 {
+			return false
+		}
+		if g.state.CompareAndSwap(s, s+1) {
+			return true
+		}
 	}
-	g.readers++
-	return true
 }
 
 // rlock takes the gate shared, waiting for feeds to end or ctx.
@@ -41,7 +66,11 @@ func (g *gate) rlock(ctx context.Context) error {
 			return nil
 		}
 		g.mu.Lock()
-		ch := g.changed
+		if g.state.Load()&^gateReaders == 0 {
+			g.mu.Unlock()
+			continue // released meanwhile
+		}
+		ch := g.waitCh()
 		g.mu.Unlock()
 		select {
 		case <-ch:
@@ -51,34 +80,43 @@ func (g *gate) rlock(ctx context.Context) error {
 	}
 }
 
-// runlock releases a shared hold.
+// runlock releases a shared hold. Only a waiting feed cares, and only
+// once the last shared hold is gone.
 func (g *gate) runlock() {
-	g.mu.Lock()
-	g.readers--
-	g.broadcast()
-	g.mu.Unlock()
+	if s := g.state.Add(-1); s&gateReaders == 0 && s&^gateReaders != 0 {
+		g.mu.Lock()
+		g.broadcast()
+		g.mu.Unlock()
+	}
 }
 
 // lock takes the gate alone, waiting for every other hold to end or ctx.
 func (g *gate) lock(ctx context.Context) error {
 	g.mu.Lock()
-	g.writers++
-	for g.writer || g.readers > 0 {
-		ch := g.changed
+	g.state.Add(gateWaiter)
+	for {
+		s := g.state.Load()
+		if s&(gateWriter|gateReaders) == 0 {
+			if g.state.CompareAndSwap(s, s-gateWaiter+gateWriter) {
+				break
+			}
+			continue // a shared hold was released meanwhile
+		}
+		// A shared holder that releases after this point sees the waiter
+		// and broadcasts under mu, so after ch is taken.
+		ch := g.waitCh()
 		g.mu.Unlock()
 		select {
 		case <-ch:
 		case <-ctx.Done():
 			g.mu.Lock()
-			g.writers--
+			g.state.Add(-gateWaiter)
 			g.broadcast()
 			g.mu.Unlock()
 			return ctx.Err()
 		}
 		g.mu.Lock()
 	}
-	g.writers--
-	g.writer = true
 	g.mu.Unlock()
 	return nil
 }
@@ -86,13 +124,15 @@ func (g *gate) lock(ctx context.Context) error {
 // unlock releases the hold taken by lock.
 func (g *gate) unlock() {
 	g.mu.Lock()
-	g.writer = false
+	g.state.Add(-gateWriter)
 	g.broadcast()
 	g.mu.Unlock()
 }
 
-// broadcast wakes every waiter. Called with g.mu held.
+// broadcast wakes every waiter, if any. Called with g.mu held.
 func (g *gate) broadcast() {
-	close(g.changed)
-	g.changed = make(chan struct{})
+	if g.changed != nil {
+		close(g.changed)
+		g.changed = nil
+	}
 }

@@ -3,6 +3,8 @@ package producer
 import (
 	"context"
 	"errors"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -48,4 +50,64 @@ func TestGate(t *testing.T) {
 		}
 		g.runlock()
 	})
+}
+
+// TestGateSharedHoldAllocatesNothing: every send takes and releases the
+// gate shared; with no feed waiting that must not allocate (it made a new
+// channel per release, one allocation per message).
+func TestGateSharedHoldAllocatesNothing(t *testing.T) {
+	g := newGate()
+	allocs := testing.AllocsPerRun(1000, func() {
+		if !g.tryRLock() {
+			t.Fatal("free gate refused a shared hold")
+		}
+		g.runlock()
+	})
+	if allocs != 0 {
+		t.Fatalf("shared hold and release: %v allocations, want 0", allocs)
+	}
+}
+
+// TestGateExclusion: under concurrent shared holders and feeds, a feed
+// never holds the gate together with anyone else, and every wait ends.
+func TestGateExclusion(t *testing.T) {
+	g := newGate()
+	var inside, feeds atomic.Int32
+	var wg sync.WaitGroup
+	ctx := context.Background()
+	for range 4 {
+		wg.Go(func() {
+			for range 2000 {
+				if err := g.rlock(ctx); err != nil {
+					t.Error(err)
+					return
+				}
+				inside.Add(1)
+				if feeds.Load() != 0 {
+					t.Error("shared hold while a feed holds the gate")
+				}
+				inside.Add(-1)
+				g.runlock()
+			}
+		})
+	}
+	for range 2 {
+		wg.Go(func() {
+			for range 300 {
+				if err := g.lock(ctx); err != nil {
+					t.Error(err)
+					return
+				}
+				if feeds.Add(1) != 1 || inside.Load() != 0 {
+					t.Error("feed holds the gate with another holder")
+				}
+				feeds.Add(-1)
+				g.unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if s := g.state.Load(); s != 0 {
+		t.Fatalf("gate state %#x after every hold was released, want 0", s)
+	}
 }

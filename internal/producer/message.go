@@ -31,6 +31,12 @@ type Message struct {
 // messageid.ChunkMessageID for a chunked message) or an error.
 type Callback func(id messageid.MessageID, err error)
 
+// Done receives the outcome of a send, once, as Callback does, with the
+// producer and the two values the send was given (SendAsyncDone): one Done
+// serves every send, where a Callback that needs the send's own context
+// (the caller's callback, its message) is a closure allocated per send.
+type Done func(from *Producer, id messageid.MessageID, err error, a, b any)
+
 // Receipted is told a message's id when the broker acknowledged it, on the
 // connection's reader goroutine before the next frame is read and before
 // the message's Callback runs (where the official client runs its

@@ -55,7 +55,11 @@ type Producer struct {
 	batches    batches
 	batchTimer bool
 	timeoutOn  bool
-	closed     chan struct{}
+	// stopBatchTimer and stopTimeout stop the batch and send-timeout
+	// timers; Close stops them (see timerRef).
+	stopBatchTimer, stopTimeout func() bool
+	ref                         *timerRef
+	closed                      chan struct{}
 
 	kicked      bool // a lost registration asks reattach to re-attach
 	reattaching bool // the reattach goroutine runs
@@ -90,8 +94,10 @@ func New(ctx context.Context, opts Options) (*Producer, error) {
 		p.batches.bufs = &Buffers{}
 	}
 	if !opts.DisableBatching {
-		p.batches.spareMsgs = make(chan []pending, maxSpareMsgs)
+		p.batches.spare = &spareMsgs{}
 	}
+	p.ref = &timerRef{}
+	p.ref.p.Store(p)
 	p.lastSeq.Store(-1)
 	ctx, cancel := context.WithTimeout(ctx, opts.OperationTimeout)
 	defer cancel()
@@ -226,6 +232,7 @@ func (p *Producer) Close(ctx context.Context) {
 	for _, b := range open {
 		p.finish(&entry{msgs: b.msgs, mem: b.mem}, nil, api.ErrProducerClosed)
 	}
+	p.stopTimers()
 	p.mu.Unlock()
 
 	p.stop()
@@ -237,12 +244,48 @@ func (p *Producer) Close(ctx context.Context) {
 	close(p.closed)
 }
 
+// timerRef is how the producer's timers reach it: until Close, which
+// clears it. A stopped runtime timer keeps its function until the runtime
+// drops it from its heap, which may be when it would have fired (the send
+// timeout: 30 s); a function that held the producer would keep a closed
+// producer — its batch buffers, and through them its topic's and its
+// client's — reachable until then.
+type timerRef struct{ p atomic.Pointer[Producer] }
+
+// afterFunc runs f on the producer after d, unless it closed meanwhile; it
+// returns the function that stops the timer.
+func (p *Producer) afterFunc(d time.Duration, f func(*Producer)) func() bool {
+	ref := p.ref
+	return p.opts.Clock.AfterFunc(d, func() {
+		if p := ref.p.Load(); p != nil {
+			f(p)
+		}
+	})
+}
+
+// stopTimers stops the batch and send-timeout timers, if armed, and lets
+// go of timers that may linger in the runtime. Called with p.mu held, once
+// the producer is closed (nothing arms them again).
+func (p *Producer) stopTimers() {
+	p.ref.p.Store(nil)
+	for _, stop := range []*func() bool{&p.stopBatchTimer, &p.stopTimeout} {
+		if *stop != nil {
+			(*stop)()
+			*stop = nil
+		}
+	}
+	p.batchTimer, p.timeoutOn = false, false
+}
+
 // waitRoom blocks until a pending-message permit and mem bytes of memory
 // are held, or fails: with ErrSendQueueIsFull or ErrMemoryBufferIsFull when
 // blocking is off, the TooLarge error for a message larger than the memory
 // limit, the Timeout error when the send timeout passes first, the Closed
 // error when the producer closes, or ctx's error.
-func (p *Producer) waitRoom(ctx context.Context, mem int64) error {
+//
+// at, if not nil, is when the send was called: read before a wait, so that
+// the send timeout counts it.
+func (p *Producer) waitRoom(ctx context.Context, mem int64, at *sendTime) error {
 	if lim := p.opts.Memory.Limit(); lim > 0 && mem > lim {
 		return p.tooLargeForMemory(mem, lim)
 	}
@@ -262,6 +305,9 @@ func (p *Producer) waitRoom(ctx context.Context, mem int64) error {
 		if p.opts.DisableBlockIfQueueFull {
 			return fmt.Errorf("%w: %d messages pending (ProducerOptions.MaxPendingMessages)", api.ErrSendQueueIsFull, p.opts.MaxPendingMessages)
 		}
+	}
+	if at != nil {
+		at.now()
 	}
 	wctx, stop := p.waitCtx(ctx)
 	defer stop()

@@ -158,11 +158,11 @@ func (p *Producer) finish(e *entry, ids interface{ at(int) messageid.MessageID }
 	}
 	msgs, batched := e.msgs, e.batched
 	p.cbs.push(func() {
-		for i, m := range msgs {
+		for i := range msgs {
 			if err != nil {
-				m.cb(nil, err)
+				msgs[i].complete(p, nil, err)
 			} else {
-				m.cb(ids.at(i), nil)
+				msgs[i].complete(p, ids.at(i), nil)
 			}
 		}
 		if batched {
@@ -187,7 +187,7 @@ func (p *Producer) armTimeout() {
 		return
 	}
 	p.timeoutOn = true
-	p.opts.Clock.AfterFunc(e.deadline.Sub(p.opts.Clock.Now()), p.onTimeout)
+	p.stopTimeout = p.afterFunc(e.deadline.Sub(p.opts.Clock.Now()), (*Producer).onTimeout)
 }
 
 // onTimeout fails, whole, every entry from the oldest on whose deadline
@@ -195,7 +195,10 @@ func (p *Producer) armTimeout() {
 func (p *Producer) onTimeout() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.timeoutOn = false
+	if p.state == stateClosed {
+		return // Close failed everything; a timer that fired as it stopped it
+	}
+	p.timeoutOn, p.stopTimeout = false, nil
 	now := p.opts.Clock.Now()
 	for {
 		e := p.queue.peek()

@@ -72,12 +72,18 @@ func (p *Producer) SendAsyncReceipted(ctx context.Context, m *Message, schemaVer
 	p.send(ctx, m, schemaVersion, pending{cb: cb, receipted: receipted}, false)
 }
 
+// SendAsyncDone is SendAsyncVersioned that gives the outcome to done with
+// a and b (see Done): a send that allocates no callback.
+func (p *Producer) SendAsyncDone(ctx context.Context, m *Message, schemaVersion []byte, done Done, a, b any) {
+	p.send(ctx, m, schemaVersion, pending{done: done, a: a, b: b}, false)
+}
+
 // send is SendAsyncVersioned; flushNow sends m's batch at once.
 func (p *Producer) send(ctx context.Context, m *Message, schemaVersion []byte, pm pending, flushNow bool) {
 	if err := p.sendAsync(ctx, m, schemaVersion, pm, flushNow); err != nil {
 		p.stats.failed.Add(1)
 		p.metricFailed(1, err)
-		pm.cb(nil, err)
+		pm.complete(p, nil, err)
 	}
 }
 
@@ -89,28 +95,24 @@ func (p *Producer) sendAsync(ctx context.Context, m *Message, schemaVersion []by
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%w: %w", api.ErrContextExpired, err)
 	}
-	p.mu.Lock()
-	st := p.state
-	p.mu.Unlock()
-	if st != stateOpen {
+	n := len(m.Payload)
+	at := sendTime{clock: p.opts.Clock}
+	r, maxMsg := p.route(m, n)
+	if r == routeClosed {
 		return api.ErrProducerClosed
 	}
-	now := p.opts.Clock.Now()
-	var deadline time.Time
-	if p.opts.SendTimeout > 0 {
-		deadline = now.Add(p.opts.SendTimeout)
-	}
-	n := len(m.Payload)
 	if n > chunk.MaxTotalSize {
 		return fmt.Errorf("%w: %d bytes, at most %d can be sent", api.ErrMessageTooLarge, n, chunk.MaxTotalSize)
 	}
-	switch r, maxMsg := p.route(m, n); r {
+	switch r {
 	case routeFed:
-		return p.sendFed(ctx, m, schemaVersion, pm, now, deadline)
+		now := at.now()
+		return p.sendFed(ctx, m, schemaVersion, pm, now, p.deadline(now))
 	case routeTooLarge:
 		return tooLargeForBroker(n, maxMsg)
 	}
 	if !p.gate.tryRLock() {
+		at.now() // the wait counts against the send timeout
 		wctx, stop := p.waitCtx(ctx)
 		err := p.gate.rlock(wctx)
 		if err != nil {
@@ -123,14 +125,14 @@ func (p *Producer) sendAsync(ctx context.Context, m *Message, schemaVersion []by
 	}
 	defer p.gate.runlock()
 	mem := int64(n)
-	if err := p.waitRoom(ctx, mem); err != nil {
+	if err := p.waitRoom(ctx, mem, &at); err != nil {
 		return err
 	}
 	p.pendingChanged(1, mem)
 
 	p.mu.Lock()
 	if p.state == stateOpen && p.batchable(m, n) {
-		err := p.addToBatch(m, schemaVersion, pm, mem, deadline, flushNow)
+		err := p.addToBatch(m, schemaVersion, pm, mem, &at, flushNow)
 		p.mu.Unlock()
 		if err != nil {
 			p.release(1, mem)
@@ -153,9 +155,10 @@ func (p *Producer) sendAsync(ctx context.Context, m *Message, schemaVersion []by
 	}
 	p.flushBatches() // keep send order
 	seq := p.assignSeq(m)
+	now := at.now()
 	md := p.entryMetadata(m, seq, now, n)
 	md.SchemaVersion = schemaVersion
-	e := &entry{seq: seq, highest: seq, msgs: []pending{{cb: pm.cb, receipted: pm.receipted, size: n, at: p.metricsNow()}}, meta: md, payload: payload, mem: mem, deadline: deadline, txn: txnOf(m)}
+	e := &entry{seq: seq, highest: seq, msgs: []pending{withSize(pm, n, p.metricsNow())}, meta: md, payload: payload, mem: mem, deadline: p.deadline(now), txn: txnOf(m)}
 	setMetaTxn(md, e.txn)
 	if err := p.plan(e); err != nil {
 		p.release(1, mem)
@@ -166,11 +169,38 @@ func (p *Producer) sendAsync(ctx context.Context, m *Message, schemaVersion []by
 	return nil
 }
 
+// sendTime is when a send was called, read from the clock the first time
+// it is needed: a message that joins an open batch without waiting needs
+// no clock read (its batch's deadline is its first message's), one that
+// opens a batch, is sent on its own or waits for room reads it once,
+// before any wait, so that the send timeout counts the wait.
+type sendTime struct {
+	clock Clock
+	t     time.Time
+}
+
+func (s *sendTime) now() time.Time {
+	if s.t.IsZero() {
+		s.t = s.clock.Now()
+	}
+	return s.t
+}
+
+// deadline is the send-timeout deadline of a message sent at now, zero
+// without a send timeout.
+func (p *Producer) deadline(now time.Time) time.Time {
+	if p.opts.SendTimeout <= 0 {
+		return time.Time{}
+	}
+	return now.Add(p.opts.SendTimeout)
+}
+
 // How sendAsync sends a message.
 const (
 	routeWhole    = iota // batched, or one entry counted whole against the memory limit
 	routeFed             // chunked, its chunks counted as they are in flight (sendFed)
 	routeTooLarge        // larger than the broker takes, and chunking is off
+	routeClosed          // the producer is closing or closed
 )
 
 // route decides how a message m of n bytes is sent. A message the broker
@@ -178,11 +208,14 @@ const (
 // than a frame is chunked when EnableChunking is set (and fed chunk by
 // chunk when it is not compressed) and refused otherwise, as the official
 // client refuses it. A compressed message is decided after compression
-// (plan). It returns the broker's max message size too.
+// (plan). It returns the broker's max message size too, and routeClosed
+// once the producer no longer accepts messages.
 func (p *Producer) route(m *Message, n int) (int, int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch {
+	case p.state != stateOpen:
+		return routeClosed, p.maxMsg
 	case p.batchable(m, n) || n <= p.frameLimit() || p.opts.Compression != 0:
 		return routeWhole, p.maxMsg
 	case !p.opts.EnableChunking:
