@@ -121,7 +121,7 @@ func (s *sample) take(w string, from sample) {
 		s.W2ClientCPU, s.W2BrokerCPU = from.W2ClientCPU, from.W2BrokerCPU
 	case "w6":
 		s.W6CreateMs, s.W6Goroutines, s.W6HeapMB, s.W6RSSMB, s.W6IdleCPUMs = from.W6CreateMs, from.W6Goroutines, from.W6HeapMB, from.W6RSSMB, from.W6IdleCPUMs
-		s.W6RSSBaseMB = from.W6RSSBaseMB
+		s.W6RSSBaseMB, s.W6RecvCPUUs = from.W6RSSBaseMB, from.W6RecvCPUUs
 		s.W6SendPerSec, s.W6RecvPerSec, s.W6CloseMs, s.W6GoroutinesLeft = from.W6SendPerSec, from.W6RecvPerSec, from.W6CloseMs, from.W6GoroutinesLeft
 	case "w7":
 		s.W7SeekMs, s.W7SendPerSec = from.W7SeekMs, from.W7SendPerSec

@@ -63,11 +63,15 @@ func runW6(ctx context.Context, cfg config, name, url string, small []byte, out 
 		return fmt.Errorf("w6 send: %w", err)
 	}
 	out.W6SendPerSec = float64(cfg.w6Msgs) / d.Seconds()
+	before = cpu.now()
 	d, _, err = measure(func() error { return pair.receive(ctx, cfg.w6Msgs) })
 	if err != nil {
 		return fmt.Errorf("w6 receive: %w", err)
 	}
 	out.W6RecvPerSec = float64(cfg.w6Msgs) / d.Seconds()
+	// The client's CPU per message received: on a shared machine, less
+	// noisy than the elapsed time.
+	out.W6RecvCPUUs = float64(cpu.now().sub(before).self.Nanoseconds()) / 1000 / float64(cfg.w6Msgs)
 	out.W6RSSMB = max(out.W6RSSMB, rssMB()-out.W6RSSBaseMB)
 	start = time.Now()
 	pair.close()

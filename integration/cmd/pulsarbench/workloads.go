@@ -55,6 +55,7 @@ type sample struct {
 	// closing, and the goroutines left after Close.
 	W6CreateMs, W6Goroutines, W6HeapMB, W6RSSMB, W6IdleCPUMs float64
 	W6RSSBaseMB                                              float64
+	W6RecvCPUUs                                              float64 // client CPU per message received, µs
 	W6SendPerSec, W6RecvPerSec, W6CloseMs, W6GoroutinesLeft  float64
 	// W7: seek-then-receive of a 64 MiB message, and 1 KiB sends, in a new
 	// process.
@@ -130,6 +131,7 @@ func printTable(w io.Writer, r Results) {
 		{"w6idle", "W6 idle CPU (ratio ours/theirs)", "ms"},
 		{"w6send", "W6 send 1 KiB across partitions", "msgs/s"},
 		{"w6recv", "W6 receive 1 KiB across partitions", "msgs/s"},
+		{"w6recvcpu", "W6 receive: client CPU per message", "us"},
 		{"w6close", "W6 close", "ms"},
 		{"w6left", "W6 goroutines left after Close", ""},
 		{"w7seek", "W7 new process: seek to 2nd of 3 64 MiB, receive", "ms"},
@@ -265,6 +267,7 @@ func benchmark(ctx context.Context, cfg config, url string, cpu cpuClock, relay 
 	div("w5first", res.Theirs["w5first"], res.Ours["w5first"])
 	div("w6recv", res.Ours["w6recv"], res.Theirs["w6recv"])
 	div("w6send", res.Ours["w6send"], res.Theirs["w6send"])
+	div("w6recvcpu", res.Theirs["w6recvcpu"], res.Ours["w6recvcpu"])
 	div("w6create", res.Theirs["w6create"], res.Ours["w6create"])
 	div("w6close", res.Theirs["w6close"], res.Ours["w6close"])
 	// Smaller is better, and the goals are fractions (goroutines at most
@@ -291,8 +294,8 @@ func (s sample) describe(w string) string {
 		return fmt.Sprintf("%.1f MB/s (send %.0f + receive %.0f ms)  w3 %.2fx  w4 %.2fx  cpu %.2f s/GB + broker %.2f s/GB",
 			s.W2MBPerSec, s.W2SendMs, s.W2RecvMs, s.W3AllocX, s.W4AllocX, s.W2ClientCPU, s.W2BrokerCPU)
 	case "w6":
-		return fmt.Sprintf("create %.0f ms, %.0f goroutines, heap %.1f MB, RSS +%.1f MB (over %.1f), idle CPU %.1f ms, send %.0f msgs/s, receive %.0f msgs/s, close %.0f ms, %.0f goroutines left",
-			s.W6CreateMs, s.W6Goroutines, s.W6HeapMB, s.W6RSSMB, s.W6RSSBaseMB, s.W6IdleCPUMs, s.W6SendPerSec, s.W6RecvPerSec, s.W6CloseMs, s.W6GoroutinesLeft)
+		return fmt.Sprintf("create %.0f ms, %.0f goroutines, heap %.1f MB, RSS +%.1f MB (over %.1f), idle CPU %.1f ms, send %.0f msgs/s, receive %.0f msgs/s (CPU %.2f µs/msg), close %.0f ms, %.0f goroutines left",
+			s.W6CreateMs, s.W6Goroutines, s.W6HeapMB, s.W6RSSMB, s.W6RSSBaseMB, s.W6IdleCPUMs, s.W6SendPerSec, s.W6RecvPerSec, s.W6RecvCPUUs, s.W6CloseMs, s.W6GoroutinesLeft)
 	case "w7":
 		return fmt.Sprintf("seek-then-receive %.1f ms, send %.0f msgs/s", s.W7SeekMs, s.W7SendPerSec)
 	default:
@@ -398,25 +401,26 @@ func runLabel(rep int) string {
 // figure whose every run failed is absent.
 func reduce(ss []sample) map[string]float64 {
 	cols := map[string]func(sample) float64{
-		"w1":       func(s sample) float64 { return s.W1MsgsPerSec },
-		"w2":       func(s sample) float64 { return s.W2MBPerSec },
-		"w3":       func(s sample) float64 { return s.W3AllocX },
-		"w4":       func(s sample) float64 { return s.W4AllocX },
-		"w5":       func(s sample) float64 { return s.W5Millis },
-		"w5first":  func(s sample) float64 { return s.W5FirstMs },
-		"w2cpu":    func(s sample) float64 { return s.W2ClientCPU },
-		"w2bcpu":   func(s sample) float64 { return s.W2BrokerCPU },
-		"w6create": func(s sample) float64 { return s.W6CreateMs },
-		"w6gor":    func(s sample) float64 { return s.W6Goroutines },
-		"w6heap":   func(s sample) float64 { return s.W6HeapMB },
-		"w6rss":    func(s sample) float64 { return s.W6RSSMB },
-		"w6idle":   func(s sample) float64 { return s.W6IdleCPUMs },
-		"w6send":   func(s sample) float64 { return s.W6SendPerSec },
-		"w6recv":   func(s sample) float64 { return s.W6RecvPerSec },
-		"w6close":  func(s sample) float64 { return s.W6CloseMs },
-		"w6left":   func(s sample) float64 { return s.W6GoroutinesLeft },
-		"w7seek":   func(s sample) float64 { return s.W7SeekMs },
-		"w7send":   func(s sample) float64 { return s.W7SendPerSec },
+		"w1":        func(s sample) float64 { return s.W1MsgsPerSec },
+		"w2":        func(s sample) float64 { return s.W2MBPerSec },
+		"w3":        func(s sample) float64 { return s.W3AllocX },
+		"w4":        func(s sample) float64 { return s.W4AllocX },
+		"w5":        func(s sample) float64 { return s.W5Millis },
+		"w5first":   func(s sample) float64 { return s.W5FirstMs },
+		"w2cpu":     func(s sample) float64 { return s.W2ClientCPU },
+		"w2bcpu":    func(s sample) float64 { return s.W2BrokerCPU },
+		"w6create":  func(s sample) float64 { return s.W6CreateMs },
+		"w6gor":     func(s sample) float64 { return s.W6Goroutines },
+		"w6heap":    func(s sample) float64 { return s.W6HeapMB },
+		"w6rss":     func(s sample) float64 { return s.W6RSSMB },
+		"w6idle":    func(s sample) float64 { return s.W6IdleCPUMs },
+		"w6send":    func(s sample) float64 { return s.W6SendPerSec },
+		"w6recv":    func(s sample) float64 { return s.W6RecvPerSec },
+		"w6recvcpu": func(s sample) float64 { return s.W6RecvCPUUs },
+		"w6close":   func(s sample) float64 { return s.W6CloseMs },
+		"w6left":    func(s sample) float64 { return s.W6GoroutinesLeft },
+		"w7seek":    func(s sample) float64 { return s.W7SeekMs },
+		"w7send":    func(s sample) float64 { return s.W7SendPerSec },
 	}
 	out := make(map[string]float64, len(cols))
 	for key, f := range cols {
