@@ -1,8 +1,14 @@
 package consumer
 
 import (
+	"context"
+	"errors"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/pulsargo/sdk/messageid"
 )
 
 // An engine counts itself in Options.Parked while it holds entries back
@@ -31,4 +37,48 @@ func TestParkedCountsEnginesHoldingEntries(t *testing.T) {
 	if a.parkedN.Load() != 0 || b.parkedN.Load() != 0 {
 		t.Error("parkedN not kept")
 	}
+}
+
+// An Ack that cannot fail is queued on the engine's loop, not waited for:
+// with the loop busy it returns at once (a round trip per Ack was most of
+// a receive-and-ack loop's time across 1,000 partitions), and the ack is
+// applied when the loop gets to it, before what is queued after it. An id
+// whose batch index is past the size it carries still waits, for its
+// ErrUnknownID.
+func TestAckIsQueuedNotWaitedFor(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := New(Options[*Message]{Topic: "persistent://public/default/acks", Subscription: "s"})
+		defer e.Close()
+		hold := make(chan struct{})
+		e.do(func() { <-hold }) // the loop is busy
+		acked := make(chan error, 1)
+		go func() { acked <- e.Ack(context.Background(), messageid.New(7, 1, -1, -1, 0)) }()
+		select {
+		case err := <-acked:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(time.Minute):
+			t.Fatal("Ack waited for the busy loop")
+		}
+		bad := make(chan error, 1)
+		go func() { bad <- e.Ack(context.Background(), messageidBatch(2, 5, 3)) }()
+		synctest.Wait()
+		select {
+		case err := <-bad:
+			t.Fatalf("an ack that fails returned before the loop ran it: %v", err)
+		default:
+		}
+		close(hold)
+		if err := <-bad; !errors.Is(err, ErrUnknownID) {
+			t.Fatalf("batch index past its size: %v, want ErrUnknownID", err)
+		}
+		var grouped int
+		if err := e.call(func() { grouped = e.acks.len() }); err != nil {
+			t.Fatal(err)
+		}
+		if grouped != 1 {
+			t.Fatalf("%d acknowledgments grouped, want the queued one", grouped)
+		}
+	})
 }
