@@ -97,9 +97,8 @@ func isSecurityKey(k string) bool {
 // managedLedgerMaxEntriesPerLedger, managedLedgerCursorPositionFlushSeconds,
 // managedLedgerCacheSizeMB, allowAutoTopicCreation, allowAutoTopicCreationType, defaultNumPartitions,
 // keepAliveIntervalSeconds, brokerMaxConnections, brokerMaxConnectionsPerIp,
-// pulsarChannelWriteBufferHighWaterMark, pulsarChannelWriteBufferLowWaterMark
-// (the broker always pauses reading past it, as with
-// pulsarChannelPauseReceivingRequestsIfUnwritable=true),
+// pulsarChannelWriteBufferHighWaterMark, pulsarChannelWriteBufferLowWaterMark,
+// pulsarChannelPauseReceivingRequestsIfUnwritable,
 // httpMaxRequestHeaderSize, delayedDeliveryEnabled,
 // delayedDeliveryTickTimeMillis, isDelayedDeliveryDeliverAtTimeStrict,
 // delayedDeliveryMaxDelayInMillis,
@@ -221,6 +220,7 @@ func ParseConfigWith(r io.Reader, co ConfigOptions) (Config, error) {
 	o.MaxConnectionsPerIP = int(p.int("brokerMaxConnectionsPerIp", 0, 0))
 	o.WriteBufferHighWaterMark = int(p.int("pulsarChannelWriteBufferHighWaterMark", 0, 1))
 	o.WriteBufferLowWaterMark = int(p.int("pulsarChannelWriteBufferLowWaterMark", 0, 1))
+	o.PauseReceivingIfUnwritable = p.bool("pulsarChannelPauseReceivingRequestsIfUnwritable", false)
 	o.HTTPMaxHeaderBytes = int(p.int("httpMaxRequestHeaderSize", 0, 1))
 	o.DisableDelayedDelivery = !p.bool("delayedDeliveryEnabled", true)
 	o.DelayedDeliveryTickTime = time.Duration(p.int("delayedDeliveryTickTimeMillis", 0, 1)) * time.Millisecond

@@ -25,8 +25,8 @@ type conn struct {
 	nc  net.Conn
 	log *slog.Logger
 	out *frameq.Queue[outFrame]
-	// outq counts the bytes in out and being written; the read loop
-	// pauses past Options.WriteBufferHighWaterMark (outq.go).
+	// outq counts the bytes in out and being written, but deliveries;
+	// the read loop pauses past its high mark (outq.go).
 	outq outBudget
 	// lingering is set once a last frame (writeLast) is queued: the
 	// connection closes when the writer has written it.
@@ -65,7 +65,7 @@ func newConn(b *Broker, nc net.Conn) *conn {
 	return &conn{
 		b: b, id: id, nc: nc, out: frameq.New[outFrame](), done: make(chan struct{}),
 		log:       b.log.With("conn", id, "remote", nc.RemoteAddr().String()),
-		outq:      outBudget{high: b.opts.WriteBufferHighWaterMark, low: b.opts.WriteBufferLowWaterMark},
+		outq:      newOutBudget(b.opts),
 		producers: map[uint64]*producer{},
 		consumers: map[uint64]*consumer{},
 	}
@@ -343,7 +343,7 @@ func (c *conn) deliver(cmd *proto.BaseCommand, e ledger.Entry) {
 		c.log.Error("encode message", "err", err)
 		return
 	}
-	c.push(outFrame{header: hdr, payload: e.Payload})
+	c.push(outFrame{header: hdr, payload: e.Payload, delivery: true})
 }
 
 // send queues cmd for the client (peer).

@@ -177,15 +177,26 @@ func theConn(t *testing.T, b *Broker) *conn {
 }
 
 // V4: a connected client writes PINGs and never reads the PONGs. The
-// broker stops reading it once WriteBufferHighWaterMark bytes wait for it,
-// so what it holds for the client stays within twice that (it held every
+// broker stops reading it once WriteBufferHighWaterMark bytes wait for it
+// (with PauseReceivingIfUnwritable), or MaxQueuedAnswers (without), so
+// what it holds for the client stays within twice that (it held every
 // PONG: 3.46 GB after 228 MiB of PINGs); the keep-alive check then closes
 // the connection. In a synctest bubble: a write the broker does not read
 // blocks durably, so its deadline passes on the fake clock.
 func TestHostilePingsNeverRead(t *testing.T) {
+	const high, keepAlive = 64 << 10, 10 * time.Second
+	t.Run("PauseReceivingIfUnwritable", func(t *testing.T) {
+		pingsNeverRead(t, high, keepAlive, Options{PauseReceivingIfUnwritable: true, WriteBufferHighWaterMark: int(high)})
+	})
+	t.Run("MaxQueuedAnswers", func(t *testing.T) {
+		pingsNeverRead(t, high, keepAlive, Options{MaxQueuedAnswers: int(high)})
+	})
+}
+
+func pingsNeverRead(t *testing.T, high int64, keepAlive time.Duration, o Options) {
 	synctest.Test(t, func(t *testing.T) {
-		const high, keepAlive = 64 << 10, 10 * time.Second
-		b, err := Start(Options{NoListener: true, WriteBufferHighWaterMark: high, KeepAliveInterval: keepAlive})
+		o.NoListener, o.KeepAliveInterval = true, keepAlive
+		b, err := Start(o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -214,11 +225,11 @@ func TestHostilePingsNeverRead(t *testing.T) {
 		if !stalled {
 			t.Fatalf("the broker read %d MiB of PINGs from a client that reads nothing, want it to stop reading", sent>>20)
 		}
-		if queued > 2*high {
-			t.Fatalf("%d bytes queued for a client that reads nothing, want <= %d (2x WriteBufferHighWaterMark)", queued, 2*high)
+		if int64(queued) > 2*high {
+			t.Fatalf("%d bytes queued for a client that reads nothing, want <= %d (2x the bound)", queued, 2*high)
 		}
 		if grew > 2*high {
-			t.Fatalf("heap grew by %d KiB, want <= %d KiB (2x WriteBufferHighWaterMark)", grew>>10, 2*high>>10)
+			t.Fatalf("heap grew by %d KiB, want <= %d KiB (2x the bound)", grew>>10, 2*high>>10)
 		}
 
 		// On the keep-alive clock, the paused connection is closed.

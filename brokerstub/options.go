@@ -149,15 +149,31 @@ type Options struct {
 	// 64 KiB of credentials, the most the broker reads, and 10 KiB of room.
 	MaxFrameSizeBeforeConnect int
 	// WriteBufferHighWaterMark is how many bytes of frames may wait to be
-	// written to one client (Pulsar's pulsarChannelWriteBufferHighWaterMark).
-	// Past it the broker reads nothing more from that connection until the
-	// client has taken its frames down to WriteBufferLowWaterMark, as Pulsar
-	// with pulsarChannelPauseReceivingRequestsIfUnwritable; a connection
-	// that stays paused is closed by the keep-alive check (nothing read for
-	// twice KeepAliveInterval). Frames of messages to consumers are not held
-	// back (flow permits bound them); what a client's own requests add is.
-	// Default 64 KiB, as Pulsar's.
+	// written to one client (Pulsar's pulsarChannelWriteBufferHighWaterMark)
+	// before, with PauseReceivingIfUnwritable, the broker reads nothing more
+	// from that connection until the client has taken its frames down to
+	// WriteBufferLowWaterMark; a connection that stays paused is closed by
+	// the keep-alive check (nothing read for twice KeepAliveInterval).
+	// Frames of messages to consumers do not count (flow permits bound
+	// them), so deliveries never pause a client's reads; what a client's
+	// own requests add does. Default 64 KiB, as Pulsar's.
 	WriteBufferHighWaterMark int
+	// PauseReceivingIfUnwritable makes the broker stop reading a client
+	// past WriteBufferHighWaterMark (Pulsar's
+	// pulsarChannelPauseReceivingRequestsIfUnwritable). Default false, as
+	// Pulsar's: the broker reads on until MaxQueuedAnswers bytes wait for
+	// the client. A client that reads its answers only once its own writes
+	// go through (the official Go client) can deadlock with a broker that
+	// stops reading it at 64 KiB.
+	PauseReceivingIfUnwritable bool
+	// MaxQueuedAnswers is, without PauseReceivingIfUnwritable, how many
+	// bytes of frames other than deliveries (receipts, answers, PONGs) may
+	// wait for one client before the broker stops reading it, until they
+	// are down to half. Pulsar has no such bound (its outbound buffer grows
+	// without end); it keeps a client that sends and never reads within
+	// bounded memory. Default 32 MiB: far more receipts than a client has
+	// sends in flight.
+	MaxQueuedAnswers int
 	// WriteBufferLowWaterMark is where a connection paused by
 	// WriteBufferHighWaterMark is read from again (Pulsar's
 	// pulsarChannelWriteBufferLowWaterMark). Default 32 KiB, as Pulsar's

@@ -48,6 +48,9 @@ func (o Options) withDefaults() Options {
 		o.WriteBufferLowWaterMark = 32 << 10
 	}
 	o.WriteBufferLowWaterMark = min(o.WriteBufferLowWaterMark, o.WriteBufferHighWaterMark)
+	if o.MaxQueuedAnswers <= 0 {
+		o.MaxQueuedAnswers = 32 << 20
+	}
 	if o.HTTPReadHeaderTimeout <= 0 {
 		o.HTTPReadHeaderTimeout = 10 * time.Second
 	}

@@ -22,6 +22,9 @@ type outFrame struct {
 	header  []byte
 	payload []byte
 	last    bool // the writer closes the connection once it has written it
+	// delivery: a MESSAGE to a consumer, which the client's flow permits
+	// bound; it does not count in the connection's outBudget.
+	delivery bool
 }
 
 // outFrameOverhead is what a queued frame costs beyond its bytes: its slot
@@ -30,8 +33,23 @@ type outFrame struct {
 // bytes to write.
 const outFrameOverhead = 64
 
-// size is how many bytes the frame adds to its connection's outBudget.
-func (f outFrame) size() int { return len(f.header) + len(f.payload) + outFrameOverhead }
+// size is how many bytes the frame adds to its connection's outBudget: a
+// delivery adds none. The budget pauses the connection's reads, and only
+// what the client's own requests make the broker write (receipts, answers,
+// PONGs) may: a Pulsar broker by default reads on whatever it has queued
+// for the client (pulsarChannelPauseReceivingRequestsIfUnwritable=false),
+// and a client may take its deliveries only once the broker has read what
+// it writes. The official Go client is one: its connection reader waits on
+// a producer's pending queue, whose lock the producer holds while it waits
+// to write; pausing reads because deliveries fill the queue deadlocked it
+// on a 1,000-partition topic until its sends timed out
+// (TestDeliveriesDoNotPauseReads).
+func (f outFrame) size() int {
+	if f.delivery {
+		return 0
+	}
+	return len(f.header) + len(f.payload) + outFrameOverhead
+}
 
 // command decodes the frame's command from its header, for an interceptor:
 // [total size][command size][command]...
@@ -87,17 +105,28 @@ func (m *messageScratch) fill(id, ledger, entry uint64, partition int32, ackSet 
 	return &m.cmd
 }
 
-// outBudget counts the bytes of a connection's frames that are queued or
-// being written: Pulsar's channel writability. Pushers add, the writer
+// outBudget counts the bytes of a connection's frames, other than
+// deliveries (outFrame.size), that are queued or being written: Pulsar's
+// channel writability. Pushers add, the writer
 // subtracts what it has written, and the read loop waits before reading
 // the next frame while more than high are counted, until no more than low
-// are (Options.WriteBufferHighWaterMark and WriteBufferLowWaterMark). Safe
-// for concurrent use.
+// are (newOutBudget). Safe for concurrent use.
 type outBudget struct {
 	mu        sync.Mutex
 	used      int
 	high, low int
 	room      chan struct{} // while the read loop waits: closed at low
+}
+
+// newOutBudget is a connection's outBudget: paused past the write buffer's
+// high-water mark with Options.PauseReceivingIfUnwritable, as Pulsar with
+// pulsarChannelPauseReceivingRequestsIfUnwritable; otherwise, as Pulsar by
+// default, reading on while answers queue, up to Options.MaxQueuedAnswers.
+func newOutBudget(o Options) outBudget {
+	if o.PauseReceivingIfUnwritable {
+		return outBudget{high: o.WriteBufferHighWaterMark, low: o.WriteBufferLowWaterMark}
+	}
+	return outBudget{high: o.MaxQueuedAnswers, low: o.MaxQueuedAnswers / 2}
 }
 
 func (b *outBudget) add(n int) {

@@ -32,7 +32,9 @@ var seedTests = map[string][]string{
 		"TestEntryCacheReadsBackFromDataDir", "TestEntryCacheDropsAcknowledged",
 		// #31: hostile input (hostile_test.go)
 		"TestHostileHalfFrames", "TestHostilePingsNeverRead", "TestHostileListeners", "TestHostileEmptyPortsDisablePlaintext",
-		"TestHostilePasswordGuessing", "TestHostileTokenNotBefore"},
+		"TestHostilePasswordGuessing", "TestHostileTokenNotBefore",
+		// #35: what pauses a client's reads (outq.go)
+		"TestDeliveriesDoNotPauseReads", "TestAnswersPastHighWaterMarkDoNotPauseByDefault"},
 	"./internal/ledger":    {"TestArenaSlabsStayWithinTwiceTheirEntries"},
 	"./internal/store":     {"TestBoltFileFollowsLiveData"},
 	"./internal/keyshared": {"TestSimPIP282Scenario1", "TestSimPIP282Scenario2", "TestSim10762", "TestSimBlockedHashIsCountedOncePerPass"},
@@ -201,6 +203,18 @@ var seedMutations = []seedMutation{{
 	old:   "if !c.sends.wait(c.done) || !c.outq.wait(c.done) || !c.pubHold.wait(c.done) {",
 	new:   "if !c.sends.wait(c.done) || !c.pubHold.wait(c.done) {",
 	fails: map[string][]string{".": {"TestHostilePingsNeverRead"}},
+}, {
+	seed:  "#35: deliveries pause a client's reads (the official client deadlocked on 1,000 partitions)",
+	file:  "outq.go",
+	old:   "\tif f.delivery {\n\t\treturn 0\n\t}\n",
+	new:   "",
+	fails: map[string][]string{".": {"TestDeliveriesDoNotPauseReads"}},
+}, {
+	seed:  "#35: reads pause at the high-water mark without pulsarChannelPauseReceivingRequestsIfUnwritable",
+	file:  "outq.go",
+	old:   "if o.PauseReceivingIfUnwritable {",
+	new:   "if true {",
+	fails: map[string][]string{".": {"TestAnswersPastHighWaterMarkDoNotPauseByDefault"}},
 }, {
 	seed:  "#31 V5: one accept error stops the binary port",
 	file:  "broker.go",

@@ -42,7 +42,8 @@ type consumerImpl struct {
 	// the head of its queue) with MessageChannel or a zero queue; Chan
 	// raises it for good (chanRead), since its reads cannot be seen.
 	receivers atomic.Int64
-	hold      bool // receivers is used
+	parked    atomic.Int32 // engines holding entries back compressed (consumer.Options.Parked)
+	hold      bool         // receivers is used
 	chanRead  sync.Once
 }
 
@@ -197,8 +198,14 @@ func (cs *consumerImpl) Chan() <-chan ConsumerMessage {
 	return cs.ch
 }
 
-// wakeEngines tells the engines that cs.receivers was raised.
+// wakeEngines tells the engines that cs.receivers was raised; only those
+// holding entries back compressed have anything to do, and while none does
+// it costs one atomic load, not one per partition: waking a thousand
+// partitions was a fifth of W6's receive CPU.
 func (cs *consumerImpl) wakeEngines() {
+	if cs.parked.Load() == 0 {
+		return
+	}
 	for _, e := range cs.set.all() {
 		e.Wake()
 	}

@@ -181,7 +181,7 @@ func (cs *consumerImpl) startEngines(ctx context.Context, targets []partitionTar
 		o := cs.c.consumerEngineOptions(t, cs.out, wrap)
 		applyConsumerOptions(&o, cs.opts)
 		if cs.hold {
-			o.Receivers = &cs.receivers
+			o.Receivers, o.Parked = &cs.receivers, &cs.parked
 		}
 		o.Name = cs.name
 		o.Schema = cs.schema.protoSchema()

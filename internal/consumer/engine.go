@@ -221,6 +221,22 @@ func (e *Engine[T]) run() {
 	}
 }
 
+// setParked records that n entries are parked (hold.go), counting the
+// engine in Options.Parked while n > 0. The count is raised before unpark
+// reads Options.Receivers, as parkedN is (see park). Loop goroutine.
+func (e *Engine[T]) setParked(n int) {
+	was := e.parkedN.Swap(int32(n))
+	if e.o.Parked == nil {
+		return
+	}
+	switch {
+	case was == 0 && n > 0:
+		e.o.Parked.Add(1)
+	case was > 0 && n == 0:
+		e.o.Parked.Add(-1)
+	}
+}
+
 // do queues f on the loop; it reports false once the loop has stopped.
 func (e *Engine[T]) do(f func()) bool {
 	select {

@@ -44,7 +44,7 @@ func (e *Engine[T]) park(p parkedEntry) {
 	p.held = int64(len(p.payload))
 	e.o.Memory.charge(p.held)
 	e.parked = append(e.parked, p)
-	e.parkedN.Store(int32(len(e.parked)))
+	e.setParked(len(e.parked))
 	// A receiver raises Receivers, then reads parkedN (Wake); here parkedN
 	// is set first and Receivers read after (in unpark), so a receiver
 	// that comes meanwhile is never missed.
@@ -64,7 +64,7 @@ func (e *Engine[T]) unpark() {
 		q := *p
 		*p = parkedEntry{}
 		e.parked = e.parked[1:]
-		e.parkedN.Store(int32(len(e.parked)))
+		e.setParked(len(e.parked))
 		e.o.Memory.release(q.held)
 		e.brokerMeta = q.brokerMeta
 		e.parseEntry(q.entry, q.cmsg, q.cm, q.md, q.payload)
@@ -79,7 +79,7 @@ func (e *Engine[T]) dropParked() {
 	}
 	clear(e.parked)
 	e.parked = e.parked[:0]
-	e.parkedN.Store(0)
+	e.setParked(0)
 }
 
 // memoryFreed runs on the loop when the budget has room again: parked

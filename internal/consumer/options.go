@@ -192,6 +192,11 @@ type Options[T any] struct {
 	// its next entry whatever its size (for receivers the engine cannot
 	// see, such as a channel the application reads).
 	Receivers *atomic.Int64
+	// Parked, when set, counts the engines (of one consumer, which share
+	// it) that hold entries back compressed: Wake has nothing to do while
+	// it is 0, so a consumer of a thousand partitions need not wake each
+	// of them for every Receive that waits. Default nil.
+	Parked *atomic.Int32
 	// StreamAll streams every chunked message it can (see Stream) rather
 	// than only those larger than Chunks.MaxPendingBytes. Default false.
 	StreamAll bool

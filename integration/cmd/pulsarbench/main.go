@@ -21,7 +21,8 @@
 //	    backlog
 //	W6  a producer and a Shared consumer on a 1,000-partition topic (created
 //	    through the admin API), each client in a process of its own:
-//	    create time, goroutines, heap, RSS, idle CPU (-w6-idle), send and
+//	    create time, goroutines, heap, RSS (over the child's before the
+//	    client), idle CPU (-w6-idle), send and
 //	    receive msgs/s of 1 KiB messages, close time and goroutines left
 //	    (w6.go)
 //	W7  a new process, as a short-lived program: send three 64 MiB chunked

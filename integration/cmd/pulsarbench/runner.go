@@ -87,7 +87,8 @@ func (r runner) child(ctx context.Context, one string, out *sample) error {
 	args = append(args, "-w6-partitions", strconv.Itoa(r.cfg.w6Partitions), "-w6-msgs", strconv.Itoa(r.cfg.w6Msgs),
 		"-w6-idle", r.cfg.w6Idle.String())
 	cmd := exec.CommandContext(ctx, exe, args...)
-	cmd.Stderr = os.Stderr
+	tail := &stderrTail{w: os.Stderr}
+	cmd.Stderr = tail
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return err
@@ -98,7 +99,7 @@ func (r runner) child(ctx context.Context, one string, out *sample) error {
 	var got sample
 	found, decodeErr := readSample(stdout, &got)
 	if err := cmd.Wait(); err != nil {
-		return fmt.Errorf("run %s: %w", one, err)
+		return &failedRun{err: fmt.Errorf("run %s: %w", one, err), detail: tail.lines()}
 	}
 	if decodeErr != nil || !found {
 		return fmt.Errorf("run %s printed no sample (%v)", one, decodeErr)
@@ -120,6 +121,7 @@ func (s *sample) take(w string, from sample) {
 		s.W2ClientCPU, s.W2BrokerCPU = from.W2ClientCPU, from.W2BrokerCPU
 	case "w6":
 		s.W6CreateMs, s.W6Goroutines, s.W6HeapMB, s.W6RSSMB, s.W6IdleCPUMs = from.W6CreateMs, from.W6Goroutines, from.W6HeapMB, from.W6RSSMB, from.W6IdleCPUMs
+		s.W6RSSBaseMB, s.W6RecvCPUUs = from.W6RSSBaseMB, from.W6RecvCPUUs
 		s.W6SendPerSec, s.W6RecvPerSec, s.W6CloseMs, s.W6GoroutinesLeft = from.W6SendPerSec, from.W6RecvPerSec, from.W6CloseMs, from.W6GoroutinesLeft
 	case "w7":
 		s.W7SeekMs, s.W7SendPerSec = from.W7SeekMs, from.W7SendPerSec
@@ -158,8 +160,11 @@ func runOne(ctx context.Context, cfg config, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("-one %q: %w", cfg.one, err)
 	}
-	small, big, err := payloads(cfg)
-	if err != nil {
+	var small, big []byte
+	if parts[1] == "w6" {
+		// W6 sends 1 KiB messages only: no W2 payload in its RSS.
+		small = make([]byte, 1024)
+	} else if small, big, err = payloads(cfg); err != nil {
 		return err
 	}
 	var got sample

@@ -35,6 +35,9 @@ func runW6(ctx context.Context, cfg config, name, url string, small []byte, out 
 	defer func() { _ = deleteTopic(context.WithoutCancel(ctx), cfg.adminURL, topic) }()
 	runtime.GC()
 	base := runtime.NumGoroutine()
+	// The process's RSS before the client exists (the runtime, this
+	// program, the 1 KiB payload): W6's RSS is what the client adds to it.
+	out.W6RSSBaseMB = rssMB()
 	start := time.Now()
 	s, err := newSide(name, url)
 	if err != nil {
@@ -50,7 +53,7 @@ func runW6(ctx context.Context, cfg config, name, url string, small []byte, out 
 	// their first messages.
 	time.Sleep(time.Second)
 	out.W6Goroutines = float64(runtime.NumGoroutine() - base)
-	out.W6HeapMB, out.W6RSSMB = heapMB(), rssMB()
+	out.W6HeapMB, out.W6RSSMB = heapMB(), rssMB()-out.W6RSSBaseMB
 	cpu := cpuClock{}
 	before := cpu.now()
 	time.Sleep(cfg.w6Idle)
@@ -60,12 +63,16 @@ func runW6(ctx context.Context, cfg config, name, url string, small []byte, out 
 		return fmt.Errorf("w6 send: %w", err)
 	}
 	out.W6SendPerSec = float64(cfg.w6Msgs) / d.Seconds()
+	before = cpu.now()
 	d, _, err = measure(func() error { return pair.receive(ctx, cfg.w6Msgs) })
 	if err != nil {
 		return fmt.Errorf("w6 receive: %w", err)
 	}
 	out.W6RecvPerSec = float64(cfg.w6Msgs) / d.Seconds()
-	out.W6RSSMB = max(out.W6RSSMB, rssMB())
+	// The client's CPU per message received: on a shared machine, less
+	// noisy than the elapsed time.
+	out.W6RecvCPUUs = float64(cpu.now().sub(before).self.Nanoseconds()) / 1000 / float64(cfg.w6Msgs)
+	out.W6RSSMB = max(out.W6RSSMB, rssMB()-out.W6RSSBaseMB)
 	start = time.Now()
 	pair.close()
 	s.close()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 )
 
@@ -49,13 +50,27 @@ type sample struct {
 	W2ClientCPU, W2BrokerCPU float64
 	// W6: creating a producer and consumer of the partitioned topic, what
 	// the client holds then (goroutines, heap, RSS; RSS the larger of then
-	// and after receiving), its CPU while idle, send and receive rates,
+	// and after receiving, over W6RSSBaseMB, the child's RSS before the
+	// client was created), its CPU while idle, send and receive rates,
 	// closing, and the goroutines left after Close.
 	W6CreateMs, W6Goroutines, W6HeapMB, W6RSSMB, W6IdleCPUMs float64
+	W6RSSBaseMB                                              float64
+	W6RecvCPUUs                                              float64 // client CPU per message received, µs
 	W6SendPerSec, W6RecvPerSec, W6CloseMs, W6GoroutinesLeft  float64
 	// W7: seek-then-receive of a 64 MiB message, and 1 KiB sends, in a new
 	// process.
 	W7SeekMs, W7SendPerSec float64
+	// Failed holds, by workload, the error of a run that failed; its
+	// figures count in no median.
+	Failed map[string]string `json:",omitempty"`
+}
+
+// fail records that workload w's run failed with err.
+func (s *sample) fail(w string, err error) {
+	if s.Failed == nil {
+		s.Failed = map[string]string{}
+	}
+	s.Failed[w] = err.Error()
 }
 
 // Results are the medians per client and the ratios.
@@ -63,11 +78,14 @@ type Results struct {
 	Runs int
 	// Raw is the raw baseline of W2 (MB/s, and CPU s/GB of this process
 	// and the relay), measured in the same runs.
-	Raw     map[string]float64
-	Ours    map[string]float64
-	Theirs  map[string]float64
-	Ratios  map[string]float64
-	Elapsed string
+	Raw    map[string]float64
+	Ours   map[string]float64
+	Theirs map[string]float64
+	Ratios map[string]float64
+	// Failures are the runs that failed (a child's panic, an error), in
+	// run order; they count in no median.
+	Failures []Failure `json:",omitempty"`
+	Elapsed  string
 }
 
 func (r Results) summary() string {
@@ -96,7 +114,7 @@ func (r Results) ratio(key, format string, scale float64) string {
 }
 
 func printTable(w io.Writer, r Results) {
-	fmt.Fprintf(w, "\n%-46s %14s %14s %8s\n", "workload (median of runs)", "ours", "official", "ratio")
+	fmt.Fprintf(w, "\n%-46s %14s    %14s    %8s\n", "workload (median of runs)", "ours", "official", "ratio")
 	rows := []struct{ key, label, unit string }{
 		{"w1", "W1 produce 1 KiB batched", "msgs/s"},
 		{"w2", "W2 64 MiB chunked end to end", "MB/s"},
@@ -109,24 +127,52 @@ func printTable(w io.Writer, r Results) {
 		{"w6create", "W6 create producer+consumer (partitioned)", "ms"},
 		{"w6gor", "W6 goroutines held (ratio ours/theirs)", ""},
 		{"w6heap", "W6 heap held", "MB"},
-		{"w6rss", "W6 RSS (ratio ours/theirs)", "MB"},
+		{"w6rss", "W6 RSS over the child's baseline (ours/theirs)", "MB"},
 		{"w6idle", "W6 idle CPU (ratio ours/theirs)", "ms"},
 		{"w6send", "W6 send 1 KiB across partitions", "msgs/s"},
 		{"w6recv", "W6 receive 1 KiB across partitions", "msgs/s"},
+		{"w6recvcpu", "W6 receive: client CPU per message", "us"},
 		{"w6close", "W6 close", "ms"},
 		{"w6left", "W6 goroutines left after Close", ""},
 		{"w7seek", "W7 new process: seek to 2nd of 3 64 MiB, receive", "ms"},
 		{"w7send", "W7 new process: 20,000 1 KiB SendAsync", "msgs/s"},
 	}
+	// Measured runs that failed, by client and workload.
+	failed := map[string]int{}
+	for _, f := range r.Failures {
+		if f.Run >= 0 {
+			failed[f.Client+":"+f.Workload]++
+		}
+	}
+	cell := func(m map[string]float64, client, key, unit string) string {
+		if _, ok := m[key]; !ok && failed[client+":"+workloadOf(key)] > 0 {
+			return fmt.Sprintf("%14s %-2s", "failed", "")
+		}
+		return fmt.Sprintf("%14.2f %-2s", m[key], unit)
+	}
+	// note says how many of a row's runs failed, after the ratio.
+	note := func(key string) string {
+		var parts []string
+		for _, client := range []string{"ours", "theirs"} {
+			if n := failed[client+":"+workloadOf(key)]; n > 0 {
+				parts = append(parts, fmt.Sprintf("%s: %d of %d runs failed", client, n, r.Runs))
+			}
+		}
+		if len(parts) == 0 {
+			return ""
+		}
+		return "  (" + strings.Join(parts, ", ") + ")"
+	}
 	for _, row := range rows {
-		if r.Ours[row.key] == 0 && r.Theirs[row.key] == 0 {
+		wl := workloadOf(row.key)
+		if r.Ours[row.key] == 0 && r.Theirs[row.key] == 0 && failed["ours:"+wl] == 0 && failed["theirs:"+wl] == 0 {
 			continue // not run (-w)
 		}
 		ratio := "-"
 		if v, ok := r.Ratios[row.key]; ok {
 			ratio = fmt.Sprintf("%.2f", v)
 		}
-		fmt.Fprintf(w, "%-46s %11.2f %-2s %11.2f %-2s %8s\n", row.label, r.Ours[row.key], row.unit, r.Theirs[row.key], row.unit, ratio)
+		fmt.Fprintf(w, "%-46s %s %s %8s%s\n", row.label, cell(r.Ours, "ours", row.key, row.unit), cell(r.Theirs, "theirs", row.key, row.unit), ratio, note(row.key))
 	}
 	if r.Raw["w2"] > 0 {
 		fmt.Fprintf(w, "%-46s %11.2f MB/s (CPU per GB: %.2f s sender+receiver, %.2f s relay)\n", "W2 raw baseline (no protocol, same topology)",
@@ -134,6 +180,7 @@ func printTable(w io.Writer, r Results) {
 		fmt.Fprintf(w, "%-46s %13s  %13s\n", "W2 as a fraction of the raw baseline", r.ratio("w2raw", "%.0f %%", 100), r.ratio("w2rawTheirs", "%.0f %%", 100))
 	}
 	fmt.Fprintf(w, "(%d runs per client, elapsed %s)\n\n", r.Runs, r.Elapsed)
+	printFailures(w, r.Failures)
 }
 
 // benchmark measures the workloads one after the other, each one's runs
@@ -150,6 +197,7 @@ func benchmark(ctx context.Context, cfg config, url string, cpu cpuClock, relay 
 	}
 	r := runner{cfg: cfg, url: url, cpu: cpu, relay: relay, small: small, big: big, inChild: cfg.fresh}
 	samples := map[string][]sample{"raw": make([]sample, cfg.reps), "ours": make([]sample, cfg.reps), "theirs": make([]sample, cfg.reps)}
+	var failures []Failure
 	for _, w := range []string{"w1", "w2", "w5", "w6", "w7"} {
 		if !cfg.runs(w) {
 			continue
@@ -167,17 +215,36 @@ func benchmark(ctx context.Context, cfg config, url string, cpu cpuClock, relay 
 				}
 				return &samples[name][rep]
 			}
+			// A failed run is recorded and the others go on (failures.go).
+			failed := func(name string, got *sample, err error) bool {
+				if err == nil {
+					return false
+				}
+				if ctx.Err() != nil {
+					return false // interrupted: not the client's failure
+				}
+				got.fail(w, err)
+				failures = append(failures, Failure{Client: name, Workload: w, Run: max(rep, -1), Error: err.Error()})
+				fmt.Fprintf(log, "  %-7s %s %-6s FAILED: %s\n", runLabel(rep), w, name, strings.SplitN(err.Error(), "\n", 2)[0])
+				return true
+			}
 			if w == "w2" && relay != nil {
 				got := into("raw")
 				if err := r.raw(ctx, rep, got); err != nil {
-					return Results{}, fmt.Errorf("raw run %d: %w", rep, err)
+					if !failed("raw", got, err) {
+						return Results{}, fmt.Errorf("raw run %d: %w", rep, err)
+					}
+				} else {
+					fmt.Fprintf(log, "  %-7s %s raw    %.1f MB/s  cpu %.2f s/GB + relay %.2f s/GB\n", runLabel(rep), w, got.W2MBPerSec, got.W2ClientCPU, got.W2BrokerCPU)
 				}
-				fmt.Fprintf(log, "  %-7s %s raw    %.1f MB/s  cpu %.2f s/GB + relay %.2f s/GB\n", runLabel(rep), w, got.W2MBPerSec, got.W2ClientCPU, got.W2BrokerCPU)
 			}
 			for _, name := range cfg.clients {
 				got := into(name)
 				if err := r.client(ctx, name, w, rep, got); err != nil {
-					return Results{}, fmt.Errorf("%s run %d: %s: %w", name, rep, w, err)
+					if !failed(name, got, err) {
+						return Results{}, fmt.Errorf("%s run %d: %s: %w", name, rep, w, err)
+					}
+					continue
 				}
 				fmt.Fprintf(log, "  %-7s %s %-6s %s\n", runLabel(rep), w, name, got.describe(w))
 			}
@@ -186,7 +253,7 @@ func benchmark(ctx context.Context, cfg config, url string, cpu cpuClock, relay 
 	if !cfg.runs("w2") || relay == nil {
 		delete(samples, "raw")
 	}
-	res := Results{Runs: cfg.reps, Ours: reduce(samples["ours"]), Theirs: reduce(samples["theirs"]), Ratios: map[string]float64{}}
+	res := Results{Runs: cfg.reps, Ours: reduce(samples["ours"]), Theirs: reduce(samples["theirs"]), Ratios: map[string]float64{}, Failures: failures}
 	// A ratio is bigger-is-better for pulsargo: ours/theirs for
 	// throughput, theirs/ours for latency; only where both were measured.
 	div := func(key string, num, den float64) {
@@ -200,6 +267,7 @@ func benchmark(ctx context.Context, cfg config, url string, cpu cpuClock, relay 
 	div("w5first", res.Theirs["w5first"], res.Ours["w5first"])
 	div("w6recv", res.Ours["w6recv"], res.Theirs["w6recv"])
 	div("w6send", res.Ours["w6send"], res.Theirs["w6send"])
+	div("w6recvcpu", res.Theirs["w6recvcpu"], res.Ours["w6recvcpu"])
 	div("w6create", res.Theirs["w6create"], res.Ours["w6create"])
 	div("w6close", res.Theirs["w6close"], res.Ours["w6close"])
 	// Smaller is better, and the goals are fractions (goroutines at most
@@ -226,8 +294,8 @@ func (s sample) describe(w string) string {
 		return fmt.Sprintf("%.1f MB/s (send %.0f + receive %.0f ms)  w3 %.2fx  w4 %.2fx  cpu %.2f s/GB + broker %.2f s/GB",
 			s.W2MBPerSec, s.W2SendMs, s.W2RecvMs, s.W3AllocX, s.W4AllocX, s.W2ClientCPU, s.W2BrokerCPU)
 	case "w6":
-		return fmt.Sprintf("create %.0f ms, %.0f goroutines, heap %.1f MB, RSS %.1f MB, idle CPU %.1f ms, send %.0f msgs/s, receive %.0f msgs/s, close %.0f ms, %.0f goroutines left",
-			s.W6CreateMs, s.W6Goroutines, s.W6HeapMB, s.W6RSSMB, s.W6IdleCPUMs, s.W6SendPerSec, s.W6RecvPerSec, s.W6CloseMs, s.W6GoroutinesLeft)
+		return fmt.Sprintf("create %.0f ms, %.0f goroutines, heap %.1f MB, RSS +%.1f MB (over %.1f), idle CPU %.1f ms, send %.0f msgs/s, receive %.0f msgs/s (CPU %.2f µs/msg), close %.0f ms, %.0f goroutines left",
+			s.W6CreateMs, s.W6Goroutines, s.W6HeapMB, s.W6RSSMB, s.W6RSSBaseMB, s.W6IdleCPUMs, s.W6SendPerSec, s.W6RecvPerSec, s.W6RecvCPUUs, s.W6CloseMs, s.W6GoroutinesLeft)
 	case "w7":
 		return fmt.Sprintf("seek-then-receive %.1f ms, send %.0f msgs/s", s.W7SeekMs, s.W7SendPerSec)
 	default:
@@ -328,35 +396,46 @@ func runLabel(rep int) string {
 	return fmt.Sprintf("run %d", rep)
 }
 
+// reduce returns the medians of the samples' figures, by Results key; a
+// run that failed counts in no median of its workload's figures, and a
+// figure whose every run failed is absent.
 func reduce(ss []sample) map[string]float64 {
-	col := func(f func(sample) float64) float64 {
-		xs := make([]float64, len(ss))
-		for i, s := range ss {
-			xs[i] = f(s)
+	cols := map[string]func(sample) float64{
+		"w1":        func(s sample) float64 { return s.W1MsgsPerSec },
+		"w2":        func(s sample) float64 { return s.W2MBPerSec },
+		"w3":        func(s sample) float64 { return s.W3AllocX },
+		"w4":        func(s sample) float64 { return s.W4AllocX },
+		"w5":        func(s sample) float64 { return s.W5Millis },
+		"w5first":   func(s sample) float64 { return s.W5FirstMs },
+		"w2cpu":     func(s sample) float64 { return s.W2ClientCPU },
+		"w2bcpu":    func(s sample) float64 { return s.W2BrokerCPU },
+		"w6create":  func(s sample) float64 { return s.W6CreateMs },
+		"w6gor":     func(s sample) float64 { return s.W6Goroutines },
+		"w6heap":    func(s sample) float64 { return s.W6HeapMB },
+		"w6rss":     func(s sample) float64 { return s.W6RSSMB },
+		"w6idle":    func(s sample) float64 { return s.W6IdleCPUMs },
+		"w6send":    func(s sample) float64 { return s.W6SendPerSec },
+		"w6recv":    func(s sample) float64 { return s.W6RecvPerSec },
+		"w6recvcpu": func(s sample) float64 { return s.W6RecvCPUUs },
+		"w6close":   func(s sample) float64 { return s.W6CloseMs },
+		"w6left":    func(s sample) float64 { return s.W6GoroutinesLeft },
+		"w7seek":    func(s sample) float64 { return s.W7SeekMs },
+		"w7send":    func(s sample) float64 { return s.W7SendPerSec },
+	}
+	out := make(map[string]float64, len(cols))
+	for key, f := range cols {
+		w := workloadOf(key)
+		xs := make([]float64, 0, len(ss))
+		for _, s := range ss {
+			if s.Failed[w] == "" {
+				xs = append(xs, f(s))
+			}
 		}
-		return median(xs)
+		if len(xs) > 0 {
+			out[key] = median(xs)
+		}
 	}
-	return map[string]float64{
-		"w1":       col(func(s sample) float64 { return s.W1MsgsPerSec }),
-		"w2":       col(func(s sample) float64 { return s.W2MBPerSec }),
-		"w3":       col(func(s sample) float64 { return s.W3AllocX }),
-		"w4":       col(func(s sample) float64 { return s.W4AllocX }),
-		"w5":       col(func(s sample) float64 { return s.W5Millis }),
-		"w5first":  col(func(s sample) float64 { return s.W5FirstMs }),
-		"w2cpu":    col(func(s sample) float64 { return s.W2ClientCPU }),
-		"w2bcpu":   col(func(s sample) float64 { return s.W2BrokerCPU }),
-		"w6create": col(func(s sample) float64 { return s.W6CreateMs }),
-		"w6gor":    col(func(s sample) float64 { return s.W6Goroutines }),
-		"w6heap":   col(func(s sample) float64 { return s.W6HeapMB }),
-		"w6rss":    col(func(s sample) float64 { return s.W6RSSMB }),
-		"w6idle":   col(func(s sample) float64 { return s.W6IdleCPUMs }),
-		"w6send":   col(func(s sample) float64 { return s.W6SendPerSec }),
-		"w6recv":   col(func(s sample) float64 { return s.W6RecvPerSec }),
-		"w6close":  col(func(s sample) float64 { return s.W6CloseMs }),
-		"w6left":   col(func(s sample) float64 { return s.W6GoroutinesLeft }),
-		"w7seek":   col(func(s sample) float64 { return s.W7SeekMs }),
-		"w7send":   col(func(s sample) float64 { return s.W7SendPerSec }),
-	}
+	return out
 }
 
 // checkPayload compares a received payload's length with what was sent.
