@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -19,6 +20,24 @@ func goTool(t testing.TB) string {
 		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
 	}
 	return goBin
+}
+
+// raceFlags is the go command's -race when this test binary was built with
+// the race detector, else nothing. The go commands the tests run to build
+// something (cmd/brokerstub, the apiparity programs) build it as this
+// binary was built: its packages are then in the build cache already, from
+// this module's own test build, instead of being compiled once more
+// without -race (half a minute of CPU on a fresh machine); and the
+// brokerstub process is race-checked in a race run.
+func raceFlags() []string {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			if s.Key == "-race" && s.Value == "true" {
+				return []string{"-race"}
+			}
+		}
+	}
+	return nil
 }
 
 // sdkRoot is the directory of the github.com/pulsargo/sdk checkout this
