@@ -63,3 +63,19 @@ func TestReportBuildFailureFails(t *testing.T) {
 		t.Errorf("failed=%v, output:\n%s", r.failed(), out.String())
 	}
 }
+
+// The slow packages go first, those that no longer exist are left out
+// (go test would fail on them), and ./... follows for the rest.
+func TestPackagesPutsTheSlowFirst(t *testing.T) {
+	got := strings.Join(packages("../..", []string{"./pulsar", "./no/such/dir", "./internal/testrun/report.go", "./brokerstub"}), " ")
+	if want := "./pulsar ./brokerstub ./..."; got != want {
+		t.Errorf("packages = %s, want %s", got, want)
+	}
+	for _, m := range modules {
+		for _, p := range m.first {
+			if len(packages("../../"+m.dir, []string{p})) != 2 {
+				t.Errorf("module %s lists %s first, which is not a directory", m.dir, p)
+			}
+		}
+	}
+}
