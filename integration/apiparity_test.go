@@ -130,7 +130,7 @@ func TestAPIParityProgram(t *testing.T) {
 		{"run", "./apiparity/gen", "-check"},
 		{"build", "./apiparity/official", "./apiparity/pulsargo"},
 	} {
-		args = slices.Insert(args, 1, raceFlags()...) // the packages this test binary was built with, from the cache
+		args = slices.Insert(args, 1, buildFlags()...) // the packages this test binary was built with, from the cache
 		if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
 			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 		}

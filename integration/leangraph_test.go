@@ -22,22 +22,24 @@ func goTool(t testing.TB) string {
 	return goBin
 }
 
-// raceFlags is the go command's -race when this test binary was built with
-// the race detector, else nothing. The go commands the tests run to build
-// something (cmd/brokerstub, the apiparity programs) build it as this
-// binary was built: its packages are then in the build cache already, from
-// this module's own test build, instead of being compiled once more
-// without -race (half a minute of CPU on a fresh machine); and the
-// brokerstub process is race-checked in a race run.
-func raceFlags() []string {
+// buildFlags are the go command's -race and -trimpath, each when this test
+// binary was built with it (go run ./internal/testrun gives go test both).
+// The go commands the tests run to build something (cmd/brokerstub, the
+// apiparity programs) build it as this binary was built: its packages are
+// then in the build cache already, from this module's own test build,
+// instead of being compiled once more in another mode (104 s of CPU for
+// cmd/brokerstub alone on a fresh machine); and the brokerstub process is
+// race-checked in a race run.
+func buildFlags() []string {
+	var flags []string
 	if info, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range info.Settings {
-			if s.Key == "-race" && s.Value == "true" {
-				return []string{"-race"}
+			if (s.Key == "-race" || s.Key == "-trimpath") && s.Value == "true" {
+				flags = append(flags, s.Key)
 			}
 		}
 	}
-	return nil
+	return flags
 }
 
 // sdkRoot is the directory of the github.com/pulsargo/sdk checkout this

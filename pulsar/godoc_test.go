@@ -44,13 +44,17 @@ func typeCheckPulsar(t *testing.T) *types.Package {
 	}
 	// The imports come from their export data, which go list -export builds
 	// (and caches): type-checking them from source takes a minute. With
-	// -race when this test binary has it: its imports were just compiled
-	// so for this binary and come from the cache, where without it they
-	// would all be compiled once more (half a minute of CPU when the cache
-	// is cold, as on a fresh CI machine).
+	// -race and -trimpath when this test binary was built with them (go run
+	// ./internal/testrun gives both): its imports were just compiled so for
+	// this binary and come from the cache, where otherwise they would all be
+	// compiled once more (half a minute of CPU on a fresh CI machine).
 	args := []string{"list", "-export", "-deps", "-f", "{{.ImportPath}}={{.Export}}"}
-	if info, ok := debug.ReadBuildInfo(); ok && slices.Contains(info.Settings, debug.BuildSetting{Key: "-race", Value: "true"}) {
-		args = append(args, "-race")
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, flag := range []string{"-race", "-trimpath"} {
+			if slices.Contains(info.Settings, debug.BuildSetting{Key: flag, Value: "true"}) {
+				args = append(args, flag)
+			}
+		}
 	}
 	out, err := exec.Command("go", append(args, ".")...).Output()
 	if err != nil {

@@ -8,9 +8,15 @@
 //	go run ./internal/testrun            # the README's test command
 //	go run ./internal/testrun -- -run Seek -count 1  # after --, flags for go test
 //
-// It runs `go test -race -json` in the root module, then in
+// It runs `go test -race -trimpath -json` in the root module, then in
 // pulsar/pulsarprom, then in integration (each its own module), and reads
-// the JSON events go test writes (cmd/test2json).
+// the JSON events go test writes (cmd/test2json). -trimpath is the build
+// mode of the go builds the tests run themselves (officialsuite builds
+// cmd/brokerstub and the official client's tests with it, for a build cache
+// that holds across its scratch directories; buildServer and others copy
+// the test binary's mode): with every build in one mode, the standard
+// library, the SDK and the official client's dependencies are compiled
+// once, not once per mode (minutes of CPU on a fresh machine).
 package main
 
 import (
@@ -36,7 +42,11 @@ var modules = []struct {
 	{".", nil, []string{"./pulsar", "./brokerstub", "./internal/compress", "./brokerstub/internal/store",
 		"./brokerstub/internal/ledger", "./pulsar/crypto", "./examples/quickstart", "./internal/wire"}},
 	{"pulsar/pulsarprom", nil, nil},
-	{"integration", []string{"-timeout", "30m"}, []string{".", "./officialsuite"}},
+	// -parallel 4: a good part of the integration tests wait (timeouts that
+	// must pass, rates, quiet periods) and run in parallel for it; with the
+	// default, GOMAXPROCS (2 here), two of them waiting hold both slots,
+	// and the three officialsuite slices cannot all build at once.
+	{"integration", []string{"-timeout", "30m", "-parallel", "4"}, []string{".", "./officialsuite"}},
 }
 
 // packages is what go test is given in dir: first (those of them that
@@ -72,7 +82,7 @@ func run(ctx context.Context, args []string, out io.Writer) int {
 	failed := false
 	for _, m := range modules {
 		dir := filepath.Join(*root, m.dir)
-		cmdArgs := append([]string{"test", "-race", "-json"}, m.flags...)
+		cmdArgs := append([]string{"test", "-race", "-trimpath", "-json"}, m.flags...)
 		cmdArgs = append(cmdArgs, fs.Args()...)
 		cmdArgs = append(cmdArgs, packages(dir, m.first)...)
 		fmt.Fprintf(out, "== %s: go %v\n", m.dir, cmdArgs)
