@@ -79,3 +79,42 @@ func TestPackagesPutsTheSlowFirst(t *testing.T) {
 		}
 	}
 }
+
+// Tests that run in parallel are shown together while they run, not the
+// last one started alone (nor one paused until the sequential tests end).
+func TestProgressShowsParallelTests(t *testing.T) {
+	var out strings.Builder
+	r := newReport(&out, "../..", time.Now)
+	const pkg = `"Package":"github.com/pulsargo/sdk/internal/testrun"`
+	feed(t, r,
+		`{"Action":"start",`+pkg+`}`,
+		`{"Action":"run",`+pkg+`,"Test":"TestA"}`,
+		`{"Action":"pause",`+pkg+`,"Test":"TestA"}`,
+		`{"Action":"run",`+pkg+`,"Test":"TestB"}`,
+		`{"Action":"pause",`+pkg+`,"Test":"TestB"}`,
+		`{"Action":"run",`+pkg+`,"Test":"TestC"}`,
+	)
+	r.progress()
+	if got := out.String(); !strings.Contains(got, "running TestC\n") {
+		t.Errorf("with TestA and TestB paused: %q, want running TestC alone", got)
+	}
+	out.Reset()
+	feed(t, r,
+		`{"Action":"pass",`+pkg+`,"Test":"TestC","Elapsed":1}`,
+		`{"Action":"cont",`+pkg+`,"Test":"TestA"}`,
+		`{"Action":"cont",`+pkg+`,"Test":"TestB"}`,
+	)
+	r.progress()
+	if got := out.String(); !strings.Contains(got, "1 of") || !strings.Contains(got, "running TestA, TestB\n") {
+		t.Errorf("with TestA and TestB resumed: %q, want 1 done, running TestA, TestB", got)
+	}
+	out.Reset()
+	feed(t, r, `{"Action":"pass",`+pkg+`,"Test":"TestA","Elapsed":1}`)
+	r.progress()
+	if got := out.String(); !strings.Contains(got, "running TestB\n") {
+		t.Errorf("after TestA passed: %q, want running TestB", got)
+	}
+	if got := runningNames(map[string]bool{"D": true, "A": true, "C": true, "B": true, "E": true}); got != "A, B, C and 2 more" {
+		t.Errorf("runningNames = %q", got)
+	}
+}
