@@ -1,8 +1,10 @@
 package brokerstub
 
 import (
+	"context"
 	"encoding/binary"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -172,19 +174,31 @@ func TestPartitionedTopicMetadata(t *testing.T) {
 	}, topics)
 }
 
+// The broker pings an idle client every KeepAliveInterval and closes the
+// connection of one that has read nothing for two intervals (before the
+// third ping). In a synctest bubble, on the in-memory connection: the
+// keep-alive runs on the bubble's clock, so that a loaded machine cannot
+// stretch the intervals (on the real clock a test goroutine starved for
+// 100 ms found the connection closed before it read the first ping).
 func TestBrokerPingsAndDropsSilentClients(t *testing.T) {
-	b := RunT(t, Options{KeepAliveInterval: 50 * time.Millisecond})
-	c := dialRaw(t, b)
-	c.connect()
-	f, err := c.next()
-	require.NoError(t, err)
-	assert.Equal(t, proto.BaseCommand_PING, f.Cmd.GetType(), "the broker pings")
-	// Never answering: the broker gives up after two intervals.
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		if _, err := c.next(); err != nil {
-			return
-		}
-	}
-	t.Fatal("silent client was not disconnected")
+	synctest.Test(t, func(t *testing.T) {
+		const interval = 50 * time.Millisecond
+		b, err := Start(Options{NoListener: true, KeepAliveInterval: interval})
+		require.NoError(t, err)
+		defer b.Close()
+		nc, err := b.Dial(context.Background(), "", "")
+		require.NoError(t, err)
+		defer nc.Close()
+		c := dialRawOn(t, nc)
+		start := time.Now()
+		c.connect()
+		f, err := c.next()
+		require.NoError(t, err)
+		assert.Equal(t, proto.BaseCommand_PING, f.Cmd.GetType(), "the broker pings")
+		assert.Equal(t, interval, time.Since(start), "the first ping, one interval after the connection")
+		// Never answering: the broker gives up after two intervals, at the
+		// third tick.
+		c.expectClosed()
+		assert.Equal(t, 3*interval, time.Since(start), "closed at the first tick after two silent intervals")
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -129,6 +130,7 @@ func TestAPIParityProgram(t *testing.T) {
 		{"run", "./apiparity/gen", "-check"},
 		{"build", "./apiparity/official", "./apiparity/pulsargo"},
 	} {
+		args = slices.Insert(args, 1, buildFlags()...) // the packages this test binary was built with, from the cache
 		if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
 			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 		}

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -19,6 +20,26 @@ func goTool(t testing.TB) string {
 		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
 	}
 	return goBin
+}
+
+// buildFlags are the go command's -race and -trimpath, each when this test
+// binary was built with it (go run ./internal/testrun gives go test both).
+// The go commands the tests run to build something (cmd/brokerstub, the
+// apiparity programs) build it as this binary was built: its packages are
+// then in the build cache already, from this module's own test build,
+// instead of being compiled once more in another mode (104 s of CPU for
+// cmd/brokerstub alone on a fresh machine); and the brokerstub process is
+// race-checked in a race run.
+func buildFlags() []string {
+	var flags []string
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			if (s.Key == "-race" || s.Key == "-trimpath") && s.Value == "true" {
+				flags = append(flags, s.Key)
+			}
+		}
+	}
+	return flags
 }
 
 // sdkRoot is the directory of the github.com/pulsargo/sdk checkout this

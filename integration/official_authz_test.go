@@ -95,6 +95,9 @@ func TestOfficialTopicLevelPermissions(t *testing.T) {
 // official client's pattern consumer over GET_TOPICS_OF_NAMESPACE, and
 // the admin API's list) needs a namespace grant, as Pulsar's GET_TOPICS.
 func TestOfficialTopicListAuthorization(t *testing.T) {
+	// Mostly waiting (timeouts that must pass, rates, quiet periods), on a
+	// broker and clients of its own: it waits beside the other tests.
+	t.Parallel()
 	e := newAuthzEnv(t)
 	topic := topicName(t, "persistent://private/auth/"+strings.ReplaceAll(t.Name(), "/", "-"))
 	require.NoError(t, e.admin.Topics().Create(topic, 0))

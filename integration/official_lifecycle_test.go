@@ -18,6 +18,9 @@ import (
 // Which one is active on a non-partitioned topic depends on the topic's
 // name (Pulsar's hash ring of consumer names), so the test finds out.
 func TestOfficialFailoverSwitchover(t *testing.T) {
+	// Mostly waiting (timeouts that must pass, rates, quiet periods), on a
+	// broker and clients of its own: it waits beside the other tests.
+	t.Parallel()
 	b := startStub(t)
 	client := officialClient(t, b.URL())
 	topic := newTopic(t)

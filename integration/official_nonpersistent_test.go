@@ -67,6 +67,9 @@ func waitPermits(t *testing.T, b *brokerstub.Broker, topic, sub string) {
 // succeed and change nothing, the last message id is refused, and nothing
 // is left after a restart.
 func TestOfficialNonPersistentTopic(t *testing.T) {
+	// Mostly waiting (timeouts that must pass, rates, quiet periods), on a
+	// broker and clients of its own: it waits beside the other tests.
+	t.Parallel()
 	b := startStub(t)
 	// The client retries GET_LAST_MESSAGE_ID until its operation timeout.
 	client, err := official.NewClient(official.ClientOptions{URL: b.URL(), OperationTimeout: 2 * time.Second, Logger: quietLogger()})

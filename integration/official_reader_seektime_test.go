@@ -23,6 +23,9 @@ import (
 // subscription (and its reset cursor) for the reader to reattach to: the
 // client resubscribes with its original start id after a seek by time.
 func TestOfficialReaderSeekByTimeHasNext(t *testing.T) {
+	// Mostly waiting (timeouts that must pass, rates, quiet periods), on a
+	// broker and clients of its own: it waits beside the other tests.
+	t.Parallel()
 	for _, start := range []official.MessageID{official.EarliestMessageID(), official.LatestMessageID()} {
 		t.Run(fmt.Sprint(start), func(t *testing.T) {
 			b := startStub(t)

@@ -175,6 +175,9 @@ func refused(t *testing.T, b *brokerstub.Broker, c official.Client, topic, why s
 }
 
 func TestOfficialTokenAuthentication(t *testing.T) {
+	// Mostly waiting (timeouts that must pass, rates, quiet periods), on a
+	// broker and clients of its own: it waits beside the other tests.
+	t.Parallel()
 	secret := []byte("official security secret")
 	tok, err := brokerstub.NewTokenProvider(brokerstub.TokenOptions{SecretKey: secret})
 	require.NoError(t, err)
@@ -189,6 +192,9 @@ func TestOfficialTokenAuthentication(t *testing.T) {
 }
 
 func TestOfficialTLSAuthentication(t *testing.T) {
+	// Mostly waiting (timeouts that must pass, rates, quiet periods), on a
+	// broker and clients of its own: it waits beside the other tests.
+	t.Parallel()
 	pki := newSecPKI(t)
 	_, adminCert, adminKey := pki.issue("admin")
 	b := startStubTLSAuth(t, pki)
@@ -240,6 +246,9 @@ func startStubTLSAuth(t *testing.T, pki *secPKI) *brokerstub.Broker {
 }
 
 func TestOfficialBasicAuthentication(t *testing.T) {
+	// Mostly waiting (timeouts that must pass, rates, quiet periods), on a
+	// broker and clients of its own: it waits beside the other tests.
+	t.Parallel()
 	// admin / 123456: openssl passwd -apr1 -salt pulsargo 123456.
 	basic, err := brokerstub.NewBasicProvider([]byte("admin:$apr1$pulsargo$4VBDloasO6dghLVvdvKqw/\n"))
 	require.NoError(t, err)

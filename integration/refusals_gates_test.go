@@ -40,6 +40,9 @@ func TestRefusalSubscriptionTypesPolicy(t *testing.T) {
 // The namespace policy encryption_required: a producer that does not
 // encrypt is refused with MetadataError.
 func TestRefusalEncryptionRequiredPolicy(t *testing.T) {
+	// Mostly waiting (timeouts that must pass, rates, quiet periods), on a
+	// broker and clients of its own: it waits beside the other tests.
+	t.Parallel()
 	e := newAdminEnv(t)
 	ns := policyNamespace(t, e, "encreq", map[string]string{"encryptionRequired": "true"})
 	topic := "persistent://" + ns + "/t"
@@ -82,6 +85,9 @@ func TestEncryptionRequiredPolicyEncryptingProducer(t *testing.T) {
 
 // The gates as broker configuration (the keys -config reads); stub only.
 func TestRefusalGatesBrokerConfig(t *testing.T) {
+	// Mostly waiting (timeouts that must pass, rates, quiet periods), on a
+	// broker and clients of its own: it waits beside the other tests.
+	t.Parallel()
 	cfg, err := brokerstub.ParseConfig(strings.NewReader(strings.Join([]string{
 		"subscriptionKeySharedEnable=false", "encryptionRequireOnProducer=true",
 		"maxSameAddressConsumersPerTopic=1", "subscriptionRedeliveryTrackerEnabled=false",
@@ -156,6 +162,9 @@ func TestRefusalPersistentOffAndSameAddressProducers(t *testing.T) {
 // maxActiveTransactionsPerCoordinator: a new transaction over the limit is
 // not answered (as Pulsar), so the client's request times out; stub only.
 func TestRefusalMaxActiveTransactions(t *testing.T) {
+	// Mostly waiting (timeouts that must pass, rates, quiet periods), on a
+	// broker and clients of its own: it waits beside the other tests.
+	t.Parallel()
 	cfg, err := brokerstub.ParseConfig(strings.NewReader("transactionCoordinatorEnabled=true\nmaxActiveTransactionsPerCoordinator=1\n"))
 	require.NoError(t, err)
 	e := newAdminEnv(t, cfg.Options)

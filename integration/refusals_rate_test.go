@@ -18,6 +18,9 @@ import (
 // a real Pulsar too (PULSARGO_TEST_URL, PULSARGO_TEST_ADMIN_URL), where the
 // broker's dispatcher may be slower than the rate, never faster.
 func TestRateNamespaceDispatchRate(t *testing.T) {
+	// Mostly waiting (timeouts that must pass, rates, quiet periods), on a
+	// broker and clients of its own: it waits beside the other tests.
+	t.Parallel()
 	e := newAdminEnv(t)
 	ns := newPolicyNamespace(t, e, "dispatchrate")
 	rate := utils.DispatchRate{DispatchThrottlingRateInMsg: 10, DispatchThrottlingRateInByte: -1, RatePeriodInSecond: 1}
@@ -67,6 +70,9 @@ func TestRateNamespaceDispatchRate(t *testing.T) {
 // 20 messages at 5 a second, 5 of them at once, take three seconds or
 // more. Runs against a real Pulsar too.
 func TestRateNamespacePublishRate(t *testing.T) {
+	// Mostly waiting (timeouts that must pass, rates, quiet periods), on a
+	// broker and clients of its own: it waits beside the other tests.
+	t.Parallel()
 	e := newAdminEnv(t)
 	ns := newPolicyNamespace(t, e, "publishrate")
 	require.NoError(t, e.admin.Namespaces().SetPublishRate(*mustNamespace(t, ns),

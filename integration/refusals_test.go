@@ -212,6 +212,9 @@ func TestRefusalMaxTopicsPolicy(t *testing.T) {
 // maxUnackedMessagesPerConsumer as a namespace policy: a Shared consumer
 // that acks nothing gets 10 of 50 messages; acking half lets more come.
 func TestRefusalMaxUnackedPolicy(t *testing.T) {
+	// Mostly waiting (timeouts that must pass, rates, quiet periods), on a
+	// broker and clients of its own: it waits beside the other tests.
+	t.Parallel()
 	e := newAdminEnv(t)
 	ns := policyNamespace(t, e, "maxunacked", map[string]string{"maxUnackedMessagesPerConsumer": "10"})
 	topic := "persistent://" + ns + "/t"

@@ -43,6 +43,9 @@ func sdkPayloads(ms []pulsar.Message) []string {
 // client creates and the official producer writes to, as they appear (on
 // the stub's topic-list watch notifications), and drops a topic deleted.
 func TestSDKPatternConsumerDiscoversOfficialTopics(t *testing.T) {
+	// Mostly waiting (timeouts that must pass, rates, quiet periods), on a
+	// broker and clients of its own: it waits beside the other tests.
+	t.Parallel()
 	e := newAdminEnv(t)
 	prefix := strings.TrimPrefix(newTopic(t), "persistent://public/default/")
 	sdk := sdkClient(t, e.url)

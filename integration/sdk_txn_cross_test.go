@@ -41,6 +41,9 @@ func sdkNothing(t *testing.T, c pulsar.Consumer, wait time.Duration) {
 // pulsargo produces in a transaction; the official consumer sees the
 // messages only after commit, and never those of an aborted one.
 func TestTxnCrossPulsargoProducesOfficialConsumes(t *testing.T) {
+	// Mostly waiting (timeouts that must pass, rates, quiet periods), on a
+	// broker and clients of its own: it waits beside the other tests.
+	t.Parallel()
 	_, ours, theirs := txnClients(t)
 	topic := newTopic(t)
 	cons, err := theirs.Subscribe(official.ConsumerOptions{Topic: topic, SubscriptionName: "s",
@@ -76,6 +79,9 @@ func TestTxnCrossPulsargoProducesOfficialConsumes(t *testing.T) {
 // The official client produces in a transaction; pulsargo's consumer sees
 // the messages only after commit, and never those of an aborted one.
 func TestTxnCrossOfficialProducesPulsargoConsumes(t *testing.T) {
+	// Mostly waiting (timeouts that must pass, rates, quiet periods), on a
+	// broker and clients of its own: it waits beside the other tests.
+	t.Parallel()
 	_, ours, theirs := txnClients(t)
 	topic := newTopic(t)
 	cons := sdkSubscribe(t, ours, pulsar.ConsumerOptions{Topic: topic, SubscriptionName: "s"})
@@ -117,6 +123,9 @@ func TestTxnCrossOfficialProducesPulsargoConsumes(t *testing.T) {
 // subscription gets the messages again; it acks them in a committed
 // transaction of its own, and the first client's consumer gets nothing.
 func TestTxnCrossAcks(t *testing.T) {
+	// Mostly waiting (timeouts that must pass, rates, quiet periods), on a
+	// broker and clients of its own: it waits beside the other tests.
+	t.Parallel()
 	t.Run("pulsargo-aborts-official-commits", func(t *testing.T) {
 		b, ours, theirs := txnClients(t)
 		topic := newTopic(t)
@@ -201,6 +210,9 @@ func sendPlain(t *testing.T, c pulsar.Client, topic string, payloads ...string) 
 // A chunked message that pulsargo produces in a transaction reaches the
 // official consumer whole, and only after commit.
 func TestTxnCrossChunkedPulsargoToOfficial(t *testing.T) {
+	// Mostly waiting (timeouts that must pass, rates, quiet periods), on a
+	// broker and clients of its own: it waits beside the other tests.
+	t.Parallel()
 	_, ours, theirs := txnClients(t)
 	topic := newTopic(t)
 	cons, err := theirs.Subscribe(official.ConsumerOptions{Topic: topic, SubscriptionName: "s",

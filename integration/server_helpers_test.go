@@ -17,8 +17,8 @@ import (
 // it accepts connections; the service URL follows.
 const serverListeningPrefix = "brokerstub: listening on "
 
-// buildServer builds cmd/brokerstub into a temporary directory and returns
-// the binary's path.
+// buildServer builds cmd/brokerstub into a temporary directory, as this
+// test binary was built (buildFlags), and returns the binary's path.
 func buildServer(t testing.TB) string {
 	t.Helper()
 	goBin := goTool(t)
@@ -26,7 +26,8 @@ func buildServer(t testing.TB) string {
 	if runtime.GOOS == "windows" {
 		bin += ".exe"
 	}
-	cmd := exec.Command(goBin, "build", "-o", bin, "github.com/pulsargo/sdk/cmd/brokerstub")
+	args := append(append([]string{"build"}, buildFlags()...), "-o", bin, "github.com/pulsargo/sdk/cmd/brokerstub")
+	cmd := exec.Command(goBin, args...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./cmd/brokerstub: %v\n%s", err, out)
 	}

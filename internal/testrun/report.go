@@ -30,9 +30,9 @@ type event struct {
 // pkgState is what the report knows of one package.
 type pkgState struct {
 	started  time.Time
-	declared int // top-level tests, examples and fuzz targets in its files
-	done     int // top-level tests finished
-	running  string
+	declared int                         // top-level tests, examples and fuzz targets in its files
+	done     int                         // top-level tests finished
+	running  map[string]bool             // top-level tests running now (not paused for t.Parallel)
 	output   strings.Builder             // the package's own output (panics, TestMain)
 	perTest  map[string]*strings.Builder // output of each top-level test still running
 	finished bool
@@ -79,7 +79,7 @@ func top(test string) string {
 func (r *report) pkg(name string) *pkgState {
 	p := r.pkgs[name]
 	if p == nil {
-		p = &pkgState{started: r.now(), perTest: map[string]*strings.Builder{}, declared: -1}
+		p = &pkgState{started: r.now(), perTest: map[string]*strings.Builder{}, running: map[string]bool{}, declared: -1}
 		r.pkgs[name] = p
 	}
 	return p
@@ -129,9 +129,13 @@ func (r *report) handle(ev event) {
 		p.perTest[name] = buf
 	}
 	switch ev.Action {
-	case "run":
+	case "run", "cont":
 		if ev.Test == name {
-			p.running = name
+			p.running[name] = true
+		}
+	case "pause":
+		if ev.Test == name {
+			delete(p.running, name)
 		}
 	case "output":
 		buf.WriteString(ev.Output)
@@ -145,6 +149,7 @@ func (r *report) handle(ev event) {
 		if ev.Test == name {
 			p.done++
 			delete(p.perTest, name)
+			delete(p.running, name)
 		}
 	}
 }
@@ -165,7 +170,7 @@ func (r *report) progress() {
 	defer r.mu.Unlock()
 	var names []string
 	for name, p := range r.pkgs {
-		if !p.finished && p.running != "" {
+		if !p.finished && len(p.running) > 0 {
 			names = append(names, name)
 		}
 	}
@@ -179,8 +184,22 @@ func (r *report) progress() {
 		if p.declared > 0 {
 			of = fmt.Sprintf(" of %d", max(p.declared, p.done))
 		}
-		fmt.Fprintf(r.out, "...  %-60s %6.0fs  %d%s tests done, running %s\n", name, r.now().Sub(p.started).Seconds(), p.done, of, p.running)
+		fmt.Fprintf(r.out, "...  %-60s %6.0fs  %d%s tests done, running %s\n", name, r.now().Sub(p.started).Seconds(), p.done, of, runningNames(p.running))
 	}
+}
+
+// runningNames lists the tests running at once (several with t.Parallel),
+// sorted, the first three by name.
+func runningNames(running map[string]bool) string {
+	names := make([]string, 0, len(running))
+	for name := range running {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	if len(names) > 3 {
+		return fmt.Sprintf("%s and %d more", strings.Join(names[:3], ", "), len(names)-3)
+	}
+	return strings.Join(names, ", ")
 }
 
 // declared counts the top-level tests, examples and fuzz targets in a

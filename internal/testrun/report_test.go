@@ -63,3 +63,58 @@ func TestReportBuildFailureFails(t *testing.T) {
 		t.Errorf("failed=%v, output:\n%s", r.failed(), out.String())
 	}
 }
+
+// The slow packages go first, those that no longer exist are left out
+// (go test would fail on them), and ./... follows for the rest.
+func TestPackagesPutsTheSlowFirst(t *testing.T) {
+	got := strings.Join(packages("../..", []string{"./pulsar", "./no/such/dir", "./internal/testrun/report.go", "./brokerstub"}), " ")
+	if want := "./pulsar ./brokerstub ./..."; got != want {
+		t.Errorf("packages = %s, want %s", got, want)
+	}
+	for _, m := range modules {
+		for _, p := range m.first {
+			if len(packages("../../"+m.dir, []string{p})) != 2 {
+				t.Errorf("module %s lists %s first, which is not a directory", m.dir, p)
+			}
+		}
+	}
+}
+
+// Tests that run in parallel are shown together while they run, not the
+// last one started alone (nor one paused until the sequential tests end).
+func TestProgressShowsParallelTests(t *testing.T) {
+	var out strings.Builder
+	r := newReport(&out, "../..", time.Now)
+	const pkg = `"Package":"github.com/pulsargo/sdk/internal/testrun"`
+	feed(t, r,
+		`{"Action":"start",`+pkg+`}`,
+		`{"Action":"run",`+pkg+`,"Test":"TestA"}`,
+		`{"Action":"pause",`+pkg+`,"Test":"TestA"}`,
+		`{"Action":"run",`+pkg+`,"Test":"TestB"}`,
+		`{"Action":"pause",`+pkg+`,"Test":"TestB"}`,
+		`{"Action":"run",`+pkg+`,"Test":"TestC"}`,
+	)
+	r.progress()
+	if got := out.String(); !strings.Contains(got, "running TestC\n") {
+		t.Errorf("with TestA and TestB paused: %q, want running TestC alone", got)
+	}
+	out.Reset()
+	feed(t, r,
+		`{"Action":"pass",`+pkg+`,"Test":"TestC","Elapsed":1}`,
+		`{"Action":"cont",`+pkg+`,"Test":"TestA"}`,
+		`{"Action":"cont",`+pkg+`,"Test":"TestB"}`,
+	)
+	r.progress()
+	if got := out.String(); !strings.Contains(got, "1 of") || !strings.Contains(got, "running TestA, TestB\n") {
+		t.Errorf("with TestA and TestB resumed: %q, want 1 done, running TestA, TestB", got)
+	}
+	out.Reset()
+	feed(t, r, `{"Action":"pass",`+pkg+`,"Test":"TestA","Elapsed":1}`)
+	r.progress()
+	if got := out.String(); !strings.Contains(got, "running TestB\n") {
+		t.Errorf("after TestA passed: %q, want running TestB", got)
+	}
+	if got := runningNames(map[string]bool{"D": true, "A": true, "C": true, "B": true, "E": true}); got != "A, B, C and 2 more" {
+		t.Errorf("runningNames = %q", got)
+	}
+}
