@@ -95,7 +95,7 @@ func npPartitionedStats(rq *adminReq) (any, error) {
 	if n == 0 {
 		return nil, restErr(http.StatusNotFound, "Partitioned Topic not found: %s", name.Full)
 	}
-	total := &npPartitionedTopicStats{Metadata: partitionedMetadata{Partitions: n}, Partitions: map[string]*topicStats{}}
+	total := &partitionedTopicStats{Metadata: partitionedMetadata{Partitions: n}, Partitions: map[string]*topicStats{}}
 	parts := map[string]*topicStats{}
 	var pubs [][]*publisherStats
 	loaded := false

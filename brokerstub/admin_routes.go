@@ -201,45 +201,28 @@ func partitionedStats(rq *adminReq) (any, error) {
 	if n == 0 {
 		return nil, restErr(http.StatusNotFound, "Partitioned Topic not found: %s", name.Full)
 	}
-	total := &partitionedTopicStats{
-		Metadata:      partitionedMetadata{Partitions: n},
-		Subscriptions: map[string]*partitionedSubscriptionStats{},
-		Replication:   map[string]struct{}{},
-		Partitions:    map[string]*topicStats{},
-	}
+	total := &partitionedTopicStats{Metadata: partitionedMetadata{Partitions: n}, Partitions: map[string]*topicStats{}}
 	parts := map[string]*topicStats{}
 	var pubs [][]*publisherStats
+	loaded := false
 	err = rq.forEachPartition(name, false, func(t *topic) error {
 		st := t.stats(rq.statsOptions())
 		parts[t.name.Full] = st
-		total.MsgInCounter += st.MsgInCounter
-		total.BytesInCounter += st.BytesInCounter
-		total.MsgOutCounter += st.MsgOutCounter
-		total.BytesOutCounter += st.BytesOutCounter
-		total.StorageSize += st.StorageSize
-		total.BacklogSize += st.BacklogSize
-		total.LastPublishTimestamp = max(total.LastPublishTimestamp, st.LastPublishTimestamp)
-		if c := st.TopicCreationTimeStamp; total.TopicCreationTimeStamp == 0 || c < total.TopicCreationTimeStamp {
-			total.TopicCreationTimeStamp = c
+		if loaded {
+			total.topicStats.add(st) // admin_nonpersistent.go
+		} else {
+			total.topicStats = st.clone()
+			loaded = true
 		}
 		pubs = append(pubs, st.Publishers)
-		for sn, ss := range st.Subscriptions {
-			agg := total.Subscriptions[sn]
-			if agg == nil {
-				agg = &partitionedSubscriptionStats{Type: ss.Type, IsDurable: ss.IsDurable, Consumers: []*consumerStats{}}
-				total.Subscriptions[sn] = agg
-			}
-			agg.MsgBacklog += ss.MsgBacklog
-			agg.UnackedMessages += ss.UnackedMessages
-			agg.MsgOutCounter += ss.MsgOutCounter
-			agg.BytesOutCounter += ss.BytesOutCounter
-			agg.BacklogSize += ss.BacklogSize
-			agg.Consumers = append(agg.Consumers, ss.Consumers...)
-		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	if !loaded {
+		total.topicStats = topicStats{Publishers: []*publisherStats{}, Subscriptions: map[string]*subscriptionStats{},
+			Replication: map[string]struct{}{}, DeduplicationStatus: "Disabled"}
 	}
 	total.Publishers = mergePublishers(pubs) // admin_stats_publishers.go
 	if rq.q.Get("perPartition") != "false" {

@@ -133,53 +133,12 @@ type partitionedMetadata struct {
 	Deleted    bool `json:"deleted"`
 }
 
-// partitionedTopicStats is Pulsar's PartitionedTopicStatsImpl of a
-// persistent topic: the partitions' counters and rates added up, their
-// publishers merged, their subscriptions added by name, and each
-// partition's own stats under partitions (empty with perPartition=false).
+// partitionedTopicStats is Pulsar's PartitionedTopicStatsImpl (and
+// NonPersistentPartitionedTopicStats): the partitions' stats added up as
+// Pulsar's add() methods do (topicStats.add), with merged publishers (this
+// Publishers hides the embedded one in the JSON), and each partition's own
+// stats under partitions (empty with perPartition=false).
 type partitionedTopicStats struct {
-	MsgRateIn              float64                                  `json:"msgRateIn"`
-	MsgRateOut             float64                                  `json:"msgRateOut"`
-	MsgThroughputIn        float64                                  `json:"msgThroughputIn"`
-	MsgThroughputOut       float64                                  `json:"msgThroughputOut"`
-	AverageMsgSize         float64                                  `json:"averageMsgSize"`
-	MsgInCounter           int64                                    `json:"msgInCounter"`
-	BytesInCounter         int64                                    `json:"bytesInCounter"`
-	MsgOutCounter          int64                                    `json:"msgOutCounter"`
-	BytesOutCounter        int64                                    `json:"bytesOutCounter"`
-	StorageSize            int64                                    `json:"storageSize"`
-	BacklogSize            int64                                    `json:"backlogSize"`
-	TopicCreationTimeStamp int64                                    `json:"topicCreationTimeStamp"`
-	LastPublishTimestamp   int64                                    `json:"lastPublishTimestamp"`
-	Publishers             []*mergedPublisherStats                  `json:"publishers"`
-	Subscriptions          map[string]*partitionedSubscriptionStats `json:"subscriptions"`
-	Replication            map[string]struct{}                      `json:"replication"`
-	Metadata               partitionedMetadata                      `json:"metadata"`
-	Partitions             map[string]*topicStats                   `json:"partitions"`
-}
-
-// partitionedSubscriptionStats is a subscription of a partitioned topic's
-// stats: its partitions' counters added up and their consumers listed
-// together.
-type partitionedSubscriptionStats struct {
-	Type             string           `json:"type"`
-	IsDurable        bool             `json:"isDurable"`
-	Consumers        []*consumerStats `json:"consumers"`
-	MsgBacklog       int64            `json:"msgBacklog"`
-	UnackedMessages  int64            `json:"unackedMessages"`
-	MsgOutCounter    int64            `json:"msgOutCounter"`
-	BytesOutCounter  int64            `json:"bytesOutCounter"`
-	BacklogSize      int64            `json:"backlogSize"`
-	MsgRateOut       float64          `json:"msgRateOut"`
-	MsgThroughputOut float64          `json:"msgThroughputOut"`
-	MsgRateRedeliver float64          `json:"msgRateRedeliver"`
-	MsgRateExpired   float64          `json:"msgRateExpired"`
-}
-
-// npPartitionedTopicStats is Pulsar's NonPersistentPartitionedTopicStats:
-// the loaded partitions' stats added up (topicStats.add), with merged
-// publishers (this Publishers hides the embedded one in the JSON).
-type npPartitionedTopicStats struct {
 	topicStats
 	Publishers []*mergedPublisherStats `json:"publishers"`
 	Metadata   partitionedMetadata     `json:"metadata"`
