@@ -67,11 +67,7 @@ func (b *Broker) defaultBundles(pol map[string]json.RawMessage) (map[string]json
 // getBundles serves GET /admin/v2/namespaces/{tenant}/{ns}/bundles:
 // the namespace's BundlesData, as its policies report it.
 func getBundles(rq *adminReq) (any, error) {
-	ns, err := rq.namespace()
-	if err != nil {
-		return nil, err
-	}
-	pol, _, err := rq.b.pol().Policies(ns)
+	_, pol, _, err := rq.namespacePolicies()
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,17 @@ func (rq *adminReq) namespace() (string, error) {
 	return ns, nil
 }
 
+// namespacePolicies is the path's namespace (checked to exist), its stored
+// policies and its permissions.
+func (rq *adminReq) namespacePolicies() (string, map[string]json.RawMessage, map[string][]string, error) {
+	ns, err := rq.namespace()
+	if err != nil {
+		return "", nil, nil, err
+	}
+	pol, perms, err := rq.b.pol().Policies(ns)
+	return ns, pol, perms, err
+}
+
 func getNamespaces(rq *adminReq) (any, error) { return rq.b.pol().Namespaces(rq.p["tenant"]) }
 
 func putNamespace(rq *adminReq) (any, error) {
@@ -43,11 +54,7 @@ func putNamespace(rq *adminReq) (any, error) {
 // getNamespace returns the namespace's Policies document: what was set,
 // with the defaults Pulsar fills in, and its permissions.
 func getNamespace(rq *adminReq) (any, error) {
-	ns, err := rq.namespace()
-	if err != nil {
-		return nil, err
-	}
-	pol, perms, err := rq.b.pol().Policies(ns)
+	ns, pol, perms, err := rq.namespacePolicies()
 	if err != nil {
 		return nil, err
 	}
@@ -105,11 +112,7 @@ func getNamespaceTopics(rq *adminReq) (any, error) {
 }
 
 func getPermissions(rq *adminReq) (any, error) {
-	ns, err := rq.namespace()
-	if err != nil {
-		return nil, err
-	}
-	_, perms, err := rq.b.pol().Policies(ns)
+	_, _, perms, err := rq.namespacePolicies()
 	return perms, err
 }
 
@@ -227,11 +230,7 @@ func backlogType(rq *adminReq) (string, error) {
 }
 
 func getBacklogQuotaMap(rq *adminReq) (any, error) {
-	ns, err := rq.namespace()
-	if err != nil {
-		return nil, err
-	}
-	pol, _, err := rq.b.pol().Policies(ns)
+	_, pol, _, err := rq.namespacePolicies()
 	if err != nil {
 		return nil, err
 	}
