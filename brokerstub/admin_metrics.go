@@ -20,12 +20,7 @@ type topicMetrics struct {
 // topic-level series for every loaded topic, then the Go runtime's and the
 // process's figures under the standard collectors' names (procmetrics).
 func (b *Broker) metricsText() string {
-	b.mu.Lock()
-	ts := make([]*topic, 0, len(b.topics))
-	for _, t := range b.topics {
-		ts = append(ts, t)
-	}
-	b.mu.Unlock()
+	ts := b.loadedTopics()
 	var ms []topicMetrics
 	for _, t := range ts {
 		var m topicMetrics

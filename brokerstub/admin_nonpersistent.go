@@ -56,13 +56,11 @@ func npListTopics(rq *adminReq) (any, error) {
 		return nil, err
 	}
 	out := []string{}
-	rq.b.mu.Lock()
-	for full, t := range rq.b.topics {
-		if t.np != nil && t.name.Namespace == ns && !strings.Contains(full, "/__change_events") {
+	for _, t := range rq.b.loadedTopics() {
+		if full := t.name.Full; t.np != nil && t.name.Namespace == ns && !strings.Contains(full, "/__change_events") {
 			out = append(out, full)
 		}
 	}
-	rq.b.mu.Unlock()
 	return sortedNames(out), nil
 }
 
@@ -73,10 +71,7 @@ func npTopicStats(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rq.b.mu.Lock()
-	_, loaded := rq.b.topics[name.Full]
-	rq.b.mu.Unlock()
-	if !loaded && rq.b.partitionCountOf(name) == 0 {
+	if rq.b.loadedTopic(name.Full) == nil && rq.b.partitionCountOf(name) == 0 {
 		return nil, topicNotFound(name)
 	}
 	return getTopicStats(rq)
@@ -100,9 +95,7 @@ func npPartitionedStats(rq *adminReq) (any, error) {
 	var pubs [][]*publisherStats
 	loaded := false
 	for _, p := range rq.b.partitionsOf(name) {
-		rq.b.mu.Lock()
-		t := rq.b.topics[p.Full]
-		rq.b.mu.Unlock()
+		t := rq.b.loadedTopic(p.Full)
 		if t == nil {
 			continue
 		}

@@ -44,7 +44,7 @@ func (t *topic) hasClients() bool {
 // deleteTopic deletes a topic's entries and cursors. With producers or
 // consumers attached it is refused (412) unless force: then they are closed
 // first, as Pulsar does.
-func (b *Broker) deleteTopic(name topicName, force bool) error {
+func (b *engine) deleteTopic(name topicName, force bool) error {
 	b.mu.Lock()
 	t := b.topics[name.Full]
 	stored := b.storedLocked(name)
@@ -88,9 +88,7 @@ func (b *Broker) deletePartitioned(base topicName, force bool) error {
 	}
 	if !force {
 		for _, p := range parts {
-			b.mu.Lock()
-			t := b.topics[p.Full]
-			b.mu.Unlock()
+			t := b.loadedTopic(p.Full)
 			if t != nil && t.hasClients() {
 				return restErr(http.StatusPreconditionFailed, "Topic has active producers/subscriptions")
 			}

@@ -99,7 +99,7 @@ func txnInBufferStats(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return txnTopics{rq.b}.InBuffer(name.Full, id), nil
+	return txnTopics{rq.b.engine}.InBuffer(name.Full, id), nil
 }
 
 func txnInPendingAckStats(rq *adminReq) (any, error) {

@@ -55,9 +55,6 @@ func authnError(format string, args ...any) error {
 // refused before they are parsed.
 const maxAuthData = auth.MaxData
 
-// authEnabled reports whether clients must authenticate.
-func (b *Broker) authEnabled() bool { return b.opts.AuthenticationEnabled }
-
 // authenticate checks the credentials of method at time now. An empty
 // method, or "none", is the anonymous role when Options.AnonymousUserRole
 // is set. With authentication disabled every client is the anonymous role

@@ -213,8 +213,8 @@ func newAuthFuzz() (*authFuzz, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.b = &Broker{opts: Options{AuthenticationEnabled: true,
-		AuthenticationProviders: []AuthenticationProvider{a.hmacP, basic, NewTLSProvider()}}}
+	a.b = &Broker{engine: &engine{opts: Options{AuthenticationEnabled: true,
+		AuthenticationProviders: []AuthenticationProvider{a.hmacP, basic, NewTLSProvider()}}}}
 	return a, nil
 }
 

@@ -15,11 +15,11 @@ const (
 )
 
 // authzOn reports whether authorization is checked.
-func (b *Broker) authzOn() bool { return b.opts.AuthorizationEnabled }
+func (b *engine) authzOn() bool { return b.opts.AuthorizationEnabled }
 
 // authorizer returns the decisions of internal/auth over the broker's
 // options and its policy store (authz_grants.go).
-func (b *Broker) authorizer() *auth.Authorizer {
+func (b *engine) authorizer() *auth.Authorizer {
 	return &auth.Authorizer{
 		SuperUsers: b.opts.SuperUserRoles,
 		ProxyRoles: b.opts.ProxyRoles,
@@ -29,25 +29,25 @@ func (b *Broker) authorizer() *auth.Authorizer {
 }
 
 // isSuperUser reports whether role is one of Options.SuperUserRoles.
-func (b *Broker) isSuperUser(role string) bool { return b.authorizer().IsSuperUser(role) }
+func (b *engine) isSuperUser(role string) bool { return b.authorizer().IsSuperUser(role) }
 
 // isTenantAdmin reports whether role is a super user or among tenant's
 // adminRoles.
-func (b *Broker) isTenantAdmin(role, tenant string) bool {
+func (b *engine) isTenantAdmin(role, tenant string) bool {
 	return b.authorizer().IsTenantAdmin(role, tenant)
 }
 
 // allowTopic reports whether role may do act on topic name
 // (auth.Authorizer.AllowTopic); everything is allowed with authorization
 // off.
-func (b *Broker) allowTopic(role string, name topicName, act authzAction, sub string) bool {
+func (b *engine) allowTopic(role string, name topicName, act authzAction, sub string) bool {
 	return !b.authzOn() || b.authorizer().AllowTopic(role, authTopic(name), act, sub)
 }
 
 // allowNamespaceTopics reports whether role may list the topics of
 // namespace ns (auth.Authorizer.AllowNamespaceTopics); everything is
 // allowed with authorization off.
-func (b *Broker) allowNamespaceTopics(role, ns string) bool {
+func (b *engine) allowNamespaceTopics(role, ns string) bool {
 	return !b.authzOn() || b.authorizer().AllowNamespaceTopics(role, ns)
 }
 
@@ -89,3 +89,6 @@ func (c *conn) authorizeNamespaceTopics(rid uint64, ns, msg string) bool {
 	c.sendError(rid, proto.ServerError_AuthorizationError, msg)
 	return false
 }
+
+// authEnabled reports whether clients must authenticate.
+func (b *engine) authEnabled() bool { return b.opts.AuthenticationEnabled }

@@ -7,7 +7,7 @@ import "encoding/json"
 // their topic-level permissions (destination_auth) and their
 // subscription_auth_roles. Unreadable data grants nothing, as a missing
 // namespace; unreadable subscription roles restrict nothing.
-type policyGrants struct{ b *Broker }
+type policyGrants struct{ b *engine }
 
 func (g policyGrants) TenantAdmins(tenant string) ([]string, bool) {
 	t, err := g.b.pol().Tenant(tenant)

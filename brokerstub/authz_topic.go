@@ -16,7 +16,7 @@ type topicGrants map[string]map[string][]string
 
 // topicGrantsOf returns the topic-level permissions of namespace ns (empty
 // when it has none or does not exist).
-func (b *Broker) topicGrantsOf(ns string) topicGrants {
+func (b *engine) topicGrantsOf(ns string) topicGrants {
 	g := topicGrants{}
 	raw, ok, err := b.pol().NamespacePolicy(ns, destinationAuthField)
 	if err != nil || !ok {
@@ -31,7 +31,7 @@ func (b *Broker) topicGrantsOf(ns string) topicGrants {
 // updateTopicGrants applies f to the namespace's topic-level permissions
 // atomically (two grants at once both stay); an error of f changes
 // nothing.
-func (b *Broker) updateTopicGrants(ns string, f func(topicGrants) error) error {
+func (b *engine) updateTopicGrants(ns string, f func(topicGrants) error) error {
 	return b.pol().UpdateNamespacePolicy(ns, destinationAuthField, func(raw json.RawMessage) (json.RawMessage, error) {
 		g := topicGrants{}
 		if raw != nil && json.Unmarshal(raw, &g) != nil {
@@ -50,7 +50,7 @@ func (b *Broker) updateTopicGrants(ns string, f func(topicGrants) error) error {
 // forgetTopicGrants drops the topic-level permissions of a deleted topic,
 // as Pulsar does when it deletes a topic, so that a topic created again
 // under the name starts with none.
-func (b *Broker) forgetTopicGrants(name topicName) error {
+func (b *engine) forgetTopicGrants(name topicName) error {
 	if _, ok := b.topicGrantsOf(name.Namespace)[name.Full]; !ok {
 		return nil
 	}

@@ -19,7 +19,7 @@ type autoTopicOverride struct {
 }
 
 // autoTopicOverrideOf returns the override of name's namespace, if set.
-func (b *Broker) autoTopicOverrideOf(name topicName) (autoTopicOverride, bool) {
+func (b *engine) autoTopicOverrideOf(name topicName) (autoTopicOverride, bool) {
 	var o autoTopicOverride
 	raw, ok, _ := b.pol().NamespacePolicy(name.Namespace, "autoTopicCreationOverride")
 	if !ok || string(raw) == "null" || json.Unmarshal(raw, &o) != nil {
@@ -30,7 +30,7 @@ func (b *Broker) autoTopicOverrideOf(name topicName) (autoTopicOverride, bool) {
 
 // autoTopicAllowed reports whether a topic of name that does not exist is
 // created on first use. System topics always are, as Pulsar's.
-func (b *Broker) autoTopicAllowed(name topicName) bool {
+func (b *engine) autoTopicAllowed(name topicName) bool {
 	if isSystemTopic(name.Full) {
 		return true
 	}
@@ -42,7 +42,7 @@ func (b *Broker) autoTopicAllowed(name topicName) bool {
 
 // autoTopicPartitions is how many partitions an auto-created topic of name
 // gets: 0 for a non-partitioned one.
-func (b *Broker) autoTopicPartitions(name topicName) int {
+func (b *engine) autoTopicPartitions(name topicName) int {
 	if o, ok := b.autoTopicOverrideOf(name); ok && o.Allow {
 		if o.Type != "partitioned" || o.Partitions == nil {
 			return 0

@@ -43,7 +43,7 @@ func (q *quota) merge(raw json.RawMessage, size bool) {
 // backlogQuota returns the quota of a topic: the topic's own, else its
 // namespace's, else the broker's default (Options.BacklogQuota), per quota
 // type (destination_storage limits bytes, message_age limits seconds).
-func (b *Broker) backlogQuota(name topicName) quota {
+func (b *engine) backlogQuota(name topicName) quota {
 	d := b.opts.BacklogQuota
 	q := quota{limitBytes: d.LimitBytes, limitSeconds: d.LimitSeconds, policy: d.Policy}
 	pol := b.pol()

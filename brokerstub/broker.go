@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"path/filepath"
 	"sync"
@@ -14,10 +13,7 @@ import (
 	"time"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
-	"github.com/pulsargo/sdk/brokerstub/internal/policy"
-	"github.com/pulsargo/sdk/brokerstub/internal/schema"
 	"github.com/pulsargo/sdk/brokerstub/internal/store"
-	"github.com/pulsargo/sdk/brokerstub/internal/txn"
 	"github.com/pulsargo/sdk/internal/wire"
 )
 
@@ -28,19 +24,17 @@ var ErrClosed = errors.New("brokerstub: broker closed")
 // Start one with Start or RunT; point any Pulsar client at URL(). All methods
 // are safe for concurrent use.
 type Broker struct {
-	opts Options
-	log  *slog.Logger
+	*engine // the topics and what they share (engine.go)
 
 	interceptor atomic.Pointer[Interceptor]
-	schemas     *schema.Registry // handle_schema.go
 	connSeq     atomic.Uint64
 	lookups     atomic.Int64            // lookups being answered (lookup_limits.go)
 	watch       topicWatchers           // topic-list watchers (handle_topiclist.go)
 	frames      func() *wire.BufferPool // the connections' frame buffers (conn.go), made on first use
-	cache       *ledger.Cache           // entry bytes in memory (Options.EntryCacheSize); nil without a DataDir
 
+	// mu guards the listeners, the connections and closed; the topics are
+	// the engine's, under its own mu.
 	mu      sync.Mutex
-	st      store.Store
 	ln      net.Listener
 	addr    string       // the bound address, kept across restarts
 	tlsLn   net.Listener // the TLS binary port beside ln (Options.TLSAddr)
@@ -49,22 +43,13 @@ type Broker struct {
 	// addresses, kept across restarts (listeners.go).
 	bindLns   []net.Listener
 	bindAddrs []string
-	topics    map[string]*topic
 	conns     map[*conn]struct{}
 	// connsPerHost counts conns by client host (Options.MaxConnectionsPerIP).
 	connsPerHost map[string]int
 	closed       bool
 	serveWG      sync.WaitGroup // accept loop and connections
-	topicsWG     sync.WaitGroup // topic goroutines
 
-	admin    *adminServer                 // admin REST API (admin_server.go)
-	policies atomic.Pointer[policy.State] // tenants, namespaces, policies
-	unacked  brokerUnacked                // the broker-wide unacked limit (unacked_broker.go)
-	rates    brokerRates                  // broker-wide rate limits (ratelimit.go)
-	sweeps   sweeps                       // periodic checks of the loaded topics (inactive.go)
-
-	// tc is the transaction coordinator (txn.go); nil when off.
-	tc atomic.Pointer[txn.Coordinator]
+	admin *adminServer // admin REST API (admin_server.go)
 }
 
 // Start starts a broker with the given options.
@@ -79,7 +64,8 @@ func Start(opts Options) (*Broker, error) {
 	if err := opts.validateListeners(); err != nil { // listeners.go
 		return nil, err
 	}
-	b := &Broker{opts: opts, log: opts.Logger, frames: sync.OnceValue(newFramePool)}
+	b := &Broker{engine: &engine{opts: opts, log: opts.Logger}, frames: sync.OnceValue(newFramePool)}
+	b.topicsChanged = b.topicListChanged
 	if opts.DataDir != "" {
 		// Without a data dir memory is the store: there is nothing to
 		// read dropped entries back from.
@@ -198,11 +184,11 @@ func (b *Broker) listen(addr string) error {
 	if tlsLn != nil {
 		b.tlsAddr = tlsAddr
 	}
-	b.topics = make(map[string]*topic)
 	b.conns = make(map[*conn]struct{})
 	b.connsPerHost = make(map[string]int)
 	b.closed = false
 	b.mu.Unlock()
+	b.startTopics()
 	if err := b.startCoordinator(); err != nil { // txn.go
 		if ln != nil {
 			_ = ln.Close()
@@ -426,19 +412,13 @@ func (b *Broker) shutdown(graceful bool) bool {
 	for c := range b.conns {
 		conns = append(conns, c)
 	}
-	topics := b.topics
-	b.topics = map[string]*topic{}
 	b.mu.Unlock()
 
 	for _, c := range conns {
 		c.close()
 	}
 	b.serveWG.Wait()
-	b.stopCoordinator() // txn.go: before the topics it calls stop
-	for _, t := range topics {
-		t.stop(graceful)
-	}
-	b.topicsWG.Wait()
+	b.stopTopics(graceful)
 	return true
 }
 

@@ -193,7 +193,7 @@ func (t *topic) markHorizon(horizon ledger.Position) {
 // compactionThreshold is the backlog in bytes past which the monitor
 // compacts the topic: the topic policy, else the namespace policy, else
 // the broker's; 0 for never.
-func (b *Broker) compactionThreshold(name topicName) int64 {
+func (b *engine) compactionThreshold(name topicName) int64 {
 	return b.intPolicy(name, "compactionThreshold", "compaction_threshold", int(b.opts.Compaction.ThresholdBytes))
 }
 

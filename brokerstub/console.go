@@ -146,12 +146,10 @@ func (s consoleSource) Overview(role string) (console.Overview, error) {
 	}
 	// Loaded topics by namespace; stored ones that are not loaded are
 	// listed without opening them.
-	b.mu.Lock()
-	loaded := make(map[string]*topic, len(b.topics))
-	for n, t := range b.topics {
-		loaded[n] = t
+	loaded := map[string]*topic{}
+	for _, t := range b.loadedTopics() {
+		loaded[t.name.Full] = t
 	}
-	b.mu.Unlock()
 	byNS := map[string][]string{}
 	for _, full := range b.topicNames() {
 		if n, err := parseTopic(full); err == nil {

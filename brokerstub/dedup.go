@@ -40,7 +40,7 @@ type dedup struct {
 // Options.BrokerDeduplicationEnabled — as Pulsar 4.x resolves it. The
 // policies are read from the admin state, so they hold after Restart,
 // Crash and in a new process over the same DataDir.
-func (b *Broker) dedupEnabledFor(name topicName) bool {
+func (b *engine) dedupEnabledFor(name topicName) bool {
 	if name.Domain != "persistent" {
 		return false
 	}
@@ -59,7 +59,7 @@ func (b *Broker) dedupEnabledFor(name topicName) bool {
 // switches on or off (MessageDeduplication.checkStatus) and, with delayed
 // delivery switched off, held messages go at once. TTL and retention apply
 // at the topics' next check.
-func (b *Broker) policiesChanged(namespace string, only *topicName) {
+func (b *engine) policiesChanged(namespace string, only *topicName) {
 	b.mu.Lock()
 	var ts []*topic
 	for _, t := range b.topics {

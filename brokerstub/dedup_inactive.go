@@ -49,7 +49,7 @@ func (d *dedup) purgeInactive(cutoff time.Time) {
 
 // purgeInactiveProducers is one run of
 // BrokerService.checkMessageDeduplicationInfo.
-func (b *Broker) purgeInactiveProducers() {
+func (b *engine) purgeInactiveProducers() {
 	cutoff := b.opts.Clock.Now().Add(-b.opts.Lifecycle.DedupProducerInactivityTimeout)
 	for _, t := range b.loadedTopics() {
 		_ = t.call(func() { t.dedup.purgeInactive(cutoff) })

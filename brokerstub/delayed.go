@@ -56,7 +56,7 @@ type delaySettings struct {
 // delayedDelivery policy, else its namespace's, else the broker's
 // (Options.DisableDelayedDelivery, DelayedDeliveryTickTime and
 // DelayedDeliveryMaxDelay). A policy's tick time of 0 keeps the broker's.
-func (b *Broker) delayedDelivery(name topicName) delaySettings {
+func (b *engine) delayedDelivery(name topicName) delaySettings {
 	d := delaySettings{active: !b.opts.DisableDelayedDelivery, tick: b.opts.DelayedDeliveryTickTime, maxDelay: b.opts.DelayedDeliveryMaxDelay}
 	if raw, ok := b.appliedPolicy(name, "delayedDelivery"); ok {
 		var p delayedDeliveryPolicy
@@ -229,11 +229,8 @@ func (s *subscription) delayedPositions() []ledger.Position {
 	return s.delayed.tr.All()
 }
 
-// Delayed returns the positions a Shared or Key_Shared subscription holds
-// for delayed delivery — read, with a deliver_at_time not reached yet — in
-// position order. A message that fell due and waits for a consumer is not
-// among them (it is in the replay queue).
-func (b *Broker) Delayed(topic, subscription string) ([]Position, error) {
+// delayedPositionsOf is Broker.Delayed.
+func (b *engine) delayedPositionsOf(topic, subscription string) ([]Position, error) {
 	name, err := parseTopic(topic)
 	if err != nil {
 		return nil, err

@@ -16,9 +16,7 @@ import (
 // loadedTopic returns the loaded topic of that name.
 func loadedTopic(t *testing.T, b *Broker, name string) *topic {
 	t.Helper()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	tp := b.topics[name]
+	tp := b.loadedTopic(name)
 	require.NotNil(t, tp, "topic %s not loaded", name)
 	return tp
 }

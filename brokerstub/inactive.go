@@ -31,7 +31,7 @@ type inactivePolicy struct {
 }
 
 // inactivePolicyFor is the inactive topic policy in effect for a topic.
-func (b *Broker) inactivePolicyFor(name topicName) inactivePolicy {
+func (b *engine) inactivePolicyFor(name topicName) inactivePolicy {
 	l := b.opts.Lifecycle
 	p := inactivePolicy{
 		Mode:          l.InactiveTopicDeleteMode,
@@ -118,7 +118,7 @@ type sweeps struct {
 }
 
 // startSweeps arms the periodic checks (when the broker starts listening).
-func (b *Broker) startSweeps() {
+func (b *engine) startSweeps() {
 	s := &b.sweeps
 	s.mu.Lock()
 	s.stopped, s.stops = false, map[int]func() bool{}
@@ -133,7 +133,7 @@ func (b *Broker) startSweeps() {
 }
 
 // stopSweeps cancels the checks and waits for one that is running.
-func (b *Broker) stopSweeps() {
+func (b *engine) stopSweeps() {
 	s := &b.sweeps
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -145,7 +145,7 @@ func (b *Broker) stopSweeps() {
 }
 
 // every runs f each d, in slot k of the sweeps.
-func (b *Broker) every(k int, d time.Duration, f func()) {
+func (b *engine) every(k int, d time.Duration, f func()) {
 	s := &b.sweeps
 	var arm func()
 	arm = func() { // s.mu held
@@ -165,7 +165,7 @@ func (b *Broker) every(k int, d time.Duration, f func()) {
 }
 
 // checkInactiveTopics is one run of BrokerService.checkGC.
-func (b *Broker) checkInactiveTopics() {
+func (b *engine) checkInactiveTopics() {
 	now := b.opts.Clock.Now()
 	for _, t := range b.loadedTopics() {
 		var gone bool
@@ -174,7 +174,7 @@ func (b *Broker) checkInactiveTopics() {
 		}
 		if b.deleteInactive(t, now) {
 			b.log.Info("topic deleted for inactivity", "topic", t.name.Full)
-			b.topicListChanged()
+			b.topicsChanged()
 			b.deleteInactivePartitioned(t.name)
 		}
 	}
@@ -184,10 +184,10 @@ func (b *Broker) checkInactiveTopics() {
 // goroutine while b.mu keeps new clients from finding it, still to be
 // deleted. A client that found it before waits for it to stop and then
 // retries, as with the admin API's delete.
-func (b *Broker) deleteInactive(t *topic, now time.Time) bool {
+func (b *engine) deleteInactive(t *topic, now time.Time) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.closed || b.topics[t.name.Full] != t {
+	if b.stopped || b.topics[t.name.Full] != t {
 		return false
 	}
 	gone := false
@@ -217,7 +217,7 @@ func (b *Broker) deleteInactive(t *topic, now time.Time) bool {
 // of a partition deleted for inactivity once none of its partitions is
 // left (PersistentTopic.tryToDeletePartitionedMetadata), with
 // DeleteInactivePartitionedTopicMetadata.
-func (b *Broker) deleteInactivePartitioned(name topicName) {
+func (b *engine) deleteInactivePartitioned(name topicName) {
 	if !b.opts.Lifecycle.DeleteInactivePartitionedTopicMetadata || name.Partition < 0 {
 		return
 	}
@@ -250,6 +250,6 @@ func (b *Broker) deleteInactivePartitioned(name topicName) {
 	}
 	_ = b.forgetTopicGrants(base)
 	_ = b.pol().ForgetTopic(base.Full)
-	b.topicListChanged()
+	b.topicsChanged()
 	b.log.Info("partitioned topic deleted for inactivity", "topic", base.Full)
 }

@@ -167,9 +167,7 @@ func TestInactivePartitionedTopicMetadata(t *testing.T) {
 		clk.Advance(time.Minute)
 		for i := range 2 {
 			name, _ := parseTopic(partitionName(base, i))
-			b.mu.Lock()
-			_, inMemory := b.topics[name.Full]
-			b.mu.Unlock()
+			inMemory := b.loadedTopic(name.Full) != nil
 			assert.False(t, inMemory, "partition %d deleted", i)
 		}
 		assert.Equal(t, map[bool]int{false: 2, true: 0}[del], b.partitionCount(base), "metadata kept unless enabled")

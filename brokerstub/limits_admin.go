@@ -21,7 +21,7 @@ var errTooManyPartitionedTopics = &refusal{proto.ServerError_MetadataError, "org
 
 // refuseAutoPartitioned returns errTooManyPartitionedTopics when creating
 // the n partitions of name goes beyond its namespace's max topics.
-func (b *Broker) refuseAutoPartitioned(name topicName, n int) error {
+func (b *engine) refuseAutoPartitioned(name topicName, n int) error {
 	if b.topicsOver(name, n) {
 		return errTooManyPartitionedTopics
 	}
@@ -48,7 +48,7 @@ func (t *topic) refuseSubscriptionREST() error {
 // (NamespaceService.getListOfNonPersistentTopics, so also for mode ALL),
 // and answers that with MetadataError "Namespace not found". It returns ""
 // when the request is answered with a list.
-func (b *Broker) refuseTopicsOfMissingNamespace(ns string, mode proto.CommandGetTopicsOfNamespace_Mode) string {
+func (b *engine) refuseTopicsOfMissingNamespace(ns string, mode proto.CommandGetTopicsOfNamespace_Mode) string {
 	if mode == proto.CommandGetTopicsOfNamespace_PERSISTENT || b.pol().HasNamespace(ns) {
 		return ""
 	}

@@ -25,7 +25,7 @@ const (
 // namespaceReady reports whether the topic's namespace exists. With
 // Options.AutoCreateNamespaces a missing namespace (and its tenant) is
 // created here, on first use.
-func (b *Broker) namespaceReady(name topicName) bool {
+func (b *engine) namespaceReady(name topicName) bool {
 	pol := b.pol()
 	if pol.HasNamespace(name.Namespace) {
 		return true
@@ -33,7 +33,7 @@ func (b *Broker) namespaceReady(name topicName) bool {
 	if !b.opts.AutoCreateNamespaces {
 		return false
 	}
-	if err := b.CreateNamespace(name.Namespace); err != nil {
+	if err := b.createNamespace(name.Namespace); err != nil {
 		b.log.Warn("create namespace on first use", "namespace", name.Namespace, "err", err)
 		return false
 	}
@@ -41,12 +41,8 @@ func (b *Broker) namespaceReady(name topicName) bool {
 	return true
 }
 
-// CreateNamespace creates the namespace "tenant/ns" and, when it does not
-// exist, its tenant (allowed in the broker's cluster), as the admin API's
-// PUT /admin/v2/tenants/{tenant} and PUT /admin/v2/namespaces/{tenant}/{ns}
-// do; a namespace that exists is left as it is. At start the broker has
-// "public/default" and "pulsar/system" (see Options.ClusterName).
-func (b *Broker) CreateNamespace(namespace string) error {
+// createNamespace is Broker.CreateNamespace.
+func (b *engine) createNamespace(namespace string) error {
 	tenant, ns, ok := strings.Cut(namespace, "/")
 	if !ok || !validName(tenant) || !validName(ns) {
 		return fmt.Errorf("brokerstub: namespace %q: want tenant/namespace", namespace)

@@ -14,10 +14,10 @@ import (
 )
 
 // pol returns the broker's admin state.
-func (b *Broker) pol() *policy.State { return b.policies.Load() }
+func (b *engine) pol() *policy.State { return b.policies.Load() }
 
 // loadPolicies (re)reads the admin state from the current store.
-func (b *Broker) loadPolicies() error {
+func (b *engine) loadPolicies() error {
 	kv, ok := b.st.(policy.KV)
 	if !ok {
 		return errors.New("brokerstub: store cannot keep admin state")

@@ -13,10 +13,10 @@ var errTopicNotFound = errors.New("topic not found")
 
 // getTopic returns the loaded topic, loading it from the store or, when
 // create is set, creating it.
-func (b *Broker) getTopic(name topicName, create bool) (*topic, error) {
+func (b *engine) getTopic(name topicName, create bool) (*topic, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.closed {
+	if b.stopped {
 		return nil, ErrClosed
 	}
 	if t, ok := b.topics[name.Full]; ok {
@@ -36,7 +36,7 @@ func (b *Broker) getTopic(name topicName, create bool) (*topic, error) {
 // topicForUse is getTopic with the broker's auto-creation rule, for
 // producers and subscriptions; it refuses non-persistent topics when they
 // are off and a new topic beyond its namespace's max topics (limits.go).
-func (b *Broker) topicForUse(name topicName) (*topic, error) {
+func (b *engine) topicForUse(name topicName) (*topic, error) {
 	if err := b.refuseNonPersistent(name); err != nil {
 		return nil, err
 	}
@@ -50,21 +50,21 @@ func (b *Broker) topicForUse(name topicName) (*topic, error) {
 	}
 	t, err := b.getTopic(name, create)
 	if err == nil && !existed {
-		b.topicListChanged() // auto-created: tell the topic-list watchers
+		b.topicsChanged() // auto-created: tell the topic-list watchers
 	}
 	return t, err
 }
 
 // topicExists reports whether the topic is loaded, stored, or a partition
 // of a partitioned topic.
-func (b *Broker) topicExists(name topicName) bool {
+func (b *engine) topicExists(name topicName) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	_, loaded := b.topics[name.Full]
 	return loaded || b.storedLocked(name)
 }
 
-func (b *Broker) storedLocked(name topicName) bool {
+func (b *engine) storedLocked(name topicName) bool {
 	parts, _ := b.st.Partitions()
 	if n, ok := parts[name.Base]; ok && (name.Partition < 0 || name.Partition < n) {
 		return true
@@ -77,14 +77,14 @@ func (b *Broker) storedLocked(name topicName) bool {
 // or 0.
 // partitionCountOf is the partition count of a partitioned topic's name, 0 for
 // a non-partitioned topic and for the name of a partition itself.
-func (b *Broker) partitionCountOf(name topicName) int {
+func (b *engine) partitionCountOf(name topicName) int {
 	if name.Partition >= 0 {
 		return 0
 	}
 	return b.partitionCount(name.Full)
 }
 
-func (b *Broker) partitionCount(full string) int {
+func (b *engine) partitionCount(full string) int {
 	parts, err := b.st.Partitions()
 	if err != nil {
 		return 0
@@ -92,7 +92,7 @@ func (b *Broker) partitionCount(full string) int {
 	return parts[full]
 }
 
-func (b *Broker) partitionedTopics() map[string]int {
+func (b *engine) partitionedTopics() map[string]int {
 	parts, err := b.st.Partitions()
 	if err != nil {
 		b.log.Warn("list partitioned topics", "err", err)
@@ -100,11 +100,8 @@ func (b *Broker) partitionedTopics() map[string]int {
 	return parts
 }
 
-// CreatePartitionedTopic creates a topic with n partitions, named
-// "<topic>-partition-0" to "-partition-<n-1>", as Pulsar's admin API does.
-// Clients that look the topic up see n partitions. Creating it again with
-// the same n is a no-op.
-func (b *Broker) CreatePartitionedTopic(topic string, n int) error {
+// createPartitionedTopic is Broker.CreatePartitionedTopic.
+func (b *engine) createPartitionedTopic(topic string, n int) error {
 	name, err := parseTopic(topic)
 	if err != nil {
 		return err
@@ -121,16 +118,12 @@ func (b *Broker) CreatePartitionedTopic(topic string, n int) error {
 	if err := b.st.SetPartitions(name.Full, n); err != nil {
 		return err
 	}
-	b.topicListChanged()
+	b.topicsChanged()
 	return nil
 }
 
-// Unload closes the topic's producers and consumers the way a broker does
-// when a topic moves (CloseProducer / CloseConsumer, so clients reconnect),
-// flushes its cursors and drops it from memory; the next use loads it again
-// from the store, in a new ledger. Unloading a topic that is not loaded is a
-// no-op.
-func (b *Broker) Unload(topicName string) error {
+// unload is Broker.Unload.
+func (b *engine) unload(topicName string) error {
 	name, err := parseTopic(topicName)
 	if err != nil {
 		return err
@@ -165,7 +158,7 @@ func (b *Broker) Unload(topicName string) error {
 
 // autoCreatePartitions applies autoTopicPartitions to a topic that
 // does not exist yet; it returns its partition count (0: non-partitioned).
-func (b *Broker) autoCreatePartitions(name topicName) (int, error) {
+func (b *engine) autoCreatePartitions(name topicName) (int, error) {
 	n := b.autoTopicPartitions(name) // autotopic_policy.go
 	if n <= 0 || name.Partition >= 0 {
 		return 0, nil
@@ -188,7 +181,7 @@ const maxPartitions = 1000
 
 // namespaceTopics lists the topics of ns (partitions by their names, as
 // Pulsar does) of the mode PERSISTENT, NON_PERSISTENT or ALL.
-func (b *Broker) namespaceTopics(ns, mode string) []string {
+func (b *engine) namespaceTopics(ns, mode string) []string {
 	out := []string{}
 	for _, full := range b.topicNames() {
 		n, err := parseTopic(full)

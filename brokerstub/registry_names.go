@@ -4,7 +4,7 @@ import "sort"
 
 // topicNames returns every known topic: those loaded, those stored and the
 // partitions of partitioned topics, sorted.
-func (b *Broker) topicNames() []string {
+func (b *engine) topicNames() []string {
 	seen := map[string]bool{}
 	stored, err := b.st.Topics()
 	if err != nil {

@@ -75,7 +75,7 @@ func checkRetention(v json.RawMessage) string {
 // topic-level policy (set on the topic or, for a partition, on its
 // partitioned topic), else its namespace's (topicToNamespacePolicy names
 // the field), and whether either is set.
-func (b *Broker) appliedPolicy(name topicName, topicField string) (json.RawMessage, bool) {
+func (b *engine) appliedPolicy(name topicName, topicField string) (json.RawMessage, bool) {
 	pol := b.pol()
 	if v, ok := pol.TopicPolicy(name.Base, topicField); ok && string(v) != "null" {
 		return v, true
@@ -90,7 +90,7 @@ func (b *Broker) appliedPolicy(name topicName, topicField string) (json.RawMessa
 
 // retention is the retention policy in effect for a topic: the topic's,
 // else its namespace's, else Options.Retention.
-func (b *Broker) retention(name topicName) Retention {
+func (b *engine) retention(name topicName) Retention {
 	if raw, ok := b.appliedPolicy(name, "retention"); ok {
 		var p retentionPolicy
 		if json.Unmarshal(raw, &p) == nil {

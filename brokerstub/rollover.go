@@ -19,7 +19,7 @@ import (
 // retention at once.
 
 // rolloverOptions sets the rollover limits of a topic's ledger.
-func (b *Broker) rolloverOptions(o *ledger.Options) {
+func (b *engine) rolloverOptions(o *ledger.Options) {
 	l := b.opts.Lifecycle
 	o.MaxSize = l.LedgerMaxSize
 	o.MaxRolloverTime = l.LedgerMaxRolloverTime

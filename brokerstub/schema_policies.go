@@ -17,7 +17,7 @@ import (
 
 // schemaPolicy returns the schema policy of a namespace ("tenant/ns") or a
 // topic ("tenant/ns/topic", a schema id) from the stored policies.
-func (b *Broker) schemaPolicy(scope string) (schema.Policy, bool) {
+func (b *engine) schemaPolicy(scope string) (schema.Policy, bool) {
 	if strings.Count(scope, "/") == 1 {
 		return b.namespaceSchemaPolicy(scope)
 	}
@@ -34,7 +34,7 @@ func (b *Broker) schemaPolicy(scope string) (schema.Policy, bool) {
 	return p, p != (schema.Policy{})
 }
 
-func (b *Broker) namespaceSchemaPolicy(ns string) (schema.Policy, bool) {
+func (b *engine) namespaceSchemaPolicy(ns string) (schema.Policy, bool) {
 	var p schema.Policy
 	pol := b.pol()
 	if raw, ok, _ := pol.NamespacePolicy(ns, "schema_compatibility_strategy"); ok {

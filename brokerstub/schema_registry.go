@@ -71,7 +71,7 @@ func schemaError(err error) proto.ServerError {
 // addProducerSchema registers or finds the schema a producer sends (Pulsar's
 // tryAddSchema) and returns its version bytes, empty for a producer without
 // a schema.
-func (b *Broker) addProducerSchema(name topicName, p *proto.Schema) ([]byte, error) {
+func (b *engine) addProducerSchema(name topicName, p *proto.Schema) ([]byte, error) {
 	s, ok := fromProto(p)
 	if !ok {
 		return []byte{}, b.schemas.CheckProducerWithoutSchema(schemaID(name))
@@ -121,7 +121,7 @@ func (t *topic) schemaActive() bool {
 // /admin/v2/schemas/{tenant}/{ns}/{topic}/schema?force= does; see
 // schema.Registry.Delete for what force changes. It returns the version of
 // the deletion marker, -1 when none was written.
-func (b *Broker) deleteSchema(topic string, force bool) (int64, error) {
+func (b *engine) deleteSchema(topic string, force bool) (int64, error) {
 	name, err := parseTopic(topic)
 	if err != nil {
 		return -1, err

@@ -21,7 +21,7 @@ import (
 
 // subscriptionExpiration is the expiration time in effect for a topic; 0
 // is never.
-func (b *Broker) subscriptionExpiration(name topicName) time.Duration {
+func (b *engine) subscriptionExpiration(name topicName) time.Duration {
 	if raw, ok := b.appliedPolicy(name, "subscriptionExpirationTime"); ok {
 		var minutes int64
 		if json.Unmarshal(raw, &minutes) == nil {
@@ -33,7 +33,7 @@ func (b *Broker) subscriptionExpiration(name topicName) time.Duration {
 
 // checkInactiveSubscriptions is one run of
 // BrokerService.checkInactiveSubscriptions.
-func (b *Broker) checkInactiveSubscriptions() {
+func (b *engine) checkInactiveSubscriptions() {
 	now := b.opts.Clock.Now()
 	for _, t := range b.loadedTopics() {
 		if t.name.Domain != "persistent" {

@@ -22,7 +22,7 @@ const msgSubscriptionPrefix = "org.apache.pulsar.broker.PulsarServerException: F
 
 // subscriptionAuthModeRefusal returns why role may not use subscription
 // sub on topic name under its namespace's subscription auth mode, or "".
-func (b *Broker) subscriptionAuthModeRefusal(role string, name topicName, sub string) string {
+func (b *engine) subscriptionAuthModeRefusal(role string, name topicName, sub string) string {
 	if !b.authzOn() || sub == "" || role == "" {
 		return ""
 	}

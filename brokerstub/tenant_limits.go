@@ -1,9 +1,5 @@
 package brokerstub
 
-import (
-	"net/http"
-)
-
 // Tenancy configures what the admin API allows with tenants, namespaces
 // and topic-level policies, with Pulsar's keys, defaults, codes and texts
 // (TenantsBase, NamespacesBase, AdminResource).
@@ -69,56 +65,3 @@ func (p *configParser) tenancy(o *Options) {
 	systemTopics := p.bool("systemTopicEnabled", true)
 	t.DisableTopicLevelPolicies = !topicLevel || !systemTopics
 }
-
-// refuseForceDeleteNamespace is Pulsar's answer to ?force=true on a
-// namespace when the broker does not allow it.
-func (b *Broker) refuseForceDeleteNamespace(force bool) error {
-	if force && !b.opts.Tenancy.ForceDeleteNamespaceAllowed {
-		return restErr(http.StatusMethodNotAllowed, msgNoForceDeleteNamespace)
-	}
-	return nil
-}
-
-// refuseForceDeleteTenant is Pulsar's answer to ?force=true on a tenant
-// when the broker does not allow it (TenantsBase).
-func (b *Broker) refuseForceDeleteTenant(force bool) error {
-	if force && !b.opts.Tenancy.ForceDeleteTenantAllowed {
-		return restErr(http.StatusMethodNotAllowed, msgNoForceDeleteTenant)
-	}
-	return nil
-}
-
-// refuseNewTenant is 412 when the broker has MaxTenants tenants.
-func (b *Broker) refuseNewTenant() error {
-	if n := b.opts.Tenancy.MaxTenants; n > 0 && len(b.pol().Tenants()) >= n {
-		return restErr(http.StatusPreconditionFailed, msgMaxTenants)
-	}
-	return nil
-}
-
-// refuseNewNamespace is 412 when the tenant has more than
-// MaxNamespacesPerTenant namespaces (Pulsar's comparison).
-func (b *Broker) refuseNewNamespace(tenant string) error {
-	n := b.opts.Tenancy.MaxNamespacesPerTenant
-	if n <= 0 {
-		return nil
-	}
-	if nss, err := b.pol().Namespaces(tenant); err == nil && len(nss) > n {
-		return restErr(http.StatusPreconditionFailed, msgMaxNamespaces, tenant)
-	}
-	return nil
-}
-
-// refuseTopicPolicies is 405 for a topic-level policy call when they are
-// disabled (AdminResource.checkTopicLevelPolicyEnable).
-func (b *Broker) refuseTopicPolicies() error {
-	if b.opts.Tenancy.DisableTopicLevelPolicies {
-		return restErr(http.StatusMethodNotAllowed, msgTopicPoliciesDisabled)
-	}
-	return nil
-}
-
-// maxBundles bounds the bundles a namespace may have, so that a request
-// cannot make the broker build an unbounded list of boundaries (brokerstub's
-// own bound).
-const maxBundles = 1024

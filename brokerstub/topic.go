@@ -22,7 +22,7 @@ var errTopicClosed = errors.New("topic closed")
 // call; those functions run on the topic goroutine and may touch its state
 // without locks.
 type topic struct {
-	b    *Broker
+	b    *engine
 	name topicName
 	ops  chan func()
 	quit chan struct{} // closed to ask the goroutine to stop
@@ -80,7 +80,7 @@ type entryInfo struct {
 
 // openTopic loads a topic: its ledger from the store and its durable
 // subscriptions' cursors as last persisted.
-func (b *Broker) openTopic(name topicName) (*topic, error) {
+func (b *engine) openTopic(name topicName) (*topic, error) {
 	t := &topic{
 		b: b, name: name,
 		ops:       make(chan func(), 256),

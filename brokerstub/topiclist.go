@@ -126,7 +126,7 @@ func isSystemTopic(full string) bool {
 // listNamespaceTopics lists the topics of namespace ns in the given mode
 // (persistent, non-persistent or both), partitions by their partition
 // names, system topics left out, sorted.
-func (b *Broker) listNamespaceTopics(ns string, persistent, nonPersistent bool) []string {
+func (b *engine) listNamespaceTopics(ns string, persistent, nonPersistent bool) []string {
 	var out []string
 	for _, full := range b.topicNames() {
 		t, err := parseTopic(full)

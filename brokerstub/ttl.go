@@ -18,7 +18,7 @@ import (
 // same code.
 
 // messageTTL is the TTL in effect for a topic, in seconds; 0 is none.
-func (b *Broker) messageTTL(name topicName) int64 {
+func (b *engine) messageTTL(name topicName) int64 {
 	if raw, ok := b.appliedPolicy(name, "messageTTL"); ok {
 		var secs int64
 		if json.Unmarshal(raw, &secs) == nil {

@@ -20,7 +20,7 @@ import (
 // startCoordinator loads the coordinator's state when transactions are
 // enabled: open transactions get their timeouts again, committing and
 // aborting ones are finished before the broker serves.
-func (b *Broker) startCoordinator() error {
+func (b *engine) startCoordinator() error {
 	if !b.opts.TransactionCoordinatorEnabled {
 		b.tc.Store(nil)
 		return nil
@@ -53,14 +53,14 @@ func (b *Broker) startCoordinator() error {
 }
 
 // stopCoordinator stops the timeouts and waits for those running.
-func (b *Broker) stopCoordinator() {
+func (b *engine) stopCoordinator() {
 	if c := b.tc.Load(); c != nil {
 		c.Close()
 	}
 }
 
 // coordinatorFor returns coordinator tcID, or the error Pulsar answers.
-func (b *Broker) coordinatorFor(tcID uint64) (*txn.Coordinator, error) {
+func (b *engine) coordinatorFor(tcID uint64) (*txn.Coordinator, error) {
 	c := b.tc.Load()
 	if c == nil {
 		return nil, txn.ErrDisabled
@@ -92,7 +92,7 @@ func txnErrorCode(err error) proto.ServerError {
 
 // txnTopics is the broker's topics as the coordinator reaches them
 // (txn.Topics): each call runs on the topic's goroutine.
-type txnTopics struct{ b *Broker }
+type txnTopics struct{ b *engine }
 
 // EndOnPartition ends id on topic (txn_topic.go).
 func (tt txnTopics) EndOnPartition(partition string, id txn.ID, commit bool) error {

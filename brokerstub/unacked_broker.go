@@ -33,7 +33,7 @@ type brokerUnacked struct {
 
 // unackedLimits returns the broker-wide limit and the share of one
 // subscription, both 0 when the limit is off.
-func (b *Broker) unackedLimits() (limit, share int64) {
+func (b *engine) unackedLimits() (limit, share int64) {
 	g := b.opts.Gates
 	if g.MaxUnackedMessagesPerBroker <= 0 || g.MaxUnackedMessagesPerSubscriptionOnBrokerBlocked <= 0 {
 		return 0, 0
@@ -43,13 +43,13 @@ func (b *Broker) unackedLimits() (limit, share int64) {
 }
 
 // startUnackedCheck arms the first check when the limit is on.
-func (b *Broker) startUnackedCheck() {
+func (b *engine) startUnackedCheck() {
 	if limit, _ := b.unackedLimits(); limit > 0 {
 		b.armUnackedCheck(unackedCheckFirst)
 	}
 }
 
-func (b *Broker) armUnackedCheck(d time.Duration) {
+func (b *engine) armUnackedCheck(d time.Duration) {
 	stop := b.opts.Clock.AfterFunc(d, func() {
 		if b.unacked.closed.Load() {
 			return
@@ -63,27 +63,16 @@ func (b *Broker) armUnackedCheck(d time.Duration) {
 }
 
 // stopUnackedCheck stops the checks (Close).
-func (b *Broker) stopUnackedCheck() {
+func (b *engine) stopUnackedCheck() {
 	b.unacked.closed.Store(true)
 	if stop := b.unacked.stop.Load(); stop != nil {
 		(*stop)()
 	}
 }
 
-// loadedTopics returns the topics loaded now.
-func (b *Broker) loadedTopics() []*topic {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	ts := make([]*topic, 0, len(b.topics))
-	for _, t := range b.topics {
-		ts = append(ts, t)
-	}
-	return ts
-}
-
 // checkUnacked is one check (Pulsar's checkUnAckMessageDispatching and
 // blockDispatchersWithLargeUnAckMessages).
-func (b *Broker) checkUnacked() {
+func (b *engine) checkUnacked() {
 	limit, share := b.unackedLimits()
 	if limit <= 0 {
 		return
