@@ -1,7 +1,6 @@
 package brokerstub
 
 import (
-	"cmp"
 	"maps"
 	"slices"
 )
@@ -16,14 +15,6 @@ import (
 // announced supports_partial_producer at CONNECT — is added into an entry
 // of its producer name instead; those entries come after the others,
 // sorted by name. Adding sums the rates and averages averageMsgSize.
-
-// byProducerName orders publisher stats by producerName.
-func byProducerName(a, b *publisherStats) int { return cmp.Compare(a.ProducerName, b.ProducerName) }
-
-// supportsPartial is a publisher's supportsPartialProducer for its stats.
-func (t *topic) supportsPartial(p *producer) bool {
-	return t.b.opts.Gates.AggregatePublisherStatsByProducerName && p.peer.partialProducer()
-}
 
 // mergePublishers merges the publishers of each partition (one list per
 // partition).
@@ -59,22 +50,4 @@ func mergePublishers(parts [][]*publisherStats) []*mergedPublisherStats {
 		out = append(out, byName[name])
 	}
 	return out
-}
-
-// add adds one partition's publisher p into the total's entry e
-// (PublisherStatsImpl.add).
-func (e *mergedPublisherStats) add(p *publisherStats) {
-	e.count++
-	n := float64(e.count)
-	e.MsgRateIn += p.MsgRateIn
-	e.MsgThroughputIn += p.MsgThroughputIn
-	e.AverageMsgSize = (e.AverageMsgSize*(n-1) + p.AverageMsgSize) / n
-	if p.MsgDropRate != nil { // a non-persistent publisher's
-		var prev float64
-		if e.MsgDropRate != nil {
-			prev = *e.MsgDropRate
-		}
-		sum := prev + *p.MsgDropRate
-		e.MsgDropRate = &sum
-	}
 }

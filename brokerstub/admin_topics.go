@@ -318,14 +318,6 @@ func (rq *adminReq) onTopic(name topicName, f func(t *topic)) error {
 	}
 }
 
-// messageIDJSON is Pulsar's MessageIdImpl as the admin API writes it.
-type messageIDJSON struct {
-	LedgerID       int64 `json:"ledgerId"`
-	EntryID        int64 `json:"entryId"`
-	PartitionIndex int   `json:"partitionIndex"`
-	BatchIndex     *int  `json:"batchIndex,omitempty"`
-}
-
 func terminateTopic(rq *adminReq) (any, error) {
 	name, err := rq.topic()
 	if err != nil {
@@ -353,15 +345,6 @@ func lastMessageID(rq *adminReq) (any, error) {
 	var id messageIDJSON
 	err = rq.onTopic(name, func(t *topic) { id = t.lastMessageJSON() })
 	return id, err
-}
-
-// lastMessageJSON is the id of the topic's last entry, -1:-1 when empty, for the admin API.
-func (t *topic) lastMessageJSON() messageIDJSON {
-	id := messageIDJSON{LedgerID: -1, EntryID: -1, PartitionIndex: t.name.Partition}
-	if p, ok := t.led.Last(); ok {
-		id.LedgerID, id.EntryID = p.Ledger, p.Entry
-	}
-	return id
 }
 
 // parseInt64 parses a path parameter; bad input is a 400... or Pulsar's 412

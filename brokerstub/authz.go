@@ -2,7 +2,6 @@ package brokerstub
 
 import (
 	"github.com/pulsargo/sdk/brokerstub/internal/auth"
-	"github.com/pulsargo/sdk/internal/proto"
 )
 
 // authzAction is what a role asks to do on a topic (auth.Action).
@@ -54,40 +53,6 @@ func (b *engine) allowNamespaceTopics(role, ns string) bool {
 // authTopic is name as the authorizer sees it.
 func authTopic(name topicName) auth.Topic {
 	return auth.Topic{Namespace: name.Namespace, Full: name.Full, Base: name.Base}
-}
-
-// authorizeTopic answers a refused LOOKUP, PRODUCER or SUBSCRIBE with
-// AuthorizationError and reports false.
-func (c *conn) authorizeTopic(rid uint64, name topicName, act authzAction, sub string) bool {
-	role := c.role()
-	if c.allowedAs(func(r string) bool { return c.b.allowTopic(r, name, act, sub) }) { // proxy_roles.go
-		return true
-	}
-	what := map[authzAction]string{actLookup: "Lookup", actProduce: "Produce", actConsume: "Consume"}[act]
-	c.log.Info("authorization refused", "role", role, "topic", name.Full, "action", what)
-	c.sendError(rid, proto.ServerError_AuthorizationError, "Client is not authorized to "+what)
-	return false
-}
-
-// lookupRefusal returns the message of a refused lookup, "" when role may
-// look name up.
-func (c *conn) lookupRefusal(name topicName) string {
-	if c.allowedAs(func(r string) bool { return c.b.allowTopic(r, name, actLookup, "") }) {
-		return ""
-	}
-	c.log.Info("authorization refused", "role", c.role(), "topic", name.Full, "action", "Lookup")
-	return "Client is not authorized to Lookup"
-}
-
-// authorizeNamespaceTopics answers a refused topic listing of namespace ns
-// with AuthorizationError and msg, and reports false.
-func (c *conn) authorizeNamespaceTopics(rid uint64, ns, msg string) bool {
-	if c.allowedAs(func(r string) bool { return c.b.allowNamespaceTopics(r, ns) }) {
-		return true
-	}
-	c.log.Info("authorization refused", "role", c.role(), "namespace", ns, "action", "GetTopics")
-	c.sendError(rid, proto.ServerError_AuthorizationError, msg)
-	return false
 }
 
 // authEnabled reports whether clients must authenticate.

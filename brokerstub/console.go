@@ -298,35 +298,6 @@ func accessModeName(m pb.ProducerAccessMode) string {
 	return strings.ToUpper(m.String()[:1]) + m.String()[1:]
 }
 
-// summary is the subscription's line on the topic page. Topic goroutine.
-func (s *subscription) summary() console.Subscription {
-	backlog, _ := s.backlogOf()
-	out := console.Subscription{Name: s.name, Type: subTypeNames[s.typ], Durable: s.durable, Backlog: backlog,
-		MarkDelete: posString(s.cur.MarkDelete()), ReadPosition: posString(s.readPos), Blocked: s.blocked,
-		Consumers: []console.Consumer{}}
-	if sc := s.t.adm.subs[s.name]; sc != nil {
-		out.MsgOut = sc.msgs
-	}
-	for _, n := range s.redeliveries {
-		out.Redeliveries += int64(n)
-	}
-	if s.active != nil {
-		out.Active = s.active.name
-	}
-	for _, cs := range s.consumers {
-		c := console.Consumer{ID: cs.id, Name: cs.name, Permits: cs.permits, Pending: len(cs.pending), Blocked: cs.blocked, Priority: cs.priority}
-		for _, pe := range cs.pending {
-			c.Unacked += int64(max(pe.batch, 1))
-		}
-		if ci := s.t.adm.consumers[cs]; ci != nil {
-			c.Address = ci.address
-		}
-		out.Unacked += c.Unacked
-		out.Consumers = append(out.Consumers, c)
-	}
-	return out
-}
-
 // subOf returns the named subscription or the console's 404.
 func subOf(t *topic, sub string) (*subscription, error) {
 	if s := t.subs[sub]; s != nil {

@@ -6,24 +6,11 @@ package brokerstub
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/policy"
 )
-
-// restError is an admin API error: Pulsar's status code and reason.
-type restError struct {
-	code   int
-	reason string
-}
-
-func (e *restError) Error() string { return fmt.Sprintf("%d %s", e.code, e.reason) }
-
-func restErr(code int, format string, args ...any) *restError {
-	return &restError{code: code, reason: fmt.Sprintf(format, args...)}
-}
 
 // mapError turns an internal error into a status: policy errors by kind,
 // a missing topic 404, a topic busy unloading 503.

@@ -90,3 +90,42 @@ func closeProducerCmd(id uint64) *proto.BaseCommand {
 	rid := brokerRequestID
 	return &proto.BaseCommand{Type: proto.BaseCommand_CLOSE_PRODUCER.Enum(), CloseProducer: &proto.CommandCloseProducer{ProducerId: &id, RequestId: &rid}}
 }
+
+// messageScratch is the MESSAGE command a subscription fills in and encodes
+// for every entry it delivers, so that delivering an entry allocates only
+// its frame header. Owned by the topic goroutine.
+type messageScratch struct {
+	cmd        proto.BaseCommand
+	msg        proto.CommandMessage
+	id         proto.MessageIdData
+	typ        proto.BaseCommand_Type
+	consumerID uint64
+	ledger     uint64
+	entry      uint64
+	partition  int32
+	redelivery uint32
+	epoch      uint64
+}
+
+// fill sets the scratch command to a MESSAGE for consumer id of the entry
+// at ledger:entry of partition, with its ack set, redelivery count and
+// consumer epoch (0: absent), and returns it.
+func (m *messageScratch) fill(id, ledger, entry uint64, partition int32, ackSet []int64, redelivery uint32, epoch uint64) *proto.BaseCommand {
+	m.typ = proto.BaseCommand_MESSAGE
+	m.consumerID, m.ledger, m.entry, m.partition = id, ledger, entry, partition
+	m.id.Reset()
+	m.id.LedgerId, m.id.EntryId, m.id.Partition = &m.ledger, &m.entry, &m.partition
+	m.msg.Reset()
+	m.msg.ConsumerId, m.msg.MessageId, m.msg.AckSet = &m.consumerID, &m.id, ackSet
+	if redelivery > 0 {
+		m.redelivery = redelivery
+		m.msg.RedeliveryCount = &m.redelivery
+	}
+	if epoch > 0 {
+		m.epoch = epoch
+		m.msg.ConsumerEpoch = &m.epoch
+	}
+	m.cmd.Reset()
+	m.cmd.Type, m.cmd.Message = &m.typ, &m.msg
+	return &m.cmd
+}

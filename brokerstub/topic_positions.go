@@ -1,6 +1,9 @@
 package brokerstub
 
 import (
+	"math"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/cursor"
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 	"github.com/pulsargo/sdk/internal/proto"
 )
@@ -71,4 +74,65 @@ func (t *topic) markDeleteID(md ledger.Position) *proto.MessageIdData {
 
 func posOf(id *proto.MessageIdData) ledger.Position {
 	return ledger.Position{Ledger: int64(id.GetLedgerId()), Entry: int64(id.GetEntryId())}
+}
+
+// addDurableSubscription creates, on t's goroutine, a durable subscription
+// without consumers whose next message is the entry at next (beforeFirst:
+// the earliest), and persists it; what the admin API's subscription
+// create, and a peek on a missing subscription, make.
+func (t *topic) addDurableSubscription(name string, next ledger.Position) *subscription {
+	s := t.newSubscription(name, true, proto.CommandSubscribe_Exclusive, cursor.New(beforeFirst, t.led, t.cursorOptions()))
+	t.subs[name] = s
+	if next != beforeFirst {
+		s.reset(next, nil)
+	}
+	s.persist(true)
+	return s
+}
+
+// idPosition maps a message id body to the next entry to deliver, as a
+// seek does; an empty body is latest.
+func (t *topic) idPosition(d resetCursorData) ledger.Position {
+	l, e := int64(math.MaxInt64), int64(math.MaxInt64)
+	if d.LedgerID != nil {
+		l = *d.LedgerID
+	}
+	if d.EntryID != nil {
+		e = *d.EntryID
+	}
+	ul, ue := uint64(l), uint64(e)
+	pos := t.seekPosition(&proto.MessageIdData{LedgerId: &ul, EntryId: &ue})
+	if d.IsExcluded && l >= 0 && l != math.MaxInt64 {
+		if next, ok := t.led.Next(pos); ok {
+			return next
+		}
+		return ledger.Position{Ledger: pos.Ledger, Entry: pos.Entry + 1}
+	}
+	return pos
+}
+
+// lastMessageJSON is the id of the topic's last entry, -1:-1 when empty, for the admin API.
+func (t *topic) lastMessageJSON() messageIDJSON {
+	id := messageIDJSON{LedgerID: -1, EntryID: -1, PartitionIndex: t.name.Partition}
+	if p, ok := t.led.Last(); ok {
+		id.LedgerID, id.EntryID = p.Ledger, p.Entry
+	}
+	return id
+}
+
+// resetCursorData is Pulsar's ResetCursorData / MessageIdImpl body.
+type resetCursorData struct {
+	LedgerID       *int64 `json:"ledgerId"`
+	EntryID        *int64 `json:"entryId"`
+	PartitionIndex *int   `json:"partitionIndex"`
+	BatchIndex     *int   `json:"batchIndex"`
+	IsExcluded     bool   `json:"isExcluded"`
+}
+
+// messageIDJSON is Pulsar's MessageIdImpl as the admin API writes it.
+type messageIDJSON struct {
+	LedgerID       int64 `json:"ledgerId"`
+	EntryID        int64 `json:"entryId"`
+	PartitionIndex int   `json:"partitionIndex"`
+	BatchIndex     *int  `json:"batchIndex,omitempty"`
 }

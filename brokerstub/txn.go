@@ -136,7 +136,3 @@ func (tt txnTopics) onTopic(full string, f func(*topic)) error {
 	}
 	return t.call(func() { f(t) })
 }
-
-// txnCaller is the connection's role, as the caller of a coordinator
-// command (checked against the transaction's owner).
-func (c *conn) txnCaller() txn.Caller { return txn.ByRole(c.role()) }

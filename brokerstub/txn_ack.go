@@ -14,22 +14,6 @@ import (
 // subscription applies the acks (commit) or delivers their messages again
 // (abort).
 
-// handleTxnAck holds a transactional ACK pending and answers it with the
-// transaction id in ACK_RESPONSE, as Pulsar does.
-func (c *conn) handleTxnAck(cs *consumer, m *proto.CommandAck, id txn.ID) {
-	t := cs.sub.t
-	ok := t.do(func() {
-		if err := cs.sub.txnAck(id, m); err != nil {
-			c.ackResponse(m, txnErrorCode(err), txn.ErrorText(err))
-			return
-		}
-		c.ackResponse(m, 0, "")
-	})
-	if !ok {
-		c.ackResponse(m, proto.ServerError_ServiceNotReady, "topic is being unloaded")
-	}
-}
-
 // txnAck reads the acks of m and holds them pending for id in the topic's
 // buffer. Topic goroutine.
 func (s *subscription) txnAck(id txn.ID, m *proto.CommandAck) error {

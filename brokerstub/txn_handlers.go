@@ -139,3 +139,23 @@ func (c *conn) handleEndTxn(m *proto.CommandEndTxn) {
 	r.Error, r.Message = errFields(err)
 	c.write(&proto.BaseCommand{Type: proto.BaseCommand_END_TXN_RESPONSE.Enum(), EndTxnResponse: r})
 }
+
+// txnCaller is the connection's role, as the caller of a coordinator
+// command (checked against the transaction's owner).
+func (c *conn) txnCaller() txn.Caller { return txn.ByRole(c.role()) }
+
+// handleTxnAck holds a transactional ACK pending and answers it with the
+// transaction id in ACK_RESPONSE, as Pulsar does.
+func (c *conn) handleTxnAck(cs *consumer, m *proto.CommandAck, id txn.ID) {
+	t := cs.sub.t
+	ok := t.do(func() {
+		if err := cs.sub.txnAck(id, m); err != nil {
+			c.ackResponse(m, txnErrorCode(err), txn.ErrorText(err))
+			return
+		}
+		c.ackResponse(m, 0, "")
+	})
+	if !ok {
+		c.ackResponse(m, proto.ServerError_ServiceNotReady, "topic is being unloaded")
+	}
+}
