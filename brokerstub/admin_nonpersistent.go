@@ -122,17 +122,6 @@ func npPartitionedStats(rq *adminReq) (any, error) {
 	return total, nil
 }
 
-// addRate adds the rate src into *dst, which it sets when unset.
-func addRate(dst **float64, src *float64) {
-	switch {
-	case src == nil:
-	case *dst == nil:
-		*dst = new(*src)
-	default:
-		*dst = new(**dst + *src)
-	}
-}
-
 // npRefuse refuses an operation that needs a persistent topic as Pulsar's
 // admin API does (405 with its reason), after checking that the topic
 // exists (404).

@@ -17,9 +17,6 @@ import (
 	"github.com/pulsargo/sdk/internal/wire"
 )
 
-// ErrClosed is returned by operations on a closed Broker.
-var ErrClosed = errors.New("brokerstub: broker closed")
-
 // Broker is an in-process Apache Pulsar broker speaking the binary protocol.
 // Start one with Start or RunT; point any Pulsar client at URL(). All methods
 // are safe for concurrent use.
@@ -71,7 +68,7 @@ func Start(opts Options) (*Broker, error) {
 		// read dropped entries back from.
 		b.cache = ledger.NewCache(opts.EntryCacheSize)
 	}
-	schemas, err := newSchemaRegistry(b)
+	schemas, err := newSchemaRegistry(b.engine)
 	if err != nil {
 		return nil, err
 	}

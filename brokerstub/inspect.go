@@ -1,16 +1,11 @@
 package brokerstub
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/cursor"
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 )
-
-// ErrNoSubscription is returned by inspection of a subscription that does
-// not exist.
-var ErrNoSubscription = errors.New("brokerstub: no such subscription")
 
 // Position is the place of an entry in a topic: ledger id and entry id.
 type Position struct {

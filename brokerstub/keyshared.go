@@ -146,3 +146,37 @@ func (src ksSource) Send(id keyshared.ConsumerID, p ledger.Position, ent keyshar
 	e, _ := s.t.led.Get(p)
 	s.deliver(s.ksByID[id], e, s.t.info(e), ent.Hash)
 }
+
+func (s *subscription) keySharedState() KeySharedState {
+	cfg, sel := s.ks.Config(), s.ks.Selector()
+	kr := sel.KeyHashRange()
+	out := KeySharedState{
+		Mode:                    cfg.Mode.String(),
+		AllowOutOfOrderDelivery: cfg.AllowOutOfOrderDelivery,
+		KeyHashRange:            HashRange{Start: kr.Start, End: kr.End},
+		ReplaySize:              s.replay.Len(),
+		LookAheadLimit:          s.ks.LookAheadLimit(),
+		ReadPosition:            pos(s.readPos),
+	}
+	switch sel.(type) {
+	case *keyshared.Consistent:
+		out.Selector = "ConsistentHashing"
+	case *keyshared.AutoSplit:
+		out.Selector = "HashRangeAutoSplit"
+	default:
+		out.Selector = "HashRangeExclusive"
+	}
+	ranges := map[keyshared.ConsumerID][]HashRange{}
+	for _, a := range sel.Assignments() {
+		ranges[a.Consumer] = append(ranges[a.Consumer], HashRange{Start: a.Range.Start, End: a.Range.End})
+	}
+	for _, cs := range s.consumers {
+		c := KeySharedConsumer{ConsumerID: cs.id, Name: cs.name, Ranges: ranges[cs.ksID],
+			Permits: cs.permits, Pending: len(cs.pending)}
+		for _, d := range s.ks.Draining(cs.ksID) {
+			c.DrainingHashes = append(c.DrainingHashes, DrainingHash{Hash: d.Hash, Unacked: d.Unacked, Blocked: d.Blocked})
+		}
+		out.Consumers = append(out.Consumers, c)
+	}
+	return out
+}

@@ -1,16 +1,11 @@
 package brokerstub
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/keyshared"
 	"github.com/pulsargo/sdk/internal/proto"
 )
-
-// ErrNotKeyShared is returned by KeyShared for a subscription whose
-// consumers are not Key_Shared.
-var ErrNotKeyShared = errors.New("brokerstub: subscription is not Key_Shared")
 
 // HashRange is an inclusive range of sticky key hashes [Start, End].
 type HashRange struct {
@@ -133,38 +128,4 @@ func (b *Broker) KeyShared(topic, subscription string) (KeySharedState, error) {
 		return out, fmt.Errorf("%w: %s on %s", ErrNotKeyShared, subscription, name.Full)
 	}
 	return out, nil
-}
-
-func (s *subscription) keySharedState() KeySharedState {
-	cfg, sel := s.ks.Config(), s.ks.Selector()
-	kr := sel.KeyHashRange()
-	out := KeySharedState{
-		Mode:                    cfg.Mode.String(),
-		AllowOutOfOrderDelivery: cfg.AllowOutOfOrderDelivery,
-		KeyHashRange:            HashRange{Start: kr.Start, End: kr.End},
-		ReplaySize:              s.replay.Len(),
-		LookAheadLimit:          s.ks.LookAheadLimit(),
-		ReadPosition:            pos(s.readPos),
-	}
-	switch sel.(type) {
-	case *keyshared.Consistent:
-		out.Selector = "ConsistentHashing"
-	case *keyshared.AutoSplit:
-		out.Selector = "HashRangeAutoSplit"
-	default:
-		out.Selector = "HashRangeExclusive"
-	}
-	ranges := map[keyshared.ConsumerID][]HashRange{}
-	for _, a := range sel.Assignments() {
-		ranges[a.Consumer] = append(ranges[a.Consumer], HashRange{Start: a.Range.Start, End: a.Range.End})
-	}
-	for _, cs := range s.consumers {
-		c := KeySharedConsumer{ConsumerID: cs.id, Name: cs.name, Ranges: ranges[cs.ksID],
-			Permits: cs.permits, Pending: len(cs.pending)}
-		for _, d := range s.ks.Draining(cs.ksID) {
-			c.DrainingHashes = append(c.DrainingHashes, DrainingHash{Hash: d.Hash, Unacked: d.Unacked, Blocked: d.Blocked})
-		}
-		out.Consumers = append(out.Consumers, c)
-	}
-	return out
 }

@@ -12,7 +12,7 @@ import (
 
 // newSchemaRegistry builds the registry over the broker's current store,
 // with the broker-level policy of opts.
-func newSchemaRegistry(b *Broker) (*schema.Registry, error) {
+func newSchemaRegistry(b *engine) (*schema.Registry, error) {
 	def := schema.Policy{}
 	if s := b.opts.SchemaCompatibilityStrategy; s != "" {
 		st, err := schema.ParseStrategy(s)

@@ -100,3 +100,14 @@ func (st *topicStats) clone() topicStats {
 	}
 	return c
 }
+
+// addRate adds the rate src into *dst, which it sets when unset.
+func addRate(dst **float64, src *float64) {
+	switch {
+	case src == nil:
+	case *dst == nil:
+		*dst = new(*src)
+	default:
+		*dst = new(**dst + *src)
+	}
+}

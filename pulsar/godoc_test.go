@@ -1,20 +1,13 @@
 package pulsar
 
 import (
-	"fmt"
-	"go/ast"
-	"go/importer"
-	"go/parser"
-	"go/token"
 	"go/types"
-	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pulsargo/sdk/internal/typecheck"
 )
 
 // internalPath reports whether an import path is an internal package, one a
@@ -26,57 +19,9 @@ func internalPath(path string) bool {
 // typeCheckPulsar type-checks this package's non-test files from source.
 func typeCheckPulsar(t *testing.T) *types.Package {
 	t.Helper()
-	fset := token.NewFileSet()
-	files, err := filepath.Glob("*.go")
+	pkg, _, _, err := typecheck.Dir(".", "github.com/pulsargo/sdk/pulsar")
 	if err != nil {
 		t.Fatal(err)
-	}
-	var parsed []*ast.File
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		af, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
-		parsed = append(parsed, af)
-	}
-	// The imports come from their export data, which go list -export builds
-	// (and caches): type-checking them from source takes a minute. With
-	// -race and -trimpath when this test binary was built with them (go run
-	// ./internal/testrun gives both): its imports were just compiled so for
-	// this binary and come from the cache, where otherwise they would all be
-	// compiled once more (half a minute of CPU on a fresh CI machine).
-	args := []string{"list", "-export", "-deps", "-f", "{{.ImportPath}}={{.Export}}"}
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, flag := range []string{"-race", "-trimpath"} {
-			if slices.Contains(info.Settings, debug.BuildSetting{Key: flag, Value: "true"}) {
-				args = append(args, flag)
-			}
-		}
-	}
-	out, err := exec.Command("go", append(args, ".")...).Output()
-	if err != nil {
-		t.Fatalf("go list -export: %v", err)
-	}
-	exports := map[string]string{}
-	for line := range strings.Lines(string(out)) {
-		if path, file, ok := strings.Cut(strings.TrimSpace(line), "="); ok && file != "" {
-			exports[path] = file
-		}
-	}
-	lookup := func(path string) (io.ReadCloser, error) {
-		file, ok := exports[path]
-		if !ok {
-			return nil, fmt.Errorf("no export data for %s", path)
-		}
-		return os.Open(file)
-	}
-	conf := types.Config{Importer: importer.ForCompiler(fset, "gc", lookup)}
-	pkg, err := conf.Check("github.com/pulsargo/sdk/pulsar", fset, parsed, nil)
-	if err != nil {
-		t.Fatalf("type-check pulsar: %v", err)
 	}
 	return pkg
 }

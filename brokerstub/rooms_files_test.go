@@ -1,0 +1,170 @@
+package brokerstub
+
+import (
+	"go/token"
+	"go/types"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/pulsargo/sdk/internal/typecheck"
+)
+
+// The root package's files by the room they are to become (issue #34,
+// docs/architecture.md). Each non-test file is in one list; a new file
+// must be put in one.
+var (
+	// dataPathFiles are the topics, subscriptions, dispatch and what they
+	// share: the engine (engine.go), to become a package of its own.
+	dataPathFiles = []string{
+		"access.go", "authz.go", "authz_grants.go", "authz_topic.go",
+		"autotopic_policy.go", "backlog_quota.go", "compaction.go",
+		"compaction_dispatch.go", "console_views.go", "cursor_persist.go",
+		"dedup.go", "dedup_inactive.go", "delayed.go", "dispatch.go", "engine.go",
+		"failover.go", "gates_refusals.go", "inactive.go", "initialsub.go",
+		"keyshared.go", "limits_admin.go", "limits_topic.go", "names.go",
+		"namespace_check.go", "nonpersistent.go", "nonpersistent_stats.go",
+		"np_inflight.go", "peer.go", "pipeline.go", "policies.go",
+		"ratelimit_dispatch.go", "ratelimit_publish.go", "ratelimit_specs.go",
+		"ratelimit_subscribe.go", "refusal_status.go", "registry.go",
+		"registry_names.go", "retention.go", "rollover.go", "rr_batch.go",
+		"schema_checkers.go", "schema_policies.go", "schema_registry.go",
+		"subexpiry.go", "subscription.go", "subscription_ack.go",
+		"subscription_analyze.go", "subscription_auth_mode.go",
+		"subscription_cursor.go", "tenant_refusals.go", "topic.go",
+		"topic_clients.go", "topic_commands.go", "topic_counters.go",
+		"topic_delete.go", "topic_end.go", "topic_positions.go", "topic_receipt.go",
+		"topic_stats.go", "topic_stats_sum.go", "topic_stats_types.go",
+		"topiclist.go", "ttl.go", "txn.go", "txn_ack.go", "txn_topic.go", "unacked.go",
+		"unacked_broker.go",
+	}
+	// protocolFiles serve the binary protocol: connections and the
+	// handlers of its commands.
+	protocolFiles = []string{
+		"auth_conn.go", "conn.go", "conn_authz.go", "connlimit.go", "handle.go",
+		"handle_ack.go", "handle_consumer.go", "handle_lookup.go",
+		"handle_producer.go", "handle_schema.go", "handle_seek.go", "handle_send.go",
+		"handle_topiclist.go", "lookup_limits.go", "outq.go", "proxy_roles.go",
+		"proxyproto.go", "send_budget.go", "txn_handlers.go",
+	}
+	// adminFiles serve HTTP: the admin REST API, the console and the
+	// WebSocket API.
+	adminFiles = []string{
+		"admin_analyze.go", "admin_bundles.go", "admin_client_version.go",
+		"admin_compaction.go", "admin_functions.go", "admin_lookup.go",
+		"admin_messages.go", "admin_metrics.go", "admin_namespace_policies.go",
+		"admin_namespaces.go", "admin_nonpersistent.go", "admin_packages.go",
+		"admin_permissions.go", "admin_pprof.go", "admin_routes.go",
+		"admin_schemas.go", "admin_server.go", "admin_stats.go",
+		"admin_stats_publishers.go", "admin_subscriptions.go", "admin_tenants.go",
+		"admin_topic_permissions.go", "admin_topics.go", "admin_topics_delete.go",
+		"admin_transactions.go", "auth_http.go", "authz_admin.go", "broker_web.go",
+		"console.go", "console_cursor.go", "console_keyshared.go", "http_errors.go",
+		"http_limits.go", "websocket.go", "websocket_binary.go",
+		"websocket_consumer.go", "websocket_deliver.go", "websocket_producer.go",
+	}
+	// publicFiles are the public API (options, inspection, errors,
+	// authentication providers, the interceptor) and the wiring: what the
+	// root keeps.
+	publicFiles = []string{
+		"auth.go", "auth_providers.go", "authz_ops.go", "broker.go", "broker_topics.go",
+		"clock.go", "command.go", "config.go", "config_features.go",
+		"config_security.go", "configkeys.go", "control.go", "doc.go", "errors.go",
+		"gates.go", "inspect.go", "keyshared_inspect.go", "keyshared_options.go",
+		"lifecycle.go", "limits.go", "listeners.go", "options.go", "options_admin.go",
+		"options_defaults.go", "ratelimit.go", "tenant_limits.go", "tls.go",
+		"tls_keystore.go", "tls_versions.go",
+	}
+)
+
+// TestDataPathNamesNoProtocolOrAdminFile type-checks the root package and
+// fails when a data-path file names a definition of a protocol or admin
+// file, or the public Broker, or when a method of a data-path type is
+// declared outside the data path: the arrows the engine package could not
+// have. The data path still reads the public option and inspection types;
+// those arrows are cut when the engine takes its own configuration.
+func TestDataPathNamesNoProtocolOrAdminFile(t *testing.T) {
+	roomOf := map[string]string{}
+	for room, files := range map[string][]string{"data path": dataPathFiles, "protocol": protocolFiles, "admin": adminFiles, "public": publicFiles} {
+		for _, f := range files {
+			if prev, ok := roomOf[f]; ok {
+				t.Errorf("%s is listed in %s and %s", f, prev, room)
+			}
+			roomOf[f] = room
+		}
+	}
+	all, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range all {
+		if _, ok := roomOf[f]; !ok && !strings.HasSuffix(f, "_test.go") {
+			t.Errorf("%s is in no room: add it to one of the lists of rooms_files_test.go", f)
+		}
+	}
+	for f := range roomOf {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("%s is listed but missing: %v", f, err)
+		}
+	}
+	pkg, info, fset, err := typecheck.Dir(".", rootImportPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fileOf := func(n interface{ Pos() token.Pos }) string { return filepath.Base(fset.Position(n.Pos()).Filename) }
+	broker := pkg.Scope().Lookup("Broker")
+	var bad []string
+	for id, obj := range info.Uses {
+		if obj.Pkg() != pkg || !obj.Pos().IsValid() || roomOf[fileOf(id)] != "data path" {
+			continue
+		}
+		member := false
+		if v, ok := obj.(*types.Var); ok && v.IsField() {
+			member = true
+		}
+		var recv *types.Named
+		if f, ok := obj.(*types.Func); ok && f.Signature().Recv() != nil {
+			member = true
+			recv = namedOf(f.Signature().Recv().Type())
+		}
+		if !member && obj.Parent() != pkg.Scope() {
+			continue // a local
+		}
+		switch def := roomOf[fileOf(obj)]; {
+		case def == "protocol" || def == "admin":
+			bad = append(bad, fileOf(id)+" names "+obj.Name()+" of "+def+" file "+fileOf(obj))
+		case obj == broker || recv != nil && recv.Obj() == broker:
+			bad = append(bad, fileOf(id)+" names the public Broker ("+obj.Name()+")")
+		}
+	}
+	for id, obj := range info.Defs {
+		f, ok := obj.(*types.Func)
+		if !ok || f.Signature().Recv() == nil {
+			continue
+		}
+		if n := namedOf(f.Signature().Recv().Type()); n != nil && n.Obj().Pkg() == pkg &&
+			roomOf[fileOf(n.Obj())] == "data path" && roomOf[fileOf(id)] != "data path" {
+			bad = append(bad, "method "+n.Obj().Name()+"."+f.Name()+" of the data path is declared in "+fileOf(id))
+		}
+	}
+	sort.Strings(bad)
+	bad = slices.Compact(bad)
+	for _, b := range bad {
+		t.Error(b)
+	}
+	if len(bad) > 0 {
+		t.Logf("move the definition to the data path, or reach the other room through a hook on engine (engine.go)")
+	}
+}
+
+// namedOf returns the named type of a method receiver (T or *T), or nil.
+func namedOf(t types.Type) *types.Named {
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, _ := t.(*types.Named)
+	return n
+}
