@@ -45,6 +45,11 @@ const spareBuffers = 2
 // 2-4 ms with a small heap) was more than what the new memory cost.
 const collectFrom = 4 << 20
 
+// scanPerBuffer bounds a collection's cost, which the engine's loop waits
+// for: the heap's scannable bytes (heap, stacks and globals: what marking
+// reads at most) must be at most this many times the buffer's size.
+const scanPerBuffer = 2
+
 // reassembly is an engine's source of reassembly buffers; the loop owns
 // it.
 type reassembly struct {
@@ -100,7 +105,8 @@ func (r *reassembly) newBuffer(n int) []byte {
 // collection first: the heap has not n bytes free (so the buffer would be
 // new memory), payloads of at least n bytes left the engine since the
 // last collection (so it can probably free that much), and the heap holds
-// no more to mark than those payloads (at most handed scannable bytes).
+// little to mark: no more than those payloads, and no more than
+// scanPerBuffer buffers.
 //
 // The last bound weighs what a collection reads against what it saves.
 // Marking reads at most the scannable bytes (fewer: those of garbage are
@@ -109,14 +115,17 @@ func (r *reassembly) newBuffer(n int) []byte {
 // prefaulted). What it saves is the first touch of the pages it frees:
 // not only this buffer's, but those of the next buffers too, until the
 // runtime would have collected on its own — which, in a heap whose goal
-// large live payloads raise, is many buffers later. A bound of the
-// buffer's own size, or a share of it, refused the collection to a young
-// process whose garbage (the small messages it read before) made its
-// scannable bytes a little larger than one buffer, and every buffer
-// until the runtime's own collection was new memory (W5: 4 to 5 of its 9
-// seeks at 10-37 ms against 4-8 ms once its memory was reused).
+// large live payloads raise, is many buffers later. A bound of a share of
+// the buffer's size refused the collection to a young process whose
+// garbage (the small messages it read before) made its scannable bytes a
+// little larger than one buffer, and every buffer until the runtime's own
+// collection was new memory (W5: 4 to 5 of its 9 seeks at 10-37 ms
+// against 4-8 ms once its memory was reused). The bound of scanPerBuffer
+// buffers keeps the wait short where much is live: a service whose heap
+// holds more to mark never gets one, and the runtime collects as before.
 func needsCollection(n int, handed int64, st heapState) bool {
-	return n >= collectFrom && handed >= int64(n) && st.free < uint64(n) && st.scan <= uint64(handed)
+	return n >= collectFrom && handed >= int64(n) && st.free < uint64(n) &&
+		st.scan <= uint64(min(handed, scanPerBuffer*int64(n)))
 }
 
 // heapMetrics are the runtime/metrics read into a heapState.

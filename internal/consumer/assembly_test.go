@@ -139,8 +139,9 @@ func TestNeedsCollection(t *testing.T) {
 		{"below collectFrom", collectFrom - 1, n, heapState{}, false},
 		{"less handed out than needed", n, n - 1, heapState{}, false},
 		{"the heap has the memory free", n, 3 * n, heapState{free: n}, false},
-		{"more to mark than was handed out", n, 2 * n, heapState{scan: 2*n + 1}, false},
-		{"at the bound", n, 2 * n, heapState{free: n - 1, scan: 2 * n}, true},
+		{"more to mark than was handed out", n, n, heapState{scan: n + 1}, false},
+		{"more to mark than scanPerBuffer buffers", n, 10 * n, heapState{scan: scanPerBuffer*n + 1}, false},
+		{"at the bounds", n, scanPerBuffer * n, heapState{free: n - 1, scan: scanPerBuffer * n}, true},
 	} {
 		if got := needsCollection(tc.n, tc.handed, tc.st); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
