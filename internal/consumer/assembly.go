@@ -41,8 +41,9 @@ import (
 const spareBuffers = 2
 
 // collectFrom is the size from which a buffer may be worth a collection:
-// below it, on that VM, a collection's fixed cost (its pauses and sweep,
-// 2-4 ms with a small heap) was more than what the new memory cost.
+// below it, a collection's fixed cost (its pauses and sweep: 2-4 ms on
+// that VM with a small heap) is about what the new memory costs, and it
+// saves nothing.
 const collectFrom = 4 << 20
 
 // scanPerBuffer bounds a collection's cost, which the engine's loop waits
