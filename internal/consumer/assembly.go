@@ -30,8 +30,8 @@ import (
 //     takes the memory back as it would any garbage;
 //  2. the Go heap, after a collection, when payloads the application has
 //     probably dropped are the only memory the buffer could reuse (see
-//     needsCollection): the collection frees them, and the buffer takes
-//     their pages instead of new ones;
+//     needsCollection): the collection frees them, and this buffer and
+//     the next ones take their pages instead of new ones;
 //  3. the Go heap (prefault.Make: not cleared, and mapped in ahead).
 //
 // A payload handed to the application is never reused by the engine: it
@@ -41,14 +41,15 @@ import (
 const spareBuffers = 2
 
 // collectFrom is the size from which a buffer may be worth a collection:
-// below it, on that VM, a collection (5-50 ms there) cost more than the
-// new memory it saved.
-const collectFrom = 16 << 20
+// below it, a collection's fixed cost (its pauses and sweep: 2-4 ms on
+// that VM with a small heap) is about what the new memory costs, and it
+// saves nothing.
+const collectFrom = 4 << 20
 
-// scanShare bounds a collection's cost: the heap's scannable bytes
-// (heap, stacks and globals: what marking reads at most) must be at most
-// the buffer's size divided by it.
-const scanShare = 8
+// scanPerBuffer bounds a collection's cost, which the engine's loop waits
+// for: the heap's scannable bytes (heap, stacks and globals: what marking
+// reads at most) must be at most this many times the buffer's size.
+const scanPerBuffer = 2
 
 // reassembly is an engine's source of reassembly buffers; the loop owns
 // it.
@@ -105,9 +106,27 @@ func (r *reassembly) newBuffer(n int) []byte {
 // collection first: the heap has not n bytes free (so the buffer would be
 // new memory), payloads of at least n bytes left the engine since the
 // last collection (so it can probably free that much), and the heap holds
-// little to mark (so it is cheap: at most n/scanShare scannable bytes).
+// little to mark: no more than those payloads, and no more than
+// scanPerBuffer buffers.
+//
+// The last bound weighs what a collection reads against what it saves.
+// Marking reads at most the scannable bytes (fewer: those of garbage are
+// never read), and on the VM of docs/benchmarks.md it cost about what
+// touching as many new bytes did (0.5-1.5 ns per byte against 0.4-2.5,
+// prefaulted). What it saves is the first touch of the pages it frees:
+// not only this buffer's, but those of the next buffers too, until the
+// runtime would have collected on its own — which, in a heap whose goal
+// large live payloads raise, is many buffers later. A bound of a share of
+// the buffer's size refused the collection to a young process whose
+// garbage (the small messages it read before) made its scannable bytes a
+// little larger than one buffer, and every buffer until the runtime's own
+// collection was new memory (W5: 4 to 5 of its 9 seeks at 10-37 ms
+// against 4-8 ms once its memory was reused). The bound of scanPerBuffer
+// buffers keeps the wait short where much is live: a service whose heap
+// holds more to mark never gets one, and the runtime collects as before.
 func needsCollection(n int, handed int64, st heapState) bool {
-	return n >= collectFrom && handed >= int64(n) && st.free < uint64(n) && st.scan <= uint64(n)/scanShare
+	return n >= collectFrom && handed >= int64(n) && st.free < uint64(n) &&
+		st.scan <= uint64(min(handed, scanPerBuffer*int64(n)))
 }
 
 // heapMetrics are the runtime/metrics read into a heapState.

@@ -139,8 +139,9 @@ func TestNeedsCollection(t *testing.T) {
 		{"below collectFrom", collectFrom - 1, n, heapState{}, false},
 		{"less handed out than needed", n, n - 1, heapState{}, false},
 		{"the heap has the memory free", n, 3 * n, heapState{free: n}, false},
-		{"much to mark", n, n, heapState{scan: n/scanShare + 1}, false},
-		{"at the bound", n, n, heapState{free: n - 1, scan: n / scanShare}, true},
+		{"more to mark than was handed out", n, n, heapState{scan: n + 1}, false},
+		{"more to mark than scanPerBuffer buffers", n, 10 * n, heapState{scan: scanPerBuffer*n + 1}, false},
+		{"at the bounds", n, scanPerBuffer * n, heapState{free: n - 1, scan: scanPerBuffer * n}, true},
 	} {
 		if got := needsCollection(tc.n, tc.handed, tc.st); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
@@ -173,5 +174,40 @@ func TestCollectionBeforeLargeBuffer(t *testing.T) {
 	}
 	if st := (&reassembly{}).readHeap(); st.scan == 0 || st.scan >= 1<<62 {
 		t.Errorf("runtime figures not read: %+v", st)
+	}
+}
+
+// A young process's heap holds the garbage of what it read before a large
+// message (W5: 10,000 small messages, 9.1 MB scannable, then an 8 MiB
+// chunked message sought and read again): more to mark than one 8 MiB
+// buffer, far less than the payloads it hands out. The collection comes
+// once the payloads handed out since outweigh what it marks, so that the
+// next buffers take their pages rather than new memory until the runtime
+// collects on its own (which, with the heap's goal raised by large live
+// data, was 4 to 5 buffers later, each 2-5x slower than reused memory).
+func TestCollectionOnceHandedOutweighsScan(t *testing.T) {
+	const n = 8 << 20
+	st := heapState{scan: n + n/8} // no memory free
+	r := &reassembly{heap: func() heapState { return st }}
+	r.collect = func() { st.free = 4 * n }
+	chunked := func() *Message {
+		id := messageid.New(1, 1, -1, -1, 0)
+		return &Message{ID: messageid.NewChunk(id, id), Payload: make([]byte, n)}
+	}
+	r.newBuffer(n) // the first message: nothing handed out yet
+	r.left(chunked())
+	r.newBuffer(n) // one payload handed out: less than the heap's scannable bytes
+	if r.collections != 0 {
+		t.Fatalf("%d collections with %d bytes handed out and %d to mark; want none", r.collections, n, st.scan)
+	}
+	r.left(chunked())
+	r.newBuffer(n)
+	if r.collections != 1 {
+		t.Fatalf("%d collections with %d bytes handed out and %d to mark; want 1", r.collections, 2*n, st.scan)
+	}
+	r.left(chunked())
+	r.newBuffer(n) // the memory it freed serves the next buffers
+	if r.collections != 1 {
+		t.Errorf("%d collections with the heap's memory free; want 1", r.collections)
 	}
 }
