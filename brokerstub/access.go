@@ -202,8 +202,8 @@ func (t *topic) fenceAll() {
 // when the topic is free.
 func (t *topic) producerGone(p *producer) {
 	delete(t.producers, p)
-	t.dedup.producerLeft(p.name, t.b.opts.Clock.Now()) // dedup_inactive.go
-	t.life.lastActive = t.b.opts.Clock.Now()           // inactive.go, as Pulsar's handleProducerRemoved
+	t.dedup.producerLeft(p.name, t.b.cfg.Clock.Now()) // dedup_inactive.go
+	t.life.lastActive = t.b.cfg.Clock.Now()           // inactive.go, as Pulsar's handleProducerRemoved
 	a := t.access
 	if a == nil {
 		return

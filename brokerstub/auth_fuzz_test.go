@@ -213,8 +213,9 @@ func newAuthFuzz() (*authFuzz, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.b = &Broker{engine: &engine{opts: Options{AuthenticationEnabled: true,
-		AuthenticationProviders: []AuthenticationProvider{a.hmacP, basic, NewTLSProvider()}}}}
+	o := Options{AuthenticationEnabled: true,
+		AuthenticationProviders: []AuthenticationProvider{a.hmacP, basic, NewTLSProvider()}}
+	a.b = &Broker{engine: &engine{cfg: o.engineConfig()}, opts: o}
 	return a, nil
 }
 

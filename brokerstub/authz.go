@@ -14,15 +14,15 @@ const (
 )
 
 // authzOn reports whether authorization is checked.
-func (b *engine) authzOn() bool { return b.opts.AuthorizationEnabled }
+func (b *engine) authzOn() bool { return b.cfg.AuthorizationEnabled }
 
 // authorizer returns the decisions of internal/auth over the broker's
 // options and its policy store (authz_grants.go).
 func (b *engine) authorizer() *auth.Authorizer {
 	return &auth.Authorizer{
-		SuperUsers: b.opts.SuperUserRoles,
-		ProxyRoles: b.opts.ProxyRoles,
-		Wildcards:  b.opts.AuthorizationAllowWildcardsMatching,
+		SuperUsers: b.cfg.SuperUserRoles,
+		ProxyRoles: b.cfg.ProxyRoles,
+		Wildcards:  b.cfg.AuthorizationAllowWildcardsMatching,
 		Grants:     policyGrants{b},
 	}
 }
@@ -56,4 +56,4 @@ func authTopic(name topicName) auth.Topic {
 }
 
 // authEnabled reports whether clients must authenticate.
-func (b *engine) authEnabled() bool { return b.opts.AuthenticationEnabled }
+func (b *engine) authEnabled() bool { return b.cfg.AuthenticationEnabled }

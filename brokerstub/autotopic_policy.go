@@ -37,7 +37,7 @@ func (b *engine) autoTopicAllowed(name topicName) bool {
 	if o, ok := b.autoTopicOverrideOf(name); ok {
 		return o.Allow
 	}
-	return !b.opts.DisableAutoTopicCreation
+	return !b.cfg.DisableAutoTopicCreation
 }
 
 // autoTopicPartitions is how many partitions an auto-created topic of name
@@ -49,5 +49,5 @@ func (b *engine) autoTopicPartitions(name topicName) int {
 		}
 		return max(*o.Partitions, 0)
 	}
-	return b.opts.AutoTopicCreationPartitions
+	return b.cfg.AutoTopicCreationPartitions
 }

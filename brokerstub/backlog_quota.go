@@ -44,7 +44,7 @@ func (q *quota) merge(raw json.RawMessage, size bool) {
 // namespace's, else the broker's default (Options.BacklogQuota), per quota
 // type (destination_storage limits bytes, message_age limits seconds).
 func (b *engine) backlogQuota(name topicName) quota {
-	d := b.opts.BacklogQuota
+	d := b.cfg.BacklogQuota
 	q := quota{limitBytes: d.LimitBytes, limitSeconds: d.LimitSeconds, policy: d.Policy}
 	pol := b.pol()
 	base := name.Base
@@ -77,7 +77,7 @@ func (t *topic) quotaExceeded(q quota) bool {
 	if !q.set() {
 		return false
 	}
-	now := t.b.opts.Clock.Now().UnixMilli()
+	now := t.b.cfg.Clock.Now().UnixMilli()
 	for _, s := range t.subs {
 		if !s.durable {
 			continue
@@ -131,14 +131,14 @@ func (t *topic) refuseProducer() (proto.ServerError, string) {
 
 // armQuotaCheck schedules the next periodic backlog quota check.
 func (t *topic) armQuotaCheck() {
-	every := t.b.opts.BacklogQuota.CheckInterval
+	every := t.b.cfg.BacklogQuota.CheckInterval
 	if every < 0 {
 		return
 	}
 	if every == 0 {
 		every = 60 * time.Second
 	}
-	t.adm.stopQuota = t.b.opts.Clock.AfterFunc(every, func() {
+	t.adm.stopQuota = t.b.cfg.Clock.AfterFunc(every, func() {
 		t.do(func() {
 			t.checkQuota()
 			t.armQuotaCheck()

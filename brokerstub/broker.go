@@ -23,6 +23,8 @@ import (
 type Broker struct {
 	*engine // the topics and what they share (engine.go)
 
+	opts Options
+
 	interceptor atomic.Pointer[Interceptor]
 	connSeq     atomic.Uint64
 	lookups     atomic.Int64            // lookups being answered (lookup_limits.go)
@@ -61,7 +63,7 @@ func Start(opts Options) (*Broker, error) {
 	if err := opts.validateListeners(); err != nil { // listeners.go
 		return nil, err
 	}
-	b := &Broker{engine: &engine{opts: opts, log: opts.Logger}, frames: sync.OnceValue(newFramePool)}
+	b := &Broker{engine: &engine{cfg: opts.engineConfig(), log: opts.Logger}, opts: opts, frames: sync.OnceValue(newFramePool)}
 	b.topicsChanged = b.topicListChanged
 	if opts.DataDir != "" {
 		// Without a data dir memory is the store: there is nothing to

@@ -8,7 +8,15 @@ package brokerstub
 // position order. A message that fell due and waits for a consumer is not
 // among them (it is in the replay queue).
 func (b *Broker) Delayed(topic, subscription string) ([]Position, error) {
-	return b.delayedPositionsOf(topic, subscription)
+	ps, err := b.delayedPositionsOf(topic, subscription)
+	if err != nil || len(ps) == 0 {
+		return nil, err
+	}
+	out := make([]Position, len(ps))
+	for i, p := range ps {
+		out[i] = pos(p)
+	}
+	return out, nil
 }
 
 // CreateNamespace creates the namespace "tenant/ns" and, when it does not

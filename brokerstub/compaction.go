@@ -130,7 +130,7 @@ func (t *topic) compactInto() error {
 		return nil // nothing new to compact
 	}
 	entries := t.compactionInput(old, from, horizon)
-	v, _, err := compaction.Compact(entries, horizon, compaction.Options{MaxUncompressedSize: t.b.opts.MaxMessageSize})
+	v, _, err := compaction.Compact(entries, horizon, compaction.Options{MaxUncompressedSize: t.b.cfg.MaxMessageSize})
 	if err != nil {
 		return err
 	}
@@ -194,7 +194,7 @@ func (t *topic) markHorizon(horizon ledger.Position) {
 // compacts the topic: the topic policy, else the namespace policy, else
 // the broker's; 0 for never.
 func (b *engine) compactionThreshold(name topicName) int64 {
-	return b.intPolicy(name, "compactionThreshold", "compaction_threshold", int(b.opts.Compaction.ThresholdBytes))
+	return b.intPolicy(name, "compactionThreshold", "compaction_threshold", int(b.cfg.Compaction.ThresholdBytes))
 }
 
 // armCompactionMonitor schedules the topic's next compaction check (on the
@@ -203,7 +203,7 @@ func (t *topic) armCompactionMonitor() {
 	if t.np != nil {
 		return
 	}
-	t.compact.stopMonitor = t.b.opts.Clock.AfterFunc(t.b.opts.Compaction.MonitorInterval, func() {
+	t.compact.stopMonitor = t.b.cfg.Clock.AfterFunc(t.b.cfg.Compaction.MonitorInterval, func() {
 		t.do(func() {
 			t.checkCompaction()
 			t.armCompactionMonitor()

@@ -120,7 +120,7 @@ func (t *topic) lastMessageIDFor(cs *consumer) *proto.MessageIdData {
 	l, e := int64(-1), int64(-1)
 	if le, ok := v.Last(); ok {
 		l, e = le.Pos.Ledger, le.Pos.Entry
-		batch = compaction.LastIndex(le, compaction.Options{MaxUncompressedSize: t.b.opts.MaxMessageSize})
+		batch = compaction.LastIndex(le, compaction.Options{MaxUncompressedSize: t.b.cfg.MaxMessageSize})
 	}
 	ul, ue := uint64(l), uint64(e)
 	return &proto.MessageIdData{LedgerId: &ul, EntryId: &ue, Partition: &part, BatchIndex: &batch}

@@ -76,32 +76,32 @@ func (t *topic) peekInfo(e ledger.Entry) *entryInfo {
 }
 
 // keySharedView builds page 4 from the inspection snapshot
-// (keySharedState) and the replay set. Topic goroutine.
+// (keySharedSnapshot) and the replay set. Topic goroutine.
 func (s *subscription) keySharedView() console.KeyShared {
-	st := s.keySharedState()
+	st := s.keySharedSnapshot()
 	sel := s.ks.Selector()
-	out := console.KeyShared{Topic: s.t.name.Full, Subscription: s.name, Mode: st.Mode, Selector: st.Selector,
-		OutOfOrder: st.AllowOutOfOrderDelivery, RangeStart: st.KeyHashRange.Start, RangeEnd: st.KeyHashRange.End,
-		ReadPosition: posString(s.readPos), MarkDelete: posString(s.cur.MarkDelete()), ReplaySize: st.ReplaySize,
-		LookAheadLimit: st.LookAheadLimit, Consumers: []console.KSConsumer{}, Draining: []console.Draining{},
+	out := console.KeyShared{Topic: s.t.name.Full, Subscription: s.name, Mode: st.mode, Selector: st.selector,
+		OutOfOrder: st.outOfOrder, RangeStart: st.hashRange.Start, RangeEnd: st.hashRange.End,
+		ReadPosition: posString(s.readPos), MarkDelete: posString(s.cur.MarkDelete()), ReplaySize: st.replaySize,
+		LookAheadLimit: st.lookAheadLimit, Consumers: []console.KSConsumer{}, Draining: []console.Draining{},
 		HeldBack: []console.HeldBack{}, Ranges: []console.RangeOwner{}}
-	span := float64(st.KeyHashRange.End) - float64(st.KeyHashRange.Start) + 1
+	span := float64(st.hashRange.Size())
 	byKS := map[keyshared.ConsumerID]*consumer{}
 	for id, cs := range s.ksByID {
 		byKS[id] = cs
 	}
-	for i, c := range st.Consumers {
+	for i, c := range st.consumers {
 		cs := s.consumers[i]
-		kc := console.KSConsumer{ID: c.ConsumerID, Name: c.Name, Permits: c.Permits, Pending: c.Pending, Draining: len(c.DrainingHashes)}
+		kc := console.KSConsumer{ID: c.id, Name: c.name, Permits: c.permits, Pending: c.pending, Draining: len(c.draining)}
 		for _, pe := range cs.pending {
 			kc.Unacked += int64(max(pe.batch, 1))
 		}
-		for _, r := range c.Ranges {
-			kc.Share += (float64(r.End) - float64(r.Start) + 1) / span
+		for _, r := range c.ranges {
+			kc.Share += float64(r.Size()) / span
 		}
 		out.Consumers = append(out.Consumers, kc)
-		for _, d := range c.DrainingHashes {
-			dr := console.Draining{Hash: d.Hash, HeldBy: c.Name, HeldByID: c.ConsumerID, Unacked: d.Unacked, Blocked: d.Blocked}
+		for _, d := range c.draining {
+			dr := console.Draining{Hash: d.Hash, HeldBy: c.name, HeldByID: c.id, Unacked: d.Unacked, Blocked: d.Blocked}
 			if id, ok := sel.Select(d.Hash); ok {
 				if o := byKS[id]; o != nil {
 					dr.Owner, dr.OwnerID = o.name, o.id
@@ -122,8 +122,8 @@ func (s *subscription) keySharedView() console.KeyShared {
 		drainingAt[d.Hash] = d
 	}
 	switch {
-	case s.replay.Len() >= st.LookAheadLimit:
-		out.NormalReadStopped = fmt.Sprintf("the replay set holds %d entries, the look-ahead limit is %d: no new entry is read until it shrinks", s.replay.Len(), st.LookAheadLimit)
+	case s.replay.Len() >= st.lookAheadLimit:
+		out.NormalReadStopped = fmt.Sprintf("the replay set holds %d entries, the look-ahead limit is %d: no new entry is read until it shrinks", s.replay.Len(), st.lookAheadLimit)
 	case !s.ks.NormalReadAllowed():
 		out.NormalReadStopped = "no consumer has permits"
 	}

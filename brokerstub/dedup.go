@@ -50,7 +50,7 @@ func (b *engine) dedupEnabledFor(name topicName) bool {
 			return on
 		}
 	}
-	return b.opts.BrokerDeduplicationEnabled
+	return b.cfg.BrokerDeduplicationEnabled
 }
 
 // policiesChanged applies the policies of a namespace (only nil) or of one
@@ -82,7 +82,7 @@ func (t *topic) applyPolicies() {
 	for _, s := range t.subs {
 		s.recheckUnacked()
 		if s.delayed != nil {
-			s.delayed.tr.SetTick(s.delayTick().Milliseconds(), t.b.opts.DelayedDeliveryStrict)
+			s.delayed.tr.SetTick(s.delayTick().Milliseconds(), t.b.cfg.DelayedDeliveryStrict)
 		}
 		s.releaseDue()
 		s.dispatch()

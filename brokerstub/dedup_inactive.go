@@ -50,7 +50,7 @@ func (d *dedup) purgeInactive(cutoff time.Time) {
 // purgeInactiveProducers is one run of
 // BrokerService.checkMessageDeduplicationInfo.
 func (b *engine) purgeInactiveProducers() {
-	cutoff := b.opts.Clock.Now().Add(-b.opts.Lifecycle.DedupProducerInactivityTimeout)
+	cutoff := b.cfg.Clock.Now().Add(-b.cfg.Lifecycle.DedupProducerInactivityTimeout)
 	for _, t := range b.loadedTopics() {
 		_ = t.call(func() { t.dedup.purgeInactive(cutoff) })
 	}

@@ -34,7 +34,7 @@ type delayedState struct {
 	lastTick int64       // when the timer last fired (Unix ms)
 }
 
-func (s *subscription) nowMillis() int64 { return s.t.b.opts.Clock.Now().UnixMilli() }
+func (s *subscription) nowMillis() int64 { return s.t.b.cfg.Clock.Now().UnixMilli() }
 
 // delayedDeliveryPolicy is Pulsar's DelayedDeliveryPolicies JSON, the
 // delayedDelivery policy of a namespace (delayed_delivery_policies) or a
@@ -57,7 +57,7 @@ type delaySettings struct {
 // (Options.DisableDelayedDelivery, DelayedDeliveryTickTime and
 // DelayedDeliveryMaxDelay). A policy's tick time of 0 keeps the broker's.
 func (b *engine) delayedDelivery(name topicName) delaySettings {
-	d := delaySettings{active: !b.opts.DisableDelayedDelivery, tick: b.opts.DelayedDeliveryTickTime, maxDelay: b.opts.DelayedDeliveryMaxDelay}
+	d := delaySettings{active: !b.cfg.DisableDelayedDelivery, tick: b.cfg.DelayedDeliveryTickTime, maxDelay: b.cfg.DelayedDeliveryMaxDelay}
 	if raw, ok := b.appliedPolicy(name, "delayedDelivery"); ok {
 		var p delayedDeliveryPolicy
 		if json.Unmarshal(raw, &p) == nil {
@@ -126,7 +126,7 @@ func (s *subscription) holdDelayed(p ledger.Position, in *entryInfo) bool {
 		return false
 	}
 	if s.delayed == nil {
-		s.delayed = &delayedState{tr: delayed.New(s.delayTick().Milliseconds(), s.t.b.opts.DelayedDeliveryStrict)}
+		s.delayed = &delayedState{tr: delayed.New(s.delayTick().Milliseconds(), s.t.b.cfg.DelayedDeliveryStrict)}
 	}
 	if !s.delayed.tr.Add(p, in.deliverAt, s.nowMillis()) {
 		return false
@@ -189,7 +189,7 @@ func (s *subscription) armDelayed() {
 	d.gen++
 	gen, t := d.gen, s.t
 	d.target = next
-	d.stop = t.b.opts.Clock.AfterFunc(time.Duration(wait)*time.Millisecond, func() {
+	d.stop = t.b.cfg.Clock.AfterFunc(time.Duration(wait)*time.Millisecond, func() {
 		t.do(func() {
 			if d.gen != gen || d.stop == nil {
 				return
@@ -230,7 +230,7 @@ func (s *subscription) delayedPositions() []ledger.Position {
 }
 
 // delayedPositionsOf is Broker.Delayed.
-func (b *engine) delayedPositionsOf(topic, subscription string) ([]Position, error) {
+func (b *engine) delayedPositionsOf(topic, subscription string) ([]ledger.Position, error) {
 	name, err := parseTopic(topic)
 	if err != nil {
 		return nil, err
@@ -239,7 +239,7 @@ func (b *engine) delayedPositionsOf(topic, subscription string) ([]Position, err
 	if err != nil {
 		return nil, err
 	}
-	var out []Position
+	var out []ledger.Position
 	found := false
 	if err := t.call(func() {
 		s := t.subs[subscription]
@@ -247,9 +247,7 @@ func (b *engine) delayedPositionsOf(topic, subscription string) ([]Position, err
 			return
 		}
 		found = true
-		for _, p := range s.delayedPositions() {
-			out = append(out, pos(p))
-		}
+		out = s.delayedPositions()
 	}); err != nil {
 		return nil, err
 	}

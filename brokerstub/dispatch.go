@@ -144,7 +144,7 @@ func (s *subscription) pick(in *entryInfo) *consumer {
 	if cs == nil {
 		return nil
 	}
-	s.run.took(cs, in, s.t.b.opts.Gates.DispatcherMaxRoundRobinBatchSize)
+	s.run.took(cs, in, s.t.b.cfg.Gates.DispatcherMaxRoundRobinBatchSize)
 	if in.uuid != "" {
 		if in.chunkID == in.numChunks-1 {
 			delete(s.chunkOwner, in.uuid)
@@ -164,7 +164,7 @@ func (s *subscription) deliver(cs *consumer, e ledger.Entry, in *entryInfo, hash
 	}
 	var ackSet []int64
 	count := int64(in.numMessages)
-	if !s.t.b.opts.DisableBatchIndexAck && in.numMessages > 1 {
+	if !s.t.b.cfg.DisableBatchIndexAck && in.numMessages > 1 {
 		ackSet = s.cur.AckSet(e.Pos)
 		count = int64(s.cur.UnackedInEntry(e.Pos, int(in.numMessages)))
 		ackSet, count = s.txnDeliverAckSet(e.Pos, int(in.numMessages), ackSet, count)

@@ -16,12 +16,13 @@ import (
 // store, the entry cache, the schema registry, the policies, the
 // transaction coordinator, the broker-wide limits and the periodic
 // sweeps). A Broker embeds it and adds the listeners, the connections and
-// the admin server; engine's methods name none of those, and reach the
+// the admin server; engine's methods name none of those, read their own
+// configuration (engine_config.go) rather than Options, and reach the
 // protocol side only through the hooks below, so that the data path can
 // become a package of its own (issue #34, docs/architecture.md).
 type engine struct {
-	opts Options
-	log  *slog.Logger
+	cfg engineConfig // engine_config.go
+	log *slog.Logger
 
 	schemas *schema.Registry // schema_registry.go
 	cache   *ledger.Cache    // entry bytes in memory (Options.EntryCacheSize); nil without a DataDir

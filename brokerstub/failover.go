@@ -64,7 +64,7 @@ func (s *subscription) pickActive() bool {
 		n++
 	}
 	var idx int
-	if p := s.t.name.Partition; p >= 0 && !s.t.b.opts.ActiveConsumerFailoverConsistentHashing {
+	if p := s.t.name.Partition; p >= 0 && !s.t.b.cfg.ActiveConsumerFailoverConsistentHashing {
 		idx = p % n
 	} else {
 		idx = ringPick(s.t.name.Full, sorted[:n])
@@ -115,7 +115,7 @@ func javaHash(s string) uint32 { return murmur3.Sum32([]byte(s), 0) & 0x7fffffff
 // broker's clock unless a rewind is pending already. It does not dispatch;
 // callers do.
 func (s *subscription) activeChanged() {
-	delay := s.t.b.opts.ActiveConsumerFailoverDelay
+	delay := s.t.b.cfg.ActiveConsumerFailoverDelay
 	if s.typ != proto.CommandSubscribe_Failover || delay <= 0 {
 		s.rewindActive()
 		return
@@ -125,7 +125,7 @@ func (s *subscription) activeChanged() {
 	}
 	s.rewindGen++
 	gen, t := s.rewindGen, s.t
-	s.rewindStop = t.b.opts.Clock.AfterFunc(delay, func() {
+	s.rewindStop = t.b.cfg.Clock.AfterFunc(delay, func() {
 		t.do(func() {
 			if s.rewindGen != gen || s.rewindStop == nil {
 				return

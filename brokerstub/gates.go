@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/pulsargo/sdk/internal/proto"
 )
 
 // Gates are the broker's switches on what a client may attach and how
@@ -95,12 +93,6 @@ type Gates struct {
 	// msgDropRate (maxConcurrentNonPersistentMessagePerConnection).
 	// Default 1000; negative: Pulsar's 0 (one in flight).
 	MaxConcurrentNonPersistentMessagePerConnection int
-}
-
-// The subscription types of SubscriptionTypesEnabled, as Pulsar names them.
-var subTypeByName = map[string]proto.CommandSubscribe_SubType{
-	"Exclusive": proto.CommandSubscribe_Exclusive, "Shared": proto.CommandSubscribe_Shared,
-	"Failover": proto.CommandSubscribe_Failover, "Key_Shared": proto.CommandSubscribe_Key_Shared,
 }
 
 func (g Gates) withDefaults() Gates {

@@ -30,7 +30,7 @@ var errPersistentOff = &refusal{proto.ServerError_NotAllowedError, msgNoPersiste
 // refusePersistent returns an error for a persistent topic when the broker
 // does not load them (enablePersistentTopics=false).
 func (b *engine) refusePersistent(name topicName) error {
-	if name.Domain == "persistent" && b.opts.Gates.DisablePersistentTopics {
+	if name.Domain == "persistent" && b.cfg.Gates.DisablePersistentTopics {
 		return errPersistentOff
 	}
 	return nil
@@ -42,7 +42,7 @@ func (b *engine) refusePersistent(name topicName) error {
 // subscription_types_enabled, else the broker's list leaves out. Pulsar's
 // namespace events topic is exempt.
 func (b *engine) refuseSubscriptionType(name topicName, typ proto.CommandSubscribe_SubType) (proto.ServerError, string) {
-	if typ == proto.CommandSubscribe_Key_Shared && b.opts.Gates.DisableKeyShared {
+	if typ == proto.CommandSubscribe_Key_Shared && b.cfg.Gates.DisableKeyShared {
 		return proto.ServerError_NotAllowedError, msgKeySharedOff
 	}
 	if strings.HasSuffix(name.Base, "/__change_events") {
@@ -71,7 +71,7 @@ func (b *engine) subTypesEnabled(name topicName) []proto.CommandSubscribe_SubTyp
 			return t
 		}
 	}
-	if g := b.opts.Gates.SubscriptionTypesEnabled; g != nil {
+	if g := b.cfg.Gates.SubscriptionTypesEnabled; g != nil {
 		var out []proto.CommandSubscribe_SubType
 		for _, s := range g {
 			out = append(out, subTypeByName[strings.TrimSpace(s)])
@@ -115,7 +115,7 @@ func (b *engine) refuseUnencryptedProducer(name topicName, encrypted bool) (prot
 	if encrypted || exemptFromLimits(name) {
 		return 0, ""
 	}
-	if b.opts.Gates.EncryptionRequireOnProducer || b.encryptionRequired(name) {
+	if b.cfg.Gates.EncryptionRequireOnProducer || b.encryptionRequired(name) {
 		return proto.ServerError_MetadataError, fmt.Sprintf(msgEncryptionRequired, name.Full)
 	}
 	return 0, ""
@@ -136,7 +136,7 @@ func clientHost(pr peer) string {
 // attach: ProducerBusy at MaxSameAddressProducersPerTopic. Topic
 // goroutine.
 func (t *topic) refuseSameAddressProducer(pr peer) (proto.ServerError, string) {
-	n := t.b.opts.Gates.MaxSameAddressProducersPerTopic
+	n := t.b.cfg.Gates.MaxSameAddressProducersPerTopic
 	if n <= 0 || exemptFromLimits(t.name) {
 		return 0, ""
 	}
@@ -156,7 +156,7 @@ func (t *topic) refuseSameAddressProducer(pr peer) (proto.ServerError, string) {
 // attach: ConsumerBusy at MaxSameAddressConsumersPerTopic, all
 // subscriptions together. Topic goroutine.
 func (t *topic) refuseSameAddressConsumer(pr peer) (proto.ServerError, string) {
-	n := t.b.opts.Gates.MaxSameAddressConsumersPerTopic
+	n := t.b.cfg.Gates.MaxSameAddressConsumersPerTopic
 	if n <= 0 || exemptFromLimits(t.name) {
 		return 0, ""
 	}
@@ -177,7 +177,7 @@ func (t *topic) refuseSameAddressConsumer(pr peer) (proto.ServerError, string) {
 // redeliveryCount is the redelivery count a MESSAGE carries for pos: 0
 // when the tracker is off (DisableRedeliveryTracker).
 func (s *subscription) redeliveryCount(pos ledger.Position) uint32 {
-	if s.t.b.opts.Gates.DisableRedeliveryTracker {
+	if s.t.b.cfg.Gates.DisableRedeliveryTracker {
 		return 0
 	}
 	return s.redeliveries[pos]
@@ -193,4 +193,10 @@ func (t *topic) refuseSubscribe(sub *subscription, m *proto.CommandSubscribe) (p
 		return 0, ""
 	}
 	return t.b.refuseSubscriptionType(t.name, m.GetSubType())
+}
+
+// The subscription types of SubscriptionTypesEnabled, as Pulsar names them.
+var subTypeByName = map[string]proto.CommandSubscribe_SubType{
+	"Exclusive": proto.CommandSubscribe_Exclusive, "Shared": proto.CommandSubscribe_Shared,
+	"Failover": proto.CommandSubscribe_Failover, "Key_Shared": proto.CommandSubscribe_Key_Shared,
 }

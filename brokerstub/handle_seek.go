@@ -30,7 +30,7 @@ func (c *conn) handleSeek(m *proto.CommandSeek) {
 		var ackSet []int64
 		if id := m.GetMessageId(); id != nil {
 			pos = t.seekPosition(id)
-			if !t.b.opts.DisableBatchIndexAck {
+			if !t.b.cfg.DisableBatchIndexAck {
 				ackSet = id.GetAckSet()
 			}
 		} else {

@@ -170,7 +170,7 @@ func (c *conn) dropNonPersistent(p *producer, m *proto.CommandSend) (dropped, co
 	}
 	t, id, seq, highest, num := p.t, p.id, m.GetSequenceId(), m.GetHighestSequenceId(), int64(max(m.GetNumMessages(), 1))
 	if !t.do(func() {
-		t.np.publisherDropRate(p).record(t.b.opts.Clock.Now(), num)
+		t.np.publisherDropRate(p).record(t.b.cfg.Clock.Now(), num)
 		c.write(t.receipt(id, seq, highest, npDropID))
 	}) {
 		c.write(sendError(id, seq, proto.ServerError_ServiceNotReady, "topic is being unloaded"))

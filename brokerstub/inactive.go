@@ -32,7 +32,7 @@ type inactivePolicy struct {
 
 // inactivePolicyFor is the inactive topic policy in effect for a topic.
 func (b *engine) inactivePolicyFor(name topicName) inactivePolicy {
-	l := b.opts.Lifecycle
+	l := b.cfg.Lifecycle
 	p := inactivePolicy{
 		Mode:          l.InactiveTopicDeleteMode,
 		MaxInactive:   int64(l.InactiveTopicMaxDuration / time.Second),
@@ -123,7 +123,7 @@ func (b *engine) startSweeps() {
 	s.mu.Lock()
 	s.stopped, s.stops = false, map[int]func() bool{}
 	s.mu.Unlock()
-	l := b.opts.Lifecycle
+	l := b.cfg.Lifecycle
 	if !l.DisableInactiveTopicDeletion {
 		// As Pulsar, with the broker's deletion off no policy turns it on.
 		b.every(0, l.InactiveTopicCheckInterval, b.checkInactiveTopics)
@@ -149,7 +149,7 @@ func (b *engine) every(k int, d time.Duration, f func()) {
 	s := &b.sweeps
 	var arm func()
 	arm = func() { // s.mu held
-		s.stops[k] = b.opts.Clock.AfterFunc(d, func() {
+		s.stops[k] = b.cfg.Clock.AfterFunc(d, func() {
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			if s.stopped {
@@ -166,7 +166,7 @@ func (b *engine) every(k int, d time.Duration, f func()) {
 
 // checkInactiveTopics is one run of BrokerService.checkGC.
 func (b *engine) checkInactiveTopics() {
-	now := b.opts.Clock.Now()
+	now := b.cfg.Clock.Now()
 	for _, t := range b.loadedTopics() {
 		var gone bool
 		if t.call(func() { gone = t.inactiveVerdict(now) }) != nil || !gone {
@@ -218,7 +218,7 @@ func (b *engine) deleteInactive(t *topic, now time.Time) bool {
 // left (PersistentTopic.tryToDeletePartitionedMetadata), with
 // DeleteInactivePartitionedTopicMetadata.
 func (b *engine) deleteInactivePartitioned(name topicName) {
-	if !b.opts.Lifecycle.DeleteInactivePartitionedTopicMetadata || name.Partition < 0 {
+	if !b.cfg.Lifecycle.DeleteInactivePartitionedTopicMetadata || name.Partition < 0 {
 		return
 	}
 	base, err := parseTopic(name.Base)
@@ -253,3 +253,9 @@ func (b *engine) deleteInactivePartitioned(name topicName) {
 	b.topicsChanged()
 	b.log.Info("partitioned topic deleted for inactivity", "topic", base.Full)
 }
+
+// The modes of InactiveTopicDeleteMode (Pulsar's InactiveTopicDeleteMode).
+const (
+	deleteWhenNoSubscriptions       = "delete_when_no_subscriptions"
+	deleteWhenSubscriptionsCaughtUp = "delete_when_subscriptions_caught_up"
+)

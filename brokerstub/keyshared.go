@@ -17,7 +17,7 @@ import (
 // KeySharedMeta (nil means AUTO_SPLIT, ordered, as Pulsar's default) and
 // the broker's Key_Shared options.
 func (t *topic) keySharedConfig(meta *proto.KeySharedMeta) keyshared.Config {
-	o := t.b.opts.KeyShared
+	o := t.b.cfg.KeyShared
 	return keyshared.Config{
 		Mode:                     meta.GetKeySharedMode(),
 		AllowOutOfOrderDelivery:  meta.GetAllowOutOfOrderDelivery(),
@@ -147,36 +147,92 @@ func (src ksSource) Send(id keyshared.ConsumerID, p ledger.Position, ent keyshar
 	s.deliver(s.ksByID[id], e, s.t.info(e), ent.Hash)
 }
 
-func (s *subscription) keySharedState() KeySharedState {
+// ksSnapshot is a Key_Shared subscription's dispatcher, taken on the
+// topic goroutine: what Broker.KeyShared (keyshared_inspect.go) and the
+// console show.
+type ksSnapshot struct {
+	mode           string // "AUTO_SPLIT" or "STICKY"
+	outOfOrder     bool   // AllowOutOfOrderDelivery
+	selector       string // after Pulsar's classes (KeySharedState.Selector)
+	hashRange      keyshared.Range
+	consumers      []ksConsumerSnapshot // in the order they attached
+	replaySize     int
+	lookAheadLimit int
+	readPos        ledger.Position
+}
+
+// ksConsumerSnapshot is one consumer of a ksSnapshot.
+type ksConsumerSnapshot struct {
+	id       uint64
+	name     string
+	ranges   []keyshared.Range // in hash order
+	permits  int64
+	pending  int
+	draining []keyshared.DrainingHash
+}
+
+// keySharedSnapshot takes the snapshot of s, a Key_Shared subscription.
+// Topic goroutine.
+func (s *subscription) keySharedSnapshot() ksSnapshot {
 	cfg, sel := s.ks.Config(), s.ks.Selector()
-	kr := sel.KeyHashRange()
-	out := KeySharedState{
-		Mode:                    cfg.Mode.String(),
-		AllowOutOfOrderDelivery: cfg.AllowOutOfOrderDelivery,
-		KeyHashRange:            HashRange{Start: kr.Start, End: kr.End},
-		ReplaySize:              s.replay.Len(),
-		LookAheadLimit:          s.ks.LookAheadLimit(),
-		ReadPosition:            pos(s.readPos),
+	out := ksSnapshot{
+		mode:           cfg.Mode.String(),
+		outOfOrder:     cfg.AllowOutOfOrderDelivery,
+		hashRange:      sel.KeyHashRange(),
+		replaySize:     s.replay.Len(),
+		lookAheadLimit: s.ks.LookAheadLimit(),
+		readPos:        s.readPos,
 	}
 	switch sel.(type) {
 	case *keyshared.Consistent:
-		out.Selector = "ConsistentHashing"
+		out.selector = "ConsistentHashing"
 	case *keyshared.AutoSplit:
-		out.Selector = "HashRangeAutoSplit"
+		out.selector = "HashRangeAutoSplit"
 	default:
-		out.Selector = "HashRangeExclusive"
+		out.selector = "HashRangeExclusive"
 	}
-	ranges := map[keyshared.ConsumerID][]HashRange{}
+	ranges := map[keyshared.ConsumerID][]keyshared.Range{}
 	for _, a := range sel.Assignments() {
-		ranges[a.Consumer] = append(ranges[a.Consumer], HashRange{Start: a.Range.Start, End: a.Range.End})
+		ranges[a.Consumer] = append(ranges[a.Consumer], a.Range)
 	}
 	for _, cs := range s.consumers {
-		c := KeySharedConsumer{ConsumerID: cs.id, Name: cs.name, Ranges: ranges[cs.ksID],
-			Permits: cs.permits, Pending: len(cs.pending)}
-		for _, d := range s.ks.Draining(cs.ksID) {
-			c.DrainingHashes = append(c.DrainingHashes, DrainingHash{Hash: d.Hash, Unacked: d.Unacked, Blocked: d.Blocked})
-		}
-		out.Consumers = append(out.Consumers, c)
+		out.consumers = append(out.consumers, ksConsumerSnapshot{id: cs.id, name: cs.name, ranges: ranges[cs.ksID],
+			permits: cs.permits, pending: len(cs.pending), draining: s.ks.Draining(cs.ksID)})
 	}
 	return out
+}
+
+// keySharedOf takes the snapshot of a Key_Shared subscription (Broker.KeyShared).
+func (b *engine) keySharedOf(topic, subscription string) (ksSnapshot, error) {
+	var out ksSnapshot
+	name, err := parseTopic(topic)
+	if err != nil {
+		return out, err
+	}
+	t, err := b.getTopic(name, false)
+	if err != nil {
+		return out, err
+	}
+	var found, keyShared bool
+	callErr := t.call(func() {
+		s := t.subs[subscription]
+		if s == nil {
+			return
+		}
+		found = true
+		if s.ks == nil || s.typ != proto.CommandSubscribe_Key_Shared {
+			return
+		}
+		keyShared = true
+		out = s.keySharedSnapshot()
+	})
+	switch {
+	case callErr != nil:
+		return out, callErr
+	case !found:
+		return out, fmt.Errorf("%w: %s on %s", ErrNoSubscription, subscription, name.Full)
+	case !keyShared:
+		return out, fmt.Errorf("%w: %s on %s", ErrNotKeyShared, subscription, name.Full)
+	}
+	return out, nil
 }

@@ -1,10 +1,7 @@
 package brokerstub
 
 import (
-	"fmt"
-
 	"github.com/pulsargo/sdk/brokerstub/internal/keyshared"
-	"github.com/pulsargo/sdk/internal/proto"
 )
 
 // HashRange is an inclusive range of sticky key hashes [Start, End].
@@ -97,35 +94,33 @@ func (s KeySharedState) ConsumerFor(key []byte) (KeySharedConsumer, bool) {
 // draining hashes, and the replay queue's size. It fails with
 // ErrNoSubscription or ErrNotKeyShared.
 func (b *Broker) KeyShared(topic, subscription string) (KeySharedState, error) {
-	var out KeySharedState
-	name, err := parseTopic(topic)
+	snap, err := b.keySharedOf(topic, subscription)
 	if err != nil {
-		return out, err
+		return KeySharedState{}, err
 	}
-	t, err := b.getTopic(name, false)
-	if err != nil {
-		return out, err
+	return keySharedState(snap), nil
+}
+
+// keySharedState is the public form of a snapshot.
+func keySharedState(snap ksSnapshot) KeySharedState {
+	out := KeySharedState{
+		Mode:                    snap.mode,
+		AllowOutOfOrderDelivery: snap.outOfOrder,
+		Selector:                snap.selector,
+		KeyHashRange:            HashRange{Start: snap.hashRange.Start, End: snap.hashRange.End},
+		ReplaySize:              snap.replaySize,
+		LookAheadLimit:          snap.lookAheadLimit,
+		ReadPosition:            pos(snap.readPos),
 	}
-	var found, keyShared bool
-	callErr := t.call(func() {
-		s := t.subs[subscription]
-		if s == nil {
-			return
+	for _, c := range snap.consumers {
+		kc := KeySharedConsumer{ConsumerID: c.id, Name: c.name, Permits: c.permits, Pending: c.pending}
+		for _, r := range c.ranges {
+			kc.Ranges = append(kc.Ranges, HashRange{Start: r.Start, End: r.End})
 		}
-		found = true
-		if s.ks == nil || s.typ != proto.CommandSubscribe_Key_Shared {
-			return
+		for _, d := range c.draining {
+			kc.DrainingHashes = append(kc.DrainingHashes, DrainingHash{Hash: d.Hash, Unacked: d.Unacked, Blocked: d.Blocked})
 		}
-		keyShared = true
-		out = s.keySharedState()
-	})
-	switch {
-	case callErr != nil:
-		return out, callErr
-	case !found:
-		return out, fmt.Errorf("%w: %s on %s", ErrNoSubscription, subscription, name.Full)
-	case !keyShared:
-		return out, fmt.Errorf("%w: %s on %s", ErrNotKeyShared, subscription, name.Full)
+		out.Consumers = append(out.Consumers, kc)
 	}
-	return out, nil
+	return out
 }

@@ -82,12 +82,6 @@ type Lifecycle struct {
 	LedgerInactiveRolloverTime time.Duration
 }
 
-// The modes of InactiveTopicDeleteMode (Pulsar's InactiveTopicDeleteMode).
-const (
-	deleteWhenNoSubscriptions       = "delete_when_no_subscriptions"
-	deleteWhenSubscriptionsCaughtUp = "delete_when_subscriptions_caught_up"
-)
-
 func (l Lifecycle) withDefaults() Lifecycle {
 	if l.InactiveTopicCheckInterval <= 0 {
 		l.InactiveTopicCheckInterval = 60 * time.Second

@@ -49,7 +49,7 @@ type topicLimits struct {
 // limitsFor resolves the limits of a topic: its topic-level policy (set on
 // it or on its partitioned topic), else its namespace's, else the broker's.
 func (b *engine) limitsFor(name topicName) topicLimits {
-	l := b.opts.Limits
+	l := b.cfg.Limits
 	return topicLimits{
 		producers:          b.intPolicy(name, "maxProducers", "max_producers_per_topic", l.MaxProducersPerTopic),
 		consumers:          b.intPolicy(name, "maxConsumers", "max_consumers_per_topic", l.MaxConsumersPerTopic),
@@ -95,7 +95,7 @@ func (b *engine) autoSubscriptionCreation(name topicName) bool {
 	if raw, ok, _ := pol.NamespacePolicy(name.Namespace, "autoSubscriptionCreationOverride"); ok && json.Unmarshal(raw, &o) == nil && o.Allow != nil {
 		return *o.Allow
 	}
-	return !b.opts.DisableAutoSubscriptionCreation
+	return !b.cfg.DisableAutoSubscriptionCreation
 }
 
 // refuseProducerLimit returns why one more producer may not attach to the
@@ -155,7 +155,7 @@ func exemptFromLimits(name topicName) bool { return isSystemTopic(name.Full) }
 // refuseNonPersistent returns an error for a non-persistent topic when the
 // broker does not load them (enableNonPersistentTopics=false).
 func (b *engine) refuseNonPersistent(name topicName) error {
-	if name.Domain == nonPersistentDomain && b.opts.DisableNonPersistentTopics {
+	if name.Domain == nonPersistentDomain && b.cfg.DisableNonPersistentTopics {
 		return errNonPersistentOff
 	}
 	return nil
@@ -169,7 +169,7 @@ func (b *engine) topicsOver(name topicName, n int) bool {
 	if name.Domain != "persistent" || exemptFromLimits(name) {
 		return false
 	}
-	limit := int64(b.opts.Limits.MaxTopicsPerNamespace)
+	limit := int64(b.cfg.Limits.MaxTopicsPerNamespace)
 	if raw, ok, _ := b.pol().NamespacePolicy(name.Namespace, "max_topics_per_namespace"); ok && string(raw) != "null" {
 		var v flexInt
 		if json.Unmarshal(raw, &v) == nil {
@@ -201,7 +201,7 @@ func (b *engine) refuseNewTopicREST(name topicName, n int) error {
 // broker's MaxNumPartitionsPerPartitionedTopic when set below the stub's
 // own bound.
 func (b *engine) maxPartitionsAllowed() int {
-	if n := b.opts.Limits.MaxNumPartitionsPerPartitionedTopic; n > 0 && n < maxPartitions {
+	if n := b.cfg.Limits.MaxNumPartitionsPerPartitionedTopic; n > 0 && n < maxPartitions {
 		return n
 	}
 	return maxPartitions

@@ -30,7 +30,7 @@ func (b *engine) namespaceReady(name topicName) bool {
 	if pol.HasNamespace(name.Namespace) {
 		return true
 	}
-	if !b.opts.AutoCreateNamespaces {
+	if !b.cfg.AutoCreateNamespaces {
 		return false
 	}
 	if err := b.createNamespace(name.Namespace); err != nil {
@@ -48,7 +48,7 @@ func (b *engine) createNamespace(namespace string) error {
 		return fmt.Errorf("brokerstub: namespace %q: want tenant/namespace", namespace)
 	}
 	pol := b.pol()
-	err := pol.CreateTenant(tenant, policy.Tenant{AllowedClusters: []string{b.opts.ClusterName}})
+	err := pol.CreateTenant(tenant, policy.Tenant{AllowedClusters: []string{b.cfg.ClusterName}})
 	if err != nil && !errors.Is(err, policy.ErrExists) {
 		return fmt.Errorf("brokerstub: create tenant %s: %w", tenant, err)
 	}

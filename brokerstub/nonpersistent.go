@@ -62,7 +62,7 @@ func (s *subscription) pushNonPersistent(in *entryInfo, meta, payload []byte) {
 	}
 	n := int64(in.numMessages)
 	if cs == nil || cs.permits <= 0 {
-		s.t.np.dropRate(s).record(s.t.b.opts.Clock.Now(), n)
+		s.t.np.dropRate(s).record(s.t.b.cfg.Clock.Now(), n)
 		return
 	}
 	cs.permits -= n

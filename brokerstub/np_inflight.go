@@ -41,7 +41,7 @@ func (t *topic) publisherDropValue(name any) float64 {
 	for p, r := range t.np.pubDrops {
 		if p.name == name {
 			if _, ok := t.producers[p]; ok {
-				return r.value(t.b.opts.Clock.Now())
+				return r.value(t.b.cfg.Clock.Now())
 			}
 		}
 	}

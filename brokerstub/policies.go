@@ -22,7 +22,7 @@ func (b *engine) loadPolicies() error {
 	if !ok {
 		return errors.New("brokerstub: store cannot keep admin state")
 	}
-	st, err := policy.Load(kv, b.opts.ClusterName, json.RawMessage("{}"))
+	st, err := policy.Load(kv, b.cfg.ClusterName, json.RawMessage("{}"))
 	if err != nil {
 		return fmt.Errorf("brokerstub: %w", err)
 	}

@@ -64,7 +64,7 @@ type subRates struct {
 // namespace's and the broker's, keeping the buckets of a rate that did not
 // change. Topic goroutine; on load and on every policy change.
 func (t *topic) applyRates() {
-	b, now := t.b, t.b.opts.Clock.Now()
+	b, now := t.b, t.b.cfg.Clock.Now()
 	r := &t.rates
 	if r.pubMark.IsZero() {
 		r.pubMark = now
@@ -81,7 +81,7 @@ func (t *topic) applyRates() {
 // rate changed (applyRates).
 func (s *subscription) subPair() *ratePair {
 	if spec := s.t.rates.subSpec; !s.rl.inited || s.rl.spec != spec {
-		s.rl.pair, s.rl.spec, s.rl.inited = newRatePair(spec, s.t.b.opts.Clock.Now()), spec, true
+		s.rl.pair, s.rl.spec, s.rl.inited = newRatePair(spec, s.t.b.cfg.Clock.Now()), spec, true
 	}
 	return s.rl.pair
 }
@@ -97,7 +97,7 @@ func (s *subscription) rateHeld() bool {
 	if !s.rl.held && !s.dispatchLimited() {
 		return false
 	}
-	now := s.t.b.opts.Clock.Now()
+	now := s.t.b.cfg.Clock.Now()
 	s.relativeRates(now)
 	w := max(s.t.b.brokerRates().dispatch.wait(now), s.t.rates.dispatch.wait(now), s.subPair().wait(now))
 	if w == 0 {
@@ -107,7 +107,7 @@ func (s *subscription) rateHeld() bool {
 	s.rl.held = true
 	if s.rl.wake == nil {
 		t := s.t
-		s.rl.wake = t.b.opts.Clock.AfterFunc(w, func() {
+		s.rl.wake = t.b.cfg.Clock.AfterFunc(w, func() {
 			t.do(func() {
 				s.rl.wake = nil
 				if t.subs[s.name] == s {
@@ -125,14 +125,14 @@ func (s *subscription) chargeDispatch(msgs int64, size int) {
 	if !s.dispatchLimited() {
 		return
 	}
-	r := s.t.b.opts.RateLimits
+	r := s.t.b.cfg.RateLimits
 	if r.DispatchSparesCaughtUp && !s.backlogged() {
 		return
 	}
 	if r.DispatchCountsEntries {
 		msgs = 1
 	}
-	now := s.t.b.opts.Clock.Now()
+	now := s.t.b.cfg.Clock.Now()
 	for _, p := range []*ratePair{s.t.b.brokerRates().dispatch, s.t.rates.dispatch, s.subPair()} {
 		p.consume(msgs, int64(size), now)
 		if p.wait(now) > 0 {

@@ -100,7 +100,7 @@ type brokerRates struct {
 func (b *engine) brokerRates() *brokerRates {
 	br := &b.rates
 	br.once.Do(func() {
-		r, now := b.opts.RateLimits, b.opts.Clock.Now()
+		r, now := b.cfg.RateLimits, b.cfg.Clock.Now()
 		br.publish = newRatePair(rateSpec{msgs: r.BrokerPublishMsgRate, bytes: r.BrokerPublishByteRate, period: time.Second}, now)
 		br.dispatch = newRatePair(rateSpec{msgs: r.BrokerDispatchMsgRate, bytes: r.BrokerDispatchByteRate, period: time.Second}, now)
 	})
@@ -157,7 +157,7 @@ func (b *engine) policyValue(raw json.RawMessage, ok bool, out any) bool {
 	if json.Unmarshal(raw, &m) != nil {
 		return false
 	}
-	if v, ok := m[b.opts.ClusterName]; ok && len(m) == 1 {
+	if v, ok := m[b.cfg.ClusterName]; ok && len(m) == 1 {
 		raw = v
 	}
 	return json.Unmarshal(raw, out) == nil
@@ -177,7 +177,7 @@ const (
 func (b *engine) dispatchRateFor(name topicName, kind dispatchKind) rateSpec {
 	pol := b.pol()
 	topicField, nsFields := "dispatchRate", []string{"topicDispatchRate", "clusterDispatchRate"}
-	r := b.opts.RateLimits
+	r := b.cfg.RateLimits
 	def := rateSpec{msgs: r.TopicDispatchMsgRate, bytes: r.TopicDispatchByteRate, period: time.Second, relative: r.DispatchRelativeToPublishRate}
 	if kind == subscriptionDispatch {
 		topicField, nsFields = "subscriptionDispatchRate", []string{"subscriptionDispatchRate"}
@@ -215,7 +215,7 @@ func (b *engine) publishRateFor(name topicName) rateSpec {
 	if raw, ok, _ := pol.NamespacePolicy(name.Namespace, "publishMaxMessageRate"); b.policyValue(raw, ok, &j) {
 		return spec()
 	}
-	r := b.opts.RateLimits
+	r := b.cfg.RateLimits
 	return rateSpec{msgs: r.TopicPublishMsgRate, bytes: r.TopicPublishByteRate, period: time.Second}
 }
 
@@ -235,7 +235,7 @@ func (b *engine) subscribeRateFor(name topicName) rateSpec {
 	if raw, ok, _ := pol.NamespacePolicy(name.Namespace, "clusterSubscribeRate"); b.policyValue(raw, ok, &j) {
 		return spec()
 	}
-	r := b.opts.RateLimits
+	r := b.cfg.RateLimits
 	return rateSpec{msgs: r.SubscribeRatePerConsumer, period: r.SubscribeRatePeriod}
 }
 

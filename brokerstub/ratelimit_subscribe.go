@@ -41,7 +41,7 @@ func (t *topic) refuseSubscribeRate(cs *consumer) string {
 		}
 	}
 	key := subscriberKey{host: host, name: cs.name, id: cs.id}
-	now := t.b.opts.Clock.Now()
+	now := t.b.cfg.Clock.Now()
 	bk := t.rates.subscribers[key]
 	if bk == nil {
 		if t.rates.subscribers == nil || len(t.rates.subscribers) >= maxSubscribers {
@@ -64,7 +64,7 @@ func (t *topic) pruneSubscribers() {
 		t.rates.subscribers = map[subscriberKey]*ratelimit.Bucket{}
 		return
 	}
-	now := t.b.opts.Clock.Now()
+	now := t.b.cfg.Clock.Now()
 	for k, bk := range t.rates.subscribers {
 		if rate, _ := bk.Rate(); bk.Tokens(now) >= rate {
 			delete(t.rates.subscribers, k)

@@ -97,7 +97,7 @@ func (b *engine) retention(name topicName) Retention {
 			return p.retention()
 		}
 	}
-	return b.opts.Retention
+	return b.cfg.Retention
 }
 
 // slowestDurable returns the persisted mark-delete position of the slowest
@@ -136,7 +136,7 @@ func (t *topic) trimLedgers() {
 	if !t.led.OldestConsumed(slowest, durable) {
 		return // the common case, without reading the policies
 	}
-	gone := t.led.Trimmable(slowest, durable, t.b.retention(t.name), t.b.opts.Clock.Now())
+	gone := t.led.Trimmable(slowest, durable, t.b.retention(t.name), t.b.cfg.Clock.Now())
 	if len(gone) == 0 {
 		return
 	}
@@ -163,7 +163,7 @@ func (t *topic) trimLedgers() {
 // full ledger and trims at once. Topic goroutine.
 func (t *topic) afterAppend(p ledger.Position) {
 	// Full by entries, or closed by another rule (internal/ledger/rollover.go).
-	if p.Entry == int64(t.b.opts.LedgerRolloverEntries)-1 || t.led.Closed() {
+	if p.Entry == int64(t.b.cfg.LedgerRolloverEntries)-1 || t.led.Closed() {
 		t.trimLedgers()
 	}
 }
@@ -190,7 +190,7 @@ func (p *policyTimers) stop() {
 
 // armRetentionCheck schedules the next periodic trim.
 func (t *topic) armRetentionCheck() {
-	t.timers.stopRetention = t.b.opts.Clock.AfterFunc(t.b.opts.RetentionCheckInterval, func() {
+	t.timers.stopRetention = t.b.cfg.Clock.AfterFunc(t.b.cfg.RetentionCheckInterval, func() {
 		t.do(func() {
 			t.trimLedgers()
 			t.armRetentionCheck()

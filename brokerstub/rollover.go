@@ -20,7 +20,7 @@ import (
 
 // rolloverOptions sets the rollover limits of a topic's ledger.
 func (b *engine) rolloverOptions(o *ledger.Options) {
-	l := b.opts.Lifecycle
+	l := b.cfg.Lifecycle
 	o.MaxSize = l.LedgerMaxSize
 	o.MaxRolloverTime = l.LedgerMaxRolloverTime
 	o.MinRolloverTime = l.LedgerMinRolloverTime
@@ -32,7 +32,7 @@ func (t *topic) armRollover() {
 	if t.np != nil {
 		return
 	}
-	l := t.b.opts.Lifecycle
+	l := t.b.cfg.Lifecycle
 	var stops []func() bool
 	if d := l.LedgerMaxRolloverTime; d > 0 {
 		stops = append(stops, t.rollEvery(d, func(now time.Time) bool { return t.led.RollIfFull(now) }))
@@ -55,12 +55,12 @@ func (t *topic) rollEvery(d time.Duration, roll func(now time.Time) bool) func()
 	var stop func() bool
 	var arm func()
 	arm = func() {
-		stop = t.b.opts.Clock.AfterFunc(d, func() {
+		stop = t.b.cfg.Clock.AfterFunc(d, func() {
 			t.do(func() {
 				if t.life.stopRollover == nil {
 					return // stopped
 				}
-				if roll(t.b.opts.Clock.Now()) {
+				if roll(t.b.cfg.Clock.Now()) {
 					t.trimLedgers() // retention.go
 				}
 				arm()

@@ -14,21 +14,21 @@ import (
 // with the broker-level policy of opts.
 func newSchemaRegistry(b *engine) (*schema.Registry, error) {
 	def := schema.Policy{}
-	if s := b.opts.SchemaCompatibilityStrategy; s != "" {
+	if s := b.cfg.SchemaCompatibilityStrategy; s != "" {
 		st, err := schema.ParseStrategy(s)
 		if err != nil {
 			return nil, fmt.Errorf("brokerstub: SchemaCompatibilityStrategy: %w", err)
 		}
 		def.Strategy = st
 	}
-	if b.opts.DisableSchemaAutoUpdate {
+	if b.cfg.DisableSchemaAutoUpdate {
 		def.AutoUpdate = new(bool)
 	}
-	if b.opts.SchemaValidationEnforced {
+	if b.cfg.SchemaValidationEnforced {
 		t := true
 		def.ValidationEnforced = &t
 	}
-	r := schema.New(func() schema.Store { return b.st.(store.SchemaStore) }, b.opts.Clock.Now, def)
+	r := schema.New(func() schema.Store { return b.st.(store.SchemaStore) }, b.cfg.Clock.Now, def)
 	r.SetLookup(b.schemaPolicy) // the namespace and topic policies: schema_policies.go
 	return r, nil
 }

@@ -28,13 +28,13 @@ func (b *engine) subscriptionExpiration(name topicName) time.Duration {
 			return time.Duration(max(minutes, 0)) * time.Minute
 		}
 	}
-	return b.opts.Lifecycle.SubscriptionExpiration
+	return b.cfg.Lifecycle.SubscriptionExpiration
 }
 
 // checkInactiveSubscriptions is one run of
 // BrokerService.checkInactiveSubscriptions.
 func (b *engine) checkInactiveSubscriptions() {
-	now := b.opts.Clock.Now()
+	now := b.cfg.Clock.Now()
 	for _, t := range b.loadedTopics() {
 		if t.name.Domain != "persistent" {
 			continue
@@ -92,5 +92,5 @@ func (t *topic) subscriptionIdle(s *subscription) {
 	if t.life.subIdleSince == nil {
 		t.life.subIdleSince = map[string]time.Time{}
 	}
-	t.life.subIdleSince[s.name] = t.b.opts.Clock.Now()
+	t.life.subIdleSince[s.name] = t.b.cfg.Clock.Now()
 }

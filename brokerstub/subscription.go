@@ -113,8 +113,8 @@ type pendingEntry struct {
 // clock.
 func (t *topic) cursorOptions() cursor.Options {
 	o := cursor.DefaultOptions()
-	o.FlushInterval = t.b.opts.CursorFlushInterval
-	o.Now = t.b.opts.Clock.Now
+	o.FlushInterval = t.b.cfg.CursorFlushInterval
+	o.Now = t.b.cfg.Clock.Now
 	return o
 }
 

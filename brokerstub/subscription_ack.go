@@ -22,7 +22,7 @@ func (s *subscription) ack(cs *consumer, m *proto.CommandAck) (proto.ServerError
 		}
 		batch := int(s.t.info(e).numMessages)
 		ackSet := id.GetAckSet()
-		if len(ackSet) > 0 && s.t.b.opts.DisableBatchIndexAck {
+		if len(ackSet) > 0 && s.t.b.cfg.DisableBatchIndexAck {
 			// As Pulsar with batch-index acks off: an ack of part of a batch
 			// acknowledges nothing of it (individual) or only what precedes
 			// it (cumulative); the whole batch is redelivered, never lost.

@@ -36,15 +36,6 @@ type Tenancy struct {
 	DisableTopicLevelPolicies bool
 }
 
-// Pulsar's refusals, status and text.
-const (
-	msgNoForceDeleteNamespace = "Broker doesn't allow forced deletion of namespaces"
-	msgNoForceDeleteTenant    = "Broker doesn't allow forced deletion of tenants"
-	msgMaxTenants             = "Exceed the maximum number of tenants"
-	msgMaxNamespaces          = "Exceed the maximum number of namespace in tenant :%s"
-	msgTopicPoliciesDisabled  = "Topic level policies is disabled, to enable the topic level policy and retry."
-)
-
 func (t Tenancy) withDefaults() Tenancy {
 	if t.DefaultNumberOfNamespaceBundles <= 0 {
 		t.DefaultNumberOfNamespaceBundles = 4

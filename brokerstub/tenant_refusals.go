@@ -5,7 +5,7 @@ import "net/http"
 // refuseForceDeleteNamespace is Pulsar's answer to ?force=true on a
 // namespace when the broker does not allow it.
 func (b *engine) refuseForceDeleteNamespace(force bool) error {
-	if force && !b.opts.Tenancy.ForceDeleteNamespaceAllowed {
+	if force && !b.cfg.Tenancy.ForceDeleteNamespaceAllowed {
 		return restErr(http.StatusMethodNotAllowed, msgNoForceDeleteNamespace)
 	}
 	return nil
@@ -14,7 +14,7 @@ func (b *engine) refuseForceDeleteNamespace(force bool) error {
 // refuseForceDeleteTenant is Pulsar's answer to ?force=true on a tenant
 // when the broker does not allow it (TenantsBase).
 func (b *engine) refuseForceDeleteTenant(force bool) error {
-	if force && !b.opts.Tenancy.ForceDeleteTenantAllowed {
+	if force && !b.cfg.Tenancy.ForceDeleteTenantAllowed {
 		return restErr(http.StatusMethodNotAllowed, msgNoForceDeleteTenant)
 	}
 	return nil
@@ -22,7 +22,7 @@ func (b *engine) refuseForceDeleteTenant(force bool) error {
 
 // refuseNewTenant is 412 when the broker has MaxTenants tenants.
 func (b *engine) refuseNewTenant() error {
-	if n := b.opts.Tenancy.MaxTenants; n > 0 && len(b.pol().Tenants()) >= n {
+	if n := b.cfg.Tenancy.MaxTenants; n > 0 && len(b.pol().Tenants()) >= n {
 		return restErr(http.StatusPreconditionFailed, msgMaxTenants)
 	}
 	return nil
@@ -31,7 +31,7 @@ func (b *engine) refuseNewTenant() error {
 // refuseNewNamespace is 412 when the tenant has more than
 // MaxNamespacesPerTenant namespaces (Pulsar's comparison).
 func (b *engine) refuseNewNamespace(tenant string) error {
-	n := b.opts.Tenancy.MaxNamespacesPerTenant
+	n := b.cfg.Tenancy.MaxNamespacesPerTenant
 	if n <= 0 {
 		return nil
 	}
@@ -44,7 +44,7 @@ func (b *engine) refuseNewNamespace(tenant string) error {
 // refuseTopicPolicies is 405 for a topic-level policy call when they are
 // disabled (AdminResource.checkTopicLevelPolicyEnable).
 func (b *engine) refuseTopicPolicies() error {
-	if b.opts.Tenancy.DisableTopicLevelPolicies {
+	if b.cfg.Tenancy.DisableTopicLevelPolicies {
 		return restErr(http.StatusMethodNotAllowed, msgTopicPoliciesDisabled)
 	}
 	return nil
@@ -54,3 +54,12 @@ func (b *engine) refuseTopicPolicies() error {
 // cannot make the broker build an unbounded list of boundaries (brokerstub's
 // own bound).
 const maxBundles = 1024
+
+// Pulsar's refusals, status and text.
+const (
+	msgNoForceDeleteNamespace = "Broker doesn't allow forced deletion of namespaces"
+	msgNoForceDeleteTenant    = "Broker doesn't allow forced deletion of tenants"
+	msgMaxTenants             = "Exceed the maximum number of tenants"
+	msgMaxNamespaces          = "Exceed the maximum number of namespace in tenant :%s"
+	msgTopicPoliciesDisabled  = "Topic level policies is disabled, to enable the topic level policy and retry."
+)

@@ -99,8 +99,8 @@ func (b *engine) openTopic(name topicName) (*topic, error) {
 		t.np = newNPState()
 	}
 	lo := ledger.Options{
-		RolloverEntries: b.opts.LedgerRolloverEntries,
-		Now:             b.opts.Clock.Now,
+		RolloverEntries: b.cfg.LedgerRolloverEntries,
+		Now:             b.cfg.Clock.Now,
 		Cache:           cache, // used only with the bbolt store (a DataDir)
 	}
 	b.rolloverOptions(&lo) // rollover.go
@@ -110,7 +110,7 @@ func (b *engine) openTopic(name topicName) (*topic, error) {
 	}
 	t.led = led
 	t.adm.terminated = b.pol().Terminated(name.Full)
-	t.adm.openedAt = b.opts.Clock.Now()
+	t.adm.openedAt = b.cfg.Clock.Now()
 	t.life.lastActive = t.adm.openedAt // inactive.go
 	if t.np == nil {
 		if err := t.restoreSubscriptions(); err != nil {
@@ -232,7 +232,7 @@ func (t *topic) stop(graceful bool) {
 
 // armFlush schedules the next periodic cursor flush.
 func (t *topic) armFlush() {
-	t.stopFlush = t.b.opts.Clock.AfterFunc(t.b.opts.CursorFlushInterval/4+1, func() {
+	t.stopFlush = t.b.cfg.Clock.AfterFunc(t.b.cfg.CursorFlushInterval/4+1, func() {
 		t.do(func() {
 			t.flushCursors(false)
 			t.armFlush()

@@ -55,13 +55,13 @@ func (t *topic) noteConsumer(cs *consumer, m *proto.CommandSubscribe) {
 // goroutine.
 func (t *topic) noteFlow(cs *consumer) {
 	if ci := t.adm.consumers[cs]; ci != nil {
-		ci.lastFlow = t.b.opts.Clock.Now().UnixMilli()
+		ci.lastFlow = t.b.cfg.Clock.Now().UnixMilli()
 	}
 }
 
 func (t *topic) newClientInfo(pr peer, md []*proto.KeyValue) *clientInfo {
 	return &clientInfo{address: pr.remoteAddr().String(), clientVersion: pr.version(),
-		since: t.b.opts.Clock.Now(), metadata: kvMap(md)}
+		since: t.b.cfg.Clock.Now(), metadata: kvMap(md)}
 }
 
 func kvMap(kvs []*proto.KeyValue) map[string]string {

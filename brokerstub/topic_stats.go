@@ -77,7 +77,7 @@ func (t *topic) addNonPersistentStats(st *topicStats) {
 	if t.np == nil {
 		return
 	}
-	now := t.b.opts.Clock.Now()
+	now := t.b.cfg.Clock.Now()
 	st.MsgDropRate = new(0.0)
 	// Pulsar sets neither on a non-persistent topic (no managed ledger, no
 	// deduplication); its JSON leaves out what is null.
@@ -205,7 +205,7 @@ func (t *topic) stats(o statsOptions) *topicStats {
 
 // supportsPartial is a publisher's supportsPartialProducer for its stats.
 func (t *topic) supportsPartial(p *producer) bool {
-	return t.b.opts.Gates.AggregatePublisherStatsByProducerName && p.peer.partialProducer()
+	return t.b.cfg.Gates.AggregatePublisherStatsByProducerName && p.peer.partialProducer()
 }
 
 func millis(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }

@@ -25,7 +25,7 @@ func (b *engine) messageTTL(name topicName) int64 {
 			return secs
 		}
 	}
-	return int64(b.opts.MessageTTL / time.Second)
+	return int64(b.cfg.MessageTTL / time.Second)
 }
 
 // expireMessages expires the subscription's backlog older than ttlSeconds
@@ -33,7 +33,7 @@ func (b *engine) messageTTL(name topicName) int64 {
 // now - TTL are acknowledged, up to the newest of them. A TTL of 0 or less
 // expires nothing, as Pulsar's MessageImpl.isEntryExpired. Topic goroutine.
 func (s *subscription) expireMessages(ttlSeconds int64) {
-	now := s.t.b.opts.Clock.Now().UnixMilli()
+	now := s.t.b.cfg.Clock.Now().UnixMilli()
 	if ttlSeconds <= 0 || ttlSeconds >= now/1000 {
 		return // no TTL, or none older than it
 	}
@@ -61,7 +61,7 @@ func (t *topic) checkMessageExpiry() {
 
 // armExpiryCheck schedules the next periodic message expiry.
 func (t *topic) armExpiryCheck() {
-	t.timers.stopExpiry = t.b.opts.Clock.AfterFunc(t.b.opts.MessageExpiryCheckInterval, func() {
+	t.timers.stopExpiry = t.b.cfg.Clock.AfterFunc(t.b.cfg.MessageExpiryCheckInterval, func() {
 		t.do(func() {
 			t.checkMessageExpiry()
 			t.armExpiryCheck()

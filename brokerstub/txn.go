@@ -21,7 +21,7 @@ import (
 // enabled: open transactions get their timeouts again, committing and
 // aborting ones are finished before the broker serves.
 func (b *engine) startCoordinator() error {
-	if !b.opts.TransactionCoordinatorEnabled {
+	if !b.cfg.TransactionCoordinatorEnabled {
 		b.tc.Store(nil)
 		return nil
 	}
@@ -33,9 +33,9 @@ func (b *engine) startCoordinator() error {
 		}
 	}
 	cfg := txn.Config{
-		Clock:        b.opts.Clock,
+		Clock:        b.cfg.Clock,
 		Topics:       txnTopics{b},
-		MaxActive:    b.opts.Gates.MaxActiveTransactionsPerCoordinator,
+		MaxActive:    b.cfg.Gates.MaxActiveTransactionsPerCoordinator,
 		RecordOwners: b.authEnabled(),
 		SuperUser:    func(role string) bool { return b.authEnabled() && b.authzOn() && b.isSuperUser(role) },
 		Log:          b.log,

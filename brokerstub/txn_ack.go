@@ -35,7 +35,7 @@ func (s *subscription) txnAck(id txn.ID, m *proto.CommandAck) error {
 		}
 		r := txn.Ack{Topic: t.name.Full, Sub: s.name, Ledger: pos.Ledger, Entry: pos.Entry,
 			Batch: int(t.info(e).numMessages), Cumulative: cumulative}
-		if set := mid.GetAckSet(); len(set) > 0 && !t.b.opts.DisableBatchIndexAck {
+		if set := mid.GetAckSet(); len(set) > 0 && !t.b.cfg.DisableBatchIndexAck {
 			r.AckSet = slices.Clone(set)
 		}
 		acks = append(acks, r)

@@ -87,7 +87,7 @@ func (t *topic) txnEnd(id txn.ID, commit bool) {
 	if !t.txn.IsOpen(id) {
 		return
 	}
-	now := uint64(max(t.b.opts.Clock.Now().UnixMilli(), 0))
+	now := uint64(max(t.b.cfg.Clock.Now().UnixMilli(), 0))
 	meta, err := txn.Marker(id, commit, now)
 	var pos ledger.Position
 	if err == nil {

@@ -34,7 +34,7 @@ type brokerUnacked struct {
 // unackedLimits returns the broker-wide limit and the share of one
 // subscription, both 0 when the limit is off.
 func (b *engine) unackedLimits() (limit, share int64) {
-	g := b.opts.Gates
+	g := b.cfg.Gates
 	if g.MaxUnackedMessagesPerBroker <= 0 || g.MaxUnackedMessagesPerSubscriptionOnBrokerBlocked <= 0 {
 		return 0, 0
 	}
@@ -50,7 +50,7 @@ func (b *engine) startUnackedCheck() {
 }
 
 func (b *engine) armUnackedCheck(d time.Duration) {
-	stop := b.opts.Clock.AfterFunc(d, func() {
+	stop := b.cfg.Clock.AfterFunc(d, func() {
 		if b.unacked.closed.Load() {
 			return
 		}

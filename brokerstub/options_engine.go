@@ -1,0 +1,47 @@
+package brokerstub
+
+// engineConfig returns the parts of o that the data path reads
+// (engine_config.go). o has its defaults applied.
+func (o Options) engineConfig() engineConfig {
+	return engineConfig{
+		Clock:                                   o.Clock,
+		ClusterName:                             o.ClusterName,
+		MaxMessageSize:                          o.MaxMessageSize,
+		DisableBatchIndexAck:                    o.DisableBatchIndexAck,
+		LedgerRolloverEntries:                   o.LedgerRolloverEntries,
+		CursorFlushInterval:                     o.CursorFlushInterval,
+		DisableNonPersistentTopics:              o.DisableNonPersistentTopics,
+		DisableAutoTopicCreation:                o.DisableAutoTopicCreation,
+		DisableAutoSubscriptionCreation:         o.DisableAutoSubscriptionCreation,
+		AutoTopicCreationPartitions:             o.AutoTopicCreationPartitions,
+		AutoCreateNamespaces:                    o.AutoCreateNamespaces,
+		BrokerDeduplicationEnabled:              o.BrokerDeduplicationEnabled,
+		TransactionCoordinatorEnabled:           o.TransactionCoordinatorEnabled,
+		DisableDelayedDelivery:                  o.DisableDelayedDelivery,
+		DelayedDeliveryStrict:                   o.DelayedDeliveryStrict,
+		DelayedDeliveryTickTime:                 o.DelayedDeliveryTickTime,
+		DelayedDeliveryMaxDelay:                 o.DelayedDeliveryMaxDelay,
+		SchemaValidationEnforced:                o.SchemaValidationEnforced,
+		SchemaCompatibilityStrategy:             o.SchemaCompatibilityStrategy,
+		DisableSchemaAutoUpdate:                 o.DisableSchemaAutoUpdate,
+		Retention:                               o.Retention,
+		RetentionCheckInterval:                  o.RetentionCheckInterval,
+		MessageTTL:                              o.MessageTTL,
+		MessageExpiryCheckInterval:              o.MessageExpiryCheckInterval,
+		ActiveConsumerFailoverDelay:             o.ActiveConsumerFailoverDelay,
+		ActiveConsumerFailoverConsistentHashing: o.ActiveConsumerFailoverConsistentHashing,
+		AuthenticationEnabled:                   o.AuthenticationEnabled,
+		AuthorizationEnabled:                    o.AuthorizationEnabled,
+		AuthorizationAllowWildcardsMatching:     o.AuthorizationAllowWildcardsMatching,
+		SuperUserRoles:                          o.SuperUserRoles,
+		ProxyRoles:                              o.ProxyRoles,
+		Lifecycle:                               lifecycleConfig(o.Lifecycle),
+		Gates:                                   gatesConfig(o.Gates),
+		RateLimits:                              rateConfig(o.RateLimits),
+		Limits:                                  limitsConfig(o.Limits),
+		KeyShared:                               keySharedConfig(o.KeyShared),
+		Compaction:                              compactionConfig(o.Compaction),
+		BacklogQuota:                            backlogQuotaConfig(o.BacklogQuota),
+		Tenancy:                                 tenancyConfig(o.Tenancy),
+	}
+}
