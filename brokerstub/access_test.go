@@ -223,7 +223,7 @@ func waitQueue(t *testing.T, b *Broker, topic string, n int) {
 	t.Helper()
 	name, err := parseTopic(topic)
 	require.NoError(t, err)
-	tp, err := b.getTopic(name, false)
+	tp, err := b.eng.getTopic(name, false)
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
 		var got int

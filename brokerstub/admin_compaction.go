@@ -17,7 +17,7 @@ func triggerCompaction(rq *adminReq) (any, error) {
 		return nil, restErr(http.StatusMethodNotAllowed, "%v", errCompactNonPersistent)
 	}
 	names := []topicName{name}
-	if n := rq.b.partitionCountOf(name); n > 0 {
+	if n := rq.b.eng.partitionCountOf(name); n > 0 {
 		names = names[:0]
 		for i := range n {
 			p, err := parseTopic(partitionName(name.Full, i))

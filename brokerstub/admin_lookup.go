@@ -13,10 +13,10 @@ func lookupTopic(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, restErr(http.StatusPreconditionFailed, "Invalid topic name: %v", err)
 	}
-	if !rq.b.namespaceReady(name) {
+	if !rq.b.eng.namespaceReady(name) {
 		return nil, restErr(http.StatusNotFound, nsNotFoundReason)
 	}
-	if !rq.b.autoTopicAllowed(name) && !rq.b.topicExists(name) && rq.b.partitionCount(name.Full) == 0 {
+	if !rq.b.eng.autoTopicAllowed(name) && !rq.b.eng.topicExists(name) && rq.b.eng.partitionCount(name.Full) == 0 {
 		return nil, restErr(http.StatusNotFound, "Topic %s does not exist", name.Full)
 	}
 	name2 := httpLookupListener(rq.r) // listeners.go

@@ -20,7 +20,7 @@ type topicMetrics struct {
 // topic-level series for every loaded topic, then the Go runtime's and the
 // process's figures under the standard collectors' names (procmetrics).
 func (b *Broker) metricsText() string {
-	ts := b.loadedTopics()
+	ts := b.eng.loadedTopics()
 	var ms []topicMetrics
 	for _, t := range ts {
 		var m topicMetrics

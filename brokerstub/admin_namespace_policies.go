@@ -96,7 +96,7 @@ func rawJSON(v any) json.RawMessage {
 func (b *Broker) namespacePoliciesOf(ns string, pol map[string]json.RawMessage, perms map[string][]string) (*namespacePolicies, error) {
 	empty := json.RawMessage("{}")
 	out := &namespacePolicies{
-		AuthPolicies:                          authPolicies{NamespaceAuth: perms, DestinationAuth: b.topicGrantsOf(ns), SubscriptionAuthRoles: subRoles(pol)},
+		AuthPolicies:                          authPolicies{NamespaceAuth: perms, DestinationAuth: b.eng.topicGrantsOf(ns), SubscriptionAuthRoles: subRoles(pol)},
 		BacklogQuotaMap:                       b.backlogQuotaMap(pol),
 		Bundles:                               rawJSON(bundlesData(b.opts.Tenancy.DefaultNumberOfNamespaceBundles)),
 		ClusterDispatchRate:                   empty,

@@ -11,10 +11,10 @@ import (
 // nsName is "tenant/ns" from the path, checked to exist.
 func (rq *adminReq) namespace() (string, error) {
 	ns := rq.p["tenant"] + "/" + rq.p["ns"]
-	if _, err := rq.b.pol().Tenant(rq.p["tenant"]); err != nil {
+	if _, err := rq.b.eng.pol().Tenant(rq.p["tenant"]); err != nil {
 		return "", err
 	}
-	if !rq.b.pol().HasNamespace(ns) {
+	if !rq.b.eng.pol().HasNamespace(ns) {
 		return "", restErr(http.StatusNotFound, "Namespace does not exist")
 	}
 	return ns, nil
@@ -27,11 +27,11 @@ func (rq *adminReq) namespacePolicies() (string, map[string]json.RawMessage, map
 	if err != nil {
 		return "", nil, nil, err
 	}
-	pol, perms, err := rq.b.pol().Policies(ns)
+	pol, perms, err := rq.b.eng.pol().Policies(ns)
 	return ns, pol, perms, err
 }
 
-func getNamespaces(rq *adminReq) (any, error) { return rq.b.pol().Namespaces(rq.p["tenant"]) }
+func getNamespaces(rq *adminReq) (any, error) { return rq.b.eng.pol().Namespaces(rq.p["tenant"]) }
 
 func putNamespace(rq *adminReq) (any, error) {
 	if !validName(rq.p["ns"]) {
@@ -41,14 +41,14 @@ func putNamespace(rq *adminReq) (any, error) {
 	if err := rq.decode(&pol); err != nil {
 		return nil, err
 	}
-	if err := rq.b.refuseNewNamespace(rq.p["tenant"]); err != nil { // tenant_limits.go
+	if err := rq.b.eng.refuseNewNamespace(rq.p["tenant"]); err != nil { // tenant_limits.go
 		return nil, err
 	}
 	pol, err := rq.b.defaultBundles(pol)
 	if err != nil {
 		return nil, err
 	}
-	return nil, rq.b.pol().CreateNamespace(rq.p["tenant"]+"/"+rq.p["ns"], pol)
+	return nil, rq.b.eng.pol().CreateNamespace(rq.p["tenant"]+"/"+rq.p["ns"], pol)
 }
 
 // getNamespace returns the namespace's Policies document: what was set,
@@ -66,10 +66,10 @@ func deleteNamespace(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := rq.b.refuseForceDeleteNamespace(rq.flag("force")); err != nil { // tenant_limits.go
+	if err := rq.b.eng.refuseForceDeleteNamespace(rq.flag("force")); err != nil { // tenant_limits.go
 		return nil, err
 	}
-	if topics := rq.b.namespaceTopics(ns, "ALL"); len(topics) > 0 {
+	if topics := rq.b.eng.namespaceTopics(ns, "ALL"); len(topics) > 0 {
 		if !rq.flag("force") {
 			return nil, restErr(http.StatusConflict, "Cannot delete non empty namespace")
 		}
@@ -77,21 +77,21 @@ func deleteNamespace(rq *adminReq) (any, error) {
 			return nil, err
 		}
 	}
-	return nil, rq.b.pol().DeleteNamespace(ns)
+	return nil, rq.b.eng.pol().DeleteNamespace(ns)
 }
 
 // deleteNamespaceTopics force-deletes every topic of ns.
 func (b *Broker) deleteNamespaceTopics(ns string) error {
-	for base, n := range b.partitionedTopics() {
+	for base, n := range b.eng.partitionedTopics() {
 		if tn, err := parseTopic(base); err == nil && tn.Namespace == ns && n > 0 {
 			if err := b.deletePartitioned(tn, true); err != nil {
 				return err
 			}
 		}
 	}
-	for _, full := range b.namespaceTopics(ns, "ALL") {
+	for _, full := range b.eng.namespaceTopics(ns, "ALL") {
 		if tn, err := parseTopic(full); err == nil {
-			if err := b.deleteTopic(tn, true); err != nil && !isNotFound(err) {
+			if err := b.eng.deleteTopic(tn, true); err != nil && !isNotFound(err) {
 				return err
 			}
 		}
@@ -108,7 +108,7 @@ func getNamespaceTopics(rq *adminReq) (any, error) {
 	if mode == "" {
 		mode = "PERSISTENT"
 	}
-	return rq.b.namespaceTopics(ns, mode), nil
+	return rq.b.eng.namespaceTopics(ns, mode), nil
 }
 
 func getPermissions(rq *adminReq) (any, error) {
@@ -135,7 +135,7 @@ func grantPermission(rq *adminReq) (any, error) {
 			return nil, restErr(http.StatusBadRequest, "Unknown auth action %q", a)
 		}
 	}
-	return nil, rq.b.pol().Grant(ns, rq.p["role"], actions)
+	return nil, rq.b.eng.pol().Grant(ns, rq.p["role"], actions)
 }
 
 func revokePermission(rq *adminReq) (any, error) {
@@ -143,7 +143,7 @@ func revokePermission(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return nil, rq.b.pol().Grant(ns, rq.p["role"], nil)
+	return nil, rq.b.eng.pol().Grant(ns, rq.p["role"], nil)
 }
 
 // namespacePolicy serves GET/POST/DELETE of one stored namespace policy.
@@ -159,16 +159,16 @@ func namespacePolicy(method string) adminHandler {
 		}
 		switch method {
 		case http.MethodGet:
-			v, ok, err := rq.b.pol().NamespacePolicy(ns, field)
+			v, ok, err := rq.b.eng.pol().NamespacePolicy(ns, field)
 			if err != nil || !ok {
 				return nil, err
 			}
 			return v, nil
 		case http.MethodDelete:
-			if err := rq.b.pol().SetNamespacePolicy(ns, field, nil); err != nil {
+			if err := rq.b.eng.pol().SetNamespacePolicy(ns, field, nil); err != nil {
 				return nil, err
 			}
-			rq.b.policiesChanged(ns, nil)
+			rq.b.eng.policiesChanged(ns, nil)
 			return nil, nil
 		}
 		if !rq.hasBody() {
@@ -186,12 +186,12 @@ func namespacePolicy(method string) adminHandler {
 				return nil, restErr(http.StatusBadRequest, "%s", reason)
 			}
 		}
-		if err := rq.b.pol().SetNamespacePolicy(ns, field, v); err != nil {
+		if err := rq.b.eng.pol().SetNamespacePolicy(ns, field, v); err != nil {
 			return nil, err
 		}
 		// Deduplication and delayed delivery act on the loaded topics at
 		// once; TTL and retention at their next check (dedup.go).
-		rq.b.policiesChanged(ns, nil)
+		rq.b.eng.policiesChanged(ns, nil)
 		return nil, nil
 	}
 }
@@ -248,7 +248,7 @@ func setBacklogQuota(del bool) adminHandler {
 		if err != nil {
 			return nil, err
 		}
-		raw, _, err := rq.b.pol().NamespacePolicy(ns, "backlog_quota_map")
+		raw, _, err := rq.b.eng.pol().NamespacePolicy(ns, "backlog_quota_map")
 		if err != nil {
 			return nil, err
 		}
@@ -283,7 +283,7 @@ func setBacklogQuota(del bool) adminHandler {
 			m[typ] = b
 		}
 		b, _ := json.Marshal(m)
-		return nil, rq.b.pol().SetNamespacePolicy(ns, "backlog_quota_map", b)
+		return nil, rq.b.eng.pol().SetNamespacePolicy(ns, "backlog_quota_map", b)
 	}
 }
 

@@ -55,7 +55,7 @@ func npListTopics(rq *adminReq) (any, error) {
 		return nil, err
 	}
 	out := []string{}
-	for _, t := range rq.b.loadedTopics() {
+	for _, t := range rq.b.eng.loadedTopics() {
 		if full := t.name.Full; t.np != nil && t.name.Namespace == ns && !strings.Contains(full, "/__change_events") {
 			out = append(out, full)
 		}
@@ -70,7 +70,7 @@ func npTopicStats(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rq.b.loadedTopic(name.Full) == nil && rq.b.partitionCountOf(name) == 0 {
+	if rq.b.eng.loadedTopic(name.Full) == nil && rq.b.eng.partitionCountOf(name) == 0 {
 		return nil, topicNotFound(name)
 	}
 	return getTopicStats(rq)
@@ -85,7 +85,7 @@ func npPartitionedStats(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := rq.b.partitionCountOf(name)
+	n := rq.b.eng.partitionCountOf(name)
 	if n == 0 {
 		return nil, restErr(http.StatusNotFound, "Partitioned Topic not found: %s", name.Full)
 	}
@@ -94,7 +94,7 @@ func npPartitionedStats(rq *adminReq) (any, error) {
 	var pubs [][]*publisherStats
 	loaded := false
 	for _, p := range rq.b.partitionsOf(name) {
-		t := rq.b.loadedTopic(p.Full)
+		t := rq.b.eng.loadedTopic(p.Full)
 		if t == nil {
 			continue
 		}

@@ -80,7 +80,7 @@ func (rq *adminReq) packageName(withVersion bool) (string, string, error) {
 
 // packageIndex reads the index of stored packages.
 func (b *Broker) packageIndex() (map[string]packageEntry, policy.KV, error) {
-	kv, ok := b.st.(policy.KV)
+	kv, ok := b.eng.st.(policy.KV)
 	if !ok {
 		return nil, nil, errors.New("brokerstub: store cannot keep packages")
 	}

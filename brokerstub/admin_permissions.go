@@ -8,7 +8,7 @@ import (
 )
 
 func (rq *adminReq) subscriptionRoles(ns string) (map[string][]string, error) {
-	raw, ok, err := rq.b.pol().NamespacePolicy(ns, subscriptionRolesField)
+	raw, ok, err := rq.b.eng.pol().NamespacePolicy(ns, subscriptionRolesField)
 	m := map[string][]string{}
 	if err != nil || !ok {
 		return m, err
@@ -20,7 +20,7 @@ func (rq *adminReq) subscriptionRoles(ns string) (map[string][]string, error) {
 // updateSubscriptionRoles applies f to the namespace's subscription
 // permissions atomically; an error of f changes nothing.
 func (rq *adminReq) updateSubscriptionRoles(ns string, f func(map[string][]string) error) error {
-	return rq.b.pol().UpdateNamespacePolicy(ns, subscriptionRolesField, func(raw json.RawMessage) (json.RawMessage, error) {
+	return rq.b.eng.pol().UpdateNamespacePolicy(ns, subscriptionRolesField, func(raw json.RawMessage) (json.RawMessage, error) {
 		m := map[string][]string{}
 		if raw != nil {
 			_ = json.Unmarshal(raw, &m)
@@ -88,13 +88,13 @@ func bookieAffinity(method string) adminHandler {
 		const field = "bookie_affinity_group"
 		switch method {
 		case get:
-			v, ok, err := rq.b.pol().NamespacePolicy(ns, field)
+			v, ok, err := rq.b.eng.pol().NamespacePolicy(ns, field)
 			if err != nil || !ok {
 				return nil, err
 			}
 			return v, nil
 		case del:
-			return nil, rq.b.pol().SetNamespacePolicy(ns, field, nil)
+			return nil, rq.b.eng.pol().SetNamespacePolicy(ns, field, nil)
 		}
 		var v json.RawMessage
 		if err := rq.decode(&v); err != nil {
@@ -103,6 +103,6 @@ func bookieAffinity(method string) adminHandler {
 		if v == nil {
 			return nil, restErr(http.StatusBadRequest, "Missing request body")
 		}
-		return nil, rq.b.pol().SetNamespacePolicy(ns, field, v)
+		return nil, rq.b.eng.pol().SetNamespacePolicy(ns, field, v)
 	}
 }

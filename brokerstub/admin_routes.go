@@ -134,7 +134,7 @@ func getTopicStats(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rq.b.partitionCountOf(name) > 0 {
+	if rq.b.eng.partitionCountOf(name) > 0 {
 		return nil, topicNotFound(name)
 	}
 	var st *topicStats
@@ -197,7 +197,7 @@ func partitionedStats(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := rq.b.partitionCountOf(name)
+	n := rq.b.eng.partitionCountOf(name)
 	if n == 0 {
 		return nil, restErr(http.StatusNotFound, "Partitioned Topic not found: %s", name.Full)
 	}
@@ -236,7 +236,7 @@ func unloadNamespace(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, full := range rq.b.namespaceTopics(ns, "ALL") {
+	for _, full := range rq.b.eng.namespaceTopics(ns, "ALL") {
 		if err := rq.b.Unload(full); err != nil {
 			return nil, err
 		}
@@ -257,10 +257,10 @@ func topicPolicy(method string) adminHandler {
 		if !topicPolicyNames[field] {
 			return nil, restErr(http.StatusNotFound, "Not Found: %s", rq.r.URL.Path)
 		}
-		if err := rq.b.refuseTopicPolicies(); err != nil { // tenant_limits.go
+		if err := rq.b.eng.refuseTopicPolicies(); err != nil { // tenant_limits.go
 			return nil, err
 		}
-		if rq.b.partitionCountOf(name) == 0 && !rq.b.topicExists(name) {
+		if rq.b.eng.partitionCountOf(name) == 0 && !rq.b.eng.topicExists(name) {
 			return nil, topicNotFound(name)
 		}
 		if field == "backlogQuota" || field == "backlogQuotaMap" {
@@ -271,7 +271,7 @@ func topicPolicy(method string) adminHandler {
 			if field == "backlogQuotaMap" {
 				out := map[string]json.RawMessage{}
 				for _, t := range []string{"destination_storage", "message_age"} {
-					if v, ok := rq.b.pol().TopicPolicy(name.Full, "backlogQuota/"+t); ok {
+					if v, ok := rq.b.eng.pol().TopicPolicy(name.Full, "backlogQuota/"+t); ok {
 						out[t] = v
 					}
 				}
@@ -281,20 +281,20 @@ func topicPolicy(method string) adminHandler {
 		}
 		switch method {
 		case get:
-			if v, ok := rq.b.pol().TopicPolicy(name.Full, field); ok {
+			if v, ok := rq.b.eng.pol().TopicPolicy(name.Full, field); ok {
 				return v, nil
 			}
 			// applied=true: the value in effect, from the namespace.
 			if nsField, ok := topicToNamespacePolicy[field]; ok && rq.flag("applied") {
-				if v, ok, _ := rq.b.pol().NamespacePolicy(name.Namespace, nsField); ok {
+				if v, ok, _ := rq.b.eng.pol().NamespacePolicy(name.Namespace, nsField); ok {
 					return v, nil
 				}
 			}
 			return nil, nil
 		case del:
-			err := rq.b.pol().SetTopicPolicy(name.Full, field, nil)
+			err := rq.b.eng.pol().SetTopicPolicy(name.Full, field, nil)
 			if err == nil {
-				rq.b.policiesChanged(name.Namespace, &name) // dedup.go
+				rq.b.eng.policiesChanged(name.Namespace, &name) // dedup.go
 			}
 			return nil, err
 		}
@@ -321,10 +321,10 @@ func topicPolicy(method string) adminHandler {
 				return nil, restErr(http.StatusBadRequest, "%s", reason)
 			}
 		}
-		if err := rq.b.pol().SetTopicPolicy(name.Full, field, v); err != nil {
+		if err := rq.b.eng.pol().SetTopicPolicy(name.Full, field, v); err != nil {
 			return nil, err
 		}
-		rq.b.policiesChanged(name.Namespace, &name)
+		rq.b.eng.policiesChanged(name.Namespace, &name)
 		return nil, nil
 	}
 }
@@ -337,11 +337,11 @@ func topicProperties(method string) adminHandler {
 		if err != nil {
 			return nil, err
 		}
-		if rq.b.partitionCountOf(name) == 0 && !rq.b.topicExists(name) {
+		if rq.b.eng.partitionCountOf(name) == 0 && !rq.b.eng.topicExists(name) {
 			return nil, topicNotFound(name)
 		}
 		props := map[string]string{}
-		if raw, ok := rq.b.pol().TopicPolicy(name.Full, "properties"); ok {
+		if raw, ok := rq.b.eng.pol().TopicPolicy(name.Full, "properties"); ok {
 			_ = json.Unmarshal(raw, &props)
 		}
 		switch method {
@@ -371,5 +371,5 @@ func (b *Broker) setTopicProperties(name topicName, props map[string]string) err
 	if err != nil {
 		return err
 	}
-	return b.pol().SetTopicPolicy(name.Full, "properties", raw)
+	return b.eng.pol().SetTopicPolicy(name.Full, "properties", raw)
 }

@@ -32,7 +32,7 @@ func getSchema(rq *adminReq) (any, error) {
 			return nil, schemaNotFound()
 		}
 	}
-	got, err := rq.b.schemas.Get(schemaID(name), v)
+	got, err := rq.b.eng.schemas.Get(schemaID(name), v)
 	if errors.Is(err, schema.ErrNotFound) {
 		return nil, schemaNotFound()
 	}
@@ -148,7 +148,7 @@ func getAllSchemas(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	all, err := rq.b.schemas.All(schemaID(name))
+	all, err := rq.b.eng.schemas.All(schemaID(name))
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +171,7 @@ func deleteSchema(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := rq.b.deleteSchema(name.Full, rq.flag("force"))
+	v, err := rq.b.eng.deleteSchema(name.Full, rq.flag("force"))
 	if err != nil {
 		return nil, err
 	}
@@ -271,7 +271,7 @@ func postSchema(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := rq.b.schemas.Register(schemaID(name), s)
+	v, err := rq.b.eng.schemas.Register(schemaID(name), s)
 	if err != nil {
 		return nil, schemaRefusal(err)
 	}
@@ -289,11 +289,11 @@ func testSchemaCompatibility(rq *adminReq) (any, error) {
 		return nil, err
 	}
 	id := schemaID(name)
-	err = rq.b.schemas.IsCompatible(id, s)
+	err = rq.b.eng.schemas.IsCompatible(id, s)
 	if err != nil && !errors.Is(err, schema.ErrIncompatible) {
 		return nil, schemaRefusal(err)
 	}
-	return accepted(compatibilityResponse{Compatibility: err == nil, Strategy: rq.b.schemas.Effective(id).Strategy.String()})
+	return accepted(compatibilityResponse{Compatibility: err == nil, Strategy: rq.b.eng.schemas.Effective(id).Strategy.String()})
 }
 
 // getSchemaVersion answers 202 with the version of the schema in the body
@@ -304,7 +304,7 @@ func getSchemaVersion(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := rq.b.schemas.FindVersion(schemaID(name), s)
+	v, err := rq.b.eng.schemas.FindVersion(schemaID(name), s)
 	if err != nil {
 		return nil, err
 	}

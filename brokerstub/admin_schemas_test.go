@@ -92,10 +92,10 @@ func TestAdminSchemaUploadIgnoresAutoUpdate(t *testing.T) {
 		!strings.Contains(body, `"compatibility":true`) {
 		t.Fatalf("compatibility of the uploaded schema: %d %s", code, body)
 	}
-	if _, err := b.addProducerSchema(mustParseTopic(t, "persistent://public/default/st"), protoSchema(avroUser)); err != nil {
+	if _, err := b.eng.addProducerSchema(mustParseTopic(t, "persistent://public/default/st"), protoSchema(avroUser)); err != nil {
 		t.Fatalf("producer with the uploaded schema: %v", err)
 	}
-	if _, err := b.addProducerSchema(mustParseTopic(t, "persistent://public/default/st"), protoSchema(avroUserAge)); err == nil {
+	if _, err := b.eng.addProducerSchema(mustParseTopic(t, "persistent://public/default/st"), protoSchema(avroUserAge)); err == nil {
 		t.Fatal("producer with a new schema was admitted with auto update disabled")
 	}
 }
@@ -146,7 +146,7 @@ func TestAdminSchemaKeyValue(t *testing.T) {
 		t.Fatalf("version of the spaced form: %d %s", code, body)
 	}
 	// Over the binary protocol the data is the binary encoding.
-	got, err := b.schemas.Get(schemaID(mustParseTopic(t, "persistent://public/default/kv")), 0)
+	got, err := b.eng.schemas.Get(schemaID(mustParseTopic(t, "persistent://public/default/kv")), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

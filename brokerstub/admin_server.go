@@ -126,7 +126,7 @@ func (b *Broker) startAdmin() error {
 			_ = a.tlsSrv.Serve(tln)
 		}()
 	}
-	b.log.Info("brokerstub web service", "url", b.WebServiceURL(), "tls_url", b.WebServiceTLSURL())
+	b.eng.log.Info("brokerstub web service", "url", b.WebServiceURL(), "tls_url", b.WebServiceTLSURL())
 	return nil
 }
 
@@ -142,7 +142,7 @@ func (b *Broker) newHTTPServer(h http.Handler, level slog.Level) *http.Server {
 		ReadTimeout:       b.opts.HTTPReadTimeout,
 		IdleTimeout:       b.opts.HTTPIdleTimeout,
 		MaxHeaderBytes:    b.opts.HTTPMaxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(b.log.Handler(), level),
+		ErrorLog:          slog.NewLogLogger(b.eng.log.Handler(), level),
 	}
 }
 
@@ -214,7 +214,7 @@ func (rt route) match(segs []string) (map[string]string, bool) {
 func (a *adminServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		if v := recover(); v != nil {
-			a.b.log.Error("admin handler panic", "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
+			a.b.eng.log.Error("admin handler panic", "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
 			writeError(w, restErr(http.StatusServiceUnavailable, "internal error: %v", v))
 		}
 	}()

@@ -16,9 +16,9 @@ func (rq *adminReq) forEachPartition(name topicName, create bool, f func(t *topi
 		var t *topic
 		var err error
 		if create {
-			t, err = rq.b.topicForUse(p)
+			t, err = rq.b.eng.topicForUse(p)
 		} else {
-			t, err = rq.b.getTopic(p, false)
+			t, err = rq.b.eng.getTopic(p, false)
 		}
 		if isNotFound(err) {
 			if len(parts) > 1 {
@@ -99,7 +99,7 @@ func createSubscription(rq *adminReq) (any, error) {
 	}
 	sub := rq.p["sub"]
 	exists := false
-	err = rq.forEachPartition(name, rq.b.autoTopicAllowed(name), func(t *topic) error {
+	err = rq.forEachPartition(name, rq.b.eng.autoTopicAllowed(name), func(t *topic) error {
 		if t.subs[sub] != nil {
 			exists = true
 			return nil

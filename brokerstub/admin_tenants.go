@@ -35,11 +35,11 @@ func (b *Broker) brokerID() string {
 	return b.advertise(b.Addr())
 }
 
-func getClusters(rq *adminReq) (any, error) { return rq.b.pol().Clusters(), nil }
+func getClusters(rq *adminReq) (any, error) { return rq.b.eng.pol().Clusters(), nil }
 
 func getCluster(rq *adminReq) (any, error) {
 	name := rq.p["cluster"]
-	raw, err := rq.b.pol().Cluster(name)
+	raw, err := rq.b.eng.pol().Cluster(name)
 	if err != nil {
 		return nil, err
 	}
@@ -49,9 +49,9 @@ func getCluster(rq *adminReq) (any, error) {
 	return raw, nil
 }
 
-func getTenants(rq *adminReq) (any, error) { return rq.b.pol().Tenants(), nil }
+func getTenants(rq *adminReq) (any, error) { return rq.b.eng.pol().Tenants(), nil }
 
-func getTenant(rq *adminReq) (any, error) { return rq.b.pol().Tenant(rq.p["tenant"]) }
+func getTenant(rq *adminReq) (any, error) { return rq.b.eng.pol().Tenant(rq.p["tenant"]) }
 
 func putTenant(rq *adminReq) (any, error) {
 	name := rq.p["tenant"]
@@ -62,10 +62,10 @@ func putTenant(rq *adminReq) (any, error) {
 	if err := rq.decode(&t); err != nil {
 		return nil, err
 	}
-	if err := rq.b.refuseNewTenant(); err != nil { // tenant_limits.go: before 409, as Pulsar
+	if err := rq.b.eng.refuseNewTenant(); err != nil { // tenant_limits.go: before 409, as Pulsar
 		return nil, err
 	}
-	return nil, rq.b.pol().CreateTenant(name, t)
+	return nil, rq.b.eng.pol().CreateTenant(name, t)
 }
 
 func postTenant(rq *adminReq) (any, error) {
@@ -73,16 +73,16 @@ func postTenant(rq *adminReq) (any, error) {
 	if err := rq.decode(&t); err != nil {
 		return nil, err
 	}
-	return nil, rq.b.pol().UpdateTenant(rq.p["tenant"], t)
+	return nil, rq.b.eng.pol().UpdateTenant(rq.p["tenant"], t)
 }
 
 func deleteTenant(rq *adminReq) (any, error) {
 	tenant := rq.p["tenant"]
-	if err := rq.b.refuseForceDeleteTenant(rq.flag("force")); err != nil { // tenant_limits.go
+	if err := rq.b.eng.refuseForceDeleteTenant(rq.flag("force")); err != nil { // tenant_limits.go
 		return nil, err
 	}
 	if rq.flag("force") {
-		nss, err := rq.b.pol().Namespaces(tenant)
+		nss, err := rq.b.eng.pol().Namespaces(tenant)
 		if err != nil {
 			return nil, err
 		}
@@ -92,13 +92,13 @@ func deleteTenant(rq *adminReq) (any, error) {
 			}
 		}
 	}
-	return nil, rq.b.pol().DeleteTenant(tenant, rq.flag("force"))
+	return nil, rq.b.eng.pol().DeleteTenant(tenant, rq.flag("force"))
 }
 
 // getBrokers lists the active brokers of a cluster: this one.
 func getBrokers(rq *adminReq) (any, error) {
 	if c, ok := rq.p["cluster"]; ok {
-		if _, err := rq.b.pol().Cluster(c); err != nil {
+		if _, err := rq.b.eng.pol().Cluster(c); err != nil {
 			return nil, err
 		}
 	}
@@ -122,7 +122,7 @@ func healthCheck(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := rq.b.getTopic(name, true)
+	t, err := rq.b.eng.getTopic(name, true)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +158,7 @@ var dynamicConfigNames = []string{
 
 func getDynamicNames(*adminReq) (any, error) { return dynamicConfigNames, nil }
 
-func getDynamicValues(rq *adminReq) (any, error) { return rq.b.pol().DynamicConfig(), nil }
+func getDynamicValues(rq *adminReq) (any, error) { return rq.b.eng.pol().DynamicConfig(), nil }
 
 func setDynamicConfig(rq *adminReq) (any, error) {
 	name := rq.p["name"]
@@ -166,7 +166,7 @@ func setDynamicConfig(rq *adminReq) (any, error) {
 		return nil, restErr(http.StatusPreconditionFailed, "Can't update non-dynamic configuration %s", name)
 	}
 	v := rq.p["value"]
-	if err := rq.b.pol().SetDynamicConfig(name, &v); err != nil {
+	if err := rq.b.eng.pol().SetDynamicConfig(name, &v); err != nil {
 		return nil, err
 	}
 	return rawReply{contentType: "application/json"}, nil // Pulsar answers 200
@@ -176,7 +176,7 @@ func deleteDynamicConfig(rq *adminReq) (any, error) {
 	if !slices.Contains(dynamicConfigNames, rq.p["name"]) {
 		return nil, restErr(http.StatusPreconditionFailed, "Can't delete non-dynamic configuration %s", rq.p["name"])
 	}
-	return nil, rq.b.pol().SetDynamicConfig(rq.p["name"], nil)
+	return nil, rq.b.eng.pol().SetDynamicConfig(rq.p["name"], nil)
 }
 
 // getRuntimeConfig returns the settings in effect, as strings.
@@ -196,7 +196,7 @@ func getRuntimeConfig(rq *adminReq) (any, error) {
 	if o.AutoTopicCreationPartitions > 0 {
 		out["allowAutoTopicCreationType"] = "partitioned"
 	}
-	for k, v := range rq.b.pol().DynamicConfig() {
+	for k, v := range rq.b.eng.pol().DynamicConfig() {
 		out[k] = v
 	}
 	return out, nil

@@ -26,11 +26,11 @@ func getTopicPermissions(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, perms, err := rq.b.pol().Policies(name.Namespace)
+	_, perms, err := rq.b.eng.pol().Policies(name.Namespace)
 	if err != nil {
 		return nil, err
 	}
-	g := rq.b.topicGrantsOf(name.Namespace)
+	g := rq.b.eng.topicGrantsOf(name.Namespace)
 	for _, t := range []string{name.Full, name.Base} {
 		for role, actions := range g[t] {
 			perms[role] = append(perms[role], actions...)
@@ -60,7 +60,7 @@ func grantTopicPermission(rq *adminReq) (any, error) {
 			return nil, restErr(http.StatusBadRequest, "Unknown auth action %q", act)
 		}
 	}
-	return nil, rq.b.updateTopicGrants(name.Namespace, func(g topicGrants) error {
+	return nil, rq.b.eng.updateTopicGrants(name.Namespace, func(g topicGrants) error {
 		g.grant(name.Full, rq.p["role"], actions)
 		return nil
 	})
@@ -74,7 +74,7 @@ func revokeTopicPermission(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return nil, rq.b.updateTopicGrants(name.Namespace, func(g topicGrants) error {
+	return nil, rq.b.eng.updateTopicGrants(name.Namespace, func(g topicGrants) error {
 		if !g.revoke(name.Full, rq.p["role"]) {
 			return restErr(http.StatusPreconditionFailed, "Permissions are not set at the topic level")
 		}

@@ -16,7 +16,7 @@ func (rq *adminReq) topic() (topicName, error) {
 	if err != nil {
 		return name, restErr(http.StatusPreconditionFailed, "Invalid topic name: %v", err)
 	}
-	if !rq.b.pol().HasNamespace(name.Namespace) {
+	if !rq.b.eng.pol().HasNamespace(name.Namespace) {
 		return name, restErr(http.StatusNotFound, "Namespace does not exist")
 	}
 	return name, nil
@@ -57,12 +57,12 @@ func getPartitions(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := rq.b.partitionCountOf(name)
-	if n == 0 && !rq.b.topicExists(name) && rq.flag("checkAllowAutoCreation") {
-		if !rq.b.autoTopicAllowed(name) {
+	n := rq.b.eng.partitionCountOf(name)
+	if n == 0 && !rq.b.eng.topicExists(name) && rq.flag("checkAllowAutoCreation") {
+		if !rq.b.eng.autoTopicAllowed(name) {
 			return nil, restErr(http.StatusNotFound, "Topic %s does not exist", name.Full)
 		}
-		if n, err = rq.b.autoCreatePartitions(name); err != nil {
+		if n, err = rq.b.eng.autoCreatePartitions(name); err != nil {
 			if err == errTooManyPartitionedTopics {
 				return nil, restErr(http.StatusPreconditionFailed, msgMaxTopicsPerSpace)
 			}
@@ -81,7 +81,7 @@ func getPartitions(rq *adminReq) (any, error) {
 // maxPartitions or the broker's Limits.MaxNumPartitionsPerPartitionedTopic
 // when lower (limits.go).
 func (b *Broker) checkPartitionCount(n int) error {
-	switch most := b.maxPartitionsAllowed(); {
+	switch most := b.eng.maxPartitionsAllowed(); {
 	case n <= 0:
 		return restErr(http.StatusNotAcceptable, "Number of partitions should be more than 0")
 	case n > most:
@@ -101,7 +101,7 @@ func putPartitions(rq *adminReq) (any, error) {
 	}
 	if n > 0 {
 		// Pulsar checks the namespace's max topics first (limits.go).
-		if err := rq.b.refuseNewTopicREST(name, n); err != nil {
+		if err := rq.b.eng.refuseNewTopicREST(name, n); err != nil {
 			return nil, err
 		}
 	}
@@ -111,10 +111,10 @@ func putPartitions(rq *adminReq) (any, error) {
 	if name.Partition >= 0 {
 		return nil, restErr(http.StatusPreconditionFailed, "Partitioned Topic Name should not contain '-partition-'")
 	}
-	if rq.b.partitionCount(name.Full) > 0 || rq.b.topicExists(name) {
+	if rq.b.eng.partitionCount(name.Full) > 0 || rq.b.eng.topicExists(name) {
 		return nil, restErr(http.StatusConflict, "This topic already exists")
 	}
-	if err := rq.b.st.SetPartitions(name.Full, n); err != nil {
+	if err := rq.b.eng.st.SetPartitions(name.Full, n); err != nil {
 		return nil, err
 	}
 	rq.b.topicListChanged()
@@ -135,7 +135,7 @@ func postPartitions(rq *adminReq) (any, error) {
 	if err := rq.b.checkPartitionCount(n); err != nil {
 		return nil, err
 	}
-	cur := rq.b.partitionCountOf(name)
+	cur := rq.b.eng.partitionCountOf(name)
 	switch {
 	case cur == 0:
 		return nil, restErr(http.StatusNotFound, "Partitioned topic %s does not exist", name.Full)
@@ -148,7 +148,7 @@ func postPartitions(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := rq.listChanged(rq.b.st.SetPartitions(name.Full, n)); err != nil {
+	if err := rq.listChanged(rq.b.eng.st.SetPartitions(name.Full, n)); err != nil {
 		return nil, err
 	}
 	return nil, rq.addSubscriptions(name, cur, subs)
@@ -186,7 +186,7 @@ func (rq *adminReq) addSubscriptions(name topicName, from int, subs []string) er
 		return nil
 	}
 	for _, p := range rq.b.partitionsOf(name)[from:] {
-		t, err := rq.b.topicForUse(p)
+		t, err := rq.b.eng.topicForUse(p)
 		if err != nil {
 			return err
 		}
@@ -208,7 +208,7 @@ func deletePartitions(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rq.b.partitionCountOf(name) == 0 {
+	if rq.b.eng.partitionCountOf(name) == 0 {
 		return nil, restErr(http.StatusNotFound, "Partitioned topic %s does not exist", name.Full)
 	}
 	return nil, rq.listChanged(rq.b.deletePartitioned(name, rq.flag("force")))
@@ -224,13 +224,13 @@ func putTopic(rq *adminReq) (any, error) {
 	if err := rq.decode(&props); err != nil {
 		return nil, err
 	}
-	if rq.b.partitionCountOf(name) > 0 || rq.b.topicExists(name) {
+	if rq.b.eng.partitionCountOf(name) > 0 || rq.b.eng.topicExists(name) {
 		return nil, restErr(http.StatusConflict, "This topic already exists")
 	}
-	if err := rq.b.refuseNewTopicREST(name, 1); err != nil {
+	if err := rq.b.eng.refuseNewTopicREST(name, 1); err != nil {
 		return nil, err // limits.go
 	}
-	if _, err = rq.b.getTopic(name, true); err != nil {
+	if _, err = rq.b.eng.getTopic(name, true); err != nil {
 		return nil, err
 	}
 	return nil, rq.b.setTopicProperties(name, props)
@@ -245,7 +245,7 @@ func listTopics(rq *adminReq) (any, error) {
 	if rq.p["domain"] == "non-persistent" {
 		mode = "NON_PERSISTENT"
 	}
-	return rq.b.namespaceTopics(ns, mode), nil
+	return rq.b.eng.namespaceTopics(ns, mode), nil
 }
 
 func listPartitionedTopics(rq *adminReq) (any, error) {
@@ -254,7 +254,7 @@ func listPartitionedTopics(rq *adminReq) (any, error) {
 		return nil, err
 	}
 	out := []string{}
-	for base, n := range rq.b.partitionedTopics() {
+	for base, n := range rq.b.eng.partitionedTopics() {
 		if tn, err := parseTopic(base); err == nil && n > 0 && tn.Namespace == ns && tn.Domain == rq.p["domain"] {
 			out = append(out, base)
 		}
@@ -265,7 +265,7 @@ func listPartitionedTopics(rq *adminReq) (any, error) {
 // partitionsOf returns the topics an operation on name covers: its
 // partitions when it is partitioned, else itself.
 func (b *Broker) partitionsOf(name topicName) []topicName {
-	n := b.partitionCountOf(name)
+	n := b.eng.partitionCountOf(name)
 	if n == 0 {
 		return []topicName{name}
 	}
@@ -283,7 +283,7 @@ func unloadTopic(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rq.b.partitionCountOf(name) == 0 && !rq.b.topicExists(name) {
+	if rq.b.eng.partitionCountOf(name) == 0 && !rq.b.eng.topicExists(name) {
 		return nil, topicNotFound(name)
 	}
 	return nil, rq.b.Unload(name.Full)
@@ -293,10 +293,10 @@ func unloadTopic(rq *adminReq) (any, error) {
 // 404 otherwise; a partitioned topic's parent is refused with 405 by
 // operations that need one ledger.
 func (rq *adminReq) loaded(name topicName) (*topic, error) {
-	if rq.b.partitionCountOf(name) > 0 {
+	if rq.b.eng.partitionCountOf(name) > 0 {
 		return nil, restErr(http.StatusMethodNotAllowed, "%s is a partitioned topic: use one of its partitions", name.Full)
 	}
-	t, err := rq.b.getTopic(name, false)
+	t, err := rq.b.eng.getTopic(name, false)
 	if isNotFound(err) {
 		return nil, topicNotFound(name)
 	}
@@ -323,10 +323,10 @@ func terminateTopic(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rq.b.partitionCountOf(name) > 0 {
+	if rq.b.eng.partitionCountOf(name) > 0 {
 		return nil, restErr(http.StatusMethodNotAllowed, "Termination of a partitioned topic is not allowed")
 	}
-	if err := rq.b.pol().SetTerminated(name.Full); err != nil {
+	if err := rq.b.eng.pol().SetTerminated(name.Full); err != nil {
 		return nil, err
 	}
 	var id messageIDJSON

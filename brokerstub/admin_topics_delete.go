@@ -9,10 +9,10 @@ func deleteTopicHandler(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rq.b.partitionCountOf(name) > 0 {
+	if rq.b.eng.partitionCountOf(name) > 0 {
 		return nil, rq.listChanged(rq.b.deletePartitioned(name, rq.flag("force")))
 	}
-	err = rq.b.deleteTopic(name, rq.flag("force"))
+	err = rq.b.eng.deleteTopic(name, rq.flag("force"))
 	if isNotFound(err) {
 		return nil, topicNotFound(name)
 	}
@@ -31,7 +31,7 @@ func (rq *adminReq) listChanged(err error) error {
 // deletePartitioned deletes every partition and then the partitioned
 // topic's metadata.
 func (b *Broker) deletePartitioned(base topicName, force bool) error {
-	n := b.partitionCount(base.Full)
+	n := b.eng.partitionCount(base.Full)
 	parts := make([]topicName, 0, n)
 	for i := range n {
 		p, err := parseTopic(partitionName(base.Full, i))
@@ -42,24 +42,24 @@ func (b *Broker) deletePartitioned(base topicName, force bool) error {
 	}
 	if !force {
 		for _, p := range parts {
-			t := b.loadedTopic(p.Full)
+			t := b.eng.loadedTopic(p.Full)
 			if t != nil && t.hasClients() {
 				return restErr(http.StatusPreconditionFailed, "Topic has active producers/subscriptions")
 			}
 		}
 	}
 	for _, p := range parts {
-		if err := b.deleteTopic(p, force); err != nil && !isNotFound(err) {
+		if err := b.eng.deleteTopic(p, force); err != nil && !isNotFound(err) {
 			return err
 		}
 	}
-	if err := b.st.SetPartitions(base.Full, 0); err != nil {
+	if err := b.eng.st.SetPartitions(base.Full, 0); err != nil {
 		return err
 	}
-	if err := b.forgetTopicGrants(base); err != nil {
+	if err := b.eng.forgetTopicGrants(base); err != nil {
 		return err
 	}
-	return b.pol().ForgetTopic(base.Full)
+	return b.eng.pol().ForgetTopic(base.Full)
 }
 
 // listTopics lists the namespace's topics of the path's domain, partitions

@@ -29,7 +29,7 @@ func (a *adminServer) registerTransactions() {
 
 // txnCoordinator returns the coordinator for an admin request, or 503.
 func (rq *adminReq) txnCoordinator() (*txn.Coordinator, error) {
-	c := rq.b.tc.Load()
+	c := rq.b.eng.tc.Load()
 	if c == nil {
 		return nil, restErr(http.StatusServiceUnavailable, "This Broker is not configured with transactionCoordinatorEnabled=true.")
 	}
@@ -99,7 +99,7 @@ func txnInBufferStats(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return txnTopics{rq.b.engine}.InBuffer(name.Full, id), nil
+	return txnTopics{rq.b.eng}.InBuffer(name.Full, id), nil
 }
 
 func txnInPendingAckStats(rq *adminReq) (any, error) {

@@ -215,7 +215,7 @@ func newAuthFuzz() (*authFuzz, error) {
 	}
 	o := Options{AuthenticationEnabled: true,
 		AuthenticationProviders: []AuthenticationProvider{a.hmacP, basic, NewTLSProvider()}}
-	a.b = &Broker{engine: &engine{cfg: o.engineConfig()}, opts: o}
+	a.b = &Broker{eng: &engine{cfg: o.engineConfig()}, opts: o}
 	return a, nil
 }
 

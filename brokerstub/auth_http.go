@@ -45,27 +45,27 @@ func httpCredentials(r *http.Request) (string, AuthenticationData, bool) {
 // credentials.
 func (a *adminServer) authorizeHTTP(r *http.Request, rt *route, p map[string]string) (string, *restError) {
 	b := a.b
-	if !b.authEnabled() && !b.authzOn() || rt.op == opOpen {
+	if !b.eng.authEnabled() && !b.eng.authzOn() || rt.op == opOpen {
 		return b.opts.AnonymousUserRole, nil
 	}
 	role := b.opts.AnonymousUserRole
-	if b.authEnabled() {
+	if b.eng.authEnabled() {
 		method, d, ok := httpCredentials(r)
 		if !ok {
 			return "", restErr(http.StatusUnauthorized, "Authentication required")
 		}
 		id, err := b.authenticate(method, d, b.opts.Clock.Now())
 		if err != nil {
-			b.log.Info("admin authentication refused", "method", method, "path", r.URL.Path, "err", err)
+			b.eng.log.Info("admin authentication refused", "method", method, "path", r.URL.Path, "err", err)
 			return "", restErr(http.StatusUnauthorized, "Authentication required")
 		}
 		role = id.Role
 	}
-	if !b.authzOn() {
+	if !b.eng.authzOn() {
 		return role, nil
 	}
 	if re := b.authorizeAdminAs(r, role, rt.op, adminTargetOf(rt, p)); re != nil { // proxy_roles.go
-		b.log.Info("admin authorization refused", "role", role, "operation", rt.op.String(), "method", r.Method, "path", r.URL.Path)
+		b.eng.log.Info("admin authorization refused", "role", role, "operation", rt.op.String(), "method", r.Method, "path", r.URL.Path)
 		return role, re
 	}
 	return role, nil

@@ -37,11 +37,11 @@ func (b *Broker) authorizeAdmin(role string, op adminOp, t adminTarget) *restErr
 	case auth.ScopeOpen, auth.ScopeAuthenticated:
 		return nil
 	case auth.ScopeTenantAdmin, auth.ScopeTenant, auth.ScopeNamespace, auth.ScopeNamespacePolicy, auth.ScopeTopic, auth.ScopeTopicPolicy:
-		if b.isTenantAdmin(role, t.tenant) {
+		if b.eng.isTenantAdmin(role, t.tenant) {
 			return nil
 		}
 	default: // super users only, and an undeclared operation
-		if b.isSuperUser(role) {
+		if b.eng.isSuperUser(role) {
 			return nil
 		}
 		return restErr(http.StatusUnauthorized, "This operation requires super-user access")
@@ -50,7 +50,7 @@ func (b *Broker) authorizeAdmin(role string, op adminOp, t adminTarget) *restErr
 	case auth.ScopeTenantAdmin, auth.ScopeTenant, auth.ScopeNamespacePolicy, auth.ScopeTopicPolicy:
 		// Pulsar's validateTenantAdminAccess looks the tenant up before
 		// it judges the role: a missing tenant is 404, not a refusal.
-		if _, err := b.pol().Tenant(t.tenant); errors.Is(err, policy.ErrNotFound) {
+		if _, err := b.eng.pol().Tenant(t.tenant); errors.Is(err, policy.ErrNotFound) {
 			return restErr(http.StatusNotFound, "Tenant does not exist")
 		}
 	}
@@ -86,13 +86,13 @@ func (b *Broker) allowTopicOperation(role string, op adminOp, topic, sub string)
 	if err != nil {
 		return false
 	}
-	return b.authorizer().TopicOperation(role, op, authTopic(name), sub)
+	return b.eng.authorizer().TopicOperation(role, op, authTopic(name), sub)
 }
 
 // allowNamespaceOperation reports whether a role that is not the
 // tenant's admin may do op on namespace ns.
 func (b *Broker) allowNamespaceOperation(role string, op adminOp, ns string) bool {
-	return b.authorizer().NamespaceOperation(role, op, ns)
+	return b.eng.authorizer().NamespaceOperation(role, op, ns)
 }
 
 // adminTargetOf returns what a request on route rt names, from its

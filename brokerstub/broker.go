@@ -21,7 +21,7 @@ import (
 // Start one with Start or RunT; point any Pulsar client at URL(). All methods
 // are safe for concurrent use.
 type Broker struct {
-	*engine // the topics and what they share (engine.go)
+	eng *engine // the topics and what they share (engine.go)
 
 	opts Options
 
@@ -63,24 +63,24 @@ func Start(opts Options) (*Broker, error) {
 	if err := opts.validateListeners(); err != nil { // listeners.go
 		return nil, err
 	}
-	b := &Broker{engine: &engine{cfg: opts.engineConfig(), log: opts.Logger}, opts: opts, frames: sync.OnceValue(newFramePool)}
-	b.topicsChanged = b.topicListChanged
+	b := &Broker{eng: &engine{cfg: opts.engineConfig(), log: opts.Logger}, opts: opts, frames: sync.OnceValue(newFramePool)}
+	b.eng.topicsChanged = b.topicListChanged
 	if opts.DataDir != "" {
 		// Without a data dir memory is the store: there is nothing to
 		// read dropped entries back from.
-		b.cache = ledger.NewCache(opts.EntryCacheSize)
+		b.eng.cache = ledger.NewCache(opts.EntryCacheSize)
 	}
-	schemas, err := newSchemaRegistry(b.engine)
+	schemas, err := newSchemaRegistry(b.eng)
 	if err != nil {
 		return nil, err
 	}
-	b.schemas = schemas
+	b.eng.schemas = schemas
 	st, err := b.openStore()
 	if err != nil {
 		return nil, err
 	}
-	b.st = st
-	if err := b.loadPolicies(); err != nil {
+	b.eng.st = st
+	if err := b.eng.loadPolicies(); err != nil {
 		_ = st.Close()
 		return nil, err
 	}
@@ -93,7 +93,7 @@ func Start(opts Options) (*Broker, error) {
 		_ = st.Close()
 		return nil, err
 	}
-	b.startUnackedCheck() // unacked_broker.go
+	b.eng.startUnackedCheck() // unacked_broker.go
 	return b, nil
 }
 
@@ -187,8 +187,8 @@ func (b *Broker) listen(addr string) error {
 	b.connsPerHost = make(map[string]int)
 	b.closed = false
 	b.mu.Unlock()
-	b.startTopics()
-	if err := b.startCoordinator(); err != nil { // txn.go
+	b.eng.startTopics()
+	if err := b.eng.startCoordinator(); err != nil { // txn.go
 		if ln != nil {
 			_ = ln.Close()
 		}
@@ -197,7 +197,7 @@ func (b *Broker) listen(addr string) error {
 		}
 		return err
 	}
-	b.startSweeps() // inactive.go
+	b.eng.startSweeps() // inactive.go
 	if ln != nil {
 		b.serveWG.Add(1)
 		go b.acceptLoop(ln)
@@ -210,7 +210,7 @@ func (b *Broker) listen(addr string) error {
 		b.serveWG.Add(1)
 		go b.acceptLoopFor(l, b.opts.BindAddresses[i].Listener)
 	}
-	b.log.Info("brokerstub listening", "url", b.URL(), "tls_url", b.TLSURL())
+	b.eng.log.Info("brokerstub listening", "url", b.URL(), "tls_url", b.TLSURL())
 	return nil
 }
 
@@ -238,7 +238,7 @@ func (b *Broker) acceptLoopFor(ln net.Listener, listener string) {
 				return
 			}
 			delay = min(max(2*delay, acceptRetryMin), acceptRetryMax)
-			b.log.Warn("brokerstub: accept failed; retrying", "addr", ln.Addr().String(), "err", err, "retry_in", delay)
+			b.eng.log.Warn("brokerstub: accept failed; retrying", "addr", ln.Addr().String(), "err", err, "retry_in", delay)
 			time.Sleep(delay)
 			continue
 		}
@@ -264,7 +264,7 @@ func (b *Broker) serveAs(nc net.Conn, listener string, preset *Identity) {
 	}
 	host := remoteHost(nc)
 	if msg := b.connLimitRefusal(nc, host); msg != "" {
-		b.log.Warn("brokerstub: connection refused", "remote", nc.RemoteAddr().String(), "reason", msg)
+		b.eng.log.Warn("brokerstub: connection refused", "remote", nc.RemoteAddr().String(), "reason", msg)
 		go refuseConn(nc, msg)
 		return
 	}
@@ -352,9 +352,9 @@ func (b *Broker) Close() error {
 	if !b.shutdown(true) {
 		return nil
 	}
-	b.stopUnackedCheck() // unacked_broker.go
+	b.eng.stopUnackedCheck() // unacked_broker.go
 	b.stopAdmin()
-	return b.st.Close()
+	return b.eng.st.Close()
 }
 
 // Restart stops the broker gracefully (cursors flushed, as on a clean
@@ -373,15 +373,15 @@ func (b *Broker) restart(graceful bool) error {
 		return ErrClosed
 	}
 	if b.opts.DataDir != "" {
-		if err := b.st.Close(); err != nil {
+		if err := b.eng.st.Close(); err != nil {
 			return err
 		}
 		st, err := b.openStore()
 		if err != nil {
 			return err
 		}
-		b.st = st
-		if err := b.loadPolicies(); err != nil {
+		b.eng.st = st
+		if err := b.eng.loadPolicies(); err != nil {
 			return err
 		}
 	}
@@ -391,7 +391,7 @@ func (b *Broker) restart(graceful bool) error {
 // shutdown closes the listener, every connection and every topic. It
 // reports false if the broker was already closed.
 func (b *Broker) shutdown(graceful bool) bool {
-	b.stopSweeps() // inactive.go: waits for a running check, which may take b.mu
+	b.eng.stopSweeps() // inactive.go: waits for a running check, which may take b.mu
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()
@@ -417,7 +417,7 @@ func (b *Broker) shutdown(graceful bool) bool {
 		c.close()
 	}
 	b.serveWG.Wait()
-	b.stopTopics(graceful)
+	b.eng.stopTopics(graceful)
 	return true
 }
 

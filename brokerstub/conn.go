@@ -64,7 +64,7 @@ func newConn(b *Broker, nc net.Conn) *conn {
 	id := b.connSeq.Add(1)
 	return &conn{
 		b: b, id: id, nc: nc, out: frameq.New[outFrame](), done: make(chan struct{}),
-		log:       b.log.With("conn", id, "remote", nc.RemoteAddr().String()),
+		log:       b.eng.log.With("conn", id, "remote", nc.RemoteAddr().String()),
 		outq:      newOutBudget(b.opts),
 		producers: map[uint64]*producer{},
 		consumers: map[uint64]*consumer{},

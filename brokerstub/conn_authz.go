@@ -5,7 +5,7 @@ import "github.com/pulsargo/sdk/internal/proto"
 // authorizeNamespaceTopics answers a refused topic listing of namespace ns
 // with AuthorizationError and msg, and reports false.
 func (c *conn) authorizeNamespaceTopics(rid uint64, ns, msg string) bool {
-	if c.allowedAs(func(r string) bool { return c.b.allowNamespaceTopics(r, ns) }) {
+	if c.allowedAs(func(r string) bool { return c.b.eng.allowNamespaceTopics(r, ns) }) {
 		return true
 	}
 	c.log.Info("authorization refused", "role", c.role(), "namespace", ns, "action", "GetTopics")
@@ -17,7 +17,7 @@ func (c *conn) authorizeNamespaceTopics(rid uint64, ns, msg string) bool {
 // AuthorizationError and reports false.
 func (c *conn) authorizeTopic(rid uint64, name topicName, act authzAction, sub string) bool {
 	role := c.role()
-	if c.allowedAs(func(r string) bool { return c.b.allowTopic(r, name, act, sub) }) { // proxy_roles.go
+	if c.allowedAs(func(r string) bool { return c.b.eng.allowTopic(r, name, act, sub) }) { // proxy_roles.go
 		return true
 	}
 	what := map[authzAction]string{actLookup: "Lookup", actProduce: "Produce", actConsume: "Consume"}[act]
@@ -29,7 +29,7 @@ func (c *conn) authorizeTopic(rid uint64, name topicName, act authzAction, sub s
 // lookupRefusal returns the message of a refused lookup, "" when role may
 // look name up.
 func (c *conn) lookupRefusal(name topicName) string {
-	if c.allowedAs(func(r string) bool { return c.b.allowTopic(r, name, actLookup, "") }) {
+	if c.allowedAs(func(r string) bool { return c.b.eng.allowTopic(r, name, actLookup, "") }) {
 		return ""
 	}
 	c.log.Info("authorization refused", "role", c.role(), "topic", name.Full, "action", "Lookup")

@@ -76,10 +76,10 @@ func consoleTopic(h func(topic string, rq *adminReq) http.Handler) adminHandler 
 
 // whoami says who role is to the broker.
 func (b *Broker) whoami(role string) console.Whoami {
-	w := console.Whoami{Role: role, Authentication: b.authEnabled(), Authorization: b.authzOn()}
-	w.SuperUser = !b.authzOn() || b.isSuperUser(role)
-	for _, t := range b.pol().Tenants() {
-		if tn, err := b.pol().Tenant(t); err == nil && role != "" && slices.Contains(tn.AdminRoles, role) {
+	w := console.Whoami{Role: role, Authentication: b.eng.authEnabled(), Authorization: b.eng.authzOn()}
+	w.SuperUser = !b.eng.authzOn() || b.eng.isSuperUser(role)
+	for _, t := range b.eng.pol().Tenants() {
+		if tn, err := b.eng.pol().Tenant(t); err == nil && role != "" && slices.Contains(tn.AdminRoles, role) {
 			w.TenantAdmin = append(w.TenantAdmin, t)
 		}
 	}
@@ -139,7 +139,7 @@ func (s consoleSource) Overview(role string) (console.Overview, error) {
 	defer release()
 	b := s.b
 	allow := func(op adminOp, t adminTarget) *restError {
-		if !b.authzOn() {
+		if !b.eng.authzOn() {
 			return nil
 		}
 		return b.authorizeAdmin(role, op, t)
@@ -147,23 +147,23 @@ func (s consoleSource) Overview(role string) (console.Overview, error) {
 	// Loaded topics by namespace; stored ones that are not loaded are
 	// listed without opening them.
 	loaded := map[string]*topic{}
-	for _, t := range b.loadedTopics() {
+	for _, t := range b.eng.loadedTopics() {
 		loaded[t.name.Full] = t
 	}
 	byNS := map[string][]string{}
-	for _, full := range b.topicNames() {
+	for _, full := range b.eng.topicNames() {
 		if n, err := parseTopic(full); err == nil {
 			byNS[n.Namespace] = append(byNS[n.Namespace], full)
 		}
 	}
-	tenants := b.pol().Tenants()
+	tenants := b.eng.pol().Tenants()
 	slices.Sort(tenants)
 	for _, tn := range tenants {
 		ct := console.Tenant{Name: tn, Namespaces: []console.Namespace{}}
-		if ten, err := b.pol().Tenant(tn); err == nil {
+		if ten, err := b.eng.pol().Tenant(tn); err == nil {
 			ct.AdminRoles = ten.AdminRoles
 		}
-		nss, _ := b.pol().Namespaces(tn)
+		nss, _ := b.eng.pol().Namespaces(tn)
 		slices.Sort(nss)
 		for _, ns := range nss {
 			tgt := adminTarget{tenant: tn, namespace: ns}
@@ -174,7 +174,7 @@ func (s consoleSource) Overview(role string) (console.Overview, error) {
 			cn := console.Namespace{Name: ns, Topics: []console.TopicSummary{}}
 			if re := allow(nsPolicyRead, tgt); re != nil {
 				cn.PoliciesRefused = nsPolicyRead.String() + ": " + re.reason
-			} else if pol, _, err := b.pol().Policies(ns); err == nil {
+			} else if pol, _, err := b.eng.pol().Policies(ns); err == nil {
 				cn.Policies = setPolicies(pol)
 			}
 			names := byNS[ns]
@@ -212,7 +212,7 @@ func setPolicies(pol map[string]json.RawMessage) map[string]json.RawMessage {
 func (b *Broker) topicPolicies(full string) map[string]json.RawMessage {
 	var out map[string]json.RawMessage
 	for name := range topicPolicyNames {
-		if v, ok := b.pol().TopicPolicy(full, name); ok {
+		if v, ok := b.eng.pol().TopicPolicy(full, name); ok {
 			if out == nil {
 				out = map[string]json.RawMessage{}
 			}
@@ -283,7 +283,7 @@ func (s consoleSource) Topic(full string) (console.Topic, error) {
 		return out, err
 	}
 	out.Policies = s.b.topicPolicies(full)
-	if v, err := s.b.schemas.Get(schemaID(mustParse(full)), -1); err == nil {
+	if v, err := s.b.eng.schemas.Get(schemaID(mustParse(full)), -1); err == nil {
 		out.Schema = v.Schema.Type.String()
 	}
 	return out, nil
@@ -372,7 +372,7 @@ func (s consoleSource) Messages(full, from string, n int) (console.Messages, err
 	if out.From == "" {
 		out.From = out.First
 	}
-	if v, err := s.b.schemas.Get(schemaID(mustParse(full)), -1); err == nil {
+	if v, err := s.b.eng.schemas.Get(schemaID(mustParse(full)), -1); err == nil {
 		out.Schema, out.SchemaData = v.Schema.Type.String(), v.Schema.Data
 	}
 	for i := range got {

@@ -52,7 +52,7 @@ func storedEntries(t *testing.T, b *Broker) int {
 	t.Helper()
 	name, err := parseTopic(dedupTopic)
 	require.NoError(t, err)
-	tp, err := b.getTopic(name, false)
+	tp, err := b.eng.getTopic(name, false)
 	require.NoError(t, err)
 	n := 0
 	require.NoError(t, tp.call(func() { n = tp.led.Len() }))

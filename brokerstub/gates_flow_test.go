@@ -16,7 +16,7 @@ import (
 // loadedTopic returns the loaded topic of that name.
 func loadedTopic(t *testing.T, b *Broker, name string) *topic {
 	t.Helper()
-	tp := b.loadedTopic(name)
+	tp := b.eng.loadedTopic(name)
 	require.NotNil(t, tp, "topic %s not loaded", name)
 	return tp
 }
@@ -174,7 +174,7 @@ func TestMaxUnackedMessagesPerBroker(t *testing.T) {
 	pa.send("", "a13")
 	require.Len(t, c.sync(1), 1, "the first check comes after 10 minutes")
 	clk.Advance(time.Second) // the check: 13 >= 10, topic a holds 13 > 5
-	require.True(t, b.unacked.blocked.Load())
+	require.True(t, b.eng.unacked.blocked.Load())
 	pa.send("", "a14")
 	assert.Empty(t, c.sync(1), "blocked: over its share")
 	code, body := adminDo(t, b, http.MethodGet, "/admin/v2/persistent/public/default/unacked-a/stats", "")
@@ -193,11 +193,11 @@ func TestMaxUnackedMessagesPerBroker(t *testing.T) {
 	assert.Len(t, c.sync(1), 1, "a14 after a's acks")
 
 	clk.Advance(unackedCheckEvery) // 2 + 6 = 8 >= 10/2: the broker stays blocked
-	assert.True(t, b.unacked.blocked.Load())
+	assert.True(t, b.eng.unacked.blocked.Load())
 	c.ack(2, positions(gotB)...)
 	assert.Len(t, c.sync(2), 1, "b7 after b's acks")
 	clk.Advance(unackedCheckEvery) // 2 + 1 < 5: unblocked
-	assert.False(t, b.unacked.blocked.Load())
+	assert.False(t, b.eng.unacked.blocked.Load())
 	for range 8 {
 		pb.send("", "b")
 	}

@@ -17,7 +17,7 @@ func (c *conn) handleSubscribe(m *proto.CommandSubscribe) {
 		c.sendError(rid, proto.ServerError_NotAllowedError, "empty subscription name")
 		return
 	}
-	if !m.GetForceTopicCreation() && !c.b.topicExists(name) {
+	if !m.GetForceTopicCreation() && !c.b.eng.topicExists(name) {
 		// As ServerCnx: without force_topic_creation only an existing topic
 		// (or a partition of a partitioned topic) is subscribed to.
 		c.sendError(rid, proto.ServerError_TopicNotFound, "Topic "+name.Full+" does not exist")
@@ -31,7 +31,7 @@ func (c *conn) handleSubscribe(m *proto.CommandSubscribe) {
 		c.sendSuccess(rid)
 		return
 	}
-	t, err := c.b.topicForUse(name)
+	t, err := c.b.eng.topicForUse(name)
 	if err != nil {
 		c.sendError(rid, topicErrorCode(err), err.Error())
 		return
@@ -172,9 +172,9 @@ func (c *conn) handleConsumerStats(m *proto.CommandConsumerStats) {
 // reports false when it did.
 func (c *conn) checkSubscriptionAuthMode(rid uint64, name topicName, sub string) bool {
 	role, original := c.roles() // proxy_roles.go
-	msg := c.b.subscriptionAuthModeRefusal(role, name, sub)
+	msg := c.b.eng.subscriptionAuthModeRefusal(role, name, sub)
 	if msg == "" && original != "" {
-		msg = c.b.subscriptionAuthModeRefusal(original, name, sub)
+		msg = c.b.eng.subscriptionAuthModeRefusal(original, name, sub)
 	}
 	if msg == "" {
 		return true

@@ -45,7 +45,7 @@ func TestSubscribeWithoutForceTopicCreation(t *testing.T) {
 	}
 	missing, err := parseTopic("missing")
 	assert.NoError(t, err)
-	assert.False(t, b.topicExists(missing))
+	assert.False(t, b.eng.topicExists(missing))
 	assert.Nil(t, c.subscribeForce("persistent://public/default/parted-partition-1", 2, false), "a partition of a partitioned topic exists")
 	assert.Nil(t, c.subscribeForce("persistent://public/default/missing", 3, true), "force_topic_creation creates it")
 	assert.Nil(t, c.subscribeForce("persistent://public/default/missing", 4, false), "now it exists")

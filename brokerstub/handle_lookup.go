@@ -31,11 +31,11 @@ func (c *conn) handleLookup(m *proto.CommandLookupTopic) {
 		resp.Response = proto.CommandLookupTopicResponse_Failed.Enum()
 		resp.Error = proto.ServerError_AuthorizationError.Enum()
 		resp.Message = strp("Client is not authorized to Lookup")
-	case !c.b.namespaceReady(name):
+	case !c.b.eng.namespaceReady(name):
 		resp.Response = proto.CommandLookupTopicResponse_Failed.Enum()
 		resp.Error = proto.ServerError_MetadataError.Enum()
 		resp.Message = strp(nsNotFoundLookup)
-	case !c.b.topicExists(name) && !c.b.autoTopicAllowed(name):
+	case !c.b.eng.topicExists(name) && !c.b.eng.autoTopicAllowed(name):
 		resp.Response = proto.CommandLookupTopicResponse_Failed.Enum()
 		resp.Error = proto.ServerError_TopicNotFound.Enum()
 		resp.Message = strp("topic " + name.Full + " does not exist")
@@ -86,18 +86,18 @@ func (c *conn) handlePartitionedMetadata(m *proto.CommandPartitionedTopicMetadat
 		resp.Response = proto.CommandPartitionedTopicMetadataResponse_Failed.Enum()
 		resp.Error = proto.ServerError_AuthorizationError.Enum()
 		resp.Message = strp(msg)
-	} else if !c.b.namespaceReady(name) {
+	} else if !c.b.eng.namespaceReady(name) {
 		resp.Response = proto.CommandPartitionedTopicMetadataResponse_Failed.Enum()
 		resp.Error = proto.ServerError_TopicNotFound.Enum()
 		resp.Message = strp(nsNotFoundReason)
 	} else {
 		n := uint32(0)
 		if name.Partition < 0 {
-			n = uint32(c.b.partitionCount(name.Full))
+			n = uint32(c.b.eng.partitionCount(name.Full))
 		}
-		if n == 0 && c.b.autoTopicAllowed(name) && !c.b.topicExists(name) {
+		if n == 0 && c.b.eng.autoTopicAllowed(name) && !c.b.eng.topicExists(name) {
 			// allowAutoTopicCreationType=partitioned: created on first lookup.
-			created, err := c.b.autoCreatePartitions(name)
+			created, err := c.b.eng.autoCreatePartitions(name)
 			if err == nil {
 				n = uint32(created)
 			} else if r := (*refusal)(nil); errors.As(err, &r) { // limits_admin.go
@@ -107,7 +107,7 @@ func (c *conn) handlePartitionedMetadata(m *proto.CommandPartitionedTopicMetadat
 		}
 		switch {
 		case resp.Response != nil: // refused by the max topics above
-		case n == 0 && !c.b.topicExists(name) && !c.b.autoTopicAllowed(name):
+		case n == 0 && !c.b.eng.topicExists(name) && !c.b.eng.autoTopicAllowed(name):
 			resp.Response = proto.CommandPartitionedTopicMetadataResponse_Failed.Enum()
 			resp.Error = proto.ServerError_TopicNotFound.Enum()
 			resp.Message = strp("topic " + name.Full + " does not exist")
@@ -131,11 +131,11 @@ func (c *conn) handleTopicsOfNamespace(m *proto.CommandGetTopicsOfNamespace) {
 		return
 	}
 	mode := m.GetMode()
-	if msg := c.b.refuseTopicsOfMissingNamespace(m.GetNamespace(), mode); msg != "" { // limits_admin.go
+	if msg := c.b.eng.refuseTopicsOfMissingNamespace(m.GetNamespace(), mode); msg != "" { // limits_admin.go
 		c.sendError(rid, proto.ServerError_MetadataError, msg)
 		return
 	}
-	topics := c.b.listNamespaceTopics(m.GetNamespace(),
+	topics := c.b.eng.listNamespaceTopics(m.GetNamespace(),
 		mode != proto.CommandGetTopicsOfNamespace_NON_PERSISTENT,
 		mode != proto.CommandGetTopicsOfNamespace_PERSISTENT)
 	resp := &proto.CommandGetTopicsOfNamespaceResponse{RequestId: &rid, Filtered: boolp(false)}

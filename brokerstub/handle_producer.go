@@ -13,7 +13,7 @@ func (c *conn) handleProducer(m *proto.CommandProducer) {
 	if !ok || !c.authorizeTopic(rid, name, actProduce, "") || c.refuseMissingNamespace(rid, name) {
 		return
 	}
-	t, err := c.b.topicForUse(name)
+	t, err := c.b.eng.topicForUse(name)
 	if err != nil {
 		c.sendError(rid, topicErrorCode(err), err.Error())
 		return
@@ -33,12 +33,12 @@ func (c *conn) handleProducer(m *proto.CommandProducer) {
 		return
 	}
 	c.mu.Unlock()
-	if code, reason := c.b.refuseUnencryptedProducer(name, m.GetEncrypted()); reason != "" {
+	if code, reason := c.b.eng.refuseUnencryptedProducer(name, m.GetEncrypted()); reason != "" {
 		c.sendError(rid, code, reason) // gates.go
 		return
 	}
 
-	version, err := c.b.addProducerSchema(name, m.GetSchema())
+	version, err := c.b.eng.addProducerSchema(name, m.GetSchema())
 	if err != nil {
 		c.sendError(rid, schemaError(err), err.Error())
 		return
@@ -125,7 +125,7 @@ func (c *conn) attachableTopic(rid uint64, topic string) (topicName, bool) {
 		c.sendError(rid, proto.ServerError_InvalidTopicName, err.Error())
 		return name, false
 	}
-	if name.Partition < 0 && c.b.partitionCount(name.Full) > 0 {
+	if name.Partition < 0 && c.b.eng.partitionCount(name.Full) > 0 {
 		c.sendError(rid, proto.ServerError_NotAllowedError, name.Full+" is partitioned: attach to its partitions")
 		return name, false
 	}
@@ -151,7 +151,7 @@ func topicErrorCode(err error) proto.ServerError {
 // namespace does not exist, as Pulsar does when no lookup gave this broker
 // the namespace's bundle: ServiceNotReady. It reports whether it answered.
 func (c *conn) refuseMissingNamespace(rid uint64, name topicName) bool {
-	if c.b.namespaceReady(name) {
+	if c.b.eng.namespaceReady(name) {
 		return false
 	}
 	c.sendError(rid, proto.ServerError_ServiceNotReady, fmt.Sprintf(

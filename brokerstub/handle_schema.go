@@ -47,7 +47,7 @@ func (c *conn) handleGetSchema(m *proto.CommandGetSchema) {
 		return
 	}
 	id := schemaID(name)
-	got, err := c.b.schemas.Get(id, version)
+	got, err := c.b.eng.schemas.Get(id, version)
 	switch {
 	case errors.Is(err, schema.ErrNotFound):
 		fail(proto.ServerError_TopicNotFound, "Topic not found or no-schema "+m.GetTopic())
@@ -82,7 +82,7 @@ func (c *conn) handleGetOrCreateSchema(m *proto.CommandGetOrCreateSchema) {
 		fail(proto.ServerError_InvalidTopicName, err.Error())
 		return
 	}
-	if !c.b.topicExists(name) {
+	if !c.b.eng.topicExists(name) {
 		fail(proto.ServerError_TopicNotFound, "Topic not found "+m.GetTopic())
 		return
 	}
@@ -90,7 +90,7 @@ func (c *conn) handleGetOrCreateSchema(m *proto.CommandGetOrCreateSchema) {
 	if s.GetType() == proto.Schema_None {
 		s = nil // Pulsar: a NONE schema here means no schema
 	}
-	v, err := c.b.addProducerSchema(name, s)
+	v, err := c.b.eng.addProducerSchema(name, s)
 	if err != nil {
 		fail(schemaError(err), err.Error())
 		return

@@ -215,7 +215,7 @@ func TestSchemaStrategyOptionsAndPolicy(t *testing.T) {
 		}
 	}
 	// A namespace policy overrides the broker's.
-	b.schemas.SetPolicy("public/default", schema.Policy{Strategy: schema.AlwaysIncompatible})
+	b.eng.schemas.SetPolicy("public/default", schema.Policy{Strategy: schema.AlwaysIncompatible})
 	if _, perr := c.producer(schemaTopic, 10, pbSchema(proto.Schema_Int32, "")); perr.GetError() != proto.ServerError_IncompatibleSchema {
 		t.Fatalf("ALWAYS_INCOMPATIBLE: %v", perr)
 	}
@@ -327,7 +327,7 @@ func TestSchemaDeleteAndPersistence(t *testing.T) {
 		if got := c.getSchema(schemaTopic, nil); !bytes.Equal(got.GetSchemaVersion(), ver(0)) {
 			t.Fatalf("dir %q: after crash: %v", dir, got)
 		}
-		if v, err := b.deleteSchema(schemaTopic, false); err != nil || v != 1 {
+		if v, err := b.eng.deleteSchema(schemaTopic, false); err != nil || v != 1 {
 			t.Fatalf("delete: %d %v", v, err)
 		}
 		if got := c.getSchema(schemaTopic, nil); got.GetErrorCode() != proto.ServerError_TopicNotFound {
@@ -346,7 +346,7 @@ func TestSchemaDeleteAndPersistence(t *testing.T) {
 		if err := b.Restart(); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := b.deleteSchema(schemaTopic, true); err != nil {
+		if _, err := b.eng.deleteSchema(schemaTopic, true); err != nil {
 			t.Fatal(err)
 		}
 		c = dialSchema(t, b)
@@ -369,7 +369,7 @@ func TestSchemaConsumerAfterDelete(t *testing.T) {
 	if err := c.subscribe(schemaTopic, "before", 1, pbSchema(proto.Schema_Avro, avroV1)); err != nil {
 		t.Fatalf("before delete: %v", err)
 	}
-	if _, err := b.deleteSchema(schemaTopic, false); err != nil {
+	if _, err := b.eng.deleteSchema(schemaTopic, false); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.subscribe(schemaTopic, "after", 2, pbSchema(proto.Schema_Avro, avroV1)); err.GetError() != proto.ServerError_IncompatibleSchema {

@@ -187,7 +187,7 @@ func (c *conn) npSent() { c.gate.npInFlight.Add(-1) }
 func (c *conn) chargePublish(t *topic, msgs int32, size int) {
 	t.rates.publishedMsgs.Add(int64(max(msgs, 1)))
 	t.rates.publishedBytes.Add(int64(size))
-	br, tr := c.b.brokerRates().publish, t.rates.publish.Load()
+	br, tr := c.b.eng.brokerRates().publish, t.rates.publish.Load()
 	if br == nil && tr == nil {
 		return
 	}

@@ -67,7 +67,7 @@ func (b *Broker) watchTopicList(c *conn, m *proto.CommandWatchTopicList) {
 		// A watcher with this id already on the connection is answered again
 		// with its list, as Pulsar does for a retried request.
 		w = &topicWatcher{c: c, id: id, ns: ns, pattern: p, matching: map[string]bool{}}
-		for _, t := range p.filter(b.listNamespaceTopics(ns, true, false)) {
+		for _, t := range p.filter(b.eng.listNamespaceTopics(ns, true, false)) {
 			w.matching[t] = true
 		}
 		if b.watch.byConn == nil {
@@ -132,7 +132,7 @@ func (b *Broker) topicListChanged() {
 		for _, w := range ws {
 			names, ok := lists[w.ns]
 			if !ok {
-				names = b.listNamespaceTopics(w.ns, true, false)
+				names = b.eng.listNamespaceTopics(w.ns, true, false)
 				lists[w.ns] = names
 			}
 			w.update(w.pattern.filter(names))

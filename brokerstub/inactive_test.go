@@ -19,7 +19,7 @@ func loaded(b *Broker, topic string) bool {
 	if err != nil {
 		return false
 	}
-	return b.topicExists(name)
+	return b.eng.topicExists(name)
 }
 
 // listed reports whether the admin API lists the topic in public/default.
@@ -167,10 +167,10 @@ func TestInactivePartitionedTopicMetadata(t *testing.T) {
 		clk.Advance(time.Minute)
 		for i := range 2 {
 			name, _ := parseTopic(partitionName(base, i))
-			inMemory := b.loadedTopic(name.Full) != nil
+			inMemory := b.eng.loadedTopic(name.Full) != nil
 			assert.False(t, inMemory, "partition %d deleted", i)
 		}
-		assert.Equal(t, map[bool]int{false: 2, true: 0}[del], b.partitionCount(base), "metadata kept unless enabled")
+		assert.Equal(t, map[bool]int{false: 2, true: 0}[del], b.eng.partitionCount(base), "metadata kept unless enabled")
 	}
 }
 

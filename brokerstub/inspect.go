@@ -49,7 +49,7 @@ func (b *Broker) Cursor(topic, subscription string) (current, persisted CursorSt
 	if err != nil {
 		return current, persisted, err
 	}
-	t, err := b.getTopic(name, false)
+	t, err := b.eng.getTopic(name, false)
 	if err != nil {
 		return current, persisted, err
 	}

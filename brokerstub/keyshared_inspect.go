@@ -94,7 +94,7 @@ func (s KeySharedState) ConsumerFor(key []byte) (KeySharedConsumer, bool) {
 // draining hashes, and the replay queue's size. It fails with
 // ErrNoSubscription or ErrNotKeyShared.
 func (b *Broker) KeyShared(topic, subscription string) (KeySharedState, error) {
-	snap, err := b.keySharedOf(topic, subscription)
+	snap, err := b.eng.keySharedOf(topic, subscription)
 	if err != nil {
 		return KeySharedState{}, err
 	}

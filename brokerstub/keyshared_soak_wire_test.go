@@ -46,7 +46,7 @@ func newSoak(t *testing.T, cfg soakConfig, seed uint64) *soak {
 	}
 	name, err := parseTopic(s.topic)
 	require.NoError(t, err)
-	s.top, err = s.b.getTopic(name, false)
+	s.top, err = s.b.eng.getTopic(name, false)
 	require.NoError(t, err)
 	return s
 }

@@ -31,7 +31,7 @@ func TestAutoPartitionedTopicCountsAgainstMaxTopics(t *testing.T) {
 	assert.Equal(t, proto.CommandPartitionedTopicMetadataResponse_Failed, second.GetResponse(), "3 + 3 partitions > 4")
 	assert.Equal(t, proto.ServerError_MetadataError, second.GetError())
 	assert.Contains(t, second.GetMessage(), msgMaxTopicsPerSpace)
-	assert.Zero(t, b.partitionCount("persistent://public/default/auto-b"))
+	assert.Zero(t, b.eng.partitionCount("persistent://public/default/auto-b"))
 
 	code, body := adminDo(t, b, http.MethodGet, "/admin/v2/persistent/public/default/auto-c/partitions?checkAllowAutoCreation=true", "")
 	assert.Equal(t, http.StatusPreconditionFailed, code, body)

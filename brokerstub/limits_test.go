@@ -267,7 +267,7 @@ func unackedAt(t *testing.T, b *Broker, topic, sub string) (cons []int64, subUna
 	t.Helper()
 	name, err := parseTopic(topic)
 	require.NoError(t, err)
-	tp, err := b.getTopic(name, false)
+	tp, err := b.eng.getTopic(name, false)
 	require.NoError(t, err)
 	require.NoError(t, tp.call(func() {
 		s := tp.subs[sub]

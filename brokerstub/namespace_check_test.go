@@ -93,8 +93,8 @@ func TestMissingNamespaceIsRefused(t *testing.T) {
 			assert.Equal(t, http.StatusNotFound, code)
 			assert.JSONEq(t, `{"reason":"Namespace not found"}`, body)
 
-			assert.False(t, b.topicExists(name), "the refused topic was created")
-			assert.False(t, b.pol().HasNamespace(name.Namespace), "the namespace was created")
+			assert.False(t, b.eng.topicExists(name), "the refused topic was created")
+			assert.False(t, b.eng.pol().HasNamespace(name.Namespace), "the namespace was created")
 		})
 	}
 }
@@ -105,7 +105,7 @@ func TestMissingNamespaceIsRefused(t *testing.T) {
 func TestCreatedNamespaceServes(t *testing.T) {
 	b := RunT(t)
 	for _, ns := range []string{"public/default", "pulsar/system"} {
-		assert.True(t, b.pol().HasNamespace(ns), ns)
+		assert.True(t, b.eng.pol().HasNamespace(ns), ns)
 	}
 	require.NoError(t, b.CreateNamespace("acme/orders"))
 	require.NoError(t, b.CreateNamespace("acme/orders"), "creating it again is a no-op")
@@ -131,5 +131,5 @@ func TestAutoCreateNamespacesOption(t *testing.T) {
 	assert.Equal(t, []string{"fresh/ns1"}, nss)
 	code, _ = adminDo(t, b, http.MethodGet, "/lookup/v2/topic/persistent/fresh/ns2/t", "")
 	assert.Equal(t, http.StatusOK, code, "HTTP lookup creates it too")
-	assert.True(t, b.pol().HasNamespace("fresh/ns2"))
+	assert.True(t, b.eng.pol().HasNamespace("fresh/ns2"))
 }

@@ -14,12 +14,12 @@ import (
 const originalPrincipalHeader = "X-Original-Principal"
 
 // isProxyRole reports whether role is one of Options.ProxyRoles.
-func (b *Broker) isProxyRole(role string) bool { return b.authorizer().IsProxyRole(role) }
+func (b *Broker) isProxyRole(role string) bool { return b.eng.authorizer().IsProxyRole(role) }
 
 // validOriginal reports whether role may speak for original
 // (auth.Authorizer.ValidOriginal).
 func (b *Broker) validOriginal(role, original string) bool {
-	return b.authorizer().ValidOriginal(role, original)
+	return b.eng.authorizer().ValidOriginal(role, original)
 }
 
 // roles returns the connection's role and the original principal it
@@ -55,7 +55,7 @@ func (c *conn) allowedAs(allowed func(role string) bool) bool {
 // connection was refused: the error is queued as its last frame.
 func (c *conn) connectOriginal(m *proto.CommandConnect, id *Identity) (string, bool) {
 	if m.OriginalPrincipal == nil {
-		if c.b.authzOn() && !c.b.validOriginal(id.Role, "") {
+		if c.b.eng.authzOn() && !c.b.validOriginal(id.Role, "") {
 			c.refuseRoles(id.Role, "")
 			return "", false
 		}
@@ -85,7 +85,7 @@ func (c *conn) connectOriginal(m *proto.CommandConnect, id *Identity) (string, b
 			original = oid.Role
 		}
 	}
-	if c.b.authzOn() && !c.b.validOriginal(id.Role, original) {
+	if c.b.eng.authzOn() && !c.b.validOriginal(id.Role, original) {
 		c.refuseRoles(id.Role, original)
 		return "", false
 	}
@@ -115,7 +115,7 @@ func (b *Broker) hasProvider(method string) bool {
 // PulsarWebResource checks.
 func (b *Broker) authorizeAdminAs(r *http.Request, role string, op adminOp, target adminTarget) *restError {
 	original := ""
-	if b.authEnabled() {
+	if b.eng.authEnabled() {
 		original = r.Header.Get(originalPrincipalHeader)
 	}
 	if !b.validOriginal(role, original) {

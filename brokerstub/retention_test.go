@@ -275,6 +275,6 @@ func TestRetentionPolicyLimits(t *testing.T) {
 	setPolicy(t, b, "/admin/v2/namespaces/public/default/retention", `{"retentionTimeInMinutes":"60","retentionSizeInMB":"-1"}`)
 	name, err := parseTopic("persistent://public/default/limits")
 	require.NoError(t, err)
-	assert.Equal(t, Retention{Time: time.Hour, Size: -1}, b.retention(name), "a policy stored with strings applies")
+	assert.Equal(t, Retention{Time: time.Hour, Size: -1}, b.eng.retention(name), "a policy stored with strings applies")
 	assert.NotEqual(t, "", checkMessageTTL([]byte(`4294967296`)), "more than an int")
 }

@@ -52,7 +52,7 @@ func TestConnectionStopsReadingWhileItsTopicLags(t *testing.T) {
 	c, frame := benchProducer(t, br, topicName, 1, make([]byte, 1<<20))
 	name, err := parseTopic(topicName)
 	require.NoError(t, err)
-	tp, err := br.getTopic(name, false)
+	tp, err := br.eng.getTopic(name, false)
 	require.NoError(t, err)
 	var served *conn
 	br.mu.Lock()

@@ -37,7 +37,7 @@ func (c *conn) handleTxnCommand(cmd *proto.BaseCommand) bool {
 
 // txnRefused answers a coordinator command when transactions are off.
 func (c *conn) txnRefused(rid uint64) bool {
-	if c.b.tc.Load() != nil {
+	if c.b.eng.tc.Load() != nil {
 		return false
 	}
 	c.sendError(rid, proto.ServerError_NotAllowedError, txn.DisabledMsg)
@@ -57,7 +57,7 @@ func (c *conn) handleTcConnect(m *proto.CommandTcClientConnectRequest) {
 	if c.txnRefused(rid) {
 		return
 	}
-	_, err := c.b.coordinatorFor(m.GetTcId())
+	_, err := c.b.eng.coordinatorFor(m.GetTcId())
 	r := &proto.CommandTcClientConnectResponse{RequestId: &rid}
 	r.Error, r.Message = errFields(err)
 	c.write(&proto.BaseCommand{Type: proto.BaseCommand_TC_CLIENT_CONNECT_RESPONSE.Enum(), TcClientConnectResponse: r})
@@ -72,7 +72,7 @@ func (c *conn) handleNewTxn(m *proto.CommandNewTxn) {
 		return
 	}
 	r := &proto.CommandNewTxnResponse{RequestId: &rid}
-	tc, err := c.b.coordinatorFor(m.GetTcId())
+	tc, err := c.b.eng.coordinatorFor(m.GetTcId())
 	var id txn.ID
 	if err == nil {
 		ttl := min(m.GetTxnTtlSeconds(), uint64(txn.MaxTimeout/time.Millisecond))
@@ -96,7 +96,7 @@ func (c *conn) handleAddPartitionToTxn(m *proto.CommandAddPartitionToTxn) {
 		return
 	}
 	id, _ := txn.IDOf(m.TxnidMostBits, m.TxnidLeastBits)
-	tc, err := c.b.coordinatorFor(id.Most)
+	tc, err := c.b.eng.coordinatorFor(id.Most)
 	if err == nil {
 		err = tc.AddPartitions(id, c.txnCaller(), m.GetPartitions())
 	}
@@ -111,7 +111,7 @@ func (c *conn) handleAddSubscriptionToTxn(m *proto.CommandAddSubscriptionToTxn) 
 		return
 	}
 	id, _ := txn.IDOf(m.TxnidMostBits, m.TxnidLeastBits)
-	tc, err := c.b.coordinatorFor(id.Most)
+	tc, err := c.b.eng.coordinatorFor(id.Most)
 	if err == nil {
 		subs := make([]txn.Sub, 0, len(m.GetSubscription()))
 		for _, s := range m.GetSubscription() {
@@ -131,7 +131,7 @@ func (c *conn) handleEndTxn(m *proto.CommandEndTxn) {
 		return
 	}
 	id, _ := txn.IDOf(m.TxnidMostBits, m.TxnidLeastBits)
-	tc, err := c.b.coordinatorFor(id.Most)
+	tc, err := c.b.eng.coordinatorFor(id.Most)
 	if err == nil {
 		err = tc.End(id, c.txnCaller(), m.GetTxnAction() == proto.TxnAction_COMMIT)
 	}

@@ -13,7 +13,7 @@ func abortedOn(t *testing.T, b *Broker, topic string) int {
 	t.Helper()
 	name, err := parseTopic(topic)
 	require.NoError(t, err)
-	tp, err := b.getTopic(name, false)
+	tp, err := b.eng.getTopic(name, false)
 	require.NoError(t, err)
 	n := 0
 	require.NoError(t, tp.call(func() { n = tp.txn.Aborted() }))

@@ -103,7 +103,7 @@ func (a *adminServer) serveWebSocket(w http.ResponseWriter, r *http.Request) boo
 // parameter "token" instead of the Authorization header (browsers cannot
 // set headers on a WebSocket). It answers 401 "Failed to authenticate".
 func (b *Broker) authenticateWS(w http.ResponseWriter, r *http.Request) (string, bool) {
-	if !b.authEnabled() {
+	if !b.eng.authEnabled() {
 		return b.opts.AnonymousUserRole, true
 	}
 	if tok := r.URL.Query().Get("token"); tok != "" && r.Header.Get("Authorization") == "" {
@@ -119,7 +119,7 @@ func (b *Broker) authenticateWS(w http.ResponseWriter, r *http.Request) (string,
 		if err == nil {
 			return id.Role, true
 		}
-		b.log.Info("websocket authentication refused", "method", method, "path", r.URL.Path, "err", err)
+		b.eng.log.Info("websocket authentication refused", "method", method, "path", r.URL.Path, "err", err)
 	}
 	http.Error(w, "Failed to authenticate", http.StatusUnauthorized)
 	return "", false
@@ -129,10 +129,10 @@ func (b *Broker) authenticateWS(w http.ResponseWriter, r *http.Request) (string,
 // Pulsar's WebSocket handlers do before they create their producer or
 // consumer; it answers 403 "Not authorized".
 func (s *wsSession) authorizeWS(w http.ResponseWriter, act authzAction) bool {
-	if !s.b.authzOn() || s.b.allowTopic(s.role, s.name, act, s.sub) {
+	if !s.b.eng.authzOn() || s.b.eng.allowTopic(s.role, s.name, act, s.sub) {
 		return true
 	}
-	s.b.log.Info("websocket authorization refused", "role", s.role, "topic", s.name.Full)
+	s.b.eng.log.Info("websocket authorization refused", "role", s.role, "topic", s.name.Full)
 	http.Error(w, "Not authorized", http.StatusForbidden)
 	return false
 }
@@ -192,7 +192,7 @@ func (s *wsSession) upgrade(w http.ResponseWriter) bool {
 	b := s.b
 	ws, err := websocket.Upgrade(w, s.r, b.opts.WebSocket.MaxTextFrameSize)
 	if err != nil {
-		b.log.Info("websocket upgrade failed", "path", s.r.URL.Path, "err", err)
+		b.eng.log.Info("websocket upgrade failed", "path", s.r.URL.Path, "err", err)
 		return false
 	}
 	s.idleMu.Lock()

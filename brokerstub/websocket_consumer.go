@@ -161,7 +161,7 @@ func (s *wsSession) serveConsumer(w http.ResponseWriter, reader bool) {
 	if !s.authorizeWS(w, actConsume) {
 		return
 	}
-	c.parts = s.b.partitionCountOf(s.name)
+	c.parts = s.b.eng.partitionCountOf(s.name)
 	if c.pull && c.parts > 0 {
 		bad("pullMode on a partitioned topic is not served by brokerstub")
 		return
@@ -269,13 +269,13 @@ func (c *wsConsumer) command(raw []byte) {
 				cid := uint64(i)
 				return &proto.BaseCommand{Type: proto.BaseCommand_UNSUBSCRIBE.Enum(), Unsubscribe: &proto.CommandUnsubscribe{ConsumerId: &cid, RequestId: &rid}}
 			}, false); err != nil {
-				c.s.b.log.Info("websocket unsubscribe failed", "topic", c.s.name.Full, "subscription", c.s.sub, "err", err)
+				c.s.b.eng.log.Info("websocket unsubscribe failed", "topic", c.s.name.Full, "subscription", c.s.sub, "err", err)
 				return
 			}
 		}
 		c.s.close(websocket.CloseNormal, "unsubscribed")
 	default:
-		c.s.b.log.Info("websocket consumer: unknown command type", "type", m.Type)
+		c.s.b.eng.log.Info("websocket consumer: unknown command type", "type", m.Type)
 	}
 }
 

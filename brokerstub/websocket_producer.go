@@ -117,7 +117,7 @@ func (s *wsSession) serveProducer(w http.ResponseWriter) {
 		return
 	}
 	s.setBin(bin)
-	p.parts = s.b.partitionCountOf(s.name)
+	p.parts = s.b.eng.partitionCountOf(s.name)
 	topics := []string{s.name.Full}
 	if p.parts > 0 {
 		topics = topics[:0]
