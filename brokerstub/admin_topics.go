@@ -117,7 +117,7 @@ func putPartitions(rq *adminReq) (any, error) {
 	if err := rq.b.eng.st.SetPartitions(name.Full, n); err != nil {
 		return nil, err
 	}
-	rq.b.topicListChanged()
+	rq.b.eng.topicsChanged() // the topic-list watchers (engine.go)
 	return nil, rq.b.setTopicProperties(name, props)
 }
 

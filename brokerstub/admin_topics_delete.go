@@ -19,11 +19,12 @@ func deleteTopicHandler(rq *adminReq) (any, error) {
 	return nil, rq.listChanged(err)
 }
 
-// listChanged tells the topic-list watchers (handle_topiclist.go) after a
-// change to the namespace's topics that succeeded, and returns err.
+// listChanged tells the topic-list watchers (through the engine's
+// topicsChanged hook, engine.go) after a change to the namespace's topics
+// that succeeded, and returns err.
 func (rq *adminReq) listChanged(err error) error {
 	if err == nil {
-		rq.b.topicListChanged()
+		rq.b.eng.topicsChanged()
 	}
 	return err
 }

@@ -64,7 +64,7 @@ func (a *adminServer) authorizeHTTP(r *http.Request, rt *route, p map[string]str
 	if !b.eng.authzOn() {
 		return role, nil
 	}
-	if re := b.authorizeAdminAs(r, role, rt.op, adminTargetOf(rt, p)); re != nil { // proxy_roles.go
+	if re := b.authorizeAdminAs(r, role, rt.op, adminTargetOf(rt, p)); re != nil { // authz_admin.go
 		b.eng.log.Info("admin authorization refused", "role", role, "operation", rt.op.String(), "method", r.Method, "path", r.URL.Path)
 		return role, re
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/auth"
 	"github.com/pulsargo/sdk/brokerstub/internal/policy"
@@ -76,6 +77,34 @@ func (b *Broker) authorizeAdmin(role string, op adminOp, t adminTarget) *restErr
 		return restErr(http.StatusForbidden, "Unauthorized to validateTopicPolicyOperation for operation [%s] on topic [%s]", op, t.topic)
 	}
 	return restErr(http.StatusUnauthorized, "Don't have permission to administrate resources on this tenant")
+}
+
+// originalPrincipalHeader is the header a Pulsar proxy names its client's
+// role in on admin requests.
+const originalPrincipalHeader = "X-Original-Principal"
+
+// authorizeAdminAs is authorizeAdmin for a request that may come through a
+// proxy: the X-Original-Principal header names the proxy's client. A proxy
+// role without one (or naming a proxy role) is 401; when a proxy role or
+// an original principal is involved both must be allowed, as Pulsar's
+// PulsarWebResource checks. The binary protocol's counterpart is
+// conn.connectOriginal (proxy_roles.go); both ask the auth.Authorizer.
+func (b *Broker) authorizeAdminAs(r *http.Request, role string, op adminOp, target adminTarget) *restError {
+	original := ""
+	if b.eng.authEnabled() {
+		original = r.Header.Get(originalPrincipalHeader)
+	}
+	az := b.eng.authorizer()
+	if !az.ValidOriginal(role, original) {
+		return restErr(http.StatusUnauthorized, "Invalid combination of Original principal cannot be empty if the request is via proxy.")
+	}
+	if re := b.authorizeAdmin(role, op, target); re != nil {
+		return re
+	}
+	if az.IsProxyRole(role) || strings.TrimSpace(original) != "" {
+		return b.authorizeAdmin(original, op, target)
+	}
+	return nil
 }
 
 // allowTopicOperation reports whether a role that is not the tenant's

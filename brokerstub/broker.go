@@ -308,6 +308,21 @@ func (b *Broker) URL() string {
 	return "pulsar://" + b.advertise(b.addr)
 }
 
+// advertise replaces the host of a bound address by Options.AdvertisedAddress
+// when one is set: the host of every address the broker gives out (its
+// service and web service URLs, lookup answers, the refusals that name
+// this broker).
+func (b *Broker) advertise(addr string) string {
+	if b.opts.AdvertisedAddress == "" {
+		return addr
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr
+	}
+	return net.JoinHostPort(b.opts.AdvertisedAddress, port)
+}
+
 // Addr returns the address the broker listens on, "host:port" ("" with
 // Options.DisableBrokerServicePort).
 func (b *Broker) Addr() string {

@@ -1,12 +1,10 @@
 package brokerstub
 
 // The broker's web service as its public API shows it: the URL and the
-// handler of the admin REST API, and the advertised host of every URL.
+// handler of the admin REST API (the advertised host of every URL is
+// Broker.advertise, broker.go).
 
-import (
-	"net"
-	"net/http"
-)
+import "net/http"
 
 // WebServiceURL returns the URL of the admin REST API and HTTP lookups,
 // "http://host:port" (Pulsar's webServiceUrl), or "" with
@@ -22,16 +20,3 @@ func (b *Broker) WebServiceURL() string {
 // HTTP lookups and /metrics, for tests that serve it themselves (with
 // httptest, or under Options.NoListener).
 func (b *Broker) AdminHandler() http.Handler { return b.admin }
-
-// advertise replaces the host of a bound address by Options.AdvertisedAddress
-// when one is set.
-func (b *Broker) advertise(addr string) string {
-	if b.opts.AdvertisedAddress == "" {
-		return addr
-	}
-	_, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return addr
-	}
-	return net.JoinHostPort(b.opts.AdvertisedAddress, port)
-}

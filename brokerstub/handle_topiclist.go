@@ -122,8 +122,9 @@ func (ws *topicWatchers) removeConn(c *conn) {
 // since its last message: one WATCH_TOPIC_UPDATE per topic, deletions
 // first, each with the hash of the watcher's list after it, as Pulsar's
 // TopicListWatcher does for each metadata notification. Call it, without
-// b.mu held, after a topic is created or deleted (the admin API's delete
-// calls it too); calling it when nothing changed sends nothing.
+// b.mu held, after a topic is created or deleted: the wiring sets it as
+// the engine's topicsChanged hook (broker.go), which the data path and the
+// admin API call; calling it when nothing changed sends nothing.
 func (b *Broker) topicListChanged() {
 	b.watch.mu.Lock()
 	defer b.watch.mu.Unlock()

@@ -2,19 +2,11 @@ package brokerstub
 
 import (
 	"math"
-	"net/http"
 	"slices"
 	"strings"
 
 	"github.com/pulsargo/sdk/internal/proto"
 )
-
-// originalPrincipalHeader is the header a Pulsar proxy names its client's
-// role in on admin requests.
-const originalPrincipalHeader = "X-Original-Principal"
-
-// isProxyRole reports whether role is one of Options.ProxyRoles.
-func (b *Broker) isProxyRole(role string) bool { return b.eng.authorizer().IsProxyRole(role) }
 
 // validOriginal reports whether role may speak for original
 // (auth.Authorizer.ValidOriginal).
@@ -106,28 +98,6 @@ func (c *conn) refuseRoles(role, original string) {
 // hasProvider reports whether an authentication provider serves method.
 func (b *Broker) hasProvider(method string) bool {
 	return slices.ContainsFunc(b.opts.AuthenticationProviders, func(p AuthenticationProvider) bool { return p.AuthMethodName() == method })
-}
-
-// authorizeAdminAs is authorizeAdmin for a request that may come through a
-// proxy: the X-Original-Principal header names the proxy's client. A proxy
-// role without one (or naming a proxy role) is 401; when a proxy role or
-// an original principal is involved both must be allowed, as Pulsar's
-// PulsarWebResource checks.
-func (b *Broker) authorizeAdminAs(r *http.Request, role string, op adminOp, target adminTarget) *restError {
-	original := ""
-	if b.eng.authEnabled() {
-		original = r.Header.Get(originalPrincipalHeader)
-	}
-	if !b.validOriginal(role, original) {
-		return restErr(http.StatusUnauthorized, "Invalid combination of Original principal cannot be empty if the request is via proxy.")
-	}
-	if re := b.authorizeAdmin(role, op, target); re != nil {
-		return re
-	}
-	if b.isProxyRole(role) || strings.TrimSpace(original) != "" {
-		return b.authorizeAdmin(original, op, target)
-	}
-	return nil
 }
 
 // proxyRoles reads proxyRoles, authenticateOriginalAuthData and

@@ -48,7 +48,7 @@ var (
 		"handle_ack.go", "handle_consumer.go", "handle_lookup.go",
 		"handle_producer.go", "handle_schema.go", "handle_seek.go", "handle_send.go",
 		"handle_topiclist.go", "lookup_limits.go", "outq.go", "proxy_roles.go",
-		"proxyproto.go", "send_budget.go", "txn_handlers.go",
+		"send_budget.go", "txn_handlers.go",
 	}
 	// adminFiles serve HTTP: the admin REST API, the console and the
 	// WebSocket API.
@@ -67,18 +67,34 @@ var (
 		"websocket_consumer.go", "websocket_deliver.go", "websocket_producer.go",
 	}
 	// publicFiles are the public API (options, inspection, errors,
-	// authentication providers, the interceptor) and the wiring: what the
-	// root keeps.
+	// authentication providers, the interceptor) and the wiring, with the
+	// PROXY protocol both the binary and the HTTP listeners may read
+	// (proxyproto.go): what the root keeps.
 	publicFiles = []string{
 		"auth.go", "auth_providers.go", "authz_ops.go", "broker.go", "broker_topics.go",
 		"clock.go", "command.go", "config.go", "config_features.go",
 		"config_security.go", "configkeys.go", "control.go", "doc.go", "errors.go",
 		"gates.go", "inspect.go", "keyshared_inspect.go", "keyshared_options.go",
 		"lifecycle.go", "limits.go", "listeners.go", "options.go", "options_admin.go",
-		"options_defaults.go", "options_engine.go", "ratelimit.go", "tenant_limits.go", "tls.go",
+		"options_defaults.go", "options_engine.go", "proxyproto.go", "ratelimit.go", "tenant_limits.go", "tls.go",
 		"tls_keystore.go", "tls_versions.go",
 	}
 )
+
+// forbiddenArrows are the pairs of rooms whose first may name no
+// definition of the second: the arrows the packages they are to become
+// could not have. The data path names no other room (it reads its own
+// configuration, engine_config.go, and builds its own snapshots) but the
+// error sentinels (dataPathSentinels); the protocol and the admin files do
+// not name each other. The protocol and admin files may name the data
+// path and the public and wiring files.
+var forbiddenArrows = map[[2]string]bool{
+	{"data path", "protocol"}: true,
+	{"data path", "admin"}:    true,
+	{"data path", "public"}:   true,
+	{"protocol", "admin"}:     true,
+	{"admin", "protocol"}:     true,
+}
 
 // dataPathSentinels is the one file outside the data path whose names it
 // may use: the errors it returns, which the root exports (when the engine
@@ -86,14 +102,11 @@ var (
 // ErrNotExist is internal/oserror's).
 const dataPathSentinels = "errors.go"
 
-// TestDataPathNamesNoProtocolOrAdminFile type-checks the root package and
-// fails when a data-path file names a definition of another room (the
-// protocol, the admin API, the public API and wiring: the engine reads
-// its own configuration, engine_config.go, and builds its own snapshots)
-// but the error sentinels, or when a method of a data-path type is
-// declared outside the data path: the arrows the engine package could not
-// have.
-func TestDataPathNamesNoProtocolOrAdminFile(t *testing.T) {
+// roomOfFiles returns the room of each file listed above, failing t when
+// a file is listed twice, a non-test file of the package is in no list or
+// a listed file is missing.
+func roomOfFiles(t *testing.T) map[string]string {
+	t.Helper()
 	roomOf := map[string]string{}
 	for room, files := range map[string][]string{"data path": dataPathFiles, "protocol": protocolFiles, "admin": adminFiles, "public": publicFiles} {
 		for _, f := range files {
@@ -117,6 +130,17 @@ func TestDataPathNamesNoProtocolOrAdminFile(t *testing.T) {
 			t.Errorf("%s is listed but missing: %v", f, err)
 		}
 	}
+	return roomOf
+}
+
+// TestRoomsNameNoForbiddenRoom type-checks the root package and fails
+// when a file names a definition of a room that forbiddenArrows keeps it
+// from (a data-path file naming anything outside the data path but the
+// error sentinels, a protocol file naming an admin definition or the other
+// way round), or when a method of a type of the data path, the protocol or
+// the admin files is declared outside its room.
+func TestRoomsNameNoForbiddenRoom(t *testing.T) {
+	roomOf := roomOfFiles(t)
 	pkg, info, fset, err := typecheck.Dir(".", rootImportPath)
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +149,7 @@ func TestDataPathNamesNoProtocolOrAdminFile(t *testing.T) {
 	broker := pkg.Scope().Lookup("Broker")
 	var bad []string
 	for id, obj := range info.Uses {
-		if obj.Pkg() != pkg || !obj.Pos().IsValid() || roomOf[fileOf(id)] != "data path" {
+		if obj.Pkg() != pkg || !obj.Pos().IsValid() {
 			continue
 		}
 		member := false
@@ -140,11 +164,12 @@ func TestDataPathNamesNoProtocolOrAdminFile(t *testing.T) {
 		if !member && obj.Parent() != pkg.Scope() {
 			continue // a local
 		}
-		switch def := fileOf(obj); {
-		case obj == broker || recv != nil && recv.Obj() == broker:
-			bad = append(bad, fileOf(id)+" names the public Broker ("+obj.Name()+")")
-		case roomOf[def] != "data path" && def != dataPathSentinels:
-			bad = append(bad, fileOf(id)+" names "+obj.Name()+" of "+roomOf[def]+" file "+def)
+		use, def := roomOf[fileOf(id)], roomOf[fileOf(obj)]
+		switch {
+		case forbiddenArrows[[2]string{use, def}] && fileOf(obj) != dataPathSentinels:
+			bad = append(bad, use+" file "+fileOf(id)+" names "+obj.Name()+" of "+def+" file "+fileOf(obj))
+		case use == "data path" && (obj == broker || recv != nil && recv.Obj() == broker):
+			bad = append(bad, "data path file "+fileOf(id)+" names the public Broker ("+obj.Name()+")")
 		}
 	}
 	for id, obj := range info.Defs {
@@ -152,9 +177,12 @@ func TestDataPathNamesNoProtocolOrAdminFile(t *testing.T) {
 		if !ok || f.Signature().Recv() == nil {
 			continue
 		}
-		if n := namedOf(f.Signature().Recv().Type()); n != nil && n.Obj().Pkg() == pkg &&
-			roomOf[fileOf(n.Obj())] == "data path" && roomOf[fileOf(id)] != "data path" {
-			bad = append(bad, "method "+n.Obj().Name()+"."+f.Name()+" of the data path is declared in "+fileOf(id))
+		n := namedOf(f.Signature().Recv().Type())
+		if n == nil || n.Obj().Pkg() != pkg {
+			continue
+		}
+		if owner := roomOf[fileOf(n.Obj())]; owner != "public" && owner != roomOf[fileOf(id)] {
+			bad = append(bad, "method "+n.Obj().Name()+"."+f.Name()+" of the "+owner+" is declared in "+roomOf[fileOf(id)]+" file "+fileOf(id))
 		}
 	}
 	sort.Strings(bad)
@@ -163,7 +191,7 @@ func TestDataPathNamesNoProtocolOrAdminFile(t *testing.T) {
 		t.Error(b)
 	}
 	if len(bad) > 0 {
-		t.Logf("move the definition to the data path, or reach the other room through a hook on engine (engine.go)")
+		t.Logf("move the definition to the room that owns its concept (or to a public/wiring file), or reach the other room through a hook set by the wiring (broker.go)")
 	}
 }
 

@@ -37,6 +37,12 @@ type wsBinary struct {
 	done    chan struct{}
 }
 
+// wsProtocolVersion is the protocol version a session's connection
+// declares in CONNECT, as a client does: the newest internal/proto knows,
+// as the SDK's own client (internal/conn). The broker speaks the lower of
+// it and its own maxProtocolVersion (handle.go).
+const wsProtocolVersion = int32(proto.ProtocolVersion_v20)
+
 // errWSBrokerGone is the error of a session whose binary connection ended.
 var errWSBrokerGone = errors.New("brokerstub: the WebSocket session's broker connection closed")
 
@@ -55,7 +61,7 @@ func (b *Broker) dialWS(role string, onFrame func(*wire.Frame), onClose func(err
 	go w.readLoop(b.opts.MaxMessageSize + wire.FramePadding)
 	go w.writeLoop()
 	v := "pulsargo-brokerstub-websocket"
-	pv := int32(maxProtocolVersion)
+	pv := wsProtocolVersion
 	r, err := w.call(func(uint64) *proto.BaseCommand {
 		return &proto.BaseCommand{Type: proto.BaseCommand_CONNECT.Enum(), Connect: &proto.CommandConnect{ClientVersion: &v, ProtocolVersion: &pv}}
 	}, true)
