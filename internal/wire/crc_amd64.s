@@ -4,14 +4,15 @@
 
 // CRC32C by carry-less multiplication: the input is folded 256 bytes at a
 // time into four 512-bit accumulators (of four 128-bit lanes each) with
-// VPCLMULQDQ, four of them so that the multiplications' latency overlaps;
-// the accumulators are folded into one, its lanes are folded into one 128-bit value with PCLMULQDQ, and that
-// value's CRC32C, computed with the CRC32 instruction, is the CRC32C of
-// the whole input. Each fold multiplies a lane's two 64-bit halves by
-// x^(d+32) and x^(d-32) mod P (bit-reflected, shifted left by one), where d
-// is the distance in bits that the lane moves: 2048 in the loop, 512 when
-// the accumulators are combined, 128 when the lanes are. The constants are computed and checked by
-// TestFoldConstants.
+// VPCLMULQDQ, four so that the multiplications' latencies overlap; the
+// accumulators are folded into one, its lanes into one 128-bit value with
+// PCLMULQDQ, and that value's CRC32C, computed with the CRC32 instruction,
+// is the CRC32C of the whole input. Each fold multiplies a lane's two
+// 64-bit halves by x^(d+32) and x^(d-32) mod P (bit-reflected, shifted left
+// by one), where d is the distance in bits that the lane moves: 2048 in
+// the loop, 512 when the accumulators are combined, 128 when the lanes
+// are. TestFoldConstants computes the constants; TestUpdateCRC* compare
+// the results with hash/crc32's.
 
 // fold2048 holds, for each lane, x^2080 mod P (low) and x^2016 mod P
 // (high): the loop's four accumulators each move 2048 bits.
