@@ -2,6 +2,7 @@ package wire
 
 import (
 	"math/bits"
+	"sync"
 
 	"github.com/pulsargo/sdk/internal/prefault"
 )
@@ -28,9 +29,38 @@ const (
 // two (from 64 KiB) plus 16 KiB; each class keeps at most 16 MiB of free buffers (at least
 // two), so an idle pool holds a bounded amount of memory. It is safe for concurrent use; the zero
 // value is not usable, call NewBufferPool.
+//
+// A class's free buffers form a stack: the buffer released last is the
+// first taken again, so that a steady stream of frames cycles through the
+// few buffers whose bytes are likeliest still in a cache (the kernel then
+// copies a frame into memory it reaches fast) rather than through all of
+// them in turn.
 type BufferPool struct {
-	classes [40]chan []byte
+	mu      sync.Mutex
+	classes [40]freeList
 	min     int // buffers below this size are not pooled
+}
+
+// freeList is one class's free buffers, the last released at the end; at
+// most cap(bufs) of them.
+type freeList struct{ bufs [][]byte }
+
+// pop takes the buffer released last, if any.
+func (l *freeList) pop() ([]byte, bool) {
+	if len(l.bufs) == 0 {
+		return nil, false
+	}
+	b := l.bufs[len(l.bufs)-1]
+	l.bufs[len(l.bufs)-1] = nil
+	l.bufs = l.bufs[:len(l.bufs)-1]
+	return b, true
+}
+
+// push keeps b unless the list is full.
+func (l *freeList) push(b []byte) {
+	if len(l.bufs) < cap(l.bufs) {
+		l.bufs = append(l.bufs, b)
+	}
 }
 
 // NewBufferPool returns an empty pool of buffers from 64 KiB: smaller
@@ -47,7 +77,7 @@ func NewBufferPool() *BufferPool { return NewBufferPoolFrom(minPooledBuffer) }
 func NewBufferPoolFrom(minSize int) *BufferPool {
 	p := &BufferPool{min: max(minSize, 0)}
 	for i := class(p.min); i < len(p.classes); i++ {
-		p.classes[i] = make(chan []byte, max(minBuffersPerClass, bytesPerClass/classCap(i)))
+		p.classes[i].bufs = make([][]byte, 0, max(minBuffersPerClass, bytesPerClass/classCap(i)))
 	}
 	return p
 }
@@ -73,16 +103,16 @@ func (p *BufferPool) get(n int) []byte {
 	if c >= len(p.classes) {
 		return make([]byte, n)
 	}
-	select {
-	case b := <-p.classes[c]:
+	p.mu.Lock()
+	b, ok := p.classes[c].pop()
+	p.mu.Unlock()
+	if ok {
 		return b[:n]
-	default:
-		// The frame is read into the buffer whole before any of it is
-		// read: it is not cleared first, and those pages are mapped in at
-		// once (the rest of the class's capacity only when a larger frame
-		// uses it).
-		return prefault.Make(n, classCap(c))
 	}
+	// The frame is read into the buffer whole before any of it is read:
+	// it is not cleared first, and those pages are mapped in at once (the
+	// rest of the class's capacity only when a larger frame uses it).
+	return prefault.Make(n, classCap(c))
 }
 
 // free returns a buffer of length n when the pool has one free, without
@@ -95,12 +125,13 @@ func (p *BufferPool) free(n int) ([]byte, bool) {
 	if c >= len(p.classes) {
 		return nil, false
 	}
-	select {
-	case b := <-p.classes[c]:
-		return b[:n], true
-	default:
+	p.mu.Lock()
+	b, ok := p.classes[c].pop()
+	p.mu.Unlock()
+	if !ok {
 		return nil, false
 	}
+	return b[:n], true
 }
 
 // getUncleared is get for a buffer its caller fills whole before reading
@@ -120,11 +151,10 @@ func (p *BufferPool) put(b []byte) {
 		return
 	}
 	c := class(cap(b))
-	if c >= len(p.classes) || cap(b) != classCap(c) || p.classes[c] == nil {
+	if c >= len(p.classes) || cap(b) != classCap(c) {
 		return
 	}
-	select {
-	case p.classes[c] <- b[:0]:
-	default:
-	}
+	p.mu.Lock()
+	p.classes[c].push(b[:0])
+	p.mu.Unlock()
 }

@@ -162,3 +162,45 @@ func TestKeepTakesOnlyCloseFittingBuffers(t *testing.T) {
 		}
 	}
 }
+
+// The buffer released last is the first taken again: a steady stream of
+// frames cycles through the few buffers likeliest to be in a cache, not
+// through every free one in turn. A class still keeps no more than its
+// bound.
+func TestBufferPoolTakesTheLastReleasedFirst(t *testing.T) {
+	p := NewBufferPool()
+	const n = 1 << 20
+	bufs := make([][]byte, 4)
+	for i := range bufs {
+		bufs[i] = p.get(n)
+	}
+	for _, b := range bufs {
+		p.put(b)
+	}
+	for i := len(bufs) - 1; i >= 0; i-- {
+		b, ok := p.free(n)
+		if !ok {
+			t.Fatalf("buffer %d: pool empty", i)
+		}
+		if &b[:1][0] != &bufs[i][:1][0] {
+			t.Fatalf("took buffer %d's turn with another: not the last released first", i)
+		}
+	}
+	if _, ok := p.free(n); ok {
+		t.Fatal("pool gave more buffers than it was given")
+	}
+	limit := max(minBuffersPerClass, bytesPerClass/classCap(class(n)))
+	for range limit + 3 {
+		p.put(make([]byte, 0, classCap(class(n))))
+	}
+	kept := 0
+	for {
+		if _, ok := p.free(n); !ok {
+			break
+		}
+		kept++
+	}
+	if kept != limit {
+		t.Fatalf("class kept %d free buffers, bound %d", kept, limit)
+	}
+}

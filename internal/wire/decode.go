@@ -2,7 +2,6 @@ package wire
 
 import (
 	"encoding/binary"
-	"hash/crc32"
 	"strconv"
 
 	protobuf "google.golang.org/protobuf/proto"
@@ -121,7 +120,7 @@ func decodePayload(f *Frame, b []byte) error {
 		}
 		want := binary.BigEndian.Uint32(b[2:])
 		b = b[6:]
-		if got := crc32.Checksum(b, castagnoli); got != want {
+		if got := updateCRC(0, b); got != want {
 			return cmdError(ErrChecksum, "received 0x"+strconv.FormatUint(uint64(want), 16)+
 				", computed 0x"+strconv.FormatUint(uint64(got), 16), nil, f.Cmd)
 		}

@@ -2,7 +2,6 @@ package wire
 
 import (
 	"encoding/binary"
-	"hash/crc32"
 	"math"
 	"slices"
 	"strconv"
@@ -175,7 +174,7 @@ func appendPayloadHeader(dst []byte, cmd *proto.BaseCommand, brokerMeta *proto.B
 	binary.BigEndian.PutUint32(dst[start:], uint32(total))
 	binary.BigEndian.PutUint32(dst[metaAt:], uint32(metaSize))
 	if sum == nil {
-		crc := crc32.Update(crc32.Update(0, castagnoli, dst[metaAt:]), castagnoli, payload)
+		crc := updateCRC(updateCRC(0, dst[metaAt:]), payload)
 		sum = &crc
 	}
 	binary.BigEndian.PutUint32(dst[sumAt:], *sum)
