@@ -317,6 +317,7 @@ func (e *Engine[T]) untrack(t *tracked) {
 	}
 	t.queued = 0
 	clear(t.inQueue)
+	e.recall() // lent again below, without the copies
 	e.queue = slices.DeleteFunc(e.queue, func(m *Message) bool {
 		if posOf(messageid.FirstChunk(m.ID)) == t.key {
 			e.metricPrefetched(m, -1)
