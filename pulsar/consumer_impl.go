@@ -14,7 +14,9 @@ import (
 )
 
 // consumerImpl is the Consumer: one engine per partition of every topic,
-// all delivering onto one channel.
+// all lending their queues to one outbox that Receive takes from, or (with
+// MessageChannel, interceptors, a zero queue, or once Chan was called)
+// delivering onto one channel.
 type consumerImpl struct {
 	c      *client
 	opts   ConsumerOptions
