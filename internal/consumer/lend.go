@@ -3,6 +3,8 @@ package consumer
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/pulsargo/sdk/messageid"
 )
 
 // lender is an engine's side of its Outbox (outbox.go): queue[:lentN] are
@@ -15,7 +17,13 @@ type lender[T any] struct {
 	wake  chan struct{}
 	lentN int // owned by the loop
 	vs    []T // owned by the loop: lend's scratch
+	// acks are the ids Ack queued for the loop (queueAck), under mu.
+	acks, spare []messageid.MessageID
 }
+
+// maxQueuedAcks bounds the acks queued for the loop: past it Ack queues
+// an operation, which waits for room on the loop.
+const maxQueuedAcks = 4096
 
 // lends reports whether the engine lends its queue to an outbox now
 // rather than hand it out on Out.
@@ -69,20 +77,51 @@ func (e *Engine[T]) wakeLender() {
 	e.kick()
 }
 
-// settle hands out the messages receivers took, in queue order. Loop
-// goroutine; the loop settles before anything else it does, so that an
-// operation the application asks for after a Receive (an Ack) finds its
-// message handed out.
+// settle hands out the messages receivers took, in queue order, then
+// acknowledges the ids Ack queued. Loop goroutine; the loop settles before
+// anything else it does, so that an operation the application asks for
+// after a Receive or an Ack finds its message handed out and acknowledged.
 func (e *Engine[T]) settle() {
-	if e.o.Outbox == nil {
-		return
-	}
 	l := &e.loan
 	l.mu.Lock()
 	n := l.taken
 	l.taken = 0
+	acks := l.acks
+	l.acks, l.spare = l.spare, nil
 	l.mu.Unlock()
 	e.handOutTaken(n)
+	for i, id := range acks {
+		if _, _, err := e.ackOnLoop(id, false); err != nil {
+			e.log.Warn("acknowledgment refused", "id", id, "err", err)
+		}
+		acks[i] = nil
+	}
+	if acks != nil {
+		l.mu.Lock()
+		if l.spare == nil {
+			l.spare = acks[:0]
+		}
+		l.mu.Unlock()
+	}
+}
+
+// queueAck queues an acknowledgment for the loop (see settle); false when
+// maxQueuedAcks are queued already. The first one queued wakes the loop.
+// Any goroutine.
+func (e *Engine[T]) queueAck(id messageid.MessageID) bool {
+	l := &e.loan
+	l.mu.Lock()
+	if len(l.acks) >= maxQueuedAcks {
+		l.mu.Unlock()
+		return false
+	}
+	l.acks = append(l.acks, id)
+	first := len(l.acks) == 1
+	l.mu.Unlock()
+	if first {
+		e.wakeLender()
+	}
+	return true
 }
 
 // recall takes back what the engine lent, before the queue is changed

@@ -109,3 +109,38 @@ func TestOutboxCloseDeliversOnOut(t *testing.T) {
 		}
 	})
 }
+
+// TestQueuedAcksBeforeClose: acks queued for the loop (not waited for)
+// reach the broker before the consumer closes, in one Close right after
+// them, as when each was an operation on the loop.
+func TestQueuedAcksBeforeClose(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		v := newEnv(t)
+		topic := newTopic(t)
+		p := v.producer(topic)
+		for i := range 10 {
+			if _, err := p.Send(ctxT(t), fmt.Appendf(nil, "m%d", i), ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ob := NewOutbox[*Message]()
+		e, _ := v.engine(topic, "s", func(o *Options[*Message]) { o.Outbox = ob })
+		synctest.Wait()
+		var last messageid.MessageID
+		for range 10 {
+			m, ok := ob.Take()
+			if !ok {
+				t.Fatal("the outbox is empty")
+			}
+			if err := e.Ack(ctxT(t), m.ID); err != nil {
+				t.Fatal(err)
+			}
+			last = m.ID
+		}
+		e.Close()
+		cur, _, err := v.b.Cursor(topic, "s")
+		if err != nil || !ackedThrough(last)(cur) {
+			t.Fatalf("cursor after Close: %+v (err %v), want everything through %v acknowledged", cur, err, last)
+		}
+	})
+}
