@@ -25,6 +25,10 @@ type lender[T any] struct {
 // an operation, which waits for room on the loop.
 const maxQueuedAcks = 4096
 
+// keepAcks is the largest array of queued acks an engine keeps for the
+// next ones: a thousand partitions keep a few KiB each, not a burst's.
+const keepAcks = 256
+
 // lends reports whether the engine lends its queue to an outbox now
 // rather than hand it out on Out.
 func (e *Engine[T]) lends() bool {
@@ -96,7 +100,7 @@ func (e *Engine[T]) settle() {
 		}
 		acks[i] = nil
 	}
-	if acks != nil {
+	if acks != nil && cap(acks) <= keepAcks {
 		l.mu.Lock()
 		if l.spare == nil {
 			l.spare = acks[:0]

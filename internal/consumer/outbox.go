@@ -49,6 +49,10 @@ type lent[T any] struct {
 // push forgets them (when they are also more than half of it).
 const compactAfter = 256
 
+// keepCap is the largest array an empty outbox keeps for the next
+// messages lent.
+const keepCap = 4096
+
 // NewOutbox returns an empty outbox.
 func NewOutbox[T any]() *Outbox[T] {
 	return &Outbox[T]{ready: make(chan struct{}, 1)}
@@ -77,6 +81,9 @@ func (o *Outbox[T]) Take() (T, bool) {
 		o.stale = max(0, o.stale-1)
 	}
 	o.items, o.head, o.stale = o.items[:0], 0, 0
+	if cap(o.items) > keepCap {
+		o.items = nil // a burst's array goes with it
+	}
 	o.mu.Unlock()
 	var zero T
 	return zero, false
