@@ -10,10 +10,13 @@ import (
 	"time"
 
 	"github.com/pulsargo/sdk/internal/api"
+	"github.com/pulsargo/sdk/internal/consumer"
 )
 
 // consumerImpl is the Consumer: one engine per partition of every topic,
-// all delivering onto one channel.
+// all lending their queues to one outbox that Receive takes from, or (with
+// MessageChannel, interceptors, a zero queue, or once Chan was called)
+// delivering onto one channel.
 type consumerImpl struct {
 	c      *client
 	opts   ConsumerOptions
@@ -45,6 +48,12 @@ type consumerImpl struct {
 	parked    atomic.Int32 // engines holding entries back compressed (consumer.Options.Parked)
 	hold      bool         // receivers is used
 	chanRead  sync.Once
+
+	// outbox is where the engines lend their queued messages to Receive
+	// (see consumer.Outbox); nil with MessageChannel, interceptors or a
+	// zero queue, whose engines deliver on out. Chan closes it: the
+	// engines then deliver on ch.
+	outbox *consumer.Outbox[ConsumerMessage]
 }
 
 func (c *client) subscribe(opts ConsumerOptions) (Consumer, error) {
@@ -137,6 +146,9 @@ func (c *client) newConsumerImpl(opts ConsumerOptions, single bool, schemas *con
 		cs.cb = newCallbacks()
 	}
 	cs.out = cs.ch
+	if cs.hold && len(opts.Interceptors) == 0 {
+		cs.outbox = consumer.NewOutbox[ConsumerMessage]()
+	}
 	if len(opts.Interceptors) > 0 {
 		in := make(chan ConsumerMessage)
 		cs.out = in
@@ -162,6 +174,13 @@ func (cs *consumerImpl) Receive(ctx context.Context) (Message, error) {
 
 // receive returns the next message of any partition, streamed or not.
 func (cs *consumerImpl) receive(ctx context.Context) (Message, error) {
+	var ready <-chan struct{}
+	if ob := cs.outbox; ob != nil {
+		if m, ok := ob.Take(); ok {
+			return m.Message, nil
+		}
+		ready = ob.Ready()
+	}
 	if cs.hold {
 		select {
 		case m := <-cs.ch:
@@ -174,23 +193,34 @@ func (cs *consumerImpl) receive(ctx context.Context) (Message, error) {
 		defer cs.receivers.Add(-1)
 		cs.wakeEngines()
 	}
-	select {
-	case m := <-cs.ch:
-		return m.Message, nil
-	case <-cs.closed:
-		return nil, ErrConsumerClosed
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	for {
+		select {
+		case <-ready:
+			if m, ok := cs.outbox.Take(); ok {
+				return m.Message, nil
+			}
+		case m := <-cs.ch:
+			return m.Message, nil
+		case <-cs.closed:
+			return nil, ErrConsumerClosed
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
 }
 
 // Chan returns the channel messages arrive on (MessageChannel when set).
 // Its reads are not seen by the engines, so from now on they decompress
 // their next message when their queue is empty, whatever the memory budget
-// says (see ClientOptions.ConsumerMemoryLimitBytes).
+// says (see ClientOptions.ConsumerMemoryLimitBytes), and they deliver each
+// message on it rather than lend their queues to Receive (the outbox is
+// closed: what it held is delivered on the channel).
 func (cs *consumerImpl) Chan() <-chan ConsumerMessage {
 	if cs.hold {
 		cs.chanRead.Do(func() {
+			if cs.outbox != nil {
+				cs.outbox.Close()
+			}
 			cs.receivers.Add(1 << 40)
 			cs.wakeEngines()
 		})
@@ -405,6 +435,9 @@ func (cs *consumerImpl) closeEngines() {
 	case <-cs.closed:
 	default:
 		close(cs.closed)
+	}
+	if cs.outbox != nil {
+		cs.outbox.Close() // the closed engines recalled what it holds
 	}
 	cs.relayWG.Wait()
 	if cs.cb != nil {

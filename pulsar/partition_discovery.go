@@ -183,6 +183,7 @@ func (cs *consumerImpl) startEngines(ctx context.Context, targets []partitionTar
 		if cs.hold {
 			o.Receivers, o.Parked = &cs.receivers, &cs.parked
 		}
+		o.Outbox = cs.outbox
 		o.Name = cs.name
 		o.Schema = cs.schema.protoSchema()
 		// A pattern consumer does not create again a topic deleted under

@@ -234,6 +234,10 @@ func (e *Engine[T]) offer() {
 	if len(e.queue) == 0 || e.state == stateClosed {
 		return
 	}
+	if e.lends() {
+		e.lend()
+		return
+	}
 	if !e.headSet {
 		e.head, e.headSet = e.o.Wrap(e.queue[0]), true
 	}

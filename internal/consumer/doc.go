@@ -8,14 +8,16 @@
 // Package pulsar builds its Consumer and Reader from one Engine per
 // partition; the Engine knows nothing of the public API and delivers
 // *Message values converted by a caller-supplied function onto a
-// caller-supplied channel.
+// caller-supplied channel, or lends its queue to an Outbox shared by the
+// engines of a consumer, from which receivers take them without a
+// goroutine switch per message.
 //
 // # Concurrency
 //
 // Each Engine owns its state in one goroutine (the loop). The connection's
 // reader goroutine only queues received frames for it, and the public
 // methods run closures on it; nothing blocks the connection, and no state
-// is shared under locks.
+// is shared under locks but what an Outbox's receivers take (lend.go).
 //
 // # Flow control
 //

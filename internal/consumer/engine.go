@@ -69,6 +69,8 @@ type Engine[T any] struct {
 	parkedN atomic.Int32  // len(parked), for Wake
 	parked  []parkedEntry // owned by the loop: entries not parsed yet, in order
 
+	loan lender[T] // what is lent to Options.Outbox (lend.go)
+
 	// Owned by the loop goroutine.
 	gen        uint64 // registration generation; events of others are stale
 	cn         *conn.Conn
@@ -122,6 +124,7 @@ func New[T any](opts Options[T]) *Engine[T] {
 		events:   frameq.New[event](),
 		inflight: newInflight(),
 		memWake:  make(chan struct{}, 1),
+		loan:     lender[T]{wake: make(chan struct{}, 1)},
 		quit:     make(chan struct{}),
 		done:     make(chan struct{}),
 		ctx:      ctx, cancel: cancel,
@@ -169,7 +172,7 @@ func (e *Engine[T]) kick() {
 // It reads only channels, so a goroutine that is no longer the loop may
 // call it.
 func (e *Engine[T]) signalled() bool {
-	if len(e.ops) > 0 || len(e.events.Ready()) > 0 || len(e.memWake) > 0 {
+	if len(e.ops) > 0 || len(e.events.Ready()) > 0 || len(e.memWake) > 0 || len(e.loan.wake) > 0 {
 		return true
 	}
 	select {
@@ -184,17 +187,27 @@ func (e *Engine[T]) signalled() bool {
 // when it has nothing to do (no message to hand out, none parked, nothing
 // queued) until kick starts it again. One loop runs at a time: it gives
 // up running before its last look at the queues, and a kick after that
-// look starts the next.
+// look starts the next. With an Outbox, a message lent is not something
+// to hand out: the loop may stop while receivers have the whole queue to
+// take from, and the first take wakes it (lend.go).
 func (e *Engine[T]) run() {
 	for {
-		if !(len(e.queue) > 0 && e.state != stateClosed) && len(e.parked) == 0 && !e.signalled() {
+		e.settle()
+		lends := e.lends()
+		if lends {
+			e.lend()
+		} else if e.loan.lentN > 0 {
+			e.recall() // the outbox was closed: Out from now on
+		}
+		pending := !lends && len(e.queue) > 0 && e.state != stateClosed
+		if !pending && len(e.parked) == 0 && !e.signalled() {
 			e.running.Store(false)
 			if !e.signalled() || !e.running.CompareAndSwap(false, true) {
 				return
 			}
 		}
 		var out chan<- T
-		if len(e.queue) > 0 && e.state != stateClosed {
+		if pending {
 			if !e.headSet {
 				e.head, e.headSet = e.o.Wrap(e.queue[0]), true
 			}
@@ -202,8 +215,10 @@ func (e *Engine[T]) run() {
 		}
 		select {
 		case f := <-e.ops:
+			e.settle()
 			f()
 		case <-e.events.Ready():
+			e.settle()
 			for _, ev := range e.events.Take() {
 				e.handle(ev)
 				e.offer() // before the next event starts another message (assembly.go)
@@ -211,7 +226,10 @@ func (e *Engine[T]) run() {
 		case out <- e.head:
 			e.handedOut()
 		case <-e.memWake:
+			e.settle()
 			e.memoryFreed()
+		case <-e.loan.wake:
+			// settled at the top of the loop
 		case <-e.quit:
 			e.stopAlarms()
 			e.events.Close()
@@ -331,6 +349,7 @@ func (e *Engine[T]) handedOut() {
 
 // clearQueue drops the messages not handed out yet.
 func (e *Engine[T]) clearQueue() {
+	e.recall()
 	for _, m := range e.queue {
 		e.metricPrefetched(m, -1)
 		e.dequeued(m)

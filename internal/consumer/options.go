@@ -156,6 +156,10 @@ type Options[T any] struct {
 	Out chan<- T
 	// Wrap converts a message for Out. Required.
 	Wrap func(*Message) T
+	// Outbox, when set, is where the engine lends its queued messages to
+	// receivers in batches, instead of handing each over Out (see Outbox);
+	// once the outbox is closed, it delivers on Out. Default nil: Out.
+	Outbox *Outbox[T]
 	// ZeroQueue gives the broker one permit per waiting Receive (see
 	// Engine.Want) instead of ReceiverQueueSize: nothing is prefetched.
 	// Default false.

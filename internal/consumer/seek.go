@@ -195,6 +195,9 @@ func (e *Engine[T]) seekOnBroker(ctx context.Context, cn *conn.Conn, id messagei
 // redeliveries; messages already handed out stay tracked so that they can
 // still be acknowledged.
 func (e *Engine[T]) resetDelivery() {
+	// Before the queue's buffers are kept as spares: what a receiver took
+	// is handed out, not reused, and the rest can no longer be taken.
+	e.recall()
 	e.breakStreams(errors.New("the consumer was sought"), true)
 	for _, m := range e.queue {
 		e.bufs.keepSpare(m) // never handed out: its buffer serves the next (assembly.go)

@@ -271,6 +271,7 @@ func (e *Engine[T]) endStream(st *streamState, reason error) {
 
 // withdraw takes m out of the queue if it is there.
 func (e *Engine[T]) withdraw(m *Message) {
+	e.recall() // lent again by the loop, without m
 	for i, q := range e.queue {
 		if q == m {
 			e.metricPrefetched(m, -1)
