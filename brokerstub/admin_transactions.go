@@ -99,7 +99,7 @@ func txnInBufferStats(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return txnTopics{rq.b.eng}.InBuffer(name.Full, id), nil
+	return rq.b.eng.txnInBuffer(name.Full, id), nil
 }
 
 func txnInPendingAckStats(rq *adminReq) (any, error) {

@@ -136,3 +136,9 @@ func (tt txnTopics) onTopic(full string, f func(*topic)) error {
 	}
 	return t.call(func() { f(t) })
 }
+
+// txnInBuffer is what topic's transaction buffer knows of id, for the
+// admin API's transactionInBufferStats.
+func (b *engine) txnInBuffer(topic string, id txn.ID) txn.InBufferStats {
+	return txnTopics{b}.InBuffer(topic, id)
+}
