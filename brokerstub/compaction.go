@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"time"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/compaction"
 	"github.com/pulsargo/sdk/brokerstub/internal/cursor"
@@ -34,30 +33,6 @@ const compactionSubscription = "__compaction"
 // the compacted view; no subscription can have it, as it has a NUL byte,
 // and restoreSubscriptions passes it over.
 const compactedViewKey = "__compaction\x00view"
-
-// CompactionOptions configure topic compaction.
-type CompactionOptions struct {
-	// ThresholdBytes is the backlog of the __compaction subscription, in
-	// bytes, past which the monitor compacts a topic (Pulsar's
-	// brokerServiceCompactionThresholdInBytes); the compactionThreshold
-	// namespace and topic policies override it. Default 0: no automatic
-	// compaction, as Pulsar's.
-	ThresholdBytes int64
-	// MonitorInterval is how often the monitor looks at each topic's
-	// backlog (Pulsar's brokerServiceCompactionMonitorIntervalInSeconds).
-	// Default 60 s, as Pulsar's.
-	MonitorInterval time.Duration
-}
-
-func (o CompactionOptions) withDefaults() CompactionOptions {
-	if o.MonitorInterval <= 0 {
-		o.MonitorInterval = 60 * time.Second
-	}
-	if o.ThresholdBytes < 0 {
-		o.ThresholdBytes = 0
-	}
-	return o
-}
 
 // The states of Pulsar's LongRunningProcessStatus.
 const (

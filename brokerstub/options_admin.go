@@ -3,7 +3,11 @@ package brokerstub
 // Options of what the admin API serves and configures: the default backlog
 // quota, backlog scans and the packages store.
 
-import "time"
+import (
+	"time"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
+)
 
 // BacklogQuota is a backlog quota (Pulsar's BacklogQuota): a limit on a
 // subscription's backlog by size and by age, and what happens to producers
@@ -71,3 +75,35 @@ func (o PackagesOptions) withDefaults() PackagesOptions {
 	}
 	return o
 }
+
+// CompactionOptions configure topic compaction.
+type CompactionOptions struct {
+	// ThresholdBytes is the backlog of the __compaction subscription, in
+	// bytes, past which the monitor compacts a topic (Pulsar's
+	// brokerServiceCompactionThresholdInBytes); the compactionThreshold
+	// namespace and topic policies override it. Default 0: no automatic
+	// compaction, as Pulsar's.
+	ThresholdBytes int64
+	// MonitorInterval is how often the monitor looks at each topic's
+	// backlog (Pulsar's brokerServiceCompactionMonitorIntervalInSeconds).
+	// Default 60 s, as Pulsar's.
+	MonitorInterval time.Duration
+}
+
+func (o CompactionOptions) withDefaults() CompactionOptions {
+	if o.MonitorInterval <= 0 {
+		o.MonitorInterval = 60 * time.Second
+	}
+	if o.ThresholdBytes < 0 {
+		o.ThresholdBytes = 0
+	}
+	return o
+}
+
+// Retention is a retention policy (Pulsar's RetentionPolicies, in
+// Options.Retention as defaultRetentionTimeInMinutes and
+// defaultRetentionSizeInMB): Time is how long consumed data is kept, Size
+// how many bytes of it; a negative value is no limit (Pulsar's -1). The
+// zero value keeps nothing that every subscription has consumed, as
+// Pulsar's default.
+type Retention = ledger.Retention

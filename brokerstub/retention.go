@@ -20,14 +20,6 @@ import (
 // subscription's mark-delete position moves, when a ledger fills up, and
 // every RetentionCheckInterval (Pulsar's retentionCheckIntervalInSeconds).
 
-// Retention is a retention policy (Pulsar's RetentionPolicies, in
-// Options.Retention as defaultRetentionTimeInMinutes and
-// defaultRetentionSizeInMB): Time is how long consumed data is kept, Size
-// how many bytes of it; a negative value is no limit (Pulsar's -1). The
-// zero value keeps nothing that every subscription has consumed, as
-// Pulsar's default.
-type Retention = ledger.Retention
-
 // retentionPolicy is Pulsar's RetentionPolicies JSON, as the admin API
 // stores it.
 type retentionPolicy struct {
@@ -39,8 +31,8 @@ const megaByte = 1024 * 1024
 
 // retention converts the policy; limits too large to count in
 // nanoseconds or bytes are no limit.
-func (p retentionPolicy) retention() Retention {
-	r := Retention{Time: -1, Size: -1}
+func (p retentionPolicy) retention() ledger.Retention {
+	r := ledger.Retention{Time: -1, Size: -1}
 	if tm := int64(p.TimeInMinutes); tm >= 0 && tm <= math.MaxInt64/int64(time.Minute) {
 		r.Time = time.Duration(tm) * time.Minute
 	}
@@ -90,7 +82,7 @@ func (b *engine) appliedPolicy(name topicName, topicField string) (json.RawMessa
 
 // retention is the retention policy in effect for a topic: the topic's,
 // else its namespace's, else Options.Retention.
-func (b *engine) retention(name topicName) Retention {
+func (b *engine) retention(name topicName) ledger.Retention {
 	if raw, ok := b.appliedPolicy(name, "retention"); ok {
 		var p retentionPolicy
 		if json.Unmarshal(raw, &p) == nil {
