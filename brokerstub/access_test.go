@@ -4,11 +4,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	gproto "google.golang.org/protobuf/proto"
 
 	"github.com/pulsargo/sdk/internal/proto"
+	gproto "google.golang.org/protobuf/proto"
 )
 
 // producerReq sends a PRODUCER and returns its request id.
@@ -19,7 +20,7 @@ func (c *ksClient) producerReq(topic string, id uint64, mode proto.ProducerAcces
 	if initialSub != "" {
 		m.InitialSubscriptionName = &initialSub
 	}
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: m})
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: m})
 	return rid
 }
 
@@ -40,7 +41,7 @@ func (c *ksClient) answer(rid uint64) *proto.BaseCommand {
 				return f.Cmd
 			}
 		case proto.BaseCommand_PING:
-			c.send(&proto.BaseCommand{Type: proto.BaseCommand_PONG.Enum(), Pong: &proto.CommandPong{}})
+			c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PONG.Enum(), Pong: &proto.CommandPong{}})
 		}
 	}
 }
@@ -62,7 +63,7 @@ func (c *ksClient) refused(topic string, id uint64, mode proto.ProducerAccessMod
 func (c *ksClient) closeProducer(id uint64) {
 	c.t.Helper()
 	rid := c.nextRID()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_CLOSE_PRODUCER.Enum(), CloseProducer: &proto.CommandCloseProducer{ProducerId: &id, RequestId: &rid}})
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_CLOSE_PRODUCER.Enum(), CloseProducer: &proto.CommandCloseProducer{ProducerId: &id, RequestId: &rid}})
 	c.readUntil(proto.BaseCommand_SUCCESS)
 }
 
@@ -92,7 +93,7 @@ func TestAccessExclusive(t *testing.T) {
 
 	// The exclusive producer can send.
 	p := &ksProducer{c: c, id: 3, name: ex.GetProducerName()}
-	p.send("k", "x")
+	p.Send("k", "x")
 	c.closeProducer(3)
 	again := c.mustProduce(topic, 6, proto.ProducerAccessMode_Exclusive)
 	assert.Equal(t, uint64(1), again.GetTopicEpoch(), "each exclusive admission moves the epoch")
@@ -172,7 +173,7 @@ func TestAccessWaitForExclusive(t *testing.T) {
 	assert.True(t, ready.GetProducerReady())
 	assert.Equal(t, uint64(1), ready.GetTopicEpoch())
 	p := &ksProducer{c: w, id: 1, name: ready.GetProducerName()}
-	p.send("k", "admitted")
+	p.Send("k", "admitted")
 
 	// Behind Shared producers, a waiter is admitted when the last leaves.
 	topic2 := "persistent://public/default/access-wait2"
@@ -192,7 +193,7 @@ func TestInitialSubscription(t *testing.T) {
 	topic := "persistent://public/default/initial-sub"
 	c := dialKS(t, b)
 	before := c.producer(topic, 1)
-	first := before.send("k", "before")
+	first := before.Send("k", "before")
 
 	r := c.answer(c.producerReq(topic, 2, proto.ProducerAccessMode_Shared, nil, "dlq-sub"))
 	require.NotNil(t, r.GetProducerSuccess(), "got %s", r)
@@ -200,7 +201,7 @@ func TestInitialSubscription(t *testing.T) {
 	require.NoError(t, err, "the subscription exists once the producer is answered")
 	assert.Equal(t, cur, persisted, "and is persisted")
 	p := &ksProducer{c: c, id: 2, name: r.GetProducerSuccess().GetProducerName()}
-	p.send("k", "after")
+	p.Send("k", "after")
 
 	require.NoError(t, b.Restart())
 	c = dialKS(t, b)
@@ -221,15 +222,15 @@ func TestInitialSubscription(t *testing.T) {
 // a dropped connection leaves the queue on its own goroutine's time.
 func waitQueue(t *testing.T, b *Broker, topic string, n int) {
 	t.Helper()
-	name, err := parseTopic(topic)
+	name, err := engine.ParseTopic(topic)
 	require.NoError(t, err)
-	tp, err := b.eng.getTopic(name, false)
+	tp, err := b.eng.GetTopic(name, false)
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
 		var got int
-		require.NoError(t, tp.call(func() {
-			if tp.access != nil {
-				got = len(tp.access.waiting)
+		require.NoError(t, tp.Call(func() {
+			if tp.Access != nil {
+				got = len(tp.Access.Waiting)
 			}
 		}))
 		return got == n

@@ -1,6 +1,7 @@
 package brokerstub
 
 import (
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 )
 
@@ -11,7 +12,7 @@ import (
 // to Options.BacklogScan's limits. On a partitioned topic the partitions'
 // counts are summed.
 func analyzeBacklog(rq *adminReq) (any, error) {
-	var start *resetCursorData
+	var start *engine.ResetCursorData
 	if rq.hasBody() {
 		d, err := rq.messageIDBody()
 		if err != nil {
@@ -22,17 +23,17 @@ func analyzeBacklog(rq *adminReq) (any, error) {
 	lim := rq.b.opts.BacklogScan
 	clk := rq.b.opts.Clock
 	deadline := clk.Now().Add(lim.MaxTime)
-	var res analyzeResult
-	err := rq.onSubscription(func(s *subscription) error {
+	var res engine.AnalyzeResult
+	err := rq.onSubscription(func(s *engine.Subscription) error {
 		var from *ledger.Position
 		if start != nil {
-			if start.PartitionIndex != nil && *start.PartitionIndex >= 0 && s.t.name.Partition >= 0 && *start.PartitionIndex != s.t.name.Partition {
+			if start.PartitionIndex != nil && *start.PartitionIndex >= 0 && s.T.Name.Partition >= 0 && *start.PartitionIndex != s.T.Name.Partition {
 				return nil
 			}
-			p := s.t.idPosition(*start)
+			p := s.T.IdPosition(*start)
 			from = &p
 		}
-		s.analyze(&res, from, lim.MaxEntries, func() bool { return !clk.Now().Before(deadline) })
+		s.Analyze(&res, from, lim.MaxEntries, func() bool { return !clk.Now().Before(deadline) })
 		return nil
 	})
 	if err != nil {

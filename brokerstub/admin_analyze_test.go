@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/pulsar"
 )
 
@@ -62,10 +63,10 @@ func analyzeFixture(t *testing.T, o Options) *Broker {
 	return b
 }
 
-func analyze(t *testing.T, b *Broker, sub, body string) (int, analyzeResult) {
+func analyze(t *testing.T, b *Broker, sub, body string) (int, engine.AnalyzeResult) {
 	t.Helper()
 	code, out := adminDo(t, b, http.MethodPost, "/admin/v2/persistent/public/default/ws-analyze/subscription/"+sub+"/analyzeBacklog", body)
-	var r analyzeResult
+	var r engine.AnalyzeResult
 	if code == http.StatusOK {
 		if err := json.Unmarshal([]byte(out), &r); err != nil {
 			t.Fatalf("%s: %v", out, err)

@@ -1,13 +1,15 @@
 package brokerstub
 
-// A namespace's bundles (Pulsar's BundlesData): set at creation, served by
-// GET …/bundles.
-
 import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 )
+
+// A namespace's bundles (Pulsar's BundlesData): set at creation, served by
+// GET …/bundles.
 
 // bundles is Pulsar's BundlesData: the boundaries of a namespace's bundles
 // in the 32-bit hash space.
@@ -38,16 +40,16 @@ func (b *Broker) defaultBundles(pol map[string]json.RawMessage) (map[string]json
 			NumBundles int      `json:"numBundles"`
 		}
 		if err := json.Unmarshal(raw, &bd); err != nil {
-			return nil, restErr(http.StatusBadRequest, "Invalid bundles: %v", err)
+			return nil, engine.RestErr(http.StatusBadRequest, "Invalid bundles: %v", err)
 		}
-		if len(bd.Boundaries) > maxBundles+1 {
-			return nil, restErr(http.StatusPreconditionFailed, "Invalid bundles: at most %d bundles", maxBundles)
+		if len(bd.Boundaries) > engine.MaxBundles+1 {
+			return nil, engine.RestErr(http.StatusPreconditionFailed, "Invalid bundles: at most %d bundles", engine.MaxBundles)
 		}
 		if len(bd.Boundaries) > 0 {
 			return pol, nil // kept as given
 		}
-		if bd.NumBundles > maxBundles {
-			return nil, restErr(http.StatusPreconditionFailed, "Invalid bundles: numBundles must be at most %d", maxBundles)
+		if bd.NumBundles > engine.MaxBundles {
+			return nil, engine.RestErr(http.StatusPreconditionFailed, "Invalid bundles: numBundles must be at most %d", engine.MaxBundles)
 		}
 		if bd.NumBundles > 0 {
 			n = bd.NumBundles

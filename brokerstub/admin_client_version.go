@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 )
 
 // Pulsar's check of the client library on the admin API's partitioned
@@ -28,7 +30,7 @@ func (rq *adminReq) checkClientVersion() error {
 	}
 	ua := rq.r.Header.Get("User-Agent")
 	if strings.TrimSpace(ua) == "" {
-		return restErr(http.StatusMethodNotAllowed, "%s", msgClientLibNoAgent)
+		return engine.RestErr(http.StatusMethodNotAllowed, "%s", engine.MsgClientLibNoAgent)
 	}
 	_, after, ok := strings.Cut(ua, deprecatedCPPPrefix)
 	if !ok {
@@ -46,7 +48,7 @@ func (rq *adminReq) checkClientVersion() error {
 	}
 	// Pulsar's test, as written: either part below the least refuses.
 	if leastCPPMajor > major || leastCPPMinor > minor {
-		return restErr(http.StatusMethodNotAllowed, msgClientLibOldVersion, ua)
+		return engine.RestErr(http.StatusMethodNotAllowed, engine.MsgClientLibOldVersion, ua)
 	}
 	return nil
 }

@@ -1,8 +1,12 @@
 package brokerstub
 
-// The compaction admin API: PUT and GET …/compaction.
+import (
+	"net/http"
 
-import "net/http"
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
+)
+
+// The compaction admin API: PUT and GET …/compaction.
 
 // triggerCompaction is PUT .../compaction: compact the topic, or each
 // partition of a partitioned topic, now. The compaction runs before the
@@ -13,14 +17,14 @@ func triggerCompaction(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if name.Domain == nonPersistentDomain {
-		return nil, restErr(http.StatusMethodNotAllowed, "%v", errCompactNonPersistent)
+	if name.Domain == engine.NonPersistentDomain {
+		return nil, engine.RestErr(http.StatusMethodNotAllowed, "%v", engine.ErrCompactNonPersistent)
 	}
-	names := []topicName{name}
-	if n := rq.b.eng.partitionCountOf(name); n > 0 {
+	names := []engine.TopicName{name}
+	if n := rq.b.eng.PartitionCountOf(name); n > 0 {
 		names = names[:0]
 		for i := range n {
-			p, err := parseTopic(partitionName(name.Full, i))
+			p, err := engine.ParseTopic(engine.PartitionName(name.Full, i))
 			if err != nil {
 				return nil, err
 			}
@@ -28,7 +32,7 @@ func triggerCompaction(rq *adminReq) (any, error) {
 		}
 	}
 	for _, n := range names {
-		if err := rq.onTopic(n, func(t *topic) { _ = t.compactNow() }); err != nil {
+		if err := rq.onTopic(n, func(t *engine.Topic) { _ = t.CompactNow() }); err != nil {
 			return nil, err
 		}
 	}
@@ -42,7 +46,7 @@ func compactionStatusOf(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var st compactionStatus
-	err = rq.onTopic(name, func(t *topic) { st = t.compactionStatusJSON() })
+	var st engine.CompactionStatus
+	err = rq.onTopic(name, func(t *engine.Topic) { st = t.CompactionStatusJSON() })
 	return st, err
 }

@@ -3,6 +3,8 @@ package brokerstub
 import (
 	"net/http"
 	"strings"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 )
 
 // The Pulsar Functions worker's admin API (functions, sources, sinks, the
@@ -55,5 +57,5 @@ func functionsWorkerPatterns(prefix string, depth int) []string {
 }
 
 func functionsWorkerDisabled(*adminReq) (any, error) {
-	return nil, restErr(http.StatusConflict, workerDisabled)
+	return nil, engine.RestErr(http.StatusConflict, workerDisabled)
 }

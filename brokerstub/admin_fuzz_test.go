@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 	"unicode"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 )
 
 var fuzzMethods = []string{http.MethodGet, http.MethodPut, http.MethodPost, http.MethodDelete, http.MethodHead, "PATCH"}
@@ -171,7 +173,7 @@ func checkFuzzAuthz(t *testing.T, az *adminAuthzFixture, router *adminServer, wh
 	// The route that serves it may be an earlier one (a topic named like
 	// a literal segment); the table's row for that one decides.
 	rt := &router.routes[i]
-	segs, _ := splitPath(p)
+	segs, _ := engine.SplitPath(p)
 	caps, _ := rt.match(segs)
 	if caps["tenant"] != "" && caps["tenant"] != "private" || caps["ns"] != "" && caps["ns"] != "auth" {
 		return dirty // names another namespace than the one set up

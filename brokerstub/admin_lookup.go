@@ -2,6 +2,8 @@ package brokerstub
 
 import (
 	"net/http"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 )
 
 // lookupTopic answers GET /lookup/v2/topic/{domain}/{tenant}/{ns}/{topic}
@@ -9,20 +11,20 @@ import (
 // missing namespace is 404 "Namespace not found", as Pulsar's
 // TopicLookupBase answers (namespace_check.go).
 func lookupTopic(rq *adminReq) (any, error) {
-	name, err := parseTopic(rq.p["domain"] + "://" + rq.p["tenant"] + "/" + rq.p["ns"] + "/" + rq.p["topic"])
+	name, err := engine.ParseTopic(rq.p["domain"] + "://" + rq.p["tenant"] + "/" + rq.p["ns"] + "/" + rq.p["topic"])
 	if err != nil {
-		return nil, restErr(http.StatusPreconditionFailed, "Invalid topic name: %v", err)
+		return nil, engine.RestErr(http.StatusPreconditionFailed, "Invalid topic name: %v", err)
 	}
-	if !rq.b.eng.namespaceReady(name) {
-		return nil, restErr(http.StatusNotFound, nsNotFoundReason)
+	if !rq.b.eng.NamespaceReady(name) {
+		return nil, engine.RestErr(http.StatusNotFound, engine.NsNotFoundReason)
 	}
-	if !rq.b.eng.autoTopicAllowed(name) && !rq.b.eng.topicExists(name) && rq.b.eng.partitionCount(name.Full) == 0 {
-		return nil, restErr(http.StatusNotFound, "Topic %s does not exist", name.Full)
+	if !rq.b.eng.AutoTopicAllowed(name) && !rq.b.eng.TopicExists(name) && rq.b.eng.PartitionCount(name.Full) == 0 {
+		return nil, engine.RestErr(http.StatusNotFound, "Topic %s does not exist", name.Full)
 	}
 	name2 := httpLookupListener(rq.r) // listeners.go
 	plain, secure, err := rq.b.lookupURLs(name2)
 	if err != nil {
-		return nil, restErr(http.StatusServiceUnavailable, "%s", err.Error())
+		return nil, engine.RestErr(http.StatusServiceUnavailable, "%s", err.Error())
 	}
 	d := lookupData{BrokerURL: plain, BrokerURLTLS: secure, HTTPURL: rq.b.WebServiceURL(), NativeURL: plain,
 		HTTPURLTLS: rq.b.WebServiceTLSURL()}

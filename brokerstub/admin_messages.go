@@ -6,9 +6,10 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
+	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 	pb "github.com/pulsargo/sdk/internal/proto"
 )
 
@@ -22,7 +23,7 @@ func pulsarTime(ms uint64) string {
 // travels in X-Pulsar-* headers.
 func entryReply(e ledger.Entry) rawReply {
 	h := http.Header{}
-	h.Set("X-Pulsar-Message-ID", posString(e.Pos))
+	h.Set("X-Pulsar-Message-ID", engine.PosString(e.Pos))
 	var md pb.MessageMetadata
 	if err := (proto.UnmarshalOptions{AllowPartial: true}).Unmarshal(e.Meta, &md); err == nil {
 		h.Set("X-Pulsar-publish-time", pulsarTime(md.GetPublishTime()))
@@ -34,7 +35,7 @@ func entryReply(e ledger.Entry) rawReply {
 			h.Set("X-Pulsar-batch-size", strconv.Itoa(len(e.Payload)))
 		}
 		if len(md.GetProperties()) > 0 {
-			if b, err := json.Marshal(kvMap(md.GetProperties())); err == nil {
+			if b, err := json.Marshal(engine.KvMap(md.GetProperties())); err == nil {
 				h.Set("X-Pulsar-Property", string(b))
 			}
 		}
@@ -79,7 +80,7 @@ func beUint(b []byte) uint64 {
 	return v
 }
 
-func msgNotFound() error { return restErr(http.StatusNotFound, "Message not found") }
+func msgNotFound() error { return engine.RestErr(http.StatusNotFound, "Message not found") }
 
 // getEntry serves GET …/ledger/{l}/entry/{e}.
 func getEntry(rq *adminReq) (any, error) {
@@ -97,7 +98,7 @@ func getEntry(rq *adminReq) (any, error) {
 	}
 	var e ledger.Entry
 	var ok bool
-	if err := rq.onTopic(name, func(t *topic) { e, ok = t.led.Get(ledger.Position{Ledger: l, Entry: en}) }); err != nil {
+	if err := rq.onTopic(name, func(t *engine.Topic) { e, ok = t.Led.Get(ledger.Position{Ledger: l, Entry: en}) }); err != nil {
 		return nil, err
 	}
 	if !ok {
@@ -122,22 +123,22 @@ func peekMessage(rq *adminReq) (any, error) {
 		return nil, err
 	}
 	if n < 1 {
-		return nil, restErr(http.StatusPreconditionFailed, "Invalid message position %d", n)
+		return nil, engine.RestErr(http.StatusPreconditionFailed, "Invalid message position %d", n)
 	}
 	var e ledger.Entry
 	var ok bool
-	err = rq.onTopic(name, func(t *topic) {
-		s := t.subs[rq.p["sub"]]
+	err = rq.onTopic(name, func(t *engine.Topic) {
+		s := t.Subs[rq.p["sub"]]
 		if s == nil {
-			s = t.addDurableSubscription(rq.p["sub"], beforeFirst)
+			s = t.AddDurableSubscription(rq.p["sub"], engine.BeforeFirst)
 		}
-		p := s.cur.MarkDelete()
+		p := s.Cur.MarkDelete()
 		for i := int64(0); i < n; i++ {
-			if p, ok = s.cur.NextUnacked(p); !ok {
+			if p, ok = s.Cur.NextUnacked(p); !ok {
 				return
 			}
 		}
-		e, ok = t.led.Get(p)
+		e, ok = t.Led.Get(p)
 	})
 	switch {
 	case err != nil:
@@ -162,34 +163,34 @@ func examineMessage(rq *adminReq) (any, error) {
 		}
 	}
 	if n < 1 {
-		return nil, restErr(http.StatusPreconditionFailed, "Invalid message position %d", n)
+		return nil, engine.RestErr(http.StatusPreconditionFailed, "Invalid message position %d", n)
 	}
 	latest := rq.q.Get("initialPosition") == "latest"
 	var e ledger.Entry
 	var ok bool
-	err = rq.onTopic(name, func(t *topic) {
+	err = rq.onTopic(name, func(t *engine.Topic) {
 		var p ledger.Position
 		if latest {
-			p, ok = t.led.Last()
+			p, ok = t.Led.Last()
 		} else {
-			p, ok = t.led.First()
+			p, ok = t.Led.First()
 		}
 		for i := int64(1); ok && i < n; i++ {
 			if latest {
-				p, ok = t.led.Prev(p)
+				p, ok = t.Led.Prev(p)
 			} else {
-				p, ok = t.led.Next(p)
+				p, ok = t.Led.Next(p)
 			}
 		}
 		if ok {
-			e, ok = t.led.Get(p)
+			e, ok = t.Led.Get(p)
 		}
 	})
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return nil, restErr(http.StatusPreconditionFailed, "Could not examine messages due to the total message count is zero or less than the position")
+		return nil, engine.RestErr(http.StatusPreconditionFailed, "Could not examine messages due to the total message count is zero or less than the position")
 	}
 	return entryReply(e), nil
 }

@@ -20,18 +20,18 @@ type topicMetrics struct {
 // topic-level series for every loaded topic, then the Go runtime's and the
 // process's figures under the standard collectors' names (procmetrics).
 func (b *Broker) metricsText() string {
-	ts := b.eng.loadedTopics()
+	ts := b.eng.LoadedTopics()
 	var ms []topicMetrics
 	for _, t := range ts {
 		var m topicMetrics
-		err := t.call(func() {
-			m = topicMetrics{name: t.name.Full, namespace: t.name.Namespace,
-				producers: len(t.producers), subscriptions: len(t.subs),
-				msgIn: t.adm.in.msgs, bytesIn: t.adm.in.bytes, msgOut: t.adm.out.msgs, bytesOut: t.adm.out.bytes,
-				stored: t.storageSize()}
-			for _, s := range t.subs {
-				m.consumers += len(s.consumers)
-				n, _ := s.backlogOf()
+		err := t.Call(func() {
+			m = topicMetrics{name: t.Name.Full, namespace: t.Name.Namespace,
+				producers: len(t.Producers), subscriptions: len(t.Subs),
+				msgIn: t.Adm.In.Msgs, bytesIn: t.Adm.In.Bytes, msgOut: t.Adm.Out.Msgs, bytesOut: t.Adm.Out.Bytes,
+				stored: t.StorageSize()}
+			for _, s := range t.Subs {
+				m.consumers += len(s.Consumers)
+				n, _ := s.BacklogOf()
 				m.backlog += n
 			}
 		})

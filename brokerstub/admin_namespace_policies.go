@@ -1,6 +1,10 @@
 package brokerstub
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
+)
 
 // namespacePolicies is Pulsar's Policies as GET …/namespaces/{tenant}/{ns}
 // answers it: Pulsar's defaults for what is unset, and what was set
@@ -69,7 +73,7 @@ type namespacePolicies struct {
 // its topics' grants, and who may use each subscription.
 type authPolicies struct {
 	NamespaceAuth         map[string][]string `json:"namespace_auth"`
-	DestinationAuth       topicGrants         `json:"destination_auth"`
+	DestinationAuth       engine.TopicGrants  `json:"destination_auth"`
 	SubscriptionAuthRoles map[string][]string `json:"subscription_auth_roles"`
 }
 
@@ -96,7 +100,7 @@ func rawJSON(v any) json.RawMessage {
 func (b *Broker) namespacePoliciesOf(ns string, pol map[string]json.RawMessage, perms map[string][]string) (*namespacePolicies, error) {
 	empty := json.RawMessage("{}")
 	out := &namespacePolicies{
-		AuthPolicies:                          authPolicies{NamespaceAuth: perms, DestinationAuth: b.eng.topicGrantsOf(ns), SubscriptionAuthRoles: subRoles(pol)},
+		AuthPolicies:                          authPolicies{NamespaceAuth: perms, DestinationAuth: b.eng.TopicGrantsOf(ns), SubscriptionAuthRoles: subRoles(pol)},
 		BacklogQuotaMap:                       b.backlogQuotaMap(pol),
 		Bundles:                               rawJSON(bundlesData(b.opts.Tenancy.DefaultNumberOfNamespaceBundles)),
 		ClusterDispatchRate:                   empty,
@@ -117,7 +121,7 @@ func (b *Broker) namespacePoliciesOf(ns string, pol map[string]json.RawMessage, 
 	}
 	set := make(map[string]json.RawMessage, len(pol))
 	for k, v := range pol {
-		if k != "backlog_quota_map" && k != subscriptionRolesField && k != destinationAuthField {
+		if k != "backlog_quota_map" && k != engine.SubscriptionRolesField && k != engine.DestinationAuthField {
 			set[k] = v
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 )
 
 // TestNamespacePoliciesNameEveryStoredPolicy: GET …/namespaces/{t}/{ns}
@@ -18,7 +20,7 @@ func TestNamespacePoliciesNameEveryStoredPolicy(t *testing.T) {
 		names[tag] = true
 	}
 	stored := []string{"bookie_affinity_group", "bundles", "backlog_quota_map", "auth_policies"}
-	for _, field := range namespacePolicyFields {
+	for _, field := range engine.NamespacePolicyFields {
 		stored = append(stored, field)
 	}
 	for _, f := range stored {

@@ -6,16 +6,18 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 )
 
 // nsName is "tenant/ns" from the path, checked to exist.
 func (rq *adminReq) namespace() (string, error) {
 	ns := rq.p["tenant"] + "/" + rq.p["ns"]
-	if _, err := rq.b.eng.pol().Tenant(rq.p["tenant"]); err != nil {
+	if _, err := rq.b.eng.Pol().Tenant(rq.p["tenant"]); err != nil {
 		return "", err
 	}
-	if !rq.b.eng.pol().HasNamespace(ns) {
-		return "", restErr(http.StatusNotFound, "Namespace does not exist")
+	if !rq.b.eng.Pol().HasNamespace(ns) {
+		return "", engine.RestErr(http.StatusNotFound, "Namespace does not exist")
 	}
 	return ns, nil
 }
@@ -27,28 +29,28 @@ func (rq *adminReq) namespacePolicies() (string, map[string]json.RawMessage, map
 	if err != nil {
 		return "", nil, nil, err
 	}
-	pol, perms, err := rq.b.eng.pol().Policies(ns)
+	pol, perms, err := rq.b.eng.Pol().Policies(ns)
 	return ns, pol, perms, err
 }
 
-func getNamespaces(rq *adminReq) (any, error) { return rq.b.eng.pol().Namespaces(rq.p["tenant"]) }
+func getNamespaces(rq *adminReq) (any, error) { return rq.b.eng.Pol().Namespaces(rq.p["tenant"]) }
 
 func putNamespace(rq *adminReq) (any, error) {
-	if !validName(rq.p["ns"]) {
-		return nil, restErr(http.StatusPreconditionFailed, "Namespace name is not valid")
+	if !engine.ValidName(rq.p["ns"]) {
+		return nil, engine.RestErr(http.StatusPreconditionFailed, "Namespace name is not valid")
 	}
 	var pol map[string]json.RawMessage
 	if err := rq.decode(&pol); err != nil {
 		return nil, err
 	}
-	if err := rq.b.eng.refuseNewNamespace(rq.p["tenant"]); err != nil { // tenant_limits.go
+	if err := rq.b.eng.RefuseNewNamespace(rq.p["tenant"]); err != nil { // tenant_limits.go
 		return nil, err
 	}
 	pol, err := rq.b.defaultBundles(pol)
 	if err != nil {
 		return nil, err
 	}
-	return nil, rq.b.eng.pol().CreateNamespace(rq.p["tenant"]+"/"+rq.p["ns"], pol)
+	return nil, rq.b.eng.Pol().CreateNamespace(rq.p["tenant"]+"/"+rq.p["ns"], pol)
 }
 
 // getNamespace returns the namespace's Policies document: what was set,
@@ -66,32 +68,32 @@ func deleteNamespace(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := rq.b.eng.refuseForceDeleteNamespace(rq.flag("force")); err != nil { // tenant_limits.go
+	if err := rq.b.eng.RefuseForceDeleteNamespace(rq.flag("force")); err != nil { // tenant_limits.go
 		return nil, err
 	}
-	if topics := rq.b.eng.namespaceTopics(ns, "ALL"); len(topics) > 0 {
+	if topics := rq.b.eng.NamespaceTopics(ns, "ALL"); len(topics) > 0 {
 		if !rq.flag("force") {
-			return nil, restErr(http.StatusConflict, "Cannot delete non empty namespace")
+			return nil, engine.RestErr(http.StatusConflict, "Cannot delete non empty namespace")
 		}
 		if err := rq.b.deleteNamespaceTopics(ns); err != nil {
 			return nil, err
 		}
 	}
-	return nil, rq.b.eng.pol().DeleteNamespace(ns)
+	return nil, rq.b.eng.Pol().DeleteNamespace(ns)
 }
 
 // deleteNamespaceTopics force-deletes every topic of ns.
 func (b *Broker) deleteNamespaceTopics(ns string) error {
-	for base, n := range b.eng.partitionedTopics() {
-		if tn, err := parseTopic(base); err == nil && tn.Namespace == ns && n > 0 {
+	for base, n := range b.eng.PartitionedTopics() {
+		if tn, err := engine.ParseTopic(base); err == nil && tn.Namespace == ns && n > 0 {
 			if err := b.deletePartitioned(tn, true); err != nil {
 				return err
 			}
 		}
 	}
-	for _, full := range b.eng.namespaceTopics(ns, "ALL") {
-		if tn, err := parseTopic(full); err == nil {
-			if err := b.eng.deleteTopic(tn, true); err != nil && !isNotFound(err) {
+	for _, full := range b.eng.NamespaceTopics(ns, "ALL") {
+		if tn, err := engine.ParseTopic(full); err == nil {
+			if err := b.eng.DeleteTopic(tn, true); err != nil && !isNotFound(err) {
 				return err
 			}
 		}
@@ -108,7 +110,7 @@ func getNamespaceTopics(rq *adminReq) (any, error) {
 	if mode == "" {
 		mode = "PERSISTENT"
 	}
-	return rq.b.eng.namespaceTopics(ns, mode), nil
+	return rq.b.eng.NamespaceTopics(ns, mode), nil
 }
 
 func getPermissions(rq *adminReq) (any, error) {
@@ -132,10 +134,10 @@ func grantPermission(rq *adminReq) (any, error) {
 	}
 	for _, a := range actions {
 		if !validActions[a] {
-			return nil, restErr(http.StatusBadRequest, "Unknown auth action %q", a)
+			return nil, engine.RestErr(http.StatusBadRequest, "Unknown auth action %q", a)
 		}
 	}
-	return nil, rq.b.eng.pol().Grant(ns, rq.p["role"], actions)
+	return nil, rq.b.eng.Pol().Grant(ns, rq.p["role"], actions)
 }
 
 func revokePermission(rq *adminReq) (any, error) {
@@ -143,15 +145,15 @@ func revokePermission(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return nil, rq.b.eng.pol().Grant(ns, rq.p["role"], nil)
+	return nil, rq.b.eng.Pol().Grant(ns, rq.p["role"], nil)
 }
 
 // namespacePolicy serves GET/POST/DELETE of one stored namespace policy.
 func namespacePolicy(method string) adminHandler {
 	return func(rq *adminReq) (any, error) {
-		field, ok := namespacePolicyField(rq.p["policy"]) // schema_policies.go
+		field, ok := engine.NamespacePolicyField(rq.p["policy"]) // schema_policies.go
 		if !ok {
-			return nil, restErr(http.StatusNotFound, "Unknown namespace policy %q", rq.p["policy"])
+			return nil, engine.RestErr(http.StatusNotFound, "Unknown namespace policy %q", rq.p["policy"])
 		}
 		ns, err := rq.namespace()
 		if err != nil {
@@ -159,20 +161,20 @@ func namespacePolicy(method string) adminHandler {
 		}
 		switch method {
 		case http.MethodGet:
-			v, ok, err := rq.b.eng.pol().NamespacePolicy(ns, field)
+			v, ok, err := rq.b.eng.Pol().NamespacePolicy(ns, field)
 			if err != nil || !ok {
 				return nil, err
 			}
 			return v, nil
 		case http.MethodDelete:
-			if err := rq.b.eng.pol().SetNamespacePolicy(ns, field, nil); err != nil {
+			if err := rq.b.eng.Pol().SetNamespacePolicy(ns, field, nil); err != nil {
 				return nil, err
 			}
-			rq.b.eng.policiesChanged(ns, nil)
+			rq.b.eng.PoliciesChanged(ns, nil)
 			return nil, nil
 		}
 		if !rq.hasBody() {
-			return nil, restErr(http.StatusBadRequest, "Missing request body")
+			return nil, engine.RestErr(http.StatusBadRequest, "Missing request body")
 		}
 		var v json.RawMessage
 		if err := rq.decode(&v); err != nil {
@@ -183,15 +185,15 @@ func namespacePolicy(method string) adminHandler {
 		}
 		if check := namespacePolicyChecks[rq.p["policy"]]; check != nil {
 			if reason := check(v); reason != "" {
-				return nil, restErr(http.StatusBadRequest, "%s", reason)
+				return nil, engine.RestErr(http.StatusBadRequest, "%s", reason)
 			}
 		}
-		if err := rq.b.eng.pol().SetNamespacePolicy(ns, field, v); err != nil {
+		if err := rq.b.eng.Pol().SetNamespacePolicy(ns, field, v); err != nil {
 			return nil, err
 		}
 		// Deduplication and delayed delivery act on the loaded topics at
 		// once; TTL and retention at their next check (dedup.go).
-		rq.b.eng.policiesChanged(ns, nil)
+		rq.b.eng.PoliciesChanged(ns, nil)
 		return nil, nil
 	}
 }
@@ -224,7 +226,7 @@ func backlogType(rq *adminReq) (string, error) {
 		t = "destination_storage"
 	}
 	if t != "destination_storage" && t != "message_age" {
-		return "", restErr(http.StatusBadRequest, "Invalid backlogQuotaType %q", t)
+		return "", engine.RestErr(http.StatusBadRequest, "Invalid backlogQuotaType %q", t)
 	}
 	return t, nil
 }
@@ -248,7 +250,7 @@ func setBacklogQuota(del bool) adminHandler {
 		if err != nil {
 			return nil, err
 		}
-		raw, _, err := rq.b.eng.pol().NamespacePolicy(ns, "backlog_quota_map")
+		raw, _, err := rq.b.eng.Pol().NamespacePolicy(ns, "backlog_quota_map")
 		if err != nil {
 			return nil, err
 		}
@@ -260,10 +262,10 @@ func setBacklogQuota(del bool) adminHandler {
 			delete(m, typ)
 		} else {
 			var q struct {
-				Limit     *flexInt `json:"limit,omitempty"`
-				LimitSize *flexInt `json:"limitSize,omitempty"`
-				LimitTime *flexInt `json:"limitTime,omitempty"`
-				Policy    *string  `json:"policy,omitempty"`
+				Limit     *engine.FlexInt `json:"limit,omitempty"`
+				LimitSize *engine.FlexInt `json:"limitSize,omitempty"`
+				LimitTime *engine.FlexInt `json:"limitTime,omitempty"`
+				Policy    *string         `json:"policy,omitempty"`
 			}
 			if err := rq.decode(&q); err != nil {
 				return nil, err
@@ -272,7 +274,7 @@ func setBacklogQuota(del bool) adminHandler {
 				switch *q.Policy {
 				case "producer_request_hold", "producer_exception", "consumer_backlog_eviction":
 				default:
-					return nil, restErr(http.StatusBadRequest, "Invalid backlog quota policy %q", *q.Policy)
+					return nil, engine.RestErr(http.StatusBadRequest, "Invalid backlog quota policy %q", *q.Policy)
 				}
 			}
 			if q.LimitSize == nil {
@@ -283,7 +285,7 @@ func setBacklogQuota(del bool) adminHandler {
 			m[typ] = b
 		}
 		b, _ := json.Marshal(m)
-		return nil, rq.b.eng.pol().SetNamespacePolicy(ns, "backlog_quota_map", b)
+		return nil, rq.b.eng.Pol().SetNamespacePolicy(ns, "backlog_quota_map", b)
 	}
 }
 
@@ -326,14 +328,14 @@ var namespacePolicyChecks = map[string]func(json.RawMessage) string{
 		}
 		return ""
 	},
-	"messageTTL":      checkMessageTTL,      // ttl.go
-	"retention":       checkRetention,       // retention.go
-	"delayedDelivery": checkDelayedDelivery, // delayed.go
+	"messageTTL":      engine.CheckMessageTTL,      // ttl.go
+	"retention":       engine.CheckRetention,       // retention.go
+	"delayedDelivery": engine.CheckDelayedDelivery, // delayed.go
 	// The rate policies (ratelimit.go).
-	"dispatchRate":             checkRatePolicy(func() any { return new(dispatchRateJSON) }),
-	"subscriptionDispatchRate": checkRatePolicy(func() any { return new(dispatchRateJSON) }),
-	"publishRate":              checkRatePolicy(func() any { return new(publishRateJSON) }),
-	"subscribeRate":            checkRatePolicy(func() any { return new(subscribeRateJSON) }),
+	"dispatchRate":             engine.CheckRatePolicy(func() any { return new(engine.DispatchRateJSON) }),
+	"subscriptionDispatchRate": engine.CheckRatePolicy(func() any { return new(engine.DispatchRateJSON) }),
+	"publishRate":              engine.CheckRatePolicy(func() any { return new(engine.PublishRateJSON) }),
+	"subscribeRate":            engine.CheckRatePolicy(func() any { return new(engine.SubscribeRateJSON) }),
 	"deduplication": func(v json.RawMessage) string {
 		var on bool
 		if json.Unmarshal(v, &on) != nil {
@@ -346,7 +348,7 @@ var namespacePolicyChecks = map[string]func(json.RawMessage) string{
 // subRoles is the subscription permissions kept in a namespace's policies.
 func subRoles(pol map[string]json.RawMessage) map[string][]string {
 	m := map[string][]string{}
-	if raw, ok := pol[subscriptionRolesField]; ok {
+	if raw, ok := pol[engine.SubscriptionRolesField]; ok {
 		_ = json.Unmarshal(raw, &m)
 	}
 	return m

@@ -3,6 +3,8 @@ package brokerstub
 import (
 	"net/http"
 	"strings"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 )
 
 // The admin API's answers that differ for non-persistent topics
@@ -33,13 +35,13 @@ func npCreateSubscription(rq *adminReq) (any, error) {
 	if _, err := rq.topic(); err != nil {
 		return nil, err
 	}
-	return nil, restErr(http.StatusBadRequest, "Create subscription on non-persistent topiccan only be done through client")
+	return nil, engine.RestErr(http.StatusBadRequest, "Create subscription on non-persistent topiccan only be done through client")
 }
 
 // inNonPersistent serves a path whose domain segment is literal.
 func inNonPersistent(h adminHandler) adminHandler {
 	return func(rq *adminReq) (any, error) {
-		rq.p["domain"] = nonPersistentDomain
+		rq.p["domain"] = engine.NonPersistentDomain
 		return h(rq)
 	}
 }
@@ -49,14 +51,14 @@ func inNonPersistent(h adminHandler) adminHandler {
 // is), partitions by their names; a partitioned topic's partitions that
 // nobody used are not listed.
 func npListTopics(rq *adminReq) (any, error) {
-	rq.p["domain"] = nonPersistentDomain
+	rq.p["domain"] = engine.NonPersistentDomain
 	ns, err := rq.namespace()
 	if err != nil {
 		return nil, err
 	}
 	out := []string{}
-	for _, t := range rq.b.eng.loadedTopics() {
-		if full := t.name.Full; t.np != nil && t.name.Namespace == ns && !strings.Contains(full, "/__change_events") {
+	for _, t := range rq.b.eng.LoadedTopics() {
+		if full := t.Name.Full; t.Np != nil && t.Name.Namespace == ns && !strings.Contains(full, "/__change_events") {
 			out = append(out, full)
 		}
 	}
@@ -70,7 +72,7 @@ func npTopicStats(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rq.b.eng.loadedTopic(name.Full) == nil && rq.b.eng.partitionCountOf(name) == 0 {
+	if rq.b.eng.LoadedTopic(name.Full) == nil && rq.b.eng.PartitionCountOf(name) == 0 {
 		return nil, topicNotFound(name)
 	}
 	return getTopicStats(rq)
@@ -85,34 +87,34 @@ func npPartitionedStats(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := rq.b.eng.partitionCountOf(name)
+	n := rq.b.eng.PartitionCountOf(name)
 	if n == 0 {
-		return nil, restErr(http.StatusNotFound, "Partitioned Topic not found: %s", name.Full)
+		return nil, engine.RestErr(http.StatusNotFound, "Partitioned Topic not found: %s", name.Full)
 	}
-	total := &partitionedTopicStats{Metadata: partitionedMetadata{Partitions: n}, Partitions: map[string]*topicStats{}}
-	parts := map[string]*topicStats{}
-	var pubs [][]*publisherStats
+	total := &engine.PartitionedTopicStats{Metadata: engine.PartitionedMetadata{Partitions: n}, Partitions: map[string]*engine.TopicStats{}}
+	parts := map[string]*engine.TopicStats{}
+	var pubs [][]*engine.PublisherStats
 	loaded := false
 	for _, p := range rq.b.partitionsOf(name) {
-		t := rq.b.eng.loadedTopic(p.Full)
+		t := rq.b.eng.LoadedTopic(p.Full)
 		if t == nil {
 			continue
 		}
-		var st *topicStats
-		if err := t.call(func() { st = t.stats(rq.statsOptions()) }); err != nil {
+		var st *engine.TopicStats
+		if err := t.Call(func() { st = t.Stats(rq.statsOptions()) }); err != nil {
 			continue // unloaded meanwhile: no stats, as a partition never loaded
 		}
 		parts[p.Full] = st
 		if loaded {
-			total.topicStats.add(st)
+			total.TopicStats.Add(st)
 		} else {
-			total.topicStats = st.clone()
+			total.TopicStats = st.Clone()
 			loaded = true
 		}
 		pubs = append(pubs, st.Publishers)
 	}
 	if !loaded {
-		total.topicStats = topicStats{Publishers: []*publisherStats{}, Subscriptions: map[string]*subscriptionStats{},
+		total.TopicStats = engine.TopicStats{Publishers: []*engine.PublisherStats{}, Subscriptions: map[string]*engine.SubscriptionStats{},
 			Replication: map[string]struct{}{}, MsgDropRate: new(0.0)}
 	}
 	total.Publishers = mergePublishers(pubs) // admin_stats_publishers.go
@@ -134,6 +136,6 @@ func npRefuse(reason string) adminHandler {
 		if _, err := rq.loaded(name); err != nil {
 			return nil, err
 		}
-		return nil, restErr(http.StatusMethodNotAllowed, "%s", reason)
+		return nil, engine.RestErr(http.StatusMethodNotAllowed, "%s", reason)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/brokerstub/internal/policy"
 )
 
@@ -62,10 +63,10 @@ func (rq *adminReq) packageName(withVersion bool) (string, string, error) {
 	switch typ {
 	case "function", "sink", "source":
 	default:
-		return "", "", restErr(http.StatusPreconditionFailed, "Invalid package type '%s', it should be function, sink, or source", typ)
+		return "", "", engine.RestErr(http.StatusPreconditionFailed, "Invalid package type '%s', it should be function, sink, or source", typ)
 	}
 	if !rq.b.opts.Packages.Enabled {
-		return "", "", restErr(http.StatusServiceUnavailable, "Package Management Service is not enabled in the broker.")
+		return "", "", engine.RestErr(http.StatusServiceUnavailable, "Package Management Service is not enabled in the broker.")
 	}
 	name := typ + "://" + rq.p["tenant"] + "/" + rq.p["ns"]
 	if pkg, ok := rq.p["pkg"]; ok {
@@ -73,14 +74,14 @@ func (rq *adminReq) packageName(withVersion bool) (string, string, error) {
 	}
 	v := rq.p["version"]
 	if withVersion && (v == "" || strings.ContainsAny(v, "@/")) {
-		return "", "", restErr(http.StatusPreconditionFailed, "Invalid package version '%s'", v)
+		return "", "", engine.RestErr(http.StatusPreconditionFailed, "Invalid package version '%s'", v)
 	}
 	return name, v, nil
 }
 
 // packageIndex reads the index of stored packages.
 func (b *Broker) packageIndex() (map[string]packageEntry, policy.KV, error) {
-	kv, ok := b.eng.st.(policy.KV)
+	kv, ok := b.eng.St.(policy.KV)
 	if !ok {
 		return nil, nil, errors.New("brokerstub: store cannot keep packages")
 	}
@@ -114,7 +115,7 @@ func putPackageIndex(kv policy.KV, idx map[string]packageEntry) error {
 }
 
 func packageNotFound(full string) error {
-	return restErr(http.StatusNotFound, "Package '%s' metadata does not exist", full)
+	return engine.RestErr(http.StatusNotFound, "Package '%s' metadata does not exist", full)
 }
 
 func listPackages(rq *adminReq) (any, error) {
@@ -224,14 +225,14 @@ func uploadPackage(rq *adminReq) (any, error) {
 	}
 	key := name + "@" + v
 	if _, ok := idx[key]; ok {
-		return nil, restErr(http.StatusInternalServerError, "Package '%s' metadata already exists", key)
+		return nil, engine.RestErr(http.StatusInternalServerError, "Package '%s' metadata already exists", key)
 	}
 	var total int64
 	for _, e := range idx {
 		total += e.Size
 	}
 	if lim := rq.b.opts.Packages.MaxTotalSize; total+int64(len(file)) > lim {
-		return nil, restErr(http.StatusRequestEntityTooLarge, "packages would take %d bytes, more than Options.Packages.MaxTotalSize (%d); delete some first",
+		return nil, engine.RestErr(http.StatusRequestEntityTooLarge, "packages would take %d bytes, more than Options.Packages.MaxTotalSize (%d); delete some first",
 			total+int64(len(file)), lim)
 	}
 	now := rq.b.opts.Clock.Now().UnixMilli()
@@ -250,7 +251,7 @@ func readPackageUpload(rq *adminReq, maxSize int64) ([]byte, packageMetadata, er
 	var meta packageMetadata
 	mt, params, err := mime.ParseMediaType(rq.r.Header.Get("Content-Type"))
 	if err != nil || !strings.HasPrefix(mt, "multipart/") || params["boundary"] == "" {
-		return nil, meta, restErr(http.StatusUnsupportedMediaType, "an upload is multipart/form-data with the parts \"file\" and \"metadata\"")
+		return nil, meta, engine.RestErr(http.StatusUnsupportedMediaType, "an upload is multipart/form-data with the parts \"file\" and \"metadata\"")
 	}
 	mr := multipart.NewReader(bytes.NewReader(rq.body), params["boundary"])
 	var file []byte
@@ -261,30 +262,30 @@ func readPackageUpload(rq *adminReq, maxSize int64) ([]byte, packageMetadata, er
 			break
 		}
 		if err != nil {
-			return nil, meta, restErr(http.StatusBadRequest, "bad multipart body: %v", err)
+			return nil, meta, engine.RestErr(http.StatusBadRequest, "bad multipart body: %v", err)
 		}
 		switch part.FormName() {
 		case "file":
 			file, err = io.ReadAll(io.LimitReader(part, maxSize+1))
 			if err != nil {
-				return nil, meta, restErr(http.StatusBadRequest, "bad multipart body: %v", err)
+				return nil, meta, engine.RestErr(http.StatusBadRequest, "bad multipart body: %v", err)
 			}
 			if int64(len(file)) > maxSize {
-				return nil, meta, restErr(http.StatusRequestEntityTooLarge, "package larger than Options.Packages.MaxSize (%d bytes)", maxSize)
+				return nil, meta, engine.RestErr(http.StatusRequestEntityTooLarge, "package larger than Options.Packages.MaxSize (%d bytes)", maxSize)
 			}
 			gotFile = true
 		case "metadata":
 			raw, err := io.ReadAll(io.LimitReader(part, maxAdminBody))
 			if err != nil {
-				return nil, meta, restErr(http.StatusBadRequest, "bad multipart body: %v", err)
+				return nil, meta, engine.RestErr(http.StatusBadRequest, "bad multipart body: %v", err)
 			}
 			if err := json.Unmarshal(raw, &meta); err != nil {
-				return nil, meta, restErr(http.StatusBadRequest, "Cannot parse the package metadata: %v", err)
+				return nil, meta, engine.RestErr(http.StatusBadRequest, "Cannot parse the package metadata: %v", err)
 			}
 		}
 	}
 	if !gotFile {
-		return nil, meta, restErr(http.StatusBadRequest, "the upload has no \"file\" part")
+		return nil, meta, engine.RestErr(http.StatusBadRequest, "the upload has no \"file\" part")
 	}
 	return file, meta, nil
 }
@@ -301,7 +302,7 @@ func downloadPackage(rq *adminReq) (any, error) {
 	}
 	key := name + "@" + v
 	if _, ok := idx[key]; !ok {
-		return nil, restErr(http.StatusNotFound, "Package '%s' does not exist", key)
+		return nil, engine.RestErr(http.StatusNotFound, "Package '%s' does not exist", key)
 	}
 	data, _, err := kv.GetMeta(packageDataPrefix + key)
 	if err != nil {

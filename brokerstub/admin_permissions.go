@@ -5,10 +5,12 @@ import (
 	"net/http"
 	"slices"
 	"sort"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 )
 
 func (rq *adminReq) subscriptionRoles(ns string) (map[string][]string, error) {
-	raw, ok, err := rq.b.eng.pol().NamespacePolicy(ns, subscriptionRolesField)
+	raw, ok, err := rq.b.eng.Pol().NamespacePolicy(ns, engine.SubscriptionRolesField)
 	m := map[string][]string{}
 	if err != nil || !ok {
 		return m, err
@@ -20,7 +22,7 @@ func (rq *adminReq) subscriptionRoles(ns string) (map[string][]string, error) {
 // updateSubscriptionRoles applies f to the namespace's subscription
 // permissions atomically; an error of f changes nothing.
 func (rq *adminReq) updateSubscriptionRoles(ns string, f func(map[string][]string) error) error {
-	return rq.b.eng.pol().UpdateNamespacePolicy(ns, subscriptionRolesField, func(raw json.RawMessage) (json.RawMessage, error) {
+	return rq.b.eng.Pol().UpdateNamespacePolicy(ns, engine.SubscriptionRolesField, func(raw json.RawMessage) (json.RawMessage, error) {
 		m := map[string][]string{}
 		if raw != nil {
 			_ = json.Unmarshal(raw, &m)
@@ -67,7 +69,7 @@ func revokeSubPermission(rq *adminReq) (any, error) {
 	return nil, rq.updateSubscriptionRoles(ns, func(m map[string][]string) error {
 		roles, ok := m[rq.p["sub"]]
 		if !ok || !slices.Contains(roles, rq.p["role"]) {
-			return restErr(http.StatusPreconditionFailed, "Role %s is not granted the subscription %s", rq.p["role"], rq.p["sub"])
+			return engine.RestErr(http.StatusPreconditionFailed, "Role %s is not granted the subscription %s", rq.p["role"], rq.p["sub"])
 		}
 		m[rq.p["sub"]] = slices.DeleteFunc(roles, func(r string) bool { return r == rq.p["role"] })
 		if len(m[rq.p["sub"]]) == 0 {
@@ -88,21 +90,21 @@ func bookieAffinity(method string) adminHandler {
 		const field = "bookie_affinity_group"
 		switch method {
 		case get:
-			v, ok, err := rq.b.eng.pol().NamespacePolicy(ns, field)
+			v, ok, err := rq.b.eng.Pol().NamespacePolicy(ns, field)
 			if err != nil || !ok {
 				return nil, err
 			}
 			return v, nil
 		case del:
-			return nil, rq.b.eng.pol().SetNamespacePolicy(ns, field, nil)
+			return nil, rq.b.eng.Pol().SetNamespacePolicy(ns, field, nil)
 		}
 		var v json.RawMessage
 		if err := rq.decode(&v); err != nil {
 			return nil, err
 		}
 		if v == nil {
-			return nil, restErr(http.StatusBadRequest, "Missing request body")
+			return nil, engine.RestErr(http.StatusBadRequest, "Missing request body")
 		}
-		return nil, rq.b.eng.pol().SetNamespacePolicy(ns, field, v)
+		return nil, rq.b.eng.Pol().SetNamespacePolicy(ns, field, v)
 	}
 }

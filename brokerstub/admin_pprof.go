@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"strings"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 )
 
 // registerPprof adds Go's profiles under /debug/pprof/, answered only
@@ -19,7 +21,7 @@ func (a *adminServer) registerPprof() {
 // profilingOff answers /debug/pprof/ on a broker without
 // Options.Profiling.
 func profilingOff() error {
-	return restErr(http.StatusNotFound, "profiling is off: start brokerstub with -pprof (Options.Profiling)")
+	return engine.RestErr(http.StatusNotFound, "profiling is off: start brokerstub with -pprof (Options.Profiling)")
 }
 
 // handlerReply is an answer that an http.Handler writes itself.

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 )
 
 const (
@@ -134,19 +136,19 @@ func getTopicStats(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rq.b.eng.partitionCountOf(name) > 0 {
+	if rq.b.eng.PartitionCountOf(name) > 0 {
 		return nil, topicNotFound(name)
 	}
-	var st *topicStats
-	if err := rq.onTopic(name, func(t *topic) { st = t.stats(rq.statsOptions()) }); err != nil {
+	var st *engine.TopicStats
+	if err := rq.onTopic(name, func(t *engine.Topic) { st = t.Stats(rq.statsOptions()) }); err != nil {
 		return nil, err
 	}
 	return st, nil
 }
 
 // statsOptions reads excludePublishers and excludeConsumers.
-func (rq *adminReq) statsOptions() statsOptions {
-	return statsOptions{noPublishers: rq.flag("excludePublishers"), noConsumers: rq.flag("excludeConsumers")}
+func (rq *adminReq) statsOptions() engine.StatsOptions {
+	return engine.StatsOptions{NoPublishers: rq.flag("excludePublishers"), NoConsumers: rq.flag("excludeConsumers")}
 }
 
 // messageIDByTime answers the id of the first message published at or
@@ -160,20 +162,20 @@ func messageIDByTime(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var id messageIDJSON
+	var id engine.MessageIDJSON
 	found := false
-	err = rq.onTopic(name, func(t *topic) {
-		pos := t.led.FindByPublishTime(uint64(max(ts, 0)))
-		if _, ok := t.led.Get(pos); ok {
+	err = rq.onTopic(name, func(t *engine.Topic) {
+		pos := t.Led.FindByPublishTime(uint64(max(ts, 0)))
+		if _, ok := t.Led.Get(pos); ok {
 			found = true
-			id = messageIDJSON{LedgerID: pos.Ledger, EntryID: pos.Entry, PartitionIndex: t.name.Partition}
+			id = engine.MessageIDJSON{LedgerID: pos.Ledger, EntryID: pos.Entry, PartitionIndex: t.Name.Partition}
 		}
 	})
 	if err != nil {
 		return nil, err
 	}
 	if !found {
-		return nil, restErr(http.StatusNotFound, "Message ID not found")
+		return nil, engine.RestErr(http.StatusNotFound, "Message ID not found")
 	}
 	return id, nil
 }
@@ -183,8 +185,8 @@ func getInternalStats(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var st *internalStats
-	if err := rq.onTopic(name, func(t *topic) { st = t.internalStats() }); err != nil {
+	var st *engine.InternalStats
+	if err := rq.onTopic(name, func(t *engine.Topic) { st = t.InternalStats() }); err != nil {
 		return nil, err
 	}
 	return st, nil
@@ -197,21 +199,21 @@ func partitionedStats(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := rq.b.eng.partitionCountOf(name)
+	n := rq.b.eng.PartitionCountOf(name)
 	if n == 0 {
-		return nil, restErr(http.StatusNotFound, "Partitioned Topic not found: %s", name.Full)
+		return nil, engine.RestErr(http.StatusNotFound, "Partitioned Topic not found: %s", name.Full)
 	}
-	total := &partitionedTopicStats{Metadata: partitionedMetadata{Partitions: n}, Partitions: map[string]*topicStats{}}
-	parts := map[string]*topicStats{}
-	var pubs [][]*publisherStats
+	total := &engine.PartitionedTopicStats{Metadata: engine.PartitionedMetadata{Partitions: n}, Partitions: map[string]*engine.TopicStats{}}
+	parts := map[string]*engine.TopicStats{}
+	var pubs [][]*engine.PublisherStats
 	loaded := false
-	err = rq.forEachPartition(name, false, func(t *topic) error {
-		st := t.stats(rq.statsOptions())
-		parts[t.name.Full] = st
+	err = rq.forEachPartition(name, false, func(t *engine.Topic) error {
+		st := t.Stats(rq.statsOptions())
+		parts[t.Name.Full] = st
 		if loaded {
-			total.topicStats.add(st) // admin_nonpersistent.go
+			total.TopicStats.Add(st) // admin_nonpersistent.go
 		} else {
-			total.topicStats = st.clone()
+			total.TopicStats = st.Clone()
 			loaded = true
 		}
 		pubs = append(pubs, st.Publishers)
@@ -221,7 +223,7 @@ func partitionedStats(rq *adminReq) (any, error) {
 		return nil, err
 	}
 	if !loaded {
-		total.topicStats = topicStats{Publishers: []*publisherStats{}, Subscriptions: map[string]*subscriptionStats{},
+		total.TopicStats = engine.TopicStats{Publishers: []*engine.PublisherStats{}, Subscriptions: map[string]*engine.SubscriptionStats{},
 			Replication: map[string]struct{}{}, DeduplicationStatus: "Disabled"}
 	}
 	total.Publishers = mergePublishers(pubs) // admin_stats_publishers.go
@@ -236,7 +238,7 @@ func unloadNamespace(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, full := range rq.b.eng.namespaceTopics(ns, "ALL") {
+	for _, full := range rq.b.eng.NamespaceTopics(ns, "ALL") {
 		if err := rq.b.Unload(full); err != nil {
 			return nil, err
 		}
@@ -254,13 +256,13 @@ func topicPolicy(method string) adminHandler {
 			return nil, err
 		}
 		field := rq.p["policy"]
-		if !topicPolicyNames[field] {
-			return nil, restErr(http.StatusNotFound, "Not Found: %s", rq.r.URL.Path)
+		if !engine.TopicPolicyNames[field] {
+			return nil, engine.RestErr(http.StatusNotFound, "Not Found: %s", rq.r.URL.Path)
 		}
-		if err := rq.b.eng.refuseTopicPolicies(); err != nil { // tenant_limits.go
+		if err := rq.b.eng.RefuseTopicPolicies(); err != nil { // tenant_limits.go
 			return nil, err
 		}
-		if rq.b.eng.partitionCountOf(name) == 0 && !rq.b.eng.topicExists(name) {
+		if rq.b.eng.PartitionCountOf(name) == 0 && !rq.b.eng.TopicExists(name) {
 			return nil, topicNotFound(name)
 		}
 		if field == "backlogQuota" || field == "backlogQuotaMap" {
@@ -271,7 +273,7 @@ func topicPolicy(method string) adminHandler {
 			if field == "backlogQuotaMap" {
 				out := map[string]json.RawMessage{}
 				for _, t := range []string{"destination_storage", "message_age"} {
-					if v, ok := rq.b.eng.pol().TopicPolicy(name.Full, "backlogQuota/"+t); ok {
+					if v, ok := rq.b.eng.Pol().TopicPolicy(name.Full, "backlogQuota/"+t); ok {
 						out[t] = v
 					}
 				}
@@ -281,20 +283,20 @@ func topicPolicy(method string) adminHandler {
 		}
 		switch method {
 		case get:
-			if v, ok := rq.b.eng.pol().TopicPolicy(name.Full, field); ok {
+			if v, ok := rq.b.eng.Pol().TopicPolicy(name.Full, field); ok {
 				return v, nil
 			}
 			// applied=true: the value in effect, from the namespace.
-			if nsField, ok := topicToNamespacePolicy[field]; ok && rq.flag("applied") {
-				if v, ok, _ := rq.b.eng.pol().NamespacePolicy(name.Namespace, nsField); ok {
+			if nsField, ok := engine.TopicToNamespacePolicy[field]; ok && rq.flag("applied") {
+				if v, ok, _ := rq.b.eng.Pol().NamespacePolicy(name.Namespace, nsField); ok {
 					return v, nil
 				}
 			}
 			return nil, nil
 		case del:
-			err := rq.b.eng.pol().SetTopicPolicy(name.Full, field, nil)
+			err := rq.b.eng.Pol().SetTopicPolicy(name.Full, field, nil)
 			if err == nil {
-				rq.b.eng.policiesChanged(name.Namespace, &name) // dedup.go
+				rq.b.eng.PoliciesChanged(name.Namespace, &name) // dedup.go
 			}
 			return nil, err
 		}
@@ -308,23 +310,23 @@ func topicPolicy(method string) adminHandler {
 			// Some setters send the value as a query parameter named like
 			// the policy (messageTTL=600).
 			if !json.Valid([]byte(qv)) {
-				return nil, restErr(http.StatusBadRequest, "Invalid value %q", qv)
+				return nil, engine.RestErr(http.StatusBadRequest, "Invalid value %q", qv)
 			}
 			v = json.RawMessage(qv)
 		default:
-			return nil, restErr(http.StatusBadRequest, "Missing request body")
+			return nil, engine.RestErr(http.StatusBadRequest, "Missing request body")
 		}
 		// The enforced policies are validated and applied as the
 		// namespace's are (admin_namespaces.go, dedup.go).
 		if check := namespacePolicyChecks[strings.TrimSuffix(field, "Enabled")]; check != nil {
 			if reason := check(v); reason != "" {
-				return nil, restErr(http.StatusBadRequest, "%s", reason)
+				return nil, engine.RestErr(http.StatusBadRequest, "%s", reason)
 			}
 		}
-		if err := rq.b.eng.pol().SetTopicPolicy(name.Full, field, v); err != nil {
+		if err := rq.b.eng.Pol().SetTopicPolicy(name.Full, field, v); err != nil {
 			return nil, err
 		}
-		rq.b.eng.policiesChanged(name.Namespace, &name)
+		rq.b.eng.PoliciesChanged(name.Namespace, &name)
 		return nil, nil
 	}
 }
@@ -337,11 +339,11 @@ func topicProperties(method string) adminHandler {
 		if err != nil {
 			return nil, err
 		}
-		if rq.b.eng.partitionCountOf(name) == 0 && !rq.b.eng.topicExists(name) {
+		if rq.b.eng.PartitionCountOf(name) == 0 && !rq.b.eng.TopicExists(name) {
 			return nil, topicNotFound(name)
 		}
 		props := map[string]string{}
-		if raw, ok := rq.b.eng.pol().TopicPolicy(name.Full, "properties"); ok {
+		if raw, ok := rq.b.eng.Pol().TopicPolicy(name.Full, "properties"); ok {
 			_ = json.Unmarshal(raw, &props)
 		}
 		switch method {
@@ -363,7 +365,7 @@ func topicProperties(method string) adminHandler {
 }
 
 // setTopicProperties stores a topic's properties.
-func (b *Broker) setTopicProperties(name topicName, props map[string]string) error {
+func (b *Broker) setTopicProperties(name engine.TopicName, props map[string]string) error {
 	if props == nil {
 		return nil
 	}
@@ -371,5 +373,5 @@ func (b *Broker) setTopicProperties(name topicName, props map[string]string) err
 	if err != nil {
 		return err
 	}
-	return b.eng.pol().SetTopicPolicy(name.Full, "properties", raw)
+	return b.eng.Pol().SetTopicPolicy(name.Full, "properties", raw)
 }

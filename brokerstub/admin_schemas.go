@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/brokerstub/internal/schema"
 )
 
@@ -32,7 +33,7 @@ func getSchema(rq *adminReq) (any, error) {
 			return nil, schemaNotFound()
 		}
 	}
-	got, err := rq.b.eng.schemas.Get(schemaID(name), v)
+	got, err := rq.b.eng.Schemas.Get(engine.SchemaID(name), v)
 	if errors.Is(err, schema.ErrNotFound) {
 		return nil, schemaNotFound()
 	}
@@ -42,7 +43,7 @@ func getSchema(rq *adminReq) (any, error) {
 	return schemaResponse(got), nil
 }
 
-func schemaNotFound() error { return restErr(http.StatusNotFound, "Schema not found") }
+func schemaNotFound() error { return engine.RestErr(http.StatusNotFound, "Schema not found") }
 
 // schemaResponseJSON is Pulsar's GetSchemaResponse.
 type schemaResponseJSON struct {
@@ -127,7 +128,7 @@ func keyValueString(s schema.Schema) string {
 func keyValueData(s string) ([]byte, error) {
 	var parts map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(s), &parts); err != nil || parts["key"] == nil || parts["value"] == nil {
-		return nil, restErr(http.StatusUnprocessableEntity, `KEY_VALUE schema is not {"key": ..., "value": ...}`)
+		return nil, engine.RestErr(http.StatusUnprocessableEntity, `KEY_VALUE schema is not {"key": ..., "value": ...}`)
 	}
 	part := func(raw json.RawMessage) []byte {
 		var b bytes.Buffer
@@ -148,7 +149,7 @@ func getAllSchemas(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	all, err := rq.b.eng.schemas.All(schemaID(name))
+	all, err := rq.b.eng.Schemas.All(engine.SchemaID(name))
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +172,7 @@ func deleteSchema(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := rq.b.eng.deleteSchema(name.Full, rq.flag("force"))
+	v, err := rq.b.eng.DeleteSchema(name.Full, rq.flag("force"))
 	if err != nil {
 		return nil, err
 	}
@@ -194,20 +195,20 @@ type postSchemaPayload struct {
 func (rq *adminReq) schemaBody() (schema.Schema, error) {
 	var p postSchemaPayload
 	if !rq.hasBody() {
-		return schema.Schema{}, restErr(http.StatusBadRequest, "Missing schema payload")
+		return schema.Schema{}, engine.RestErr(http.StatusBadRequest, "Missing schema payload")
 	}
 	if err := rq.decode(&p); err != nil {
 		return schema.Schema{}, err
 	}
 	if p.Type == nil {
-		return schema.Schema{}, restErr(http.StatusBadRequest, "Missing schema type")
+		return schema.Schema{}, engine.RestErr(http.StatusBadRequest, "Missing schema type")
 	}
 	if *p.Type == "BYTES" {
-		return schema.Schema{}, restErr(http.StatusNotAcceptable, "Do not upload a BYTES schema, because it's the default schema type")
+		return schema.Schema{}, engine.RestErr(http.StatusNotAcceptable, "Do not upload a BYTES schema, because it's the default schema type")
 	}
 	typ, ok := schemaTypeByName(*p.Type)
 	if !ok {
-		return schema.Schema{}, restErr(http.StatusBadRequest, "Invalid schema type %q", *p.Type)
+		return schema.Schema{}, engine.RestErr(http.StatusBadRequest, "Invalid schema type %q", *p.Type)
 	}
 	data := []byte(p.Schema)
 	if typ == schema.KeyValue {
@@ -244,18 +245,18 @@ func accepted(v any) (any, error) {
 func schemaRefusal(err error) error {
 	switch {
 	case errors.Is(err, schema.ErrIncompatible):
-		return restErr(http.StatusConflict, "%v", err)
+		return engine.RestErr(http.StatusConflict, "%v", err)
 	case errors.Is(err, schema.ErrInvalid):
-		return restErr(http.StatusUnprocessableEntity, "%v", err)
+		return engine.RestErr(http.StatusUnprocessableEntity, "%v", err)
 	}
 	return err
 }
 
 // topicSchema returns the request's topic and the schema in its body.
-func (rq *adminReq) topicSchema() (topicName, schema.Schema, error) {
+func (rq *adminReq) topicSchema() (engine.TopicName, schema.Schema, error) {
 	name, err := rq.topic()
 	if err != nil {
-		return topicName{}, schema.Schema{}, err
+		return engine.TopicName{}, schema.Schema{}, err
 	}
 	s, err := rq.schemaBody()
 	return name, s, err
@@ -271,7 +272,7 @@ func postSchema(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := rq.b.eng.schemas.Register(schemaID(name), s)
+	v, err := rq.b.eng.Schemas.Register(engine.SchemaID(name), s)
 	if err != nil {
 		return nil, schemaRefusal(err)
 	}
@@ -288,12 +289,12 @@ func testSchemaCompatibility(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	id := schemaID(name)
-	err = rq.b.eng.schemas.IsCompatible(id, s)
+	id := engine.SchemaID(name)
+	err = rq.b.eng.Schemas.IsCompatible(id, s)
 	if err != nil && !errors.Is(err, schema.ErrIncompatible) {
 		return nil, schemaRefusal(err)
 	}
-	return accepted(compatibilityResponse{Compatibility: err == nil, Strategy: rq.b.eng.schemas.Effective(id).Strategy.String()})
+	return accepted(compatibilityResponse{Compatibility: err == nil, Strategy: rq.b.eng.Schemas.Effective(id).Strategy.String()})
 }
 
 // getSchemaVersion answers 202 with the version of the schema in the body
@@ -304,7 +305,7 @@ func getSchemaVersion(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := rq.b.eng.schemas.FindVersion(schemaID(name), s)
+	v, err := rq.b.eng.Schemas.FindVersion(engine.SchemaID(name), s)
 	if err != nil {
 		return nil, err
 	}

@@ -4,10 +4,11 @@ import (
 	"strings"
 	"testing"
 
-	gproto "google.golang.org/protobuf/proto"
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/schema"
 	"github.com/pulsargo/sdk/internal/proto"
+	gproto "google.golang.org/protobuf/proto"
 )
 
 const (
@@ -92,17 +93,17 @@ func TestAdminSchemaUploadIgnoresAutoUpdate(t *testing.T) {
 		!strings.Contains(body, `"compatibility":true`) {
 		t.Fatalf("compatibility of the uploaded schema: %d %s", code, body)
 	}
-	if _, err := b.eng.addProducerSchema(mustParseTopic(t, "persistent://public/default/st"), protoSchema(avroUser)); err != nil {
+	if _, err := b.eng.AddProducerSchema(mustParseTopic(t, "persistent://public/default/st"), protoSchema(avroUser)); err != nil {
 		t.Fatalf("producer with the uploaded schema: %v", err)
 	}
-	if _, err := b.eng.addProducerSchema(mustParseTopic(t, "persistent://public/default/st"), protoSchema(avroUserAge)); err == nil {
+	if _, err := b.eng.AddProducerSchema(mustParseTopic(t, "persistent://public/default/st"), protoSchema(avroUserAge)); err == nil {
 		t.Fatal("producer with a new schema was admitted with auto update disabled")
 	}
 }
 
-func mustParseTopic(t *testing.T, s string) topicName {
+func mustParseTopic(t *testing.T, s string) engine.TopicName {
 	t.Helper()
-	n, err := parseTopic(s)
+	n, err := engine.ParseTopic(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +147,7 @@ func TestAdminSchemaKeyValue(t *testing.T) {
 		t.Fatalf("version of the spaced form: %d %s", code, body)
 	}
 	// Over the binary protocol the data is the binary encoding.
-	got, err := b.eng.schemas.Get(schemaID(mustParseTopic(t, "persistent://public/default/kv")), 0)
+	got, err := b.eng.Schemas.Get(engine.SchemaID(mustParseTopic(t, "persistent://public/default/kv")), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 )
 
 // maxAdminBody bounds admin request bodies; a larger one is refused with
@@ -126,7 +128,7 @@ func (b *Broker) startAdmin() error {
 			_ = a.tlsSrv.Serve(tln)
 		}()
 	}
-	b.eng.log.Info("brokerstub web service", "url", b.WebServiceURL(), "tls_url", b.WebServiceTLSURL())
+	b.eng.Log.Info("brokerstub web service", "url", b.WebServiceURL(), "tls_url", b.WebServiceTLSURL())
 	return nil
 }
 
@@ -142,7 +144,7 @@ func (b *Broker) newHTTPServer(h http.Handler, level slog.Level) *http.Server {
 		ReadTimeout:       b.opts.HTTPReadTimeout,
 		IdleTimeout:       b.opts.HTTPIdleTimeout,
 		MaxHeaderBytes:    b.opts.HTTPMaxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(b.eng.log.Handler(), level),
+		ErrorLog:          slog.NewLogLogger(b.eng.Log.Handler(), level),
 	}
 }
 
@@ -214,8 +216,8 @@ func (rt route) match(segs []string) (map[string]string, bool) {
 func (a *adminServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		if v := recover(); v != nil {
-			a.b.eng.log.Error("admin handler panic", "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
-			writeError(w, restErr(http.StatusServiceUnavailable, "internal error: %v", v))
+			a.b.eng.Log.Error("admin handler panic", "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
+			writeError(w, engine.RestErr(http.StatusServiceUnavailable, "internal error: %v", v))
 		}
 	}()
 	// A WebSocket session outlives its request: it holds no gate, and no
@@ -230,9 +232,9 @@ func (a *adminServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer release()
 	a.gate.RLock()
 	defer a.gate.RUnlock()
-	segs, ok := splitPath(r.URL.EscapedPath())
+	segs, ok := engine.SplitPath(r.URL.EscapedPath())
 	if !ok {
-		writeError(w, restErr(http.StatusBadRequest, "bad path encoding"))
+		writeError(w, engine.RestErr(http.StatusBadRequest, "bad path encoding"))
 		return
 	}
 	var h adminHandler
@@ -252,10 +254,10 @@ func (a *adminServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if h == nil {
 		if pathMatched {
-			writeError(w, restErr(http.StatusMethodNotAllowed, "HTTP %s not allowed on %s", r.Method, r.URL.Path))
+			writeError(w, engine.RestErr(http.StatusMethodNotAllowed, "HTTP %s not allowed on %s", r.Method, r.URL.Path))
 			return
 		}
-		writeError(w, restErr(http.StatusNotFound, "Not Found: %s", r.URL.Path))
+		writeError(w, engine.RestErr(http.StatusNotFound, "Not Found: %s", r.URL.Path))
 		return
 	}
 	role, re := a.authorizeHTTP(r, matched, params)
@@ -272,18 +274,18 @@ func (a *adminServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			writeError(w, restErr(http.StatusRequestEntityTooLarge, "request body larger than %d bytes", limit))
+			writeError(w, engine.RestErr(http.StatusRequestEntityTooLarge, "request body larger than %d bytes", limit))
 			return
 		}
 		rq.body = body
 	}
 	if a.b.isClosed() {
-		writeError(w, restErr(http.StatusServiceUnavailable, "broker is closed"))
+		writeError(w, engine.RestErr(http.StatusServiceUnavailable, "broker is closed"))
 		return
 	}
 	v, err := h(rq)
 	if err != nil {
-		var re *restError
+		var re *engine.RestError
 		if !errors.As(err, &re) {
 			re = mapError(err)
 		}
@@ -314,7 +316,7 @@ func (a *adminServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		b, err := json.Marshal(v)
 		if err != nil {
-			writeError(w, restErr(http.StatusServiceUnavailable, "encode: %v", err))
+			writeError(w, engine.RestErr(http.StatusServiceUnavailable, "encode: %v", err))
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
@@ -330,7 +332,7 @@ func (rq *adminReq) decode(v any) error {
 		return nil
 	}
 	if err := json.Unmarshal(rq.body, v); err != nil {
-		return restErr(http.StatusBadRequest, "Cannot parse request body: %v", err)
+		return engine.RestErr(http.StatusBadRequest, "Cannot parse request body: %v", err)
 	}
 	return nil
 }

@@ -3,6 +3,8 @@ package brokerstub
 import (
 	"maps"
 	"slices"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 )
 
 // Publishers of a partitioned topic's stats, merged as Pulsar's
@@ -18,33 +20,33 @@ import (
 
 // mergePublishers merges the publishers of each partition (one list per
 // partition).
-func mergePublishers(parts [][]*publisherStats) []*mergedPublisherStats {
-	var byIndex []*mergedPublisherStats
-	byName := map[string]*mergedPublisherStats{}
+func mergePublishers(parts [][]*engine.PublisherStats) []*engine.MergedPublisherStats {
+	var byIndex []*engine.MergedPublisherStats
+	byName := map[string]*engine.MergedPublisherStats{}
 	for _, pubs := range parts {
 		pubs = slices.Clone(pubs)
-		slices.SortStableFunc(pubs, byProducerName)
+		slices.SortStableFunc(pubs, engine.ByProducerName)
 		i := 0
 		for _, p := range pubs {
 			if name := p.ProducerName; p.SupportsPartialProducer && name != "" {
 				e := byName[name]
 				if e == nil {
-					e = &mergedPublisherStats{SupportsPartialProducer: true, ProducerName: name}
+					e = &engine.MergedPublisherStats{SupportsPartialProducer: true, ProducerName: name}
 					byName[name] = e
 				}
-				e.add(p)
+				e.Add(p)
 				continue
 			}
 			if i == len(byIndex) {
-				byIndex = append(byIndex, &mergedPublisherStats{})
+				byIndex = append(byIndex, &engine.MergedPublisherStats{})
 			}
-			byIndex[i].add(p)
+			byIndex[i].Add(p)
 			i++
 		}
 	}
 	out := byIndex
 	if out == nil {
-		out = []*mergedPublisherStats{}
+		out = []*engine.MergedPublisherStats{}
 	}
 	for _, name := range slices.Sorted(maps.Keys(byName)) {
 		out = append(out, byName[name])

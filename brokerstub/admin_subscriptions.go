@@ -4,21 +4,22 @@ import (
 	"net/http"
 	"sort"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 )
 
 // forEachPartition runs f on the topic goroutine of each partition of a
 // partitioned topic (or of the topic itself), loading or, when create is
 // set, creating them. It returns the first error.
-func (rq *adminReq) forEachPartition(name topicName, create bool, f func(t *topic) error) error {
+func (rq *adminReq) forEachPartition(name engine.TopicName, create bool, f func(t *engine.Topic) error) error {
 	parts := rq.b.partitionsOf(name)
 	for _, p := range parts {
-		var t *topic
+		var t *engine.Topic
 		var err error
 		if create {
-			t, err = rq.b.eng.topicForUse(p)
+			t, err = rq.b.eng.TopicForUse(p)
 		} else {
-			t, err = rq.b.eng.getTopic(p, false)
+			t, err = rq.b.eng.GetTopic(p, false)
 		}
 		if isNotFound(err) {
 			if len(parts) > 1 {
@@ -30,7 +31,7 @@ func (rq *adminReq) forEachPartition(name topicName, create bool, f func(t *topi
 			return err
 		}
 		var ferr error
-		if err := t.call(func() { ferr = f(t) }); err != nil {
+		if err := t.Call(func() { ferr = f(t) }); err != nil {
 			return err
 		}
 		if ferr != nil {
@@ -40,17 +41,17 @@ func (rq *adminReq) forEachPartition(name topicName, create bool, f func(t *topi
 	return nil
 }
 
-func subNotFound() error { return restErr(http.StatusNotFound, "Subscription not found") }
+func subNotFound() error { return engine.RestErr(http.StatusNotFound, "Subscription not found") }
 
 // onSubscription runs f with the named subscription on each partition.
-func (rq *adminReq) onSubscription(f func(s *subscription) error) error {
+func (rq *adminReq) onSubscription(f func(s *engine.Subscription) error) error {
 	name, err := rq.topic()
 	if err != nil {
 		return err
 	}
 	found := false
-	err = rq.forEachPartition(name, false, func(t *topic) error {
-		s := t.subs[rq.p["sub"]]
+	err = rq.forEachPartition(name, false, func(t *engine.Topic) error {
+		s := t.Subs[rq.p["sub"]]
 		if s == nil {
 			return nil
 		}
@@ -69,8 +70,8 @@ func listSubscriptions(rq *adminReq) (any, error) {
 		return nil, err
 	}
 	seen := map[string]bool{}
-	err = rq.forEachPartition(name, false, func(t *topic) error {
-		for n := range t.subs {
+	err = rq.forEachPartition(name, false, func(t *engine.Topic) error {
+		for n := range t.Subs {
 			seen[n] = true
 		}
 		return nil
@@ -93,41 +94,41 @@ func createSubscription(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var d resetCursorData
+	var d engine.ResetCursorData
 	if err := rq.decode(&d); err != nil {
 		return nil, err
 	}
 	sub := rq.p["sub"]
 	exists := false
-	err = rq.forEachPartition(name, rq.b.eng.autoTopicAllowed(name), func(t *topic) error {
-		if t.subs[sub] != nil {
+	err = rq.forEachPartition(name, rq.b.eng.AutoTopicAllowed(name), func(t *engine.Topic) error {
+		if t.Subs[sub] != nil {
 			exists = true
 			return nil
 		}
-		if err := t.refuseSubscriptionREST(); err != nil { // limits_admin.go
+		if err := t.RefuseSubscriptionREST(); err != nil { // limits_admin.go
 			return err
 		}
-		t.addDurableSubscription(sub, t.idPosition(d))
+		t.AddDurableSubscription(sub, t.IdPosition(d))
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	if exists && len(rq.b.partitionsOf(name)) == 1 {
-		return nil, restErr(http.StatusConflict, "Subscription already exists for topic")
+		return nil, engine.RestErr(http.StatusConflict, "Subscription already exists for topic")
 	}
 	return nil, nil
 }
 
 func deleteSubscription(rq *adminReq) (any, error) {
 	force := rq.flag("force")
-	return nil, rq.onSubscription(func(s *subscription) error {
-		if len(s.consumers) > 0 && !force {
-			return restErr(http.StatusPreconditionFailed, "Subscription has active connected consumers")
+	return nil, rq.onSubscription(func(s *engine.Subscription) error {
+		if len(s.Consumers) > 0 && !force {
+			return engine.RestErr(http.StatusPreconditionFailed, "Subscription has active connected consumers")
 		}
-		s.disconnectAll(false)
-		delete(s.t.subs, s.name)
-		return s.t.b.st.DeleteCursor(s.t.name.Full, s.name)
+		s.DisconnectAll(false)
+		delete(s.T.Subs, s.Name)
+		return s.T.B.St.DeleteCursor(s.T.Name.Full, s.Name)
 	})
 }
 
@@ -136,21 +137,21 @@ func resetCursorByTime(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return nil, rq.onSubscription(func(s *subscription) error {
-		s.rewindTo(s.t.led.FindByPublishTime(uint64(max(ts, 0))))
+	return nil, rq.onSubscription(func(s *engine.Subscription) error {
+		s.RewindTo(s.T.Led.FindByPublishTime(uint64(max(ts, 0))))
 		return nil
 	})
 }
 
 // messageIDBody decodes a request body that names a message id (ledgerId
 // and entryId required), as reset-cursor and expire-by-id take.
-func (rq *adminReq) messageIDBody() (resetCursorData, error) {
-	var d resetCursorData
+func (rq *adminReq) messageIDBody() (engine.ResetCursorData, error) {
+	var d engine.ResetCursorData
 	if err := rq.decode(&d); err != nil {
 		return d, err
 	}
 	if d.LedgerID == nil || d.EntryID == nil {
-		return d, restErr(http.StatusBadRequest, "Missing ledgerId or entryId")
+		return d, engine.RestErr(http.StatusBadRequest, "Missing ledgerId or entryId")
 	}
 	return d, nil
 }
@@ -160,11 +161,11 @@ func resetCursorByID(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return nil, rq.onSubscription(func(s *subscription) error {
-		if d.PartitionIndex != nil && *d.PartitionIndex >= 0 && s.t.name.Partition >= 0 && *d.PartitionIndex != s.t.name.Partition {
+	return nil, rq.onSubscription(func(s *engine.Subscription) error {
+		if d.PartitionIndex != nil && *d.PartitionIndex >= 0 && s.T.Name.Partition >= 0 && *d.PartitionIndex != s.T.Name.Partition {
 			return nil
 		}
-		s.rewindTo(s.t.idPosition(d))
+		s.RewindTo(s.T.IdPosition(d))
 		return nil
 	})
 }
@@ -174,26 +175,26 @@ func skipMessages(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return nil, rq.onSubscription(func(s *subscription) error {
-		p := s.cur.MarkDelete()
+	return nil, rq.onSubscription(func(s *engine.Subscription) error {
+		p := s.Cur.MarkDelete()
 		for range n {
-			next, ok := s.cur.NextUnacked(p)
+			next, ok := s.Cur.NextUnacked(p)
 			if !ok {
 				break
 			}
-			s.ackEntry(next)
+			s.AckEntry(next)
 			p = next
 		}
-		s.persist(false)
-		s.dispatch()
+		s.Persist(false)
+		s.Dispatch()
 		return nil
 	})
 }
 
 func skipAll(rq *adminReq) (any, error) {
-	return nil, rq.onSubscription(func(s *subscription) error {
-		if last, ok := s.t.led.Last(); ok {
-			s.ackThrough(last)
+	return nil, rq.onSubscription(func(s *engine.Subscription) error {
+		if last, ok := s.T.Led.Last(); ok {
+			s.AckThrough(last)
 		}
 		return nil
 	})
@@ -204,8 +205,8 @@ func expireMessages(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return nil, rq.onSubscription(func(s *subscription) error {
-		s.expireMessages(secs) // ttl.go
+	return nil, rq.onSubscription(func(s *engine.Subscription) error {
+		s.ExpireMessages(secs) // ttl.go
 		return nil
 	})
 }
@@ -219,9 +220,9 @@ func expireAllSubscriptions(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return nil, rq.forEachPartition(name, false, func(t *topic) error {
-		for _, s := range t.subs {
-			s.expireMessages(secs) // ttl.go
+	return nil, rq.forEachPartition(name, false, func(t *engine.Topic) error {
+		for _, s := range t.Subs {
+			s.ExpireMessages(secs) // ttl.go
 		}
 		return nil
 	})
@@ -233,8 +234,8 @@ func expireByID(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return nil, rq.onSubscription(func(s *subscription) error {
-		s.ackThrough(ledger.Position{Ledger: *d.LedgerID, Entry: *d.EntryID})
+	return nil, rq.onSubscription(func(s *engine.Subscription) error {
+		s.AckThrough(ledger.Position{Ledger: *d.LedgerID, Entry: *d.EntryID})
 		return nil
 	})
 }

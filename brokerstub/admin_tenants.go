@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/brokerstub/internal/policy"
 )
 
@@ -35,11 +36,11 @@ func (b *Broker) brokerID() string {
 	return b.advertise(b.Addr())
 }
 
-func getClusters(rq *adminReq) (any, error) { return rq.b.eng.pol().Clusters(), nil }
+func getClusters(rq *adminReq) (any, error) { return rq.b.eng.Pol().Clusters(), nil }
 
 func getCluster(rq *adminReq) (any, error) {
 	name := rq.p["cluster"]
-	raw, err := rq.b.eng.pol().Cluster(name)
+	raw, err := rq.b.eng.Pol().Cluster(name)
 	if err != nil {
 		return nil, err
 	}
@@ -49,23 +50,23 @@ func getCluster(rq *adminReq) (any, error) {
 	return raw, nil
 }
 
-func getTenants(rq *adminReq) (any, error) { return rq.b.eng.pol().Tenants(), nil }
+func getTenants(rq *adminReq) (any, error) { return rq.b.eng.Pol().Tenants(), nil }
 
-func getTenant(rq *adminReq) (any, error) { return rq.b.eng.pol().Tenant(rq.p["tenant"]) }
+func getTenant(rq *adminReq) (any, error) { return rq.b.eng.Pol().Tenant(rq.p["tenant"]) }
 
 func putTenant(rq *adminReq) (any, error) {
 	name := rq.p["tenant"]
-	if !validName(name) {
-		return nil, restErr(http.StatusPreconditionFailed, "Tenant name is not valid")
+	if !engine.ValidName(name) {
+		return nil, engine.RestErr(http.StatusPreconditionFailed, "Tenant name is not valid")
 	}
 	var t policy.Tenant
 	if err := rq.decode(&t); err != nil {
 		return nil, err
 	}
-	if err := rq.b.eng.refuseNewTenant(); err != nil { // tenant_limits.go: before 409, as Pulsar
+	if err := rq.b.eng.RefuseNewTenant(); err != nil { // tenant_limits.go: before 409, as Pulsar
 		return nil, err
 	}
-	return nil, rq.b.eng.pol().CreateTenant(name, t)
+	return nil, rq.b.eng.Pol().CreateTenant(name, t)
 }
 
 func postTenant(rq *adminReq) (any, error) {
@@ -73,16 +74,16 @@ func postTenant(rq *adminReq) (any, error) {
 	if err := rq.decode(&t); err != nil {
 		return nil, err
 	}
-	return nil, rq.b.eng.pol().UpdateTenant(rq.p["tenant"], t)
+	return nil, rq.b.eng.Pol().UpdateTenant(rq.p["tenant"], t)
 }
 
 func deleteTenant(rq *adminReq) (any, error) {
 	tenant := rq.p["tenant"]
-	if err := rq.b.eng.refuseForceDeleteTenant(rq.flag("force")); err != nil { // tenant_limits.go
+	if err := rq.b.eng.RefuseForceDeleteTenant(rq.flag("force")); err != nil { // tenant_limits.go
 		return nil, err
 	}
 	if rq.flag("force") {
-		nss, err := rq.b.eng.pol().Namespaces(tenant)
+		nss, err := rq.b.eng.Pol().Namespaces(tenant)
 		if err != nil {
 			return nil, err
 		}
@@ -92,13 +93,13 @@ func deleteTenant(rq *adminReq) (any, error) {
 			}
 		}
 	}
-	return nil, rq.b.eng.pol().DeleteTenant(tenant, rq.flag("force"))
+	return nil, rq.b.eng.Pol().DeleteTenant(tenant, rq.flag("force"))
 }
 
 // getBrokers lists the active brokers of a cluster: this one.
 func getBrokers(rq *adminReq) (any, error) {
 	if c, ok := rq.p["cluster"]; ok {
-		if _, err := rq.b.eng.pol().Cluster(c); err != nil {
+		if _, err := rq.b.eng.Pol().Cluster(c); err != nil {
 			return nil, err
 		}
 	}
@@ -118,15 +119,15 @@ func getLeaderBroker(rq *adminReq) (any, error) {
 // healthCheck answers "ok" as Pulsar's brokers/health does once the broker
 // serves its topics: it checks that a topic goroutine answers.
 func healthCheck(rq *adminReq) (any, error) {
-	name, err := parseTopic("persistent://pulsar/system/healthcheck")
+	name, err := engine.ParseTopic("persistent://pulsar/system/healthcheck")
 	if err != nil {
 		return nil, err
 	}
-	t, err := rq.b.eng.getTopic(name, true)
+	t, err := rq.b.eng.GetTopic(name, true)
 	if err != nil {
 		return nil, err
 	}
-	if err := t.call(func() {}); err != nil {
+	if err := t.Call(func() {}); err != nil {
 		return nil, err
 	}
 	return rawReply{contentType: "text/plain", body: []byte("ok")}, nil
@@ -158,15 +159,15 @@ var dynamicConfigNames = []string{
 
 func getDynamicNames(*adminReq) (any, error) { return dynamicConfigNames, nil }
 
-func getDynamicValues(rq *adminReq) (any, error) { return rq.b.eng.pol().DynamicConfig(), nil }
+func getDynamicValues(rq *adminReq) (any, error) { return rq.b.eng.Pol().DynamicConfig(), nil }
 
 func setDynamicConfig(rq *adminReq) (any, error) {
 	name := rq.p["name"]
 	if !slices.Contains(dynamicConfigNames, name) {
-		return nil, restErr(http.StatusPreconditionFailed, "Can't update non-dynamic configuration %s", name)
+		return nil, engine.RestErr(http.StatusPreconditionFailed, "Can't update non-dynamic configuration %s", name)
 	}
 	v := rq.p["value"]
-	if err := rq.b.eng.pol().SetDynamicConfig(name, &v); err != nil {
+	if err := rq.b.eng.Pol().SetDynamicConfig(name, &v); err != nil {
 		return nil, err
 	}
 	return rawReply{contentType: "application/json"}, nil // Pulsar answers 200
@@ -174,9 +175,9 @@ func setDynamicConfig(rq *adminReq) (any, error) {
 
 func deleteDynamicConfig(rq *adminReq) (any, error) {
 	if !slices.Contains(dynamicConfigNames, rq.p["name"]) {
-		return nil, restErr(http.StatusPreconditionFailed, "Can't delete non-dynamic configuration %s", rq.p["name"])
+		return nil, engine.RestErr(http.StatusPreconditionFailed, "Can't delete non-dynamic configuration %s", rq.p["name"])
 	}
-	return nil, rq.b.eng.pol().SetDynamicConfig(rq.p["name"], nil)
+	return nil, rq.b.eng.Pol().SetDynamicConfig(rq.p["name"], nil)
 }
 
 // getRuntimeConfig returns the settings in effect, as strings.
@@ -196,7 +197,7 @@ func getRuntimeConfig(rq *adminReq) (any, error) {
 	if o.AutoTopicCreationPartitions > 0 {
 		out["allowAutoTopicCreationType"] = "partitioned"
 	}
-	for k, v := range rq.b.eng.pol().DynamicConfig() {
+	for k, v := range rq.b.eng.Pol().DynamicConfig() {
 		out[k] = v
 	}
 	return out, nil

@@ -84,8 +84,8 @@ func TestAdminPeekCreatesMissingSubscription(t *testing.T) {
 	b := RunT(t)
 	c := dialKS(t, b)
 	p := c.producer("persistent://public/default/peek", 1)
-	p.send("k", "first")
-	p.send("k", "second")
+	p.Send("k", "first")
+	p.Send("k", "second")
 	const sub = "/admin/v2/persistent/public/default/peek/subscription/never-made"
 	for n, want := range []string{"first", "second"} {
 		code, body := adminDo(t, b, "GET", sub+"/position/"+string(rune('1'+n)), "")

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"slices"
 	"sort"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 )
 
 // The topic-level permissions of Pulsar's admin API:
@@ -26,11 +28,11 @@ func getTopicPermissions(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, perms, err := rq.b.eng.pol().Policies(name.Namespace)
+	_, perms, err := rq.b.eng.Pol().Policies(name.Namespace)
 	if err != nil {
 		return nil, err
 	}
-	g := rq.b.eng.topicGrantsOf(name.Namespace)
+	g := rq.b.eng.TopicGrantsOf(name.Namespace)
 	for _, t := range []string{name.Full, name.Base} {
 		for role, actions := range g[t] {
 			perms[role] = append(perms[role], actions...)
@@ -57,11 +59,11 @@ func grantTopicPermission(rq *adminReq) (any, error) {
 	}
 	for _, act := range actions {
 		if !validActions[act] {
-			return nil, restErr(http.StatusBadRequest, "Unknown auth action %q", act)
+			return nil, engine.RestErr(http.StatusBadRequest, "Unknown auth action %q", act)
 		}
 	}
-	return nil, rq.b.eng.updateTopicGrants(name.Namespace, func(g topicGrants) error {
-		g.grant(name.Full, rq.p["role"], actions)
+	return nil, rq.b.eng.UpdateTopicGrants(name.Namespace, func(g engine.TopicGrants) error {
+		g.Grant(name.Full, rq.p["role"], actions)
 		return nil
 	})
 }
@@ -74,9 +76,9 @@ func revokeTopicPermission(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return nil, rq.b.eng.updateTopicGrants(name.Namespace, func(g topicGrants) error {
-		if !g.revoke(name.Full, rq.p["role"]) {
-			return restErr(http.StatusPreconditionFailed, "Permissions are not set at the topic level")
+	return nil, rq.b.eng.UpdateTopicGrants(name.Namespace, func(g engine.TopicGrants) error {
+		if !g.Revoke(name.Full, rq.p["role"]) {
+			return engine.RestErr(http.StatusPreconditionFailed, "Permissions are not set at the topic level")
 		}
 		return nil
 	})

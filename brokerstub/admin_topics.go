@@ -7,32 +7,34 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 )
 
 // topic resolves the topic named by the path ({domain}/{tenant}/{ns}/{topic})
 // and checks its namespace exists.
-func (rq *adminReq) topic() (topicName, error) {
-	name, err := parseTopic(rq.p["domain"] + "://" + rq.p["tenant"] + "/" + rq.p["ns"] + "/" + rq.p["topic"])
+func (rq *adminReq) topic() (engine.TopicName, error) {
+	name, err := engine.ParseTopic(rq.p["domain"] + "://" + rq.p["tenant"] + "/" + rq.p["ns"] + "/" + rq.p["topic"])
 	if err != nil {
-		return name, restErr(http.StatusPreconditionFailed, "Invalid topic name: %v", err)
+		return name, engine.RestErr(http.StatusPreconditionFailed, "Invalid topic name: %v", err)
 	}
-	if !rq.b.eng.pol().HasNamespace(name.Namespace) {
-		return name, restErr(http.StatusNotFound, "Namespace does not exist")
+	if !rq.b.eng.Pol().HasNamespace(name.Namespace) {
+		return name, engine.RestErr(http.StatusNotFound, "Namespace does not exist")
 	}
 	return name, nil
 }
 
-func isNotFound(err error) bool { return errors.Is(err, errTopicNotFound) }
+func isNotFound(err error) bool { return errors.Is(err, engine.ErrTopicNotFound) }
 
-func topicNotFound(name topicName) error {
-	return restErr(http.StatusNotFound, "Topic %s not found", name.Full)
+func topicNotFound(name engine.TopicName) error {
+	return engine.RestErr(http.StatusNotFound, "Topic %s not found", name.Full)
 }
 
 // partitionsBody reads the number of partitions in either form the admin
 // clients send: a bare JSON number or {"partitions": N, "properties": {...}}.
 func partitionsBody(rq *adminReq) (int, map[string]string, error) {
 	if !rq.hasBody() {
-		return 0, nil, restErr(http.StatusBadRequest, "Missing number of partitions")
+		return 0, nil, engine.RestErr(http.StatusBadRequest, "Missing number of partitions")
 	}
 	var n int
 	if err := json.Unmarshal(rq.body, &n); err == nil {
@@ -43,7 +45,7 @@ func partitionsBody(rq *adminReq) (int, map[string]string, error) {
 		Properties map[string]string `json:"properties"`
 	}
 	if err := json.Unmarshal(rq.body, &obj); err != nil || obj.Partitions == nil {
-		return 0, nil, restErr(http.StatusBadRequest, "Cannot parse the number of partitions from the request body")
+		return 0, nil, engine.RestErr(http.StatusBadRequest, "Cannot parse the number of partitions from the request body")
 	}
 	return *obj.Partitions, obj.Properties, nil
 }
@@ -57,14 +59,14 @@ func getPartitions(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := rq.b.eng.partitionCountOf(name)
-	if n == 0 && !rq.b.eng.topicExists(name) && rq.flag("checkAllowAutoCreation") {
-		if !rq.b.eng.autoTopicAllowed(name) {
-			return nil, restErr(http.StatusNotFound, "Topic %s does not exist", name.Full)
+	n := rq.b.eng.PartitionCountOf(name)
+	if n == 0 && !rq.b.eng.TopicExists(name) && rq.flag("checkAllowAutoCreation") {
+		if !rq.b.eng.AutoTopicAllowed(name) {
+			return nil, engine.RestErr(http.StatusNotFound, "Topic %s does not exist", name.Full)
 		}
-		if n, err = rq.b.eng.autoCreatePartitions(name); err != nil {
-			if err == errTooManyPartitionedTopics {
-				return nil, restErr(http.StatusPreconditionFailed, msgMaxTopicsPerSpace)
+		if n, err = rq.b.eng.AutoCreatePartitions(name); err != nil {
+			if err == engine.ErrTooManyPartitionedTopics {
+				return nil, engine.RestErr(http.StatusPreconditionFailed, engine.MsgMaxTopicsPerSpace)
 			}
 			return nil, err
 		}
@@ -74,18 +76,18 @@ func getPartitions(rq *adminReq) (any, error) {
 			return nil, err // admin_client_version.go
 		}
 	}
-	return partitionedMetadata{Partitions: n}, nil
+	return engine.PartitionedMetadata{Partitions: n}, nil
 }
 
 // checkPartitionCount refuses a partition count out of (0, max], max being
 // maxPartitions or the broker's Limits.MaxNumPartitionsPerPartitionedTopic
 // when lower (limits.go).
 func (b *Broker) checkPartitionCount(n int) error {
-	switch most := b.eng.maxPartitionsAllowed(); {
+	switch most := b.eng.MaxPartitionsAllowed(); {
 	case n <= 0:
-		return restErr(http.StatusNotAcceptable, "Number of partitions should be more than 0")
+		return engine.RestErr(http.StatusNotAcceptable, "Number of partitions should be more than 0")
 	case n > most:
-		return restErr(http.StatusNotAcceptable, "Number of partitions should be less than or equal to %d", most)
+		return engine.RestErr(http.StatusNotAcceptable, "Number of partitions should be less than or equal to %d", most)
 	}
 	return nil
 }
@@ -101,7 +103,7 @@ func putPartitions(rq *adminReq) (any, error) {
 	}
 	if n > 0 {
 		// Pulsar checks the namespace's max topics first (limits.go).
-		if err := rq.b.eng.refuseNewTopicREST(name, n); err != nil {
+		if err := rq.b.eng.RefuseNewTopicREST(name, n); err != nil {
 			return nil, err
 		}
 	}
@@ -109,15 +111,15 @@ func putPartitions(rq *adminReq) (any, error) {
 		return nil, err
 	}
 	if name.Partition >= 0 {
-		return nil, restErr(http.StatusPreconditionFailed, "Partitioned Topic Name should not contain '-partition-'")
+		return nil, engine.RestErr(http.StatusPreconditionFailed, "Partitioned Topic Name should not contain '-partition-'")
 	}
-	if rq.b.eng.partitionCount(name.Full) > 0 || rq.b.eng.topicExists(name) {
-		return nil, restErr(http.StatusConflict, "This topic already exists")
+	if rq.b.eng.PartitionCount(name.Full) > 0 || rq.b.eng.TopicExists(name) {
+		return nil, engine.RestErr(http.StatusConflict, "This topic already exists")
 	}
-	if err := rq.b.eng.st.SetPartitions(name.Full, n); err != nil {
+	if err := rq.b.eng.St.SetPartitions(name.Full, n); err != nil {
 		return nil, err
 	}
-	rq.b.eng.topicsChanged() // the topic-list watchers (engine.go)
+	rq.b.eng.TopicsChanged() // the topic-list watchers (engine.go)
 	return nil, rq.b.setTopicProperties(name, props)
 }
 
@@ -135,12 +137,12 @@ func postPartitions(rq *adminReq) (any, error) {
 	if err := rq.b.checkPartitionCount(n); err != nil {
 		return nil, err
 	}
-	cur := rq.b.eng.partitionCountOf(name)
+	cur := rq.b.eng.PartitionCountOf(name)
 	switch {
 	case cur == 0:
-		return nil, restErr(http.StatusNotFound, "Partitioned topic %s does not exist", name.Full)
+		return nil, engine.RestErr(http.StatusNotFound, "Partitioned topic %s does not exist", name.Full)
 	case n < cur:
-		return nil, restErr(http.StatusUnprocessableEntity, "Desired partitions %d can't be less than the current partitions %d", n, cur)
+		return nil, engine.RestErr(http.StatusUnprocessableEntity, "Desired partitions %d can't be less than the current partitions %d", n, cur)
 	case n == cur:
 		return nil, nil
 	}
@@ -148,7 +150,7 @@ func postPartitions(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := rq.listChanged(rq.b.eng.st.SetPartitions(name.Full, n)); err != nil {
+	if err := rq.listChanged(rq.b.eng.St.SetPartitions(name.Full, n)); err != nil {
 		return nil, err
 	}
 	return nil, rq.addSubscriptions(name, cur, subs)
@@ -156,11 +158,11 @@ func postPartitions(rq *adminReq) (any, error) {
 
 // durableSubscriptions returns the names of the durable subscriptions of
 // any partition of name.
-func (rq *adminReq) durableSubscriptions(name topicName) ([]string, error) {
+func (rq *adminReq) durableSubscriptions(name engine.TopicName) ([]string, error) {
 	seen := map[string]bool{}
-	err := rq.forEachPartition(name, false, func(t *topic) error {
-		for n, s := range t.subs {
-			if s.durable {
+	err := rq.forEachPartition(name, false, func(t *engine.Topic) error {
+		for n, s := range t.Subs {
+			if s.Durable {
 				seen[n] = true
 			}
 		}
@@ -181,19 +183,19 @@ func (rq *adminReq) durableSubscriptions(name topicName) ([]string, error) {
 // on, at their earliest message, as Pulsar creates a partitioned topic's
 // subscriptions on the partitions it grows by: a consumer at Latest then
 // misses nothing published to a new partition before it attached.
-func (rq *adminReq) addSubscriptions(name topicName, from int, subs []string) error {
+func (rq *adminReq) addSubscriptions(name engine.TopicName, from int, subs []string) error {
 	if len(subs) == 0 {
 		return nil
 	}
 	for _, p := range rq.b.partitionsOf(name)[from:] {
-		t, err := rq.b.eng.topicForUse(p)
+		t, err := rq.b.eng.TopicForUse(p)
 		if err != nil {
 			return err
 		}
-		if err := t.call(func() {
+		if err := t.Call(func() {
 			for _, sub := range subs {
-				if t.subs[sub] == nil {
-					t.addDurableSubscription(sub, beforeFirst)
+				if t.Subs[sub] == nil {
+					t.AddDurableSubscription(sub, engine.BeforeFirst)
 				}
 			}
 		}); err != nil {
@@ -208,8 +210,8 @@ func deletePartitions(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rq.b.eng.partitionCountOf(name) == 0 {
-		return nil, restErr(http.StatusNotFound, "Partitioned topic %s does not exist", name.Full)
+	if rq.b.eng.PartitionCountOf(name) == 0 {
+		return nil, engine.RestErr(http.StatusNotFound, "Partitioned topic %s does not exist", name.Full)
 	}
 	return nil, rq.listChanged(rq.b.deletePartitioned(name, rq.flag("force")))
 }
@@ -224,13 +226,13 @@ func putTopic(rq *adminReq) (any, error) {
 	if err := rq.decode(&props); err != nil {
 		return nil, err
 	}
-	if rq.b.eng.partitionCountOf(name) > 0 || rq.b.eng.topicExists(name) {
-		return nil, restErr(http.StatusConflict, "This topic already exists")
+	if rq.b.eng.PartitionCountOf(name) > 0 || rq.b.eng.TopicExists(name) {
+		return nil, engine.RestErr(http.StatusConflict, "This topic already exists")
 	}
-	if err := rq.b.eng.refuseNewTopicREST(name, 1); err != nil {
+	if err := rq.b.eng.RefuseNewTopicREST(name, 1); err != nil {
 		return nil, err // limits.go
 	}
-	if _, err = rq.b.eng.getTopic(name, true); err != nil {
+	if _, err = rq.b.eng.GetTopic(name, true); err != nil {
 		return nil, err
 	}
 	return nil, rq.b.setTopicProperties(name, props)
@@ -245,7 +247,7 @@ func listTopics(rq *adminReq) (any, error) {
 	if rq.p["domain"] == "non-persistent" {
 		mode = "NON_PERSISTENT"
 	}
-	return rq.b.eng.namespaceTopics(ns, mode), nil
+	return rq.b.eng.NamespaceTopics(ns, mode), nil
 }
 
 func listPartitionedTopics(rq *adminReq) (any, error) {
@@ -254,8 +256,8 @@ func listPartitionedTopics(rq *adminReq) (any, error) {
 		return nil, err
 	}
 	out := []string{}
-	for base, n := range rq.b.eng.partitionedTopics() {
-		if tn, err := parseTopic(base); err == nil && n > 0 && tn.Namespace == ns && tn.Domain == rq.p["domain"] {
+	for base, n := range rq.b.eng.PartitionedTopics() {
+		if tn, err := engine.ParseTopic(base); err == nil && n > 0 && tn.Namespace == ns && tn.Domain == rq.p["domain"] {
 			out = append(out, base)
 		}
 	}
@@ -264,14 +266,14 @@ func listPartitionedTopics(rq *adminReq) (any, error) {
 
 // partitionsOf returns the topics an operation on name covers: its
 // partitions when it is partitioned, else itself.
-func (b *Broker) partitionsOf(name topicName) []topicName {
-	n := b.eng.partitionCountOf(name)
+func (b *Broker) partitionsOf(name engine.TopicName) []engine.TopicName {
+	n := b.eng.PartitionCountOf(name)
 	if n == 0 {
-		return []topicName{name}
+		return []engine.TopicName{name}
 	}
-	out := make([]topicName, 0, n)
+	out := make([]engine.TopicName, 0, n)
 	for i := range n {
-		if p, err := parseTopic(partitionName(name.Full, i)); err == nil {
+		if p, err := engine.ParseTopic(engine.PartitionName(name.Full, i)); err == nil {
 			out = append(out, p)
 		}
 	}
@@ -283,7 +285,7 @@ func unloadTopic(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rq.b.eng.partitionCountOf(name) == 0 && !rq.b.eng.topicExists(name) {
+	if rq.b.eng.PartitionCountOf(name) == 0 && !rq.b.eng.TopicExists(name) {
 		return nil, topicNotFound(name)
 	}
 	return nil, rq.b.Unload(name.Full)
@@ -292,11 +294,11 @@ func unloadTopic(rq *adminReq) (any, error) {
 // loaded returns the topic for an admin operation that needs it to exist:
 // 404 otherwise; a partitioned topic's parent is refused with 405 by
 // operations that need one ledger.
-func (rq *adminReq) loaded(name topicName) (*topic, error) {
-	if rq.b.eng.partitionCountOf(name) > 0 {
-		return nil, restErr(http.StatusMethodNotAllowed, "%s is a partitioned topic: use one of its partitions", name.Full)
+func (rq *adminReq) loaded(name engine.TopicName) (*engine.Topic, error) {
+	if rq.b.eng.PartitionCountOf(name) > 0 {
+		return nil, engine.RestErr(http.StatusMethodNotAllowed, "%s is a partitioned topic: use one of its partitions", name.Full)
 	}
-	t, err := rq.b.eng.getTopic(name, false)
+	t, err := rq.b.eng.GetTopic(name, false)
 	if isNotFound(err) {
 		return nil, topicNotFound(name)
 	}
@@ -305,14 +307,14 @@ func (rq *adminReq) loaded(name topicName) (*topic, error) {
 
 // onTopic runs f on the topic goroutine; an unload racing with it is
 // retried once with the reloaded topic.
-func (rq *adminReq) onTopic(name topicName, f func(t *topic)) error {
+func (rq *adminReq) onTopic(name engine.TopicName, f func(t *engine.Topic)) error {
 	for attempt := 0; ; attempt++ {
 		t, err := rq.loaded(name)
 		if err != nil {
 			return err
 		}
-		err = t.call(func() { f(t) })
-		if !errors.Is(err, errTopicClosed) || attempt > 0 {
+		err = t.Call(func() { f(t) })
+		if !errors.Is(err, engine.ErrTopicClosed) || attempt > 0 {
 			return err
 		}
 	}
@@ -323,16 +325,16 @@ func terminateTopic(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rq.b.eng.partitionCountOf(name) > 0 {
-		return nil, restErr(http.StatusMethodNotAllowed, "Termination of a partitioned topic is not allowed")
+	if rq.b.eng.PartitionCountOf(name) > 0 {
+		return nil, engine.RestErr(http.StatusMethodNotAllowed, "Termination of a partitioned topic is not allowed")
 	}
-	if err := rq.b.eng.pol().SetTerminated(name.Full); err != nil {
+	if err := rq.b.eng.Pol().SetTerminated(name.Full); err != nil {
 		return nil, err
 	}
-	var id messageIDJSON
-	err = rq.onTopic(name, func(t *topic) {
-		id = t.lastMessageJSON()
-		t.terminate()
+	var id engine.MessageIDJSON
+	err = rq.onTopic(name, func(t *engine.Topic) {
+		id = t.LastMessageJSON()
+		t.Terminate()
 	})
 	return id, err
 }
@@ -342,8 +344,8 @@ func lastMessageID(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var id messageIDJSON
-	err = rq.onTopic(name, func(t *topic) { id = t.lastMessageJSON() })
+	var id engine.MessageIDJSON
+	err = rq.onTopic(name, func(t *engine.Topic) { id = t.LastMessageJSON() })
 	return id, err
 }
 
@@ -352,7 +354,7 @@ func lastMessageID(rq *adminReq) (any, error) {
 func parseInt64(s, what string) (int64, error) {
 	v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 	if err != nil {
-		return 0, restErr(http.StatusBadRequest, "Invalid %s %q", what, s)
+		return 0, engine.RestErr(http.StatusBadRequest, "Invalid %s %q", what, s)
 	}
 	return v, nil
 }

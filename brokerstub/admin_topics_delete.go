@@ -2,6 +2,8 @@ package brokerstub
 
 import (
 	"net/http"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 )
 
 func deleteTopicHandler(rq *adminReq) (any, error) {
@@ -9,10 +11,10 @@ func deleteTopicHandler(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rq.b.eng.partitionCountOf(name) > 0 {
+	if rq.b.eng.PartitionCountOf(name) > 0 {
 		return nil, rq.listChanged(rq.b.deletePartitioned(name, rq.flag("force")))
 	}
-	err = rq.b.eng.deleteTopic(name, rq.flag("force"))
+	err = rq.b.eng.DeleteTopic(name, rq.flag("force"))
 	if isNotFound(err) {
 		return nil, topicNotFound(name)
 	}
@@ -24,18 +26,18 @@ func deleteTopicHandler(rq *adminReq) (any, error) {
 // that succeeded, and returns err.
 func (rq *adminReq) listChanged(err error) error {
 	if err == nil {
-		rq.b.eng.topicsChanged()
+		rq.b.eng.TopicsChanged()
 	}
 	return err
 }
 
 // deletePartitioned deletes every partition and then the partitioned
 // topic's metadata.
-func (b *Broker) deletePartitioned(base topicName, force bool) error {
-	n := b.eng.partitionCount(base.Full)
-	parts := make([]topicName, 0, n)
+func (b *Broker) deletePartitioned(base engine.TopicName, force bool) error {
+	n := b.eng.PartitionCount(base.Full)
+	parts := make([]engine.TopicName, 0, n)
 	for i := range n {
-		p, err := parseTopic(partitionName(base.Full, i))
+		p, err := engine.ParseTopic(engine.PartitionName(base.Full, i))
 		if err != nil {
 			return err
 		}
@@ -43,24 +45,24 @@ func (b *Broker) deletePartitioned(base topicName, force bool) error {
 	}
 	if !force {
 		for _, p := range parts {
-			t := b.eng.loadedTopic(p.Full)
-			if t != nil && t.hasClients() {
-				return restErr(http.StatusPreconditionFailed, "Topic has active producers/subscriptions")
+			t := b.eng.LoadedTopic(p.Full)
+			if t != nil && t.HasClients() {
+				return engine.RestErr(http.StatusPreconditionFailed, "Topic has active producers/subscriptions")
 			}
 		}
 	}
 	for _, p := range parts {
-		if err := b.eng.deleteTopic(p, force); err != nil && !isNotFound(err) {
+		if err := b.eng.DeleteTopic(p, force); err != nil && !isNotFound(err) {
 			return err
 		}
 	}
-	if err := b.eng.st.SetPartitions(base.Full, 0); err != nil {
+	if err := b.eng.St.SetPartitions(base.Full, 0); err != nil {
 		return err
 	}
-	if err := b.eng.forgetTopicGrants(base); err != nil {
+	if err := b.eng.ForgetTopicGrants(base); err != nil {
 		return err
 	}
-	return b.eng.pol().ForgetTopic(base.Full)
+	return b.eng.Pol().ForgetTopic(base.Full)
 }
 
 // listTopics lists the namespace's topics of the path's domain, partitions

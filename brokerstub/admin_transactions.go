@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/brokerstub/internal/txn"
 )
 
@@ -29,9 +30,9 @@ func (a *adminServer) registerTransactions() {
 
 // txnCoordinator returns the coordinator for an admin request, or 503.
 func (rq *adminReq) txnCoordinator() (*txn.Coordinator, error) {
-	c := rq.b.eng.tc.Load()
+	c := rq.b.eng.Tc.Load()
 	if c == nil {
-		return nil, restErr(http.StatusServiceUnavailable, "This Broker is not configured with transactionCoordinatorEnabled=true.")
+		return nil, engine.RestErr(http.StatusServiceUnavailable, "This Broker is not configured with transactionCoordinatorEnabled=true.")
 	}
 	return c, nil
 }
@@ -41,7 +42,7 @@ func (rq *adminReq) txnIDParam() (txn.ID, error) {
 	most, err1 := strconv.ParseUint(rq.p["most"], 10, 64)
 	least, err2 := strconv.ParseUint(rq.p["least"], 10, 64)
 	if err := errors.Join(err1, err2); err != nil {
-		return txn.ID{}, restErr(http.StatusPreconditionFailed, "Invalid transaction id: %v", err)
+		return txn.ID{}, engine.RestErr(http.StatusPreconditionFailed, "Invalid transaction id: %v", err)
 	}
 	return txn.ID{Most: most, Least: least}, nil
 }
@@ -50,7 +51,7 @@ func (rq *adminReq) txnIDParam() (txn.ID, error) {
 // transaction or coordinator that does not exist.
 func txnRESTError(err error) error {
 	if errors.Is(err, txn.ErrNotFound) || errors.Is(err, txn.ErrTCNotFound) {
-		return restErr(http.StatusNotFound, "%v", err)
+		return engine.RestErr(http.StatusNotFound, "%v", err)
 	}
 	return err
 }
@@ -63,7 +64,7 @@ func txnCoordinatorStats(rq *adminReq) (any, error) {
 	st := c.Stats()
 	if id := rq.q.Get("coordinatorId"); id != "" {
 		if id != "0" {
-			return nil, restErr(http.StatusNotFound, "Transaction coordinator not found. coordinatorId : %s", id)
+			return nil, engine.RestErr(http.StatusNotFound, "Transaction coordinator not found. coordinatorId : %s", id)
 		}
 		return st, nil
 	}
@@ -99,7 +100,7 @@ func txnInBufferStats(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rq.b.eng.txnInBuffer(name.Full, id), nil
+	return rq.b.eng.TxnInBuffer(name.Full, id), nil
 }
 
 func txnInPendingAckStats(rq *adminReq) (any, error) {

@@ -60,7 +60,7 @@ const maxAuthData = auth.MaxData
 // is set. With authentication disabled every client is the anonymous role
 // (or "").
 func (b *Broker) authenticate(method string, d AuthenticationData, now time.Time) (Identity, error) {
-	if !b.eng.authEnabled() {
+	if !b.eng.AuthEnabled() {
 		return Identity{Role: b.opts.AnonymousUserRole}, nil
 	}
 	if len(d.Data) > maxAuthData {

@@ -54,7 +54,7 @@ func (c *conn) authenticateConnect(m *proto.CommandConnect) bool {
 		c.auth.mu.Unlock()
 		return true
 	}
-	if !c.b.eng.authEnabled() {
+	if !c.b.eng.AuthEnabled() {
 		c.auth.mu.Lock()
 		c.auth.id = Identity{Role: c.b.opts.AnonymousUserRole}
 		c.auth.mu.Unlock()

@@ -20,11 +20,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"golang.org/x/crypto/bcrypt"
-	gproto "google.golang.org/protobuf/proto"
 
 	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/internal/wire"
+	gproto "google.golang.org/protobuf/proto"
 )
 
 // b64 is base64url without padding, as JWT parts are.
@@ -215,7 +216,7 @@ func newAuthFuzz() (*authFuzz, error) {
 	}
 	o := Options{AuthenticationEnabled: true,
 		AuthenticationProviders: []AuthenticationProvider{a.hmacP, basic, NewTLSProvider()}}
-	a.b = &Broker{eng: &engine{cfg: o.engineConfig()}, opts: o}
+	a.b = &Broker{eng: &engine.Engine{Cfg: o.engineConfig()}, opts: o}
 	return a, nil
 }
 

@@ -66,7 +66,7 @@ func es256(t *testing.T, key *ecdsa.PrivateKey, claims jwtClaims) string {
 // CONNECTED or ERROR.
 func (c *rawClient) connectWith(method string, data []byte) *proto.BaseCommand {
 	c.t.Helper()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_CONNECT.Enum(), Connect: &proto.CommandConnect{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_CONNECT.Enum(), Connect: &proto.CommandConnect{
 		ClientVersion: gproto.String("raw-test"), ProtocolVersion: gproto.Int32(20),
 		AuthMethodName: gproto.String(method), AuthData: data}})
 	for {

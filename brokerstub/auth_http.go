@@ -4,6 +4,8 @@ import (
 	"encoding/base64"
 	"net/http"
 	"strings"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 )
 
 // httpCredentials reads the credentials of an admin request as Pulsar's
@@ -43,29 +45,29 @@ func httpCredentials(r *http.Request) (string, AuthenticationData, bool) {
 // may go on. Routes declared opOpen (/metrics, as Pulsar's
 // authenticateMetricsEndpoint=false, and /status.html) need no
 // credentials.
-func (a *adminServer) authorizeHTTP(r *http.Request, rt *route, p map[string]string) (string, *restError) {
+func (a *adminServer) authorizeHTTP(r *http.Request, rt *route, p map[string]string) (string, *engine.RestError) {
 	b := a.b
-	if !b.eng.authEnabled() && !b.eng.authzOn() || rt.op == opOpen {
+	if !b.eng.AuthEnabled() && !b.eng.AuthzOn() || rt.op == opOpen {
 		return b.opts.AnonymousUserRole, nil
 	}
 	role := b.opts.AnonymousUserRole
-	if b.eng.authEnabled() {
+	if b.eng.AuthEnabled() {
 		method, d, ok := httpCredentials(r)
 		if !ok {
-			return "", restErr(http.StatusUnauthorized, "Authentication required")
+			return "", engine.RestErr(http.StatusUnauthorized, "Authentication required")
 		}
 		id, err := b.authenticate(method, d, b.opts.Clock.Now())
 		if err != nil {
-			b.eng.log.Info("admin authentication refused", "method", method, "path", r.URL.Path, "err", err)
-			return "", restErr(http.StatusUnauthorized, "Authentication required")
+			b.eng.Log.Info("admin authentication refused", "method", method, "path", r.URL.Path, "err", err)
+			return "", engine.RestErr(http.StatusUnauthorized, "Authentication required")
 		}
 		role = id.Role
 	}
-	if !b.eng.authzOn() {
+	if !b.eng.AuthzOn() {
 		return role, nil
 	}
 	if re := b.authorizeAdminAs(r, role, rt.op, adminTargetOf(rt, p)); re != nil { // authz_admin.go
-		b.eng.log.Info("admin authorization refused", "role", role, "operation", rt.op.String(), "method", r.Method, "path", r.URL.Path)
+		b.eng.Log.Info("admin authorization refused", "role", role, "operation", rt.op.String(), "method", r.Method, "path", r.URL.Path)
 		return role, re
 	}
 	return role, nil

@@ -222,7 +222,7 @@ func TestAuthChallengeWhenTokenExpires(t *testing.T) {
 		t.Fatal(cmd)
 	}
 	clk.Advance(10 * time.Second) // not expired yet: no challenge
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_PING.Enum(), Ping: &proto.CommandPing{}})
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PING.Enum(), Ping: &proto.CommandPing{}})
 	c.expect(proto.BaseCommand_PONG)
 	clk.Advance(10 * time.Second) // expired at the second check
 	ch := c.expect(proto.BaseCommand_AUTH_CHALLENGE).GetAuthChallenge()
@@ -230,15 +230,15 @@ func TestAuthChallengeWhenTokenExpires(t *testing.T) {
 		t.Fatalf("challenge %v", ch)
 	}
 	respond := func(data []byte) {
-		c.send(&proto.BaseCommand{Type: proto.BaseCommand_AUTH_RESPONSE.Enum(), AuthResponse: &proto.CommandAuthResponse{
+		c.Send(&proto.BaseCommand{Type: proto.BaseCommand_AUTH_RESPONSE.Enum(), AuthResponse: &proto.CommandAuthResponse{
 			ClientVersion: gproto.String("raw-test"), ProtocolVersion: gproto.Int32(20),
 			Response: &proto.AuthData{AuthMethodName: gproto.String("token"), AuthData: data}}})
 	}
 	respond(exp(time.Minute))
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_PING.Enum(), Ping: &proto.CommandPing{}})
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PING.Enum(), Ping: &proto.CommandPing{}})
 	c.expect(proto.BaseCommand_PONG)
 	clk.Advance(10 * time.Second) // the refreshed token holds: no challenge, still open
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_PING.Enum(), Ping: &proto.CommandPing{}})
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PING.Enum(), Ping: &proto.CommandPing{}})
 	c.expect(proto.BaseCommand_PONG)
 	clk.Advance(60 * time.Second)
 	c.expect(proto.BaseCommand_AUTH_CHALLENGE)

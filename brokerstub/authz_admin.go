@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/auth"
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/brokerstub/internal/policy"
 )
 
@@ -33,50 +34,50 @@ type adminTarget struct {
 // RESET_CURSOR, UNSUBSCRIBE, ...) needs consume and the subscription's
 // roles; the topic lists need a namespace grant; everything else is the
 // tenant admins'.
-func (b *Broker) authorizeAdmin(role string, op adminOp, t adminTarget) *restError {
+func (b *Broker) authorizeAdmin(role string, op adminOp, t adminTarget) *engine.RestError {
 	switch op.Scope() {
 	case auth.ScopeOpen, auth.ScopeAuthenticated:
 		return nil
 	case auth.ScopeTenantAdmin, auth.ScopeTenant, auth.ScopeNamespace, auth.ScopeNamespacePolicy, auth.ScopeTopic, auth.ScopeTopicPolicy:
-		if b.eng.isTenantAdmin(role, t.tenant) {
+		if b.eng.IsTenantAdmin(role, t.tenant) {
 			return nil
 		}
 	default: // super users only, and an undeclared operation
-		if b.eng.isSuperUser(role) {
+		if b.eng.IsSuperUser(role) {
 			return nil
 		}
-		return restErr(http.StatusUnauthorized, "This operation requires super-user access")
+		return engine.RestErr(http.StatusUnauthorized, "This operation requires super-user access")
 	}
 	switch op.Scope() {
 	case auth.ScopeTenantAdmin, auth.ScopeTenant, auth.ScopeNamespacePolicy, auth.ScopeTopicPolicy:
 		// Pulsar's validateTenantAdminAccess looks the tenant up before
 		// it judges the role: a missing tenant is 404, not a refusal.
-		if _, err := b.eng.pol().Tenant(t.tenant); errors.Is(err, policy.ErrNotFound) {
-			return restErr(http.StatusNotFound, "Tenant does not exist")
+		if _, err := b.eng.Pol().Tenant(t.tenant); errors.Is(err, policy.ErrNotFound) {
+			return engine.RestErr(http.StatusNotFound, "Tenant does not exist")
 		}
 	}
 	switch op.Scope() {
 	case auth.ScopeTenant:
-		return restErr(http.StatusUnauthorized, "Unauthorized to validateTenantOperation for originalPrincipal [null] and clientAppId [%s] about operation [%s] on tenant [%s]", role, op, t.tenant)
+		return engine.RestErr(http.StatusUnauthorized, "Unauthorized to validateTenantOperation for originalPrincipal [null] and clientAppId [%s] about operation [%s] on tenant [%s]", role, op, t.tenant)
 	case auth.ScopeNamespace:
 		if b.allowNamespaceOperation(role, op, t.namespace) {
 			return nil
 		}
 		if op == nsPackages { // PackagesBase.checkPermissions
-			return restErr(http.StatusUnauthorized, "Role %s has not the 'package' permission to do the packages operations.", role)
+			return engine.RestErr(http.StatusUnauthorized, "Role %s has not the 'package' permission to do the packages operations.", role)
 		}
-		return restErr(http.StatusForbidden, "Unauthorized to validateNamespaceOperation for operation [%s] on namespace [%s]", op, t.namespace)
+		return engine.RestErr(http.StatusForbidden, "Unauthorized to validateNamespaceOperation for operation [%s] on namespace [%s]", op, t.namespace)
 	case auth.ScopeNamespacePolicy:
-		return restErr(http.StatusForbidden, "Unauthorized to validateNamespacePolicyOperation for operation [%s] on namespace [%s]", op, t.namespace)
+		return engine.RestErr(http.StatusForbidden, "Unauthorized to validateNamespacePolicyOperation for operation [%s] on namespace [%s]", op, t.namespace)
 	case auth.ScopeTopic:
 		if b.allowTopicOperation(role, op, t.topic, t.sub) {
 			return nil
 		}
-		return restErr(http.StatusUnauthorized, "Unauthorized to validateTopicOperation for operation [%s] on topic [%s]", op, t.topic)
+		return engine.RestErr(http.StatusUnauthorized, "Unauthorized to validateTopicOperation for operation [%s] on topic [%s]", op, t.topic)
 	case auth.ScopeTopicPolicy:
-		return restErr(http.StatusForbidden, "Unauthorized to validateTopicPolicyOperation for operation [%s] on topic [%s]", op, t.topic)
+		return engine.RestErr(http.StatusForbidden, "Unauthorized to validateTopicPolicyOperation for operation [%s] on topic [%s]", op, t.topic)
 	}
-	return restErr(http.StatusUnauthorized, "Don't have permission to administrate resources on this tenant")
+	return engine.RestErr(http.StatusUnauthorized, "Don't have permission to administrate resources on this tenant")
 }
 
 // originalPrincipalHeader is the header a Pulsar proxy names its client's
@@ -89,14 +90,14 @@ const originalPrincipalHeader = "X-Original-Principal"
 // an original principal is involved both must be allowed, as Pulsar's
 // PulsarWebResource checks. The binary protocol's counterpart is
 // conn.connectOriginal (proxy_roles.go); both ask the auth.Authorizer.
-func (b *Broker) authorizeAdminAs(r *http.Request, role string, op adminOp, target adminTarget) *restError {
+func (b *Broker) authorizeAdminAs(r *http.Request, role string, op adminOp, target adminTarget) *engine.RestError {
 	original := ""
-	if b.eng.authEnabled() {
+	if b.eng.AuthEnabled() {
 		original = r.Header.Get(originalPrincipalHeader)
 	}
-	az := b.eng.authorizer()
+	az := b.eng.Authorizer()
 	if !az.ValidOriginal(role, original) {
-		return restErr(http.StatusUnauthorized, "Invalid combination of Original principal cannot be empty if the request is via proxy.")
+		return engine.RestErr(http.StatusUnauthorized, "Invalid combination of Original principal cannot be empty if the request is via proxy.")
 	}
 	if re := b.authorizeAdmin(role, op, target); re != nil {
 		return re
@@ -111,17 +112,17 @@ func (b *Broker) authorizeAdminAs(r *http.Request, role string, op adminOp, targ
 // admin may do op on topic (a full name) and subscription sub
 // (auth.Authorizer.TopicOperation).
 func (b *Broker) allowTopicOperation(role string, op adminOp, topic, sub string) bool {
-	name, err := parseTopic(topic)
+	name, err := engine.ParseTopic(topic)
 	if err != nil {
 		return false
 	}
-	return b.eng.authorizer().TopicOperation(role, op, authTopic(name), sub)
+	return b.eng.Authorizer().TopicOperation(role, op, engine.AuthTopic(name), sub)
 }
 
 // allowNamespaceOperation reports whether a role that is not the
 // tenant's admin may do op on namespace ns.
 func (b *Broker) allowNamespaceOperation(role string, op adminOp, ns string) bool {
-	return b.eng.authorizer().NamespaceOperation(role, op, ns)
+	return b.eng.Authorizer().NamespaceOperation(role, op, ns)
 }
 
 // adminTargetOf returns what a request on route rt names, from its
@@ -145,8 +146,8 @@ func adminTargetOf(rt *route, p map[string]string) adminTarget {
 // capture: "non-persistent" when the pattern names it, else persistent
 // (the schema resource, as Pulsar's SchemasResource).
 func routeDomain(segs []string) string {
-	if slices.Contains(segs, nonPersistentDomain) {
-		return nonPersistentDomain
+	if slices.Contains(segs, engine.NonPersistentDomain) {
+		return engine.NonPersistentDomain
 	}
 	return "persistent"
 }

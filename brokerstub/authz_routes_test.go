@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/auth"
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 )
 
 // routeProblems returns what is wrong with a route table: a route that
@@ -99,7 +100,7 @@ func TestRouteProblemsFindsAnUndeclaredRoute(t *testing.T) {
 // routeIndex returns the index of the route that serves method on path,
 // as ServeHTTP picks it, -1 for none.
 func (a *adminServer) routeIndex(method, path string) int {
-	segs, ok := splitPath(path)
+	segs, ok := engine.SplitPath(path)
 	if !ok {
 		return -1
 	}

@@ -75,14 +75,14 @@ func (b *authzBroker) as(role string) *rawClient {
 // produce and subscribe answer true on success, false on AuthorizationError.
 func (c *rawClient) produce(topic string) bool {
 	c.t.Helper()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
 		Topic: gproto.String(topic), ProducerId: gproto.Uint64(1), RequestId: gproto.Uint64(2)}})
 	return c.successOrAuthzError()
 }
 
 func (c *rawClient) subscribe(topic, sub string) bool {
 	c.t.Helper()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
 		Topic: gproto.String(topic), Subscription: gproto.String(sub), SubType: proto.CommandSubscribe_Shared.Enum(),
 		ConsumerId: gproto.Uint64(3), RequestId: gproto.Uint64(4), ForceTopicCreation: gproto.Bool(true)}})
 	return c.successOrAuthzError()

@@ -140,7 +140,7 @@ func TestTopicPermissionsAreTheTenantAdmins(t *testing.T) {
 // the response, or the error.
 func (c *rawClient) topicsOfNamespace(ns string) (*proto.CommandGetTopicsOfNamespaceResponse, *proto.CommandError) {
 	c.t.Helper()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_GET_TOPICS_OF_NAMESPACE.Enum(), GetTopicsOfNamespace: &proto.CommandGetTopicsOfNamespace{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_GET_TOPICS_OF_NAMESPACE.Enum(), GetTopicsOfNamespace: &proto.CommandGetTopicsOfNamespace{
 		RequestId: gproto.Uint64(9), Namespace: gproto.String(ns)}})
 	for {
 		f, err := c.next()

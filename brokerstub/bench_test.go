@@ -39,7 +39,7 @@ func BenchmarkStart(b *testing.B) {
 func benchProducer(b testing.TB, br *Broker, topic string, id uint64, payload []byte) (*rawClient, []byte) {
 	c := dialRaw(b, br)
 	c.connect()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
 		Topic: &topic, ProducerId: gproto.Uint64(id), RequestId: gproto.Uint64(1)}})
 	name := c.expect(proto.BaseCommand_PRODUCER_SUCCESS).GetProducerSuccess().GetProducerName()
 	frame, err := wire.AppendPayloadFrame(nil, &proto.BaseCommand{Type: proto.BaseCommand_SEND.Enum(), Send: &proto.CommandSend{

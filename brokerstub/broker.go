@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 	"github.com/pulsargo/sdk/brokerstub/internal/store"
 	"github.com/pulsargo/sdk/internal/wire"
@@ -21,7 +22,7 @@ import (
 // Start one with Start or RunT; point any Pulsar client at URL(). All methods
 // are safe for concurrent use.
 type Broker struct {
-	eng *engine // the topics and what they share (engine.go)
+	eng *engine.Engine // the topics and what they share (engine.go)
 
 	opts Options
 
@@ -63,24 +64,24 @@ func Start(opts Options) (*Broker, error) {
 	if err := opts.validateListeners(); err != nil { // listeners.go
 		return nil, err
 	}
-	b := &Broker{eng: &engine{cfg: opts.engineConfig(), log: opts.Logger}, opts: opts, frames: sync.OnceValue(newFramePool)}
-	b.eng.topicsChanged = b.topicListChanged
+	b := &Broker{eng: &engine.Engine{Cfg: opts.engineConfig(), Log: opts.Logger}, opts: opts, frames: sync.OnceValue(newFramePool)}
+	b.eng.TopicsChanged = b.topicListChanged
 	if opts.DataDir != "" {
 		// Without a data dir memory is the store: there is nothing to
 		// read dropped entries back from.
-		b.eng.cache = ledger.NewCache(opts.EntryCacheSize)
+		b.eng.Cache = ledger.NewCache(opts.EntryCacheSize)
 	}
-	schemas, err := newSchemaRegistry(b.eng)
+	schemas, err := engine.NewSchemaRegistry(b.eng)
 	if err != nil {
 		return nil, err
 	}
-	b.eng.schemas = schemas
+	b.eng.Schemas = schemas
 	st, err := b.openStore()
 	if err != nil {
 		return nil, err
 	}
-	b.eng.st = st
-	if err := b.eng.loadPolicies(); err != nil {
+	b.eng.St = st
+	if err := b.eng.LoadPolicies(); err != nil {
 		_ = st.Close()
 		return nil, err
 	}
@@ -93,7 +94,7 @@ func Start(opts Options) (*Broker, error) {
 		_ = st.Close()
 		return nil, err
 	}
-	b.eng.startUnackedCheck() // unacked_broker.go
+	b.eng.StartUnackedCheck() // unacked_broker.go
 	return b, nil
 }
 
@@ -187,8 +188,8 @@ func (b *Broker) listen(addr string) error {
 	b.connsPerHost = make(map[string]int)
 	b.closed = false
 	b.mu.Unlock()
-	b.eng.startTopics()
-	if err := b.eng.startCoordinator(); err != nil { // txn.go
+	b.eng.StartTopics()
+	if err := b.eng.StartCoordinator(); err != nil { // txn.go
 		if ln != nil {
 			_ = ln.Close()
 		}
@@ -197,7 +198,7 @@ func (b *Broker) listen(addr string) error {
 		}
 		return err
 	}
-	b.eng.startSweeps() // inactive.go
+	b.eng.StartSweeps() // inactive.go
 	if ln != nil {
 		b.serveWG.Add(1)
 		go b.acceptLoop(ln)
@@ -210,7 +211,7 @@ func (b *Broker) listen(addr string) error {
 		b.serveWG.Add(1)
 		go b.acceptLoopFor(l, b.opts.BindAddresses[i].Listener)
 	}
-	b.eng.log.Info("brokerstub listening", "url", b.URL(), "tls_url", b.TLSURL())
+	b.eng.Log.Info("brokerstub listening", "url", b.URL(), "tls_url", b.TLSURL())
 	return nil
 }
 
@@ -238,7 +239,7 @@ func (b *Broker) acceptLoopFor(ln net.Listener, listener string) {
 				return
 			}
 			delay = min(max(2*delay, acceptRetryMin), acceptRetryMax)
-			b.eng.log.Warn("brokerstub: accept failed; retrying", "addr", ln.Addr().String(), "err", err, "retry_in", delay)
+			b.eng.Log.Warn("brokerstub: accept failed; retrying", "addr", ln.Addr().String(), "err", err, "retry_in", delay)
 			time.Sleep(delay)
 			continue
 		}
@@ -264,7 +265,7 @@ func (b *Broker) serveAs(nc net.Conn, listener string, preset *Identity) {
 	}
 	host := remoteHost(nc)
 	if msg := b.connLimitRefusal(nc, host); msg != "" {
-		b.eng.log.Warn("brokerstub: connection refused", "remote", nc.RemoteAddr().String(), "reason", msg)
+		b.eng.Log.Warn("brokerstub: connection refused", "remote", nc.RemoteAddr().String(), "reason", msg)
 		go refuseConn(nc, msg)
 		return
 	}
@@ -367,9 +368,9 @@ func (b *Broker) Close() error {
 	if !b.shutdown(true) {
 		return nil
 	}
-	b.eng.stopUnackedCheck() // unacked_broker.go
+	b.eng.StopUnackedCheck() // unacked_broker.go
 	b.stopAdmin()
-	return b.eng.st.Close()
+	return b.eng.St.Close()
 }
 
 // Restart stops the broker gracefully (cursors flushed, as on a clean
@@ -388,15 +389,15 @@ func (b *Broker) restart(graceful bool) error {
 		return ErrClosed
 	}
 	if b.opts.DataDir != "" {
-		if err := b.eng.st.Close(); err != nil {
+		if err := b.eng.St.Close(); err != nil {
 			return err
 		}
 		st, err := b.openStore()
 		if err != nil {
 			return err
 		}
-		b.eng.st = st
-		if err := b.eng.loadPolicies(); err != nil {
+		b.eng.St = st
+		if err := b.eng.LoadPolicies(); err != nil {
 			return err
 		}
 	}
@@ -406,7 +407,7 @@ func (b *Broker) restart(graceful bool) error {
 // shutdown closes the listener, every connection and every topic. It
 // reports false if the broker was already closed.
 func (b *Broker) shutdown(graceful bool) bool {
-	b.eng.stopSweeps() // inactive.go: waits for a running check, which may take b.mu
+	b.eng.StopSweeps() // inactive.go: waits for a running check, which may take b.mu
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()
@@ -432,7 +433,7 @@ func (b *Broker) shutdown(graceful bool) bool {
 		c.close()
 	}
 	b.serveWG.Wait()
-	b.eng.stopTopics(graceful)
+	b.eng.StopTopics(graceful)
 	return true
 }
 

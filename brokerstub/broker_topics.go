@@ -8,7 +8,7 @@ package brokerstub
 // position order. A message that fell due and waits for a consumer is not
 // among them (it is in the replay queue).
 func (b *Broker) Delayed(topic, subscription string) ([]Position, error) {
-	ps, err := b.eng.delayedPositionsOf(topic, subscription)
+	ps, err := b.eng.DelayedPositionsOf(topic, subscription)
 	if err != nil || len(ps) == 0 {
 		return nil, err
 	}
@@ -25,7 +25,7 @@ func (b *Broker) Delayed(topic, subscription string) ([]Position, error) {
 // do; a namespace that exists is left as it is. At start the broker has
 // "public/default" and "pulsar/system" (see Options.ClusterName).
 func (b *Broker) CreateNamespace(namespace string) error {
-	return b.eng.createNamespace(namespace)
+	return b.eng.CreateNamespace(namespace)
 }
 
 // CreatePartitionedTopic creates a topic with n partitions, named
@@ -33,7 +33,7 @@ func (b *Broker) CreateNamespace(namespace string) error {
 // Clients that look the topic up see n partitions. Creating it again with
 // the same n is a no-op.
 func (b *Broker) CreatePartitionedTopic(topic string, n int) error {
-	return b.eng.createPartitionedTopic(topic, n)
+	return b.eng.CreatePartitionedTopic(topic, n)
 }
 
 // Unload closes the topic's producers and consumers the way a broker does
@@ -42,5 +42,5 @@ func (b *Broker) CreatePartitionedTopic(topic string, n int) error {
 // from the store, in a new ledger. Unloading a topic that is not loaded is a
 // no-op.
 func (b *Broker) Unload(topicName string) error {
-	return b.eng.unload(topicName)
+	return b.eng.Unload(topicName)
 }

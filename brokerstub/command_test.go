@@ -73,14 +73,14 @@ func TestEventCarriesDecodedIDs(t *testing.T) {
 	cons.expect(proto.BaseCommand_MESSAGE)
 	cons.expect(proto.BaseCommand_MESSAGE)
 	rid := uint64(90)
-	cons.send(&proto.BaseCommand{Type: proto.BaseCommand_ACK.Enum(), Ack: &proto.CommandAck{
+	cons.Send(&proto.BaseCommand{Type: proto.BaseCommand_ACK.Enum(), Ack: &proto.CommandAck{
 		ConsumerId: gproto.Uint64(9), AckType: proto.CommandAck_Individual.Enum(), RequestId: &rid,
 		ValidationError: proto.CommandAck_ChecksumMismatch.Enum(),
 		MessageId: []*proto.MessageIdData{
 			{LedgerId: gproto.Uint64(uint64(pos[0].Ledger)), EntryId: gproto.Uint64(uint64(pos[0].Entry))},
 			{LedgerId: gproto.Uint64(uint64(pos[1].Ledger)), EntryId: gproto.Uint64(uint64(pos[1].Entry))}}}})
 	cons.expect(proto.BaseCommand_ACK_RESPONSE)
-	cons.send(&proto.BaseCommand{Type: proto.BaseCommand_REDELIVER_UNACKNOWLEDGED_MESSAGES.Enum(),
+	cons.Send(&proto.BaseCommand{Type: proto.BaseCommand_REDELIVER_UNACKNOWLEDGED_MESSAGES.Enum(),
 		RedeliverUnacknowledgedMessages: &proto.CommandRedeliverUnacknowledgedMessages{ConsumerId: gproto.Uint64(9),
 			MessageIds: []*proto.MessageIdData{{LedgerId: gproto.Uint64(uint64(pos[1].Ledger)), EntryId: gproto.Uint64(uint64(pos[1].Entry))}}}})
 	getLastMessageID(cons, 9, 91) // a barrier: the redeliver was read

@@ -52,12 +52,12 @@ func readCompacted(t *testing.T, b *Broker, topic, sub string, compacted bool) [
 	c := dialRaw(t, b)
 	c.connect()
 	earliest := &proto.MessageIdData{LedgerId: gproto.Uint64(^uint64(0)), EntryId: gproto.Uint64(^uint64(0))}
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
 		Topic: &topic, Subscription: &sub, SubType: proto.CommandSubscribe_Exclusive.Enum(),
 		ConsumerId: gproto.Uint64(1), RequestId: gproto.Uint64(1), Durable: gproto.Bool(false),
 		StartMessageId: earliest, ReadCompacted: gproto.Bool(compacted)}})
 	c.expect(proto.BaseCommand_SUCCESS)
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_FLOW.Enum(), Flow: &proto.CommandFlow{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_FLOW.Enum(), Flow: &proto.CommandFlow{
 		ConsumerId: gproto.Uint64(1), MessagePermits: gproto.Uint32(1000)}})
 	var got []string
 	for {
@@ -153,7 +153,7 @@ func TestCompactionRefusals(t *testing.T) {
 	c := dialRaw(t, b)
 	c.connect()
 	topic := "persistent://public/default/compact-shared"
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
 		Topic: &topic, Subscription: gproto.String("s"), SubType: proto.CommandSubscribe_Shared.Enum(),
 		ConsumerId: gproto.Uint64(1), RequestId: gproto.Uint64(1), ReadCompacted: gproto.Bool(true)}})
 	e := c.expect(proto.BaseCommand_ERROR).GetError()

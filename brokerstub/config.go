@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 )
 
 // Config is what ParseConfig read from a Pulsar broker.conf or
@@ -249,10 +251,10 @@ func ParseConfigWith(r io.Reader, co ConfigOptions) (Config, error) {
 	}
 	o.MessageTTL = time.Duration(p.int("ttlDurationDefaultInSeconds", 0, 0)) * time.Second
 	o.MessageExpiryCheckInterval = time.Duration(p.int("messageExpiryCheckIntervalInMinutes", 0, 1)) * time.Minute
-	o.Retention = retentionPolicy{
-		TimeInMinutes: flexInt(p.int("defaultRetentionTimeInMinutes", 0, -1)),
-		SizeInMB:      flexInt(p.int("defaultRetentionSizeInMB", 0, -1)),
-	}.retention()
+	o.Retention = engine.RetentionPolicy{
+		TimeInMinutes: engine.FlexInt(p.int("defaultRetentionTimeInMinutes", 0, -1)),
+		SizeInMB:      engine.FlexInt(p.int("defaultRetentionSizeInMB", 0, -1)),
+	}.Retention()
 	o.RetentionCheckInterval = time.Duration(p.int("retentionCheckIntervalInSeconds", 0, 1)) * time.Second
 	o.BacklogQuota.LimitBytes = p.int("backlogQuotaDefaultLimitBytes", -1, -1)
 	if gb, ok := kv["backlogQuotaDefaultLimitGB"]; ok {

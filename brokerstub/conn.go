@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 	"github.com/pulsargo/sdk/internal/frameq"
 	"github.com/pulsargo/sdk/internal/proto"
@@ -53,21 +54,21 @@ type conn struct {
 	sends sendBudget // bytes of SEND frames on their way to their topics
 	gate  connGate   // non-persistent sends in flight, partial producers (np_inflight.go)
 	// pubHold pauses reading for the publish rates (ratelimit_publish.go).
-	pubHold pubHold
+	pubHold engine.PubHold
 
 	mu        sync.Mutex
-	producers map[uint64]*producer
-	consumers map[uint64]*consumer
+	producers map[uint64]*engine.Producer
+	consumers map[uint64]*engine.Consumer
 }
 
 func newConn(b *Broker, nc net.Conn) *conn {
 	id := b.connSeq.Add(1)
 	return &conn{
 		b: b, id: id, nc: nc, out: frameq.New[outFrame](), done: make(chan struct{}),
-		log:       b.eng.log.With("conn", id, "remote", nc.RemoteAddr().String()),
+		log:       b.eng.Log.With("conn", id, "remote", nc.RemoteAddr().String()),
 		outq:      newOutBudget(b.opts),
-		producers: map[uint64]*producer{},
-		consumers: map[uint64]*consumer{},
+		producers: map[uint64]*engine.Producer{},
+		consumers: map[uint64]*engine.Consumer{},
 	}
 }
 
@@ -126,7 +127,7 @@ func (c *conn) readLoop() {
 	r := wire.NewReader(c.nc, c.b.opts.MaxFrameSizeBeforeConnect)
 	r.SetBufferPool(c.b.frames())
 	for {
-		if !c.sends.wait(c.done) || !c.outq.wait(c.done) || !c.pubHold.wait(c.done) {
+		if !c.sends.wait(c.done) || !c.outq.wait(c.done) || !c.pubHold.Wait(c.done) {
 			return
 		}
 		f, err := r.ReadFrame()
@@ -285,7 +286,7 @@ func (c *conn) keepAlive() {
 		case <-t.C:
 			// Not while reads pause for the publish rates: Pulsar's
 			// keep-alive spares a connection with autoread off.
-			if time.Since(time.Unix(0, c.lastRead.Load())) > 2*interval && !c.pubHold.holding() {
+			if time.Since(time.Unix(0, c.lastRead.Load())) > 2*interval && !c.pubHold.Holding() {
 				c.log.Info("client silent; closing connection")
 				c.close()
 				return
@@ -331,7 +332,7 @@ func (c *conn) push(f outFrame) {
 // deliver queues a payload frame carrying e's metadata and payload as
 // stored, with e's checksum when it has one (computed otherwise). cmd is
 // encoded at once and not kept (the caller may reuse it). (peer)
-func (c *conn) deliver(cmd *proto.BaseCommand, e ledger.Entry) {
+func (c *conn) Deliver(cmd *proto.BaseCommand, e ledger.Entry) {
 	var hdr []byte
 	var err error
 	if e.HasSum {
@@ -347,44 +348,44 @@ func (c *conn) deliver(cmd *proto.BaseCommand, e ledger.Entry) {
 }
 
 // send queues cmd for the client (peer).
-func (c *conn) send(cmd *proto.BaseCommand) { c.write(cmd) }
+func (c *conn) Send(cmd *proto.BaseCommand) { c.write(cmd) }
 
 // dropProducer forgets p if it is still the producer registered under
 // its id (peer).
-func (c *conn) dropProducer(p *producer) {
+func (c *conn) DropProducer(p *engine.Producer) {
 	c.mu.Lock()
-	if c.producers[p.id] == p {
-		delete(c.producers, p.id)
+	if c.producers[p.Id] == p {
+		delete(c.producers, p.Id)
 	}
 	c.mu.Unlock()
 }
 
 // dropConsumer forgets the consumer of that id (peer).
-func (c *conn) dropConsumer(id uint64) {
+func (c *conn) DropConsumer(id uint64) {
 	c.mu.Lock()
 	delete(c.consumers, id)
 	c.mu.Unlock()
 }
 
 // connID is the connection's number (peer).
-func (c *conn) connID() uint64 { return c.id }
+func (c *conn) ConnID() uint64 { return c.id }
 
 // remoteAddr is the client's address (peer).
-func (c *conn) remoteAddr() net.Addr { return c.nc.RemoteAddr() }
+func (c *conn) RemoteAddr() net.Addr { return c.nc.RemoteAddr() }
 
 // version is CONNECT's client_version (peer).
-func (c *conn) version() string { return c.clientVersion }
+func (c *conn) Version() string { return c.clientVersion }
 
 // partialProducer is CONNECT's supports_partial_producer flag (peer).
-func (c *conn) partialProducer() bool { return c.gate.partialProducer }
+func (c *conn) PartialProducer() bool { return c.gate.partialProducer }
 
 // sendError answers a request with CommandError.
 func (c *conn) sendError(requestID uint64, code proto.ServerError, msg string) {
-	c.write(errorCmd(requestID, code, msg))
+	c.write(engine.ErrorCmd(requestID, code, msg))
 }
 
 // sendSuccess answers a request with CommandSuccess.
-func (c *conn) sendSuccess(requestID uint64) { c.write(successCmd(requestID)) }
+func (c *conn) sendSuccess(requestID uint64) { c.write(engine.SuccessCmd(requestID)) }
 
 // replyError answers cmd with an error of the right shape: CommandSendError
 // for a send, CommandError for a request; commands that take no answer are
@@ -408,15 +409,15 @@ func (c *conn) detachAll() {
 	c.mu.Lock()
 	prods := c.producers
 	cons := c.consumers
-	c.producers = map[uint64]*producer{}
-	c.consumers = map[uint64]*consumer{}
+	c.producers = map[uint64]*engine.Producer{}
+	c.consumers = map[uint64]*engine.Consumer{}
 	c.mu.Unlock()
 	c.b.watch.removeConn(c)
 	for _, p := range prods {
-		p.t.removeProducer(p)
+		p.T.RemoveProducer(p)
 	}
 	for _, cs := range cons {
-		cs.sub.t.removeConsumer(cs)
+		cs.Sub.T.RemoveConsumer(cs)
 	}
 }
 

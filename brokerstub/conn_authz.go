@@ -1,11 +1,14 @@
 package brokerstub
 
-import "github.com/pulsargo/sdk/internal/proto"
+import (
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
+	"github.com/pulsargo/sdk/internal/proto"
+)
 
 // authorizeNamespaceTopics answers a refused topic listing of namespace ns
 // with AuthorizationError and msg, and reports false.
 func (c *conn) authorizeNamespaceTopics(rid uint64, ns, msg string) bool {
-	if c.allowedAs(func(r string) bool { return c.b.eng.allowNamespaceTopics(r, ns) }) {
+	if c.allowedAs(func(r string) bool { return c.b.eng.AllowNamespaceTopics(r, ns) }) {
 		return true
 	}
 	c.log.Info("authorization refused", "role", c.role(), "namespace", ns, "action", "GetTopics")
@@ -15,12 +18,12 @@ func (c *conn) authorizeNamespaceTopics(rid uint64, ns, msg string) bool {
 
 // authorizeTopic answers a refused LOOKUP, PRODUCER or SUBSCRIBE with
 // AuthorizationError and reports false.
-func (c *conn) authorizeTopic(rid uint64, name topicName, act authzAction, sub string) bool {
+func (c *conn) authorizeTopic(rid uint64, name engine.TopicName, act engine.AuthzAction, sub string) bool {
 	role := c.role()
-	if c.allowedAs(func(r string) bool { return c.b.eng.allowTopic(r, name, act, sub) }) { // proxy_roles.go
+	if c.allowedAs(func(r string) bool { return c.b.eng.AllowTopic(r, name, act, sub) }) { // proxy_roles.go
 		return true
 	}
-	what := map[authzAction]string{actLookup: "Lookup", actProduce: "Produce", actConsume: "Consume"}[act]
+	what := map[engine.AuthzAction]string{engine.ActLookup: "Lookup", engine.ActProduce: "Produce", engine.ActConsume: "Consume"}[act]
 	c.log.Info("authorization refused", "role", role, "topic", name.Full, "action", what)
 	c.sendError(rid, proto.ServerError_AuthorizationError, "Client is not authorized to "+what)
 	return false
@@ -28,8 +31,8 @@ func (c *conn) authorizeTopic(rid uint64, name topicName, act authzAction, sub s
 
 // lookupRefusal returns the message of a refused lookup, "" when role may
 // look name up.
-func (c *conn) lookupRefusal(name topicName) string {
-	if c.allowedAs(func(r string) bool { return c.b.eng.allowTopic(r, name, actLookup, "") }) {
+func (c *conn) lookupRefusal(name engine.TopicName) string {
+	if c.allowedAs(func(r string) bool { return c.b.eng.AllowTopic(r, name, engine.ActLookup, "") }) {
 		return ""
 	}
 	c.log.Info("authorization refused", "role", c.role(), "topic", name.Full, "action", "Lookup")

@@ -10,7 +10,9 @@ import (
 	"strings"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/console"
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
+
 	pb "github.com/pulsargo/sdk/internal/proto"
 )
 
@@ -53,7 +55,7 @@ type unlockedReply struct{ h http.Handler }
 func consoleOn(h func(rq *adminReq) http.Handler) adminHandler {
 	return func(rq *adminReq) (any, error) {
 		if !rq.b.opts.Console {
-			return nil, restErr(http.StatusNotFound, "the console is off: start brokerstub without -console=false (Options.Console)")
+			return nil, engine.RestErr(http.StatusNotFound, "the console is off: start brokerstub without -console=false (Options.Console)")
 		}
 		return unlockedReply{h(rq)}, nil
 	}
@@ -64,7 +66,7 @@ func consoleTopic(h func(topic string, rq *adminReq) http.Handler) adminHandler 
 	return consoleOn(func(rq *adminReq) http.Handler {
 		name, err := rq.topic()
 		if err != nil {
-			var re *restError
+			var re *engine.RestError
 			if !errors.As(err, &re) {
 				re = mapError(err)
 			}
@@ -76,10 +78,10 @@ func consoleTopic(h func(topic string, rq *adminReq) http.Handler) adminHandler 
 
 // whoami says who role is to the broker.
 func (b *Broker) whoami(role string) console.Whoami {
-	w := console.Whoami{Role: role, Authentication: b.eng.authEnabled(), Authorization: b.eng.authzOn()}
-	w.SuperUser = !b.eng.authzOn() || b.eng.isSuperUser(role)
-	for _, t := range b.eng.pol().Tenants() {
-		if tn, err := b.eng.pol().Tenant(t); err == nil && role != "" && slices.Contains(tn.AdminRoles, role) {
+	w := console.Whoami{Role: role, Authentication: b.eng.AuthEnabled(), Authorization: b.eng.AuthzOn()}
+	w.SuperUser = !b.eng.AuthzOn() || b.eng.IsSuperUser(role)
+	for _, t := range b.eng.Pol().Tenants() {
+		if tn, err := b.eng.Pol().Tenant(t); err == nil && role != "" && slices.Contains(tn.AdminRoles, role) {
 			w.TenantAdmin = append(w.TenantAdmin, t)
 		}
 	}
@@ -102,32 +104,32 @@ func (s consoleSource) guard() (func(), error) {
 
 // problem turns an admin error into the console's.
 func problem(err error) error {
-	var re *restError
+	var re *engine.RestError
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, ErrClosed):
 		return fmt.Errorf("%w: %w", console.ErrGone, err)
 	case errors.As(err, &re):
-		return &console.Problem{Status: re.code, Reason: re.reason}
+		return &console.Problem{Status: re.Code, Reason: re.Reason}
 	}
 	re = mapError(err)
-	return &console.Problem{Status: re.code, Reason: re.reason}
+	return &console.Problem{Status: re.Code, Reason: re.Reason}
 }
 
 // onTopic runs f on the goroutine of the named topic (loading it if it is
 // stored, as the admin API's stats do).
-func (s consoleSource) onTopic(full string, f func(t *topic)) error {
+func (s consoleSource) onTopic(full string, f func(t *engine.Topic)) error {
 	release, err := s.guard()
 	if err != nil {
 		return err
 	}
 	defer release()
-	name, err := parseTopic(full)
+	name, err := engine.ParseTopic(full)
 	if err != nil {
 		return &console.Problem{Status: http.StatusPreconditionFailed, Reason: err.Error()}
 	}
-	return problem((&adminReq{b: s.b}).onTopic(name, func(t *topic) { f(t) }))
+	return problem((&adminReq{b: s.b}).onTopic(name, func(t *engine.Topic) { f(t) }))
 }
 
 func (s consoleSource) Overview(role string) (console.Overview, error) {
@@ -138,43 +140,43 @@ func (s consoleSource) Overview(role string) (console.Overview, error) {
 	}
 	defer release()
 	b := s.b
-	allow := func(op adminOp, t adminTarget) *restError {
-		if !b.eng.authzOn() {
+	allow := func(op adminOp, t adminTarget) *engine.RestError {
+		if !b.eng.AuthzOn() {
 			return nil
 		}
 		return b.authorizeAdmin(role, op, t)
 	}
 	// Loaded topics by namespace; stored ones that are not loaded are
 	// listed without opening them.
-	loaded := map[string]*topic{}
-	for _, t := range b.eng.loadedTopics() {
-		loaded[t.name.Full] = t
+	loaded := map[string]*engine.Topic{}
+	for _, t := range b.eng.LoadedTopics() {
+		loaded[t.Name.Full] = t
 	}
 	byNS := map[string][]string{}
-	for _, full := range b.eng.topicNames() {
-		if n, err := parseTopic(full); err == nil {
+	for _, full := range b.eng.TopicNames() {
+		if n, err := engine.ParseTopic(full); err == nil {
 			byNS[n.Namespace] = append(byNS[n.Namespace], full)
 		}
 	}
-	tenants := b.eng.pol().Tenants()
+	tenants := b.eng.Pol().Tenants()
 	slices.Sort(tenants)
 	for _, tn := range tenants {
 		ct := console.Tenant{Name: tn, Namespaces: []console.Namespace{}}
-		if ten, err := b.eng.pol().Tenant(tn); err == nil {
+		if ten, err := b.eng.Pol().Tenant(tn); err == nil {
 			ct.AdminRoles = ten.AdminRoles
 		}
-		nss, _ := b.eng.pol().Namespaces(tn)
+		nss, _ := b.eng.Pol().Namespaces(tn)
 		slices.Sort(nss)
 		for _, ns := range nss {
 			tgt := adminTarget{tenant: tn, namespace: ns}
 			if re := allow(nsGetTopics, tgt); re != nil {
-				out.Refused = append(out.Refused, console.Refusal{What: "topics of " + ns, Operation: nsGetTopics.String(), Reason: re.reason})
+				out.Refused = append(out.Refused, console.Refusal{What: "topics of " + ns, Operation: nsGetTopics.String(), Reason: re.Reason})
 				continue
 			}
 			cn := console.Namespace{Name: ns, Topics: []console.TopicSummary{}}
 			if re := allow(nsPolicyRead, tgt); re != nil {
-				cn.PoliciesRefused = nsPolicyRead.String() + ": " + re.reason
-			} else if pol, _, err := b.eng.pol().Policies(ns); err == nil {
+				cn.PoliciesRefused = nsPolicyRead.String() + ": " + re.Reason
+			} else if pol, _, err := b.eng.Pol().Policies(ns); err == nil {
 				cn.Policies = setPolicies(pol)
 			}
 			names := byNS[ns]
@@ -182,7 +184,7 @@ func (s consoleSource) Overview(role string) (console.Overview, error) {
 			for _, full := range names {
 				tgt.topic = full
 				if re := allow(topicGetStats, tgt); re != nil {
-					out.Refused = append(out.Refused, console.Refusal{What: full, Operation: topicGetStats.String(), Reason: re.reason})
+					out.Refused = append(out.Refused, console.Refusal{What: full, Operation: topicGetStats.String(), Reason: re.Reason})
 					continue
 				}
 				cn.Topics = append(cn.Topics, s.summary(full, loaded[full]))
@@ -211,8 +213,8 @@ func setPolicies(pol map[string]json.RawMessage) map[string]json.RawMessage {
 // topicPolicies returns the topic-level policies set on full.
 func (b *Broker) topicPolicies(full string) map[string]json.RawMessage {
 	var out map[string]json.RawMessage
-	for name := range topicPolicyNames {
-		if v, ok := b.eng.pol().TopicPolicy(full, name); ok {
+	for name := range engine.TopicPolicyNames {
+		if v, ok := b.eng.Pol().TopicPolicy(full, name); ok {
 			if out == nil {
 				out = map[string]json.RawMessage{}
 			}
@@ -223,20 +225,20 @@ func (b *Broker) topicPolicies(full string) map[string]json.RawMessage {
 }
 
 // summary is a topic's overview line; an unloaded topic is not opened.
-func (s consoleSource) summary(full string, t *topic) console.TopicSummary {
+func (s consoleSource) summary(full string, t *engine.Topic) console.TopicSummary {
 	ts := console.TopicSummary{Name: full, Policies: s.b.topicPolicies(full)}
 	if t == nil {
 		return ts
 	}
-	_ = t.call(func() {
-		t.prune()
+	_ = t.Call(func() {
+		t.Prune()
 		ts.Loaded = true
-		ts.Producers, ts.Subscriptions = len(t.producers), len(t.subs)
-		ts.MsgIn, ts.MsgOut = t.adm.in.msgs, t.adm.out.msgs
-		ts.StorageSize, ts.Entries = t.storageSize(), t.led.Len()
-		for _, sub := range t.subs {
-			ts.Consumers += len(sub.consumers)
-			n, _ := sub.backlogOf()
+		ts.Producers, ts.Subscriptions = len(t.Producers), len(t.Subs)
+		ts.MsgIn, ts.MsgOut = t.Adm.In.Msgs, t.Adm.Out.Msgs
+		ts.StorageSize, ts.Entries = t.StorageSize(), t.Led.Len()
+		for _, sub := range t.Subs {
+			ts.Consumers += len(sub.Consumers)
+			n, _ := sub.BacklogOf()
 			ts.Backlog += n
 		}
 	})
@@ -245,52 +247,52 @@ func (s consoleSource) summary(full string, t *topic) console.TopicSummary {
 
 func (s consoleSource) Topic(full string) (console.Topic, error) {
 	var out console.Topic
-	err := s.onTopic(full, func(t *topic) {
-		t.prune()
-		out = console.Topic{Name: full, Terminated: t.adm.terminated, MsgIn: t.adm.in.msgs, BytesIn: t.adm.in.bytes,
-			MsgOut: t.adm.out.msgs, StorageSize: t.storageSize(), Producers: []console.Producer{},
+	err := s.onTopic(full, func(t *engine.Topic) {
+		t.Prune()
+		out = console.Topic{Name: full, Terminated: t.Adm.Terminated, MsgIn: t.Adm.In.Msgs, BytesIn: t.Adm.In.Bytes,
+			MsgOut: t.Adm.Out.Msgs, StorageSize: t.StorageSize(), Producers: []console.Producer{},
 			Subscriptions: []console.Subscription{}, Ledgers: []console.Ledger{}}
-		for p := range t.producers {
-			cp := console.Producer{ID: p.id, Name: p.name, AccessMode: accessModeName(p.mode)}
-			if pi := t.adm.producers[p]; pi != nil {
-				cp.Address, cp.MsgIn, cp.BytesIn = pi.address, pi.msgs, pi.bytes
+		for p := range t.Producers {
+			cp := console.Producer{ID: p.Id, Name: p.Name, AccessMode: accessModeName(p.Mode)}
+			if pi := t.Adm.Producers[p]; pi != nil {
+				cp.Address, cp.MsgIn, cp.BytesIn = pi.Address, pi.Msgs, pi.Bytes
 			}
 			out.Producers = append(out.Producers, cp)
 		}
 		slices.SortFunc(out.Producers, func(a, b console.Producer) int { return strings.Compare(a.Name, b.Name) })
-		if t.access != nil {
-			for _, w := range t.access.waiting {
-				out.Waiting = append(out.Waiting, w.p.name)
+		if t.Access != nil {
+			for _, w := range t.Access.Waiting {
+				out.Waiting = append(out.Waiting, w.P.Name)
 			}
 		}
-		for _, sub := range t.subs {
-			cs := sub.summary()
+		for _, sub := range t.Subs {
+			cs := sub.Summary()
 			out.Backlog += cs.Backlog
 			out.Subscriptions = append(out.Subscriptions, cs)
 		}
 		slices.SortFunc(out.Subscriptions, func(a, b console.Subscription) int { return strings.Compare(a.Name, b.Name) })
-		for _, sg := range t.led.Segments() {
-			out.Ledgers = append(out.Ledgers, console.Ledger{ID: sg.ID, Entries: sg.Entries, Size: sg.Size, Current: sg.ID == t.led.CurrentLedger()})
+		for _, sg := range t.Led.Segments() {
+			out.Ledgers = append(out.Ledgers, console.Ledger{ID: sg.ID, Entries: sg.Entries, Size: sg.Size, Current: sg.ID == t.Led.CurrentLedger()})
 		}
-		if p, ok := t.led.First(); ok {
-			out.First = posString(p)
+		if p, ok := t.Led.First(); ok {
+			out.First = engine.PosString(p)
 		}
-		if p, ok := t.led.Last(); ok {
-			out.Last = posString(p)
+		if p, ok := t.Led.Last(); ok {
+			out.Last = engine.PosString(p)
 		}
 	})
 	if err != nil {
 		return out, err
 	}
 	out.Policies = s.b.topicPolicies(full)
-	if v, err := s.b.eng.schemas.Get(schemaID(mustParse(full)), -1); err == nil {
+	if v, err := s.b.eng.Schemas.Get(engine.SchemaID(mustParse(full)), -1); err == nil {
 		out.Schema = v.Schema.Type.String()
 	}
 	return out, nil
 }
 
-func mustParse(full string) topicName {
-	n, _ := parseTopic(full)
+func mustParse(full string) engine.TopicName {
+	n, _ := engine.ParseTopic(full)
 	return n
 }
 
@@ -299,11 +301,11 @@ func accessModeName(m pb.ProducerAccessMode) string {
 }
 
 // subOf returns the named subscription or the console's 404.
-func subOf(t *topic, sub string) (*subscription, error) {
-	if s := t.subs[sub]; s != nil {
+func subOf(t *engine.Topic, sub string) (*engine.Subscription, error) {
+	if s := t.Subs[sub]; s != nil {
 		return s, nil
 	}
-	return nil, &console.Problem{Status: http.StatusNotFound, Reason: "Subscription " + sub + " not found on " + t.name.Full}
+	return nil, &console.Problem{Status: http.StatusNotFound, Reason: "Subscription " + sub + " not found on " + t.Name.Full}
 }
 
 // maxConsoleEntry is the largest payload the message browser copies out
@@ -331,30 +333,30 @@ func (s consoleSource) Messages(full, from string, n int) (console.Messages, err
 	}
 	var got []raw
 	budget := maxConsolePage
-	err := s.onTopic(full, func(t *topic) {
-		if p, ok := t.led.First(); ok {
-			out.First = posString(p)
+	err := s.onTopic(full, func(t *engine.Topic) {
+		if p, ok := t.Led.First(); ok {
+			out.First = engine.PosString(p)
 			if from == "" {
 				start = p
 			}
 		}
-		if p, ok := t.led.Last(); ok {
-			out.Last = posString(p)
+		if p, ok := t.Led.Last(); ok {
+			out.Last = engine.PosString(p)
 		}
-		if p, ok := t.led.Prev(start); ok {
+		if p, ok := t.Led.Prev(start); ok {
 			back := p
 			for range n - 1 {
-				if q, ok := t.led.Prev(back); ok {
+				if q, ok := t.Led.Prev(back); ok {
 					back = q
 				}
 			}
 			if back.Compare(start) < 0 {
-				out.Prev = posString(back)
+				out.Prev = engine.PosString(back)
 			}
 		}
-		t.led.Scan(start, func(e ledger.Entry) bool {
+		t.Led.Scan(start, func(e ledger.Entry) bool {
 			if len(got) == n {
-				out.Next = posString(e.Pos)
+				out.Next = engine.PosString(e.Pos)
 				return false
 			}
 			r := raw{pos: e.Pos, meta: slices.Clone(e.Meta), size: len(e.Meta) + len(e.Payload)}
@@ -372,11 +374,11 @@ func (s consoleSource) Messages(full, from string, n int) (console.Messages, err
 	if out.From == "" {
 		out.From = out.First
 	}
-	if v, err := s.b.eng.schemas.Get(schemaID(mustParse(full)), -1); err == nil {
+	if v, err := s.b.eng.Schemas.Get(engine.SchemaID(mustParse(full)), -1); err == nil {
 		out.Schema, out.SchemaData = v.Schema.Type.String(), v.Schema.Data
 	}
 	for i := range got {
-		e := console.DecodeEntry(posString(got[i].pos), got[i].meta, got[i].body, got[i].size)
+		e := console.DecodeEntry(engine.PosString(got[i].pos), got[i].meta, got[i].body, got[i].size)
 		got[i].body = nil
 		e.Decode(out.Schema, out.SchemaData)
 		out.Entries = append(out.Entries, e)

@@ -2,39 +2,40 @@ package brokerstub
 
 import (
 	"github.com/pulsargo/sdk/brokerstub/internal/console"
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 )
 
 func (s consoleSource) Cursor(full, sub string, limit int) (console.Cursor, error) {
 	var out console.Cursor
 	var subErr error
-	err := s.onTopic(full, func(t *topic) {
+	err := s.onTopic(full, func(t *engine.Topic) {
 		sb, err := subOf(t, sub)
 		if err != nil {
 			subErr = err
 			return
 		}
-		cur := sb.cur.Current()
-		out = console.Cursor{Topic: full, Subscription: sb.summary(), Persisted: posString(sb.cur.PersistedMarkDelete()),
-			AckedRanges: [][2]string{}, Entries: []console.CursorEntry{}, Limit: limit, Replay: sb.replay.Len()}
+		cur := sb.Cur.Current()
+		out = console.Cursor{Topic: full, Subscription: sb.Summary(), Persisted: engine.PosString(sb.Cur.PersistedMarkDelete()),
+			AckedRanges: [][2]string{}, Entries: []console.CursorEntry{}, Limit: limit, Replay: sb.Replay.Len()}
 		for _, r := range cur.Ranges {
-			out.AckedRanges = append(out.AckedRanges, [2]string{posString(r[0]), posString(r[1])})
+			out.AckedRanges = append(out.AckedRanges, [2]string{engine.PosString(r[0]), engine.PosString(r[1])})
 		}
 		holder := map[ledger.Position]string{}
-		for _, cs := range sb.consumers {
-			for p := range cs.pending {
-				holder[p] = cs.name
+		for _, cs := range sb.Consumers {
+			for p := range cs.Pending {
+				holder[p] = cs.Name
 			}
 		}
 		delayed := map[ledger.Position]bool{}
-		for _, p := range sb.delayedPositions() {
+		for _, p := range sb.DelayedPositions() {
 			delayed[p] = true
 		}
 		out.Delayed = len(delayed)
-		acks := t.txn.Acks(sub)
+		acks := t.Txn.Acks(sub)
 		out.PendingAcks = acks.Len()
-		md := sb.cur.MarkDelete()
-		t.led.Scan(ledger.Position{Ledger: md.Ledger, Entry: md.Entry + 1}, func(e ledger.Entry) bool {
+		md := sb.Cur.MarkDelete()
+		t.Led.Scan(ledger.Position{Ledger: md.Ledger, Entry: md.Entry + 1}, func(e ledger.Entry) bool {
 			if e.Pos.Compare(md) <= 0 {
 				return true
 			}
@@ -42,7 +43,7 @@ func (s consoleSource) Cursor(full, sub string, limit int) (console.Cursor, erro
 				out.More = true
 				return false
 			}
-			out.Entries = append(out.Entries, sb.cursorEntry(e, holder, delayed, acks))
+			out.Entries = append(out.Entries, sb.CursorEntry(e, holder, delayed, acks))
 			return true
 		})
 	})

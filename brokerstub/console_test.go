@@ -58,7 +58,7 @@ func TestConsolePagesAndViews(t *testing.T) {
 	p := c.producer(topic, 1)
 	c.mustSubscribe(topic, 1, "c1", 0) // no permits: what is sent stays
 	for i := range 4 {
-		p.send("k"+string(rune('a'+i)), "v")
+		p.Send("k"+string(rune('a'+i)), "v")
 	}
 	var ov console.Overview
 	code, body = consoleGet(t, h, "/console/api/overview", "")
@@ -273,10 +273,10 @@ func TestConsoleKeySharedExplainsHeldBack(t *testing.T) {
 	c := dialKS(t, b)
 	p := c.producer(topic, 1)
 	c.mustSubscribe(topic, 1, "c1", 1)
-	first := p.send(key, "m1")
+	first := p.Send(key, "m1")
 	require.Len(t, c.sync(1), 1)
 	c.mustSubscribe(topic, 2, "c2", 10)
-	p.send(key, "m2")
+	p.Send(key, "m2")
 	c.barrier(2)
 
 	view := func() console.KeyShared {
@@ -331,7 +331,7 @@ func TestConsoleCursorPartialBatch(t *testing.T) {
 	// Acknowledge index 1 only: its bit cleared in the ack set.
 	rid := c.nextRID()
 	id := uint64(1)
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_ACK.Enum(), Ack: &proto.CommandAck{ConsumerId: &id, RequestId: &rid,
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_ACK.Enum(), Ack: &proto.CommandAck{ConsumerId: &id, RequestId: &rid,
 		AckType: proto.CommandAck_Individual.Enum(), MessageId: []*proto.MessageIdData{{LedgerId: gproto.Uint64(uint64(msgs[0].Pos.Ledger)),
 			EntryId: gproto.Uint64(uint64(msgs[0].Pos.Entry)), AckSet: []int64{0b101}}}}})
 	c.readUntil(proto.BaseCommand_ACK_RESPONSE)

@@ -16,7 +16,7 @@ import (
 // it returns the receipts' positions.
 func rawProduce(t *testing.T, c *rawClient, topic string, entries ...[]string) []Position {
 	t.Helper()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
 		Topic: &topic, ProducerId: gproto.Uint64(1), RequestId: gproto.Uint64(100)}})
 	name := c.expect(proto.BaseCommand_PRODUCER_SUCCESS).GetProducerSuccess().GetProducerName()
 	var out []Position
@@ -42,17 +42,17 @@ func rawProduce(t *testing.T, c *rawClient, topic string, entries ...[]string) [
 
 func rawSubscribe(t *testing.T, c *rawClient, topic string, consumerID uint64, permits uint32) {
 	t.Helper()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
 		Topic: &topic, Subscription: gproto.String("s"), SubType: proto.CommandSubscribe_Shared.Enum(),
 		ConsumerId: &consumerID, RequestId: gproto.Uint64(200 + consumerID),
 		InitialPosition: proto.CommandSubscribe_Earliest.Enum()}})
 	c.expect(proto.BaseCommand_SUCCESS)
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_FLOW.Enum(), Flow: &proto.CommandFlow{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_FLOW.Enum(), Flow: &proto.CommandFlow{
 		ConsumerId: &consumerID, MessagePermits: &permits}})
 }
 
 func rawAck(c *rawClient, consumerID uint64, p Position, ackSet []int64, requestID uint64) {
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_ACK.Enum(), Ack: &proto.CommandAck{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_ACK.Enum(), Ack: &proto.CommandAck{
 		ConsumerId: &consumerID, AckType: proto.CommandAck_Individual.Enum(), RequestId: &requestID,
 		MessageId: []*proto.MessageIdData{{LedgerId: gproto.Uint64(uint64(p.Ledger)), EntryId: gproto.Uint64(uint64(p.Entry)), AckSet: ackSet}}}})
 	for {

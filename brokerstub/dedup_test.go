@@ -5,11 +5,12 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	gproto "google.golang.org/protobuf/proto"
 
 	"github.com/pulsargo/sdk/internal/proto"
+	gproto "google.golang.org/protobuf/proto"
 )
 
 const dedupTopic = "persistent://public/default/dedup"
@@ -18,7 +19,7 @@ const dedupTopic = "persistent://public/default/dedup"
 // last_sequence_id.
 func namedProducer(t *testing.T, c *rawClient, id uint64, name string) int64 {
 	t.Helper()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
 		Topic: gproto.String(dedupTopic), ProducerId: &id, RequestId: gproto.Uint64(500 + id), ProducerName: &name}})
 	ok := c.expect(proto.BaseCommand_PRODUCER_SUCCESS).GetProducerSuccess()
 	require.NotNil(t, ok.LastSequenceId)
@@ -50,12 +51,12 @@ func isDupReceipt(r *proto.CommandSendReceipt) bool {
 
 func storedEntries(t *testing.T, b *Broker) int {
 	t.Helper()
-	name, err := parseTopic(dedupTopic)
+	name, err := engine.ParseTopic(dedupTopic)
 	require.NoError(t, err)
-	tp, err := b.eng.getTopic(name, false)
+	tp, err := b.eng.GetTopic(name, false)
 	require.NoError(t, err)
 	n := 0
-	require.NoError(t, tp.call(func() { n = tp.led.Len() }))
+	require.NoError(t, tp.Call(func() { n = tp.Led.Len() }))
 	return n
 }
 

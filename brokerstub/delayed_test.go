@@ -32,7 +32,7 @@ func (c *ksClient) subscribeTyped(topic, sub string, typ proto.CommandSubscribe_
 	c.t.Helper()
 	rid := c.nextRID()
 	name := "c" + string(rune('0'+id%10))
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
 		Topic: &topic, Subscription: &sub, SubType: typ.Enum(), ConsumerId: &id, RequestId: &rid,
 		ConsumerName: &name, InitialPosition: proto.CommandSubscribe_Earliest.Enum()}})
 	c.readUntil(proto.BaseCommand_SUCCESS)

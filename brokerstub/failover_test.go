@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/internal/proto"
+	"github.com/stretchr/testify/assert"
 )
 
 // activeChange is one ACTIVE_CONSUMER_CHANGE a ksClient read.
@@ -23,7 +23,7 @@ func (c *ksClient) subscribeFailover(topic string, id uint64, name string, prior
 	c.t.Helper()
 	rid := c.nextRID()
 	c.changes = nil
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
 		Topic: &topic, Subscription: strp("s"), SubType: proto.CommandSubscribe_Failover.Enum(), ConsumerId: &id,
 		RequestId: &rid, ConsumerName: &name, PriorityLevel: &priority, InitialPosition: proto.CommandSubscribe_Earliest.Enum()}})
 	c.readUntil(proto.BaseCommand_SUCCESS)
@@ -60,9 +60,9 @@ func TestFailoverActiveConsumerChangeAfterDelay(t *testing.T) {
 	topic := "persistent://public/default/fo-partition-1" // partition index 1
 	c := dialKS(t, b)
 	p := c.producer(topic, 1)
-	m0 := p.send("", "m0")
-	p.send("", "m1")
-	p.send("", "m2")
+	m0 := p.Send("", "m0")
+	p.Send("", "m1")
+	p.Send("", "m2")
 
 	assert.Empty(t, c.subscribeFailover(topic, 1, "a", 0, 100))
 	assert.Empty(t, c.sync(1), "delivered before the failover delay")
@@ -102,7 +102,7 @@ func TestFailoverActiveConsumerLeaves(t *testing.T) {
 	topic := "persistent://public/default/fo-leave-partition-0"
 	c := dialKS(t, b)
 	p := c.producer(topic, 1)
-	p.send("", "m0")
+	p.Send("", "m0")
 	c.subscribeFailover(topic, 1, "a", 0, 100)
 	c.subscribeFailover(topic, 2, "b", 0, 100)
 	clk.Advance(time.Second)
@@ -126,14 +126,14 @@ func TestFailoverNoDelayAndExclusive(t *testing.T) {
 	b := RunT(t, Options{Clock: clk, ActiveConsumerFailoverDelay: -1})
 	c := dialKS(t, b)
 	topic := "persistent://public/default/fo-nodelay-partition-0"
-	c.producer(topic, 1).send("", "m0")
+	c.producer(topic, 1).Send("", "m0")
 	assert.Equal(t, []activeChange{{1, true}}, c.subscribeFailover(topic, 1, "a", 0, 100))
 	assert.Equal(t, []string{"m0"}, payloads(c.sync(1)))
 
 	b2 := RunT(t, Options{Clock: clk})
 	c2 := dialKS(t, b2)
 	ex := "persistent://public/default/fo-exclusive"
-	c2.producer(ex, 1).send("", "m0")
+	c2.producer(ex, 1).Send("", "m0")
 	c2.subscribeTyped(ex, "s", proto.CommandSubscribe_Exclusive, 1, 100)
 	assert.Equal(t, []string{"m0"}, payloads(c2.sync(1)))
 	assert.Empty(t, c2.takeChanges(1))
@@ -146,7 +146,7 @@ func TestFailoverPriorityLevels(t *testing.T) {
 	b := RunT(t, Options{Clock: clk, ActiveConsumerFailoverDelay: -1})
 	c := dialKS(t, b)
 	topic := "persistent://public/default/fo-prio-partition-1"
-	c.producer(topic, 1).send("", "m0")
+	c.producer(topic, 1).Send("", "m0")
 	c.subscribeFailover(topic, 1, "a", 0, 100)
 	c.subscribeFailover(topic, 2, "b", 1, 100) // lower priority: never active while a is there
 	assert.Equal(t, []string{"m0"}, payloads(c.sync(1)))
@@ -159,12 +159,12 @@ func TestFailoverPriorityLevels(t *testing.T) {
 // of the ring, over topics where it picks either consumer.
 func TestFailoverNonPartitionedHashRing(t *testing.T) {
 	ringWinner := func(topic string, names []string) string {
-		h := javaHash(topic)
+		h := engine.JavaHash(topic)
 		best, bestHash, first, firstHash := "", uint32(0), "", ^uint32(0)
 		found := false
 		for _, n := range names {
 			for j := range 100 {
-				ph := javaHash(fmt.Sprint(n, j))
+				ph := engine.JavaHash(fmt.Sprint(n, j))
 				if ph < firstHash || ph == firstHash {
 					first, firstHash = n, ph
 				}
@@ -186,7 +186,7 @@ func TestFailoverNonPartitionedHashRing(t *testing.T) {
 		topic := fmt.Sprintf("persistent://public/default/fo-ring-%d", i)
 		want := ringWinner(topic, []string{"a", "b"})
 		winners[want]++
-		c.producer(topic, uint64(10+i)).send("", "m")
+		c.producer(topic, uint64(10+i)).Send("", "m")
 		id1, id2 := uint64(100+2*i), uint64(101+2*i)
 		c.subscribeFailover(topic, id1, "b", 0, 0) // subscription order does not matter
 		c.subscribeFailover(topic, id2, "a", 0, 0)

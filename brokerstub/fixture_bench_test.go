@@ -54,14 +54,14 @@ func BenchmarkTopicsOneMessage(b *testing.B) {
 	for i := range b.N {
 		topic := fmt.Sprintf("persistent://public/default/many-%d", i)
 		id := uint64(i + 1)
-		c.send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
+		c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
 			Topic: &topic, ProducerId: gproto.Uint64(id), RequestId: gproto.Uint64(id)}})
 		name := c.expect(proto.BaseCommand_PRODUCER_SUCCESS).GetProducerSuccess().GetProducerName()
 		c.sendPayload(&proto.BaseCommand{Type: proto.BaseCommand_SEND.Enum(), Send: &proto.CommandSend{
 			ProducerId: gproto.Uint64(id), SequenceId: gproto.Uint64(0), NumMessages: gproto.Int32(1)}},
 			&proto.MessageMetadata{ProducerName: &name, SequenceId: gproto.Uint64(0), PublishTime: gproto.Uint64(1)}, payload)
 		c.expect(proto.BaseCommand_SEND_RECEIPT)
-		c.send(&proto.BaseCommand{Type: proto.BaseCommand_CLOSE_PRODUCER.Enum(), CloseProducer: &proto.CommandCloseProducer{
+		c.Send(&proto.BaseCommand{Type: proto.BaseCommand_CLOSE_PRODUCER.Enum(), CloseProducer: &proto.CommandCloseProducer{
 			ProducerId: gproto.Uint64(id), RequestId: gproto.Uint64(id)}})
 		c.expect(proto.BaseCommand_SUCCESS)
 	}
@@ -102,12 +102,12 @@ func benchmarkKeySharedFanOut(b *testing.B, consumers int) {
 	for i := range consumers {
 		c := dialRaw(b, br)
 		c.connect()
-		c.send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
+		c.Send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
 			Topic: &topic, Subscription: gproto.String("s"), SubType: proto.CommandSubscribe_Key_Shared.Enum(),
 			ConsumerId: gproto.Uint64(1), RequestId: gproto.Uint64(1), ConsumerName: gproto.String(fmt.Sprint("c", i)),
 			InitialPosition: proto.CommandSubscribe_Earliest.Enum()}})
 		c.expect(proto.BaseCommand_SUCCESS)
-		c.send(&proto.BaseCommand{Type: proto.BaseCommand_FLOW.Enum(), Flow: &proto.CommandFlow{
+		c.Send(&proto.BaseCommand{Type: proto.BaseCommand_FLOW.Enum(), Flow: &proto.CommandFlow{
 			ConsumerId: gproto.Uint64(1), MessagePermits: gproto.Uint32(uint32(b.N))}})
 		_ = c.nc.SetReadDeadline(time.Time{})
 		readers.Go(func() {

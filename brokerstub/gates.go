@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 )
 
 // Gates are the broker's switches on what a client may attach and how
@@ -111,7 +113,7 @@ func (g Gates) withDefaults() Gates {
 // check refuses values that name nothing: an unknown subscription type.
 func (g Gates) check() error {
 	for _, s := range g.SubscriptionTypesEnabled {
-		if _, ok := subTypeByName[strings.TrimSpace(s)]; !ok {
+		if _, ok := engine.SubTypeByName[strings.TrimSpace(s)]; !ok {
 			return fmt.Errorf("brokerstub: Gates.SubscriptionTypesEnabled: unknown subscription type %q (want Exclusive, Shared, Failover or Key_Shared)", s)
 		}
 	}
@@ -127,7 +129,7 @@ func (p *configParser) gates(o *Options) {
 		g.SubscriptionTypesEnabled = nil
 		for _, s := range strings.Split(v, ",") {
 			s = strings.TrimSpace(s)
-			if _, known := subTypeByName[s]; !known {
+			if _, known := engine.SubTypeByName[s]; !known {
 				p.fail("subscriptionTypesEnabled", v, "want a comma-separated list of Exclusive, Shared, Failover, Key_Shared")
 				break
 			}
@@ -166,7 +168,7 @@ func (p *configParser) gates(o *Options) {
 		g.MaxConcurrentNonPersistentMessagePerConnection = -1
 	}
 	if v, ok := p.take("schemaRegistryCompatibilityCheckers"); ok {
-		if err := checkSchemaCheckers(v); err != nil {
+		if err := engine.CheckSchemaCheckers(v); err != nil {
 			p.failErr("schemaRegistryCompatibilityCheckers", v, err)
 		}
 	}

@@ -6,17 +6,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	gproto "google.golang.org/protobuf/proto"
 
 	"github.com/pulsargo/sdk/internal/proto"
+	gproto "google.golang.org/protobuf/proto"
 )
 
 // loadedTopic returns the loaded topic of that name.
-func loadedTopic(t *testing.T, b *Broker, name string) *topic {
+func loadedTopic(t *testing.T, b *Broker, name string) *engine.Topic {
 	t.Helper()
-	tp := b.eng.loadedTopic(name)
+	tp := b.eng.LoadedTopic(name)
 	require.NotNil(t, tp, "topic %s not loaded", name)
 	return tp
 }
@@ -60,15 +61,15 @@ func TestSharedDispatchRuns(t *testing.T) {
 		p := c.producer(topic, 9)
 		n := len(tc.want)
 		for i := range n {
-			p.send("", "m"+string(rune('a'+i%26)))
+			p.Send("", "m"+string(rune('a'+i%26)))
 		}
 		tp := loadedTopic(t, b, topic)
-		require.NoError(t, tp.call(func() { // one read of the whole backlog
-			s := tp.subs["s"]
-			for _, cs := range s.consumers {
-				cs.permits = 1000
+		require.NoError(t, tp.Call(func() { // one read of the whole backlog
+			s := tp.Subs["s"]
+			for _, cs := range s.Consumers {
+				cs.Permits = 1000
 			}
-			s.dispatch()
+			s.Dispatch()
 		}))
 		c.barrier(1)
 		got := append(c.sync(1), c.sync(2)...)
@@ -77,7 +78,7 @@ func TestSharedDispatchRuns(t *testing.T) {
 
 		// Published one at a time with both consumers waiting: alternate.
 		for i := range 4 {
-			p.send("", "live"+string(rune('0'+i)))
+			p.Send("", "live"+string(rune('0'+i)))
 		}
 		c.barrier(1)
 		live := append(c.sync(1), c.sync(2)...)
@@ -115,7 +116,7 @@ func TestRedeliveryTrackerOff(t *testing.T) {
 		rawSend(t, pc, "x")
 		first := sub.expect(proto.BaseCommand_MESSAGE).GetMessage()
 		assert.Zero(t, first.GetRedeliveryCount())
-		sub.send(&proto.BaseCommand{Type: proto.BaseCommand_REDELIVER_UNACKNOWLEDGED_MESSAGES.Enum(),
+		sub.Send(&proto.BaseCommand{Type: proto.BaseCommand_REDELIVER_UNACKNOWLEDGED_MESSAGES.Enum(),
 			RedeliverUnacknowledgedMessages: &proto.CommandRedeliverUnacknowledgedMessages{ConsumerId: gproto.Uint64(1)}})
 		again := sub.expect(proto.BaseCommand_MESSAGE).GetMessage()
 		want := uint32(1)
@@ -132,7 +133,7 @@ func rawSubscriberOf(t *testing.T, b *Broker, topic string, typ proto.CommandSub
 	c := dialRaw(t, b)
 	c.connect()
 	require.Nil(t, c.sub(topic, "s", typ, 1, true))
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_FLOW.Enum(), Flow: &proto.CommandFlow{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_FLOW.Enum(), Flow: &proto.CommandFlow{
 		ConsumerId: gproto.Uint64(1), MessagePermits: gproto.Uint32(permits)}})
 	return c
 }
@@ -165,41 +166,41 @@ func TestMaxUnackedMessagesPerBroker(t *testing.T) {
 	c.flow(2, 100)
 	pa, pb := c.producer(ta, 11), c.producer(tb, 12)
 	for range 12 {
-		pa.send("", "a")
+		pa.Send("", "a")
 	}
 	gotA := c.sync(1)
 	require.Len(t, gotA, 12, "no limit before the first check")
 
-	clk.Advance(unackedCheckFirst - time.Second)
-	pa.send("", "a13")
+	clk.Advance(engine.UnackedCheckFirst - time.Second)
+	pa.Send("", "a13")
 	require.Len(t, c.sync(1), 1, "the first check comes after 10 minutes")
 	clk.Advance(time.Second) // the check: 13 >= 10, topic a holds 13 > 5
-	require.True(t, b.eng.unacked.blocked.Load())
-	pa.send("", "a14")
+	require.True(t, b.eng.Unacked.Blocked.Load())
+	pa.Send("", "a14")
 	assert.Empty(t, c.sync(1), "blocked: over its share")
 	code, body := adminDo(t, b, http.MethodGet, "/admin/v2/persistent/public/default/unacked-a/stats", "")
 	require.Equal(t, http.StatusOK, code)
 	assert.Contains(t, body, `"blockedSubscriptionOnUnackedMsgs":true`, "the stats say so, as Pulsar's dispatcher flag")
 
 	for range 6 {
-		pb.send("", "b")
+		pb.Send("", "b")
 	}
 	gotB := c.sync(2)
 	require.Len(t, gotB, 6, "b passes its share with its 6th message")
-	pb.send("", "b7")
+	pb.Send("", "b7")
 	assert.Empty(t, c.sync(2), "b is blocked once over its share")
 
 	c.ack(1, positions(gotA[:12])...) // a holds 1 (a13) < 5/2: resumes
 	assert.Len(t, c.sync(1), 1, "a14 after a's acks")
 
-	clk.Advance(unackedCheckEvery) // 2 + 6 = 8 >= 10/2: the broker stays blocked
-	assert.True(t, b.eng.unacked.blocked.Load())
+	clk.Advance(engine.UnackedCheckEvery) // 2 + 6 = 8 >= 10/2: the broker stays blocked
+	assert.True(t, b.eng.Unacked.Blocked.Load())
 	c.ack(2, positions(gotB)...)
 	assert.Len(t, c.sync(2), 1, "b7 after b's acks")
-	clk.Advance(unackedCheckEvery) // 2 + 1 < 5: unblocked
-	assert.False(t, b.eng.unacked.blocked.Load())
+	clk.Advance(engine.UnackedCheckEvery) // 2 + 1 < 5: unblocked
+	assert.False(t, b.eng.Unacked.Blocked.Load())
 	for range 8 {
-		pb.send("", "b")
+		pb.Send("", "b")
 	}
 	assert.Len(t, c.sync(2), 8, "no broker limit in effect until the next check")
 }
@@ -212,9 +213,9 @@ func TestMaxActiveTransactions(t *testing.T) {
 	b := RunT(t, o)
 	c := dialTxn(t, b)
 	first := c.newTxn(60_000)
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_NEW_TXN.Enum(), NewTxn: &proto.CommandNewTxn{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_NEW_TXN.Enum(), NewTxn: &proto.CommandNewTxn{
 		RequestId: c.nextRID(), TxnTtlSeconds: gproto.Uint64(60_000), TcId: gproto.Uint64(0)}})
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_PING.Enum(), Ping: &proto.CommandPing{}})
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PING.Enum(), Ping: &proto.CommandPing{}})
 	c.expect(proto.BaseCommand_PONG) // fails on a NEW_TXN_RESPONSE first
 	require.Nil(t, c.endTxn(first, true).Error)
 	c.newTxn(60_000)
@@ -231,13 +232,13 @@ func TestNonPersistentInFlightDrops(t *testing.T) {
 	pc, _ := rawProducer(t, b, topic)
 	tp := loadedTopic(t, b, topic)
 	release := make(chan struct{})
-	require.True(t, tp.do(func() { <-release })) // the topic is busy
+	require.True(t, tp.Do(func() { <-release })) // the topic is busy
 	for seq := range uint64(3) {
 		pc.sendPayload(&proto.BaseCommand{Type: proto.BaseCommand_SEND.Enum(), Send: &proto.CommandSend{
 			ProducerId: gproto.Uint64(1), SequenceId: gproto.Uint64(seq), NumMessages: gproto.Int32(1)}},
 			&proto.MessageMetadata{ProducerName: gproto.String("p"), SequenceId: gproto.Uint64(seq), PublishTime: gproto.Uint64(1)}, []byte("x"))
 	}
-	require.Eventually(t, func() bool { return len(tp.ops) >= 3 }, 5*time.Second, time.Millisecond, "the three SENDs queued")
+	require.Eventually(t, func() bool { return len(tp.Ops) >= 3 }, 5*time.Second, time.Millisecond, "the three SENDs queued")
 	close(release)
 	for seq := range uint64(3) {
 		r := pc.expect(proto.BaseCommand_SEND_RECEIPT).GetSendReceipt()
@@ -250,7 +251,7 @@ func TestNonPersistentInFlightDrops(t *testing.T) {
 			assert.Equal(t, ^uint64(0), id.GetEntryId())
 		}
 	}
-	clk.Advance(statsWindow)
+	clk.Advance(engine.StatsWindow)
 	code, body := adminDo(t, b, http.MethodGet, "/admin/v2/non-persistent/public/default/inflight/stats", "")
 	require.Equal(t, http.StatusOK, code, body)
 	var st struct {
@@ -260,7 +261,7 @@ func TestNonPersistentInFlightDrops(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(body), &st))
 	require.Len(t, st.Publishers, 1)
-	assert.InDelta(t, 2.0/statsWindow.Seconds(), st.Publishers[0].MsgDropRate, 1e-9)
+	assert.InDelta(t, 2.0/engine.StatsWindow.Seconds(), st.Publishers[0].MsgDropRate, 1e-9)
 	assert.Zero(t, b.pipeConnsInFlight(), "nothing left in flight")
 }
 
@@ -280,11 +281,11 @@ func (b *Broker) pipeConnsInFlight() int64 {
 // sorted list; with AggregatePublisherStatsByProducerName, those of
 // clients that support partial producers merge by name.
 func TestMergePublishers(t *testing.T) {
-	pub := func(name string, rate float64, partial bool) *publisherStats {
-		return &publisherStats{ProducerName: name, MsgRateIn: rate, AverageMsgSize: rate,
+	pub := func(name string, rate float64, partial bool) *engine.PublisherStats {
+		return &engine.PublisherStats{ProducerName: name, MsgRateIn: rate, AverageMsgSize: rate,
 			SupportsPartialProducer: partial, Address: "x"}
 	}
-	got := mergePublishers([][]*publisherStats{
+	got := mergePublishers([][]*engine.PublisherStats{
 		{pub("b", 1, false), pub("a", 2, false)},
 		{pub("c", 4, false)},
 		{pub("z", 8, true), pub("y", 16, true)},
@@ -311,7 +312,7 @@ func TestSupportsPartialProducerStat(t *testing.T) {
 	for _, on := range []bool{false, true} {
 		b := RunT(t, Options{Gates: Gates{AggregatePublisherStatsByProducerName: on}})
 		c := dialRaw(t, b)
-		c.send(&proto.BaseCommand{Type: proto.BaseCommand_CONNECT.Enum(), Connect: &proto.CommandConnect{
+		c.Send(&proto.BaseCommand{Type: proto.BaseCommand_CONNECT.Enum(), Connect: &proto.CommandConnect{
 			ClientVersion: gproto.String("raw-test"), ProtocolVersion: gproto.Int32(20),
 			FeatureFlags: &proto.FeatureFlags{SupportsPartialProducer: gproto.Bool(true)}}})
 		c.expect(proto.BaseCommand_CONNECTED)

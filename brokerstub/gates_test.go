@@ -17,7 +17,7 @@ import (
 // the broker's error, or nil for PRODUCER_SUCCESS.
 func (c *rawClient) attachWith(topic string, id uint64, encrypted bool) *proto.CommandError {
 	c.t.Helper()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
 		Topic: &topic, ProducerId: &id, RequestId: gproto.Uint64(500 + id), Encrypted: &encrypted}})
 	return errorOf(c.answer())
 }
@@ -106,7 +106,7 @@ func TestEncryptionRequired(t *testing.T) {
 		md.EncryptionKeys = []*proto.EncryptionKeys{{Key: gproto.String("k"), Value: []byte("v")}}
 		p.sendMeta(md, "sealed") // a receipt
 		postPolicy(t, b, "/admin/v2/namespaces/public/default/encryptionRequired", "false")
-		p.send("", "plain again")
+		p.Send("", "plain again")
 	})
 }
 

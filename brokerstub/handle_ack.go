@@ -1,6 +1,7 @@
 package brokerstub
 
 import (
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 	"github.com/pulsargo/sdk/brokerstub/internal/txn"
 	"github.com/pulsargo/sdk/internal/proto"
@@ -16,13 +17,13 @@ func (c *conn) handleAck(m *proto.CommandAck) {
 		c.handleTxnAck(cs, m, id) // txn_ack.go
 		return
 	}
-	t := cs.sub.t
-	ok := t.do(func() {
-		code, msg := cs.sub.ack(cs, m)
-		cs.sub.persist(false)
+	t := cs.Sub.T
+	ok := t.Do(func() {
+		code, msg := cs.Sub.Ack(cs, m)
+		cs.Sub.Persist(false)
 		c.ackResponse(m, code, msg)
 		if msg == "" {
-			cs.sub.dispatch()
+			cs.Sub.Dispatch()
 		}
 	})
 	if !ok {
@@ -55,21 +56,21 @@ func (c *conn) handleRedeliver(m *proto.CommandRedeliverUnacknowledgedMessages) 
 	}
 	var only []ledger.Position
 	for _, id := range m.GetMessageIds() {
-		only = append(only, posOf(id))
+		only = append(only, engine.PosOf(id))
 	}
 	all := len(m.GetMessageIds()) == 0
-	cs.sub.t.do(func() {
-		if cs.closed {
+	cs.Sub.T.Do(func() {
+		if cs.Closed {
 			return
 		}
 		if m.ConsumerEpoch != nil {
-			cs.epoch = m.GetConsumerEpoch()
+			cs.Epoch = m.GetConsumerEpoch()
 		}
 		if all {
-			cs.sub.requeue(cs, nil)
+			cs.Sub.Requeue(cs, nil)
 		} else {
-			cs.sub.requeue(cs, only)
+			cs.Sub.Requeue(cs, only)
 		}
-		cs.sub.dispatch()
+		cs.Sub.Dispatch()
 	})
 }

@@ -1,6 +1,7 @@
 package brokerstub
 
 import (
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 	"github.com/pulsargo/sdk/brokerstub/internal/schema"
 	"github.com/pulsargo/sdk/internal/proto"
@@ -10,14 +11,14 @@ func (c *conn) handleSubscribe(m *proto.CommandSubscribe) {
 	rid := m.GetRequestId()
 	name, ok := c.attachableTopic(rid, m.GetTopic())
 	if !ok || !c.checkSubscriptionAuthMode(rid, name, m.GetSubscription()) || // subscription_auth_mode.go
-		!c.authorizeTopic(rid, name, actConsume, m.GetSubscription()) || c.refuseMissingNamespace(rid, name) {
+		!c.authorizeTopic(rid, name, engine.ActConsume, m.GetSubscription()) || c.refuseMissingNamespace(rid, name) {
 		return
 	}
 	if m.GetSubscription() == "" {
 		c.sendError(rid, proto.ServerError_NotAllowedError, "empty subscription name")
 		return
 	}
-	if !m.GetForceTopicCreation() && !c.b.eng.topicExists(name) {
+	if !m.GetForceTopicCreation() && !c.b.eng.TopicExists(name) {
 		// As ServerCnx: without force_topic_creation only an existing topic
 		// (or a partition of a partitioned topic) is subscribed to.
 		c.sendError(rid, proto.ServerError_TopicNotFound, "Topic "+name.Full+" does not exist")
@@ -31,32 +32,32 @@ func (c *conn) handleSubscribe(m *proto.CommandSubscribe) {
 		c.sendSuccess(rid)
 		return
 	}
-	t, err := c.b.eng.topicForUse(name)
+	t, err := c.b.eng.TopicForUse(name)
 	if err != nil {
 		c.sendError(rid, topicErrorCode(err), err.Error())
 		return
 	}
-	if err := t.checkConsumerSchema(m.GetSchema()); err != nil {
-		c.sendError(rid, schemaError(err), err.Error())
+	if err := t.CheckConsumerSchema(m.GetSchema()); err != nil {
+		c.sendError(rid, engine.SchemaError(err), err.Error())
 		return
 	}
-	cs := &consumer{
-		id: m.GetConsumerId(), name: m.GetConsumerName(), peer: c,
-		typ: m.GetSubType(), priority: m.GetPriorityLevel(), epoch: m.GetConsumerEpoch(),
-		pending:   map[ledger.Position]pendingEntry{},
-		keyShared: m.GetKeySharedMeta(),
+	cs := &engine.Consumer{
+		Id: m.GetConsumerId(), Name: m.GetConsumerName(), Peer: c,
+		Typ: m.GetSubType(), Priority: m.GetPriorityLevel(), Epoch: m.GetConsumerEpoch(),
+		Pending:   map[ledger.Position]engine.PendingEntry{},
+		KeyShared: m.GetKeySharedMeta(),
 		// AUTO_CONSUME consumers do not make a topic active for schemas.
-		autoConsume: m.GetSchema().GetType() == proto.Schema_Type(schema.AutoConsume),
+		AutoConsume: m.GetSchema().GetType() == proto.Schema_Type(schema.AutoConsume),
 	}
 	// Register first so that messages dispatched right after success find
 	// the consumer; undone below if the subscription refuses it.
 	c.mu.Lock()
-	c.consumers[cs.id] = cs
+	c.consumers[cs.Id] = cs
 	c.mu.Unlock()
 	attached := false
-	callErr := t.call(func() {
-		if attached = t.subscribe(cs, m); attached {
-			t.noteConsumer(cs, m)
+	callErr := t.Call(func() {
+		if attached = t.Subscribe(cs, m); attached {
+			t.NoteConsumer(cs, m)
 		}
 	})
 	if callErr != nil {
@@ -64,12 +65,12 @@ func (c *conn) handleSubscribe(m *proto.CommandSubscribe) {
 	}
 	if !attached {
 		c.mu.Lock()
-		delete(c.consumers, cs.id)
+		delete(c.consumers, cs.Id)
 		c.mu.Unlock()
 	}
 }
 
-func (c *conn) consumer(id uint64) *consumer {
+func (c *conn) consumer(id uint64) *engine.Consumer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.consumers[id]
@@ -82,14 +83,14 @@ func (c *conn) handleFlow(m *proto.CommandFlow) {
 		return
 	}
 	n := int64(m.GetMessagePermits())
-	t := cs.sub.t
-	t.do(func() {
-		if cs.closed {
+	t := cs.Sub.T
+	t.Do(func() {
+		if cs.Closed {
 			return
 		}
-		cs.permits += n
-		t.noteFlow(cs)
-		cs.sub.dispatch()
+		cs.Permits += n
+		t.NoteFlow(cs)
+		cs.Sub.Dispatch()
 	})
 }
 
@@ -100,7 +101,7 @@ func (c *conn) handleCloseConsumer(m *proto.CommandCloseConsumer) {
 	delete(c.consumers, m.GetConsumerId())
 	c.mu.Unlock()
 	if cs != nil {
-		_ = cs.sub.t.call(func() { cs.sub.removeConsumer(cs) })
+		_ = cs.Sub.T.Call(func() { cs.Sub.RemoveConsumer(cs) })
 	}
 	c.sendSuccess(rid)
 }
@@ -112,26 +113,26 @@ func (c *conn) handleUnsubscribe(m *proto.CommandUnsubscribe) {
 		c.sendError(rid, proto.ServerError_ConsumerNotFound, "consumer not found")
 		return
 	}
-	t := cs.sub.t
+	t := cs.Sub.T
 	var code proto.ServerError
 	var msg string
-	err := t.call(func() {
-		s := cs.sub
-		if len(s.consumers) > 1 && !m.GetForce() {
-			code, msg = proto.ServerError_ConsumerBusy, "subscription "+s.name+" has other consumers"
+	err := t.Call(func() {
+		s := cs.Sub
+		if len(s.Consumers) > 1 && !m.GetForce() {
+			code, msg = proto.ServerError_ConsumerBusy, "subscription "+s.Name+" has other consumers"
 			return
 		}
-		for _, other := range s.consumers {
+		for _, other := range s.Consumers {
 			if other != cs {
-				other.closed = true
-				other.peer.send(closeConsumerCmd(other.id))
+				other.Closed = true
+				other.Peer.Send(engine.CloseConsumerCmd(other.Id))
 			}
 		}
-		s.consumers = nil
-		cs.closed = true
-		delete(t.subs, s.name)
-		if s.durable {
-			if err := t.b.st.DeleteCursor(t.name.Full, s.name); err != nil {
+		s.Consumers = nil
+		cs.Closed = true
+		delete(t.Subs, s.Name)
+		if s.Durable {
+			if err := t.B.St.DeleteCursor(t.Name.Full, s.Name); err != nil {
 				code, msg = proto.ServerError_PersistenceError, err.Error()
 			}
 		}
@@ -143,7 +144,7 @@ func (c *conn) handleUnsubscribe(m *proto.CommandUnsubscribe) {
 		c.sendError(rid, code, msg)
 	default:
 		c.mu.Lock()
-		delete(c.consumers, cs.id)
+		delete(c.consumers, cs.Id)
 		c.mu.Unlock()
 		c.sendSuccess(rid)
 	}
@@ -157,12 +158,12 @@ func (c *conn) handleConsumerStats(m *proto.CommandConsumerStats) {
 			RequestId: &rid, ErrorCode: proto.ServerError_ConsumerNotFound.Enum(), ErrorMessage: strp("consumer not found")}})
 		return
 	}
-	_ = cs.sub.t.call(func() {
-		permits := uint64(max(cs.permits, 0))
-		unacked := uint64(len(cs.pending))
-		typ := cs.typ.String()
+	_ = cs.Sub.T.Call(func() {
+		permits := uint64(max(cs.Permits, 0))
+		unacked := uint64(len(cs.Pending))
+		typ := cs.Typ.String()
 		c.write(&proto.BaseCommand{Type: proto.BaseCommand_CONSUMER_STATS_RESPONSE.Enum(), ConsumerStatsResponse: &proto.CommandConsumerStatsResponse{
-			RequestId: &rid, ConsumerName: &cs.name, AvailablePermits: &permits, UnackedMessages: &unacked, Type: &typ}})
+			RequestId: &rid, ConsumerName: &cs.Name, AvailablePermits: &permits, UnackedMessages: &unacked, Type: &typ}})
 	})
 }
 
@@ -170,11 +171,11 @@ func (c *conn) handleConsumerStats(m *proto.CommandConsumerStats) {
 // namespace's Prefix mode does not allow to the connection's role, or to
 // the original principal a proxy names, with AuthorizationError; it
 // reports false when it did.
-func (c *conn) checkSubscriptionAuthMode(rid uint64, name topicName, sub string) bool {
+func (c *conn) checkSubscriptionAuthMode(rid uint64, name engine.TopicName, sub string) bool {
 	role, original := c.roles() // proxy_roles.go
-	msg := c.b.eng.subscriptionAuthModeRefusal(role, name, sub)
+	msg := c.b.eng.SubscriptionAuthModeRefusal(role, name, sub)
 	if msg == "" && original != "" {
-		msg = c.b.eng.subscriptionAuthModeRefusal(original, name, sub)
+		msg = c.b.eng.SubscriptionAuthModeRefusal(original, name, sub)
 	}
 	if msg == "" {
 		return true

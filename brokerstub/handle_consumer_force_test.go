@@ -3,10 +3,11 @@ package brokerstub
 import (
 	"testing"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/stretchr/testify/assert"
-	gproto "google.golang.org/protobuf/proto"
 
 	"github.com/pulsargo/sdk/internal/proto"
+	gproto "google.golang.org/protobuf/proto"
 )
 
 // subscribeForce sends SUBSCRIBE with force_topic_creation set to force
@@ -14,7 +15,7 @@ import (
 func (c *rawClient) subscribeForce(topic string, id uint64, force bool) *proto.CommandError {
 	c.t.Helper()
 	rid := id + 100
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
 		Topic: &topic, Subscription: gproto.String("s"), SubType: proto.CommandSubscribe_Shared.Enum(),
 		ConsumerId: &id, RequestId: &rid, ForceTopicCreation: &force}})
 	for {
@@ -43,9 +44,9 @@ func TestSubscribeWithoutForceTopicCreation(t *testing.T) {
 	if assert.NotNil(t, e) {
 		assert.Equal(t, proto.ServerError_TopicNotFound, e.GetError())
 	}
-	missing, err := parseTopic("missing")
+	missing, err := engine.ParseTopic("missing")
 	assert.NoError(t, err)
-	assert.False(t, b.eng.topicExists(missing))
+	assert.False(t, b.eng.TopicExists(missing))
 	assert.Nil(t, c.subscribeForce("persistent://public/default/parted-partition-1", 2, false), "a partition of a partitioned topic exists")
 	assert.Nil(t, c.subscribeForce("persistent://public/default/missing", 3, true), "force_topic_creation creates it")
 	assert.Nil(t, c.subscribeForce("persistent://public/default/missing", 4, false), "now it exists")

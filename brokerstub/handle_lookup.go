@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
@@ -13,7 +14,7 @@ import (
 func (c *conn) handleLookup(m *proto.CommandLookupTopic) {
 	rid := m.GetRequestId()
 	resp := &proto.CommandLookupTopicResponse{RequestId: &rid}
-	name, err := parseTopic(m.GetTopic())
+	name, err := engine.ParseTopic(m.GetTopic())
 	if err == nil {
 		release, ok := c.b.acquireLookup() // lookup_limits.go
 		if !ok {
@@ -31,11 +32,11 @@ func (c *conn) handleLookup(m *proto.CommandLookupTopic) {
 		resp.Response = proto.CommandLookupTopicResponse_Failed.Enum()
 		resp.Error = proto.ServerError_AuthorizationError.Enum()
 		resp.Message = strp("Client is not authorized to Lookup")
-	case !c.b.eng.namespaceReady(name):
+	case !c.b.eng.NamespaceReady(name):
 		resp.Response = proto.CommandLookupTopicResponse_Failed.Enum()
 		resp.Error = proto.ServerError_MetadataError.Enum()
-		resp.Message = strp(nsNotFoundLookup)
-	case !c.b.eng.topicExists(name) && !c.b.eng.autoTopicAllowed(name):
+		resp.Message = strp(engine.NsNotFoundLookup)
+	case !c.b.eng.TopicExists(name) && !c.b.eng.AutoTopicAllowed(name):
 		resp.Response = proto.CommandLookupTopicResponse_Failed.Enum()
 		resp.Error = proto.ServerError_TopicNotFound.Enum()
 		resp.Message = strp("topic " + name.Full + " does not exist")
@@ -69,7 +70,7 @@ func (c *conn) handleLookup(m *proto.CommandLookupTopic) {
 func (c *conn) handlePartitionedMetadata(m *proto.CommandPartitionedTopicMetadata) {
 	rid := m.GetRequestId()
 	resp := &proto.CommandPartitionedTopicMetadataResponse{RequestId: &rid}
-	name, err := parseTopic(m.GetTopic())
+	name, err := engine.ParseTopic(m.GetTopic())
 	if err == nil {
 		release, ok := c.b.acquireLookup()
 		if !ok {
@@ -86,28 +87,28 @@ func (c *conn) handlePartitionedMetadata(m *proto.CommandPartitionedTopicMetadat
 		resp.Response = proto.CommandPartitionedTopicMetadataResponse_Failed.Enum()
 		resp.Error = proto.ServerError_AuthorizationError.Enum()
 		resp.Message = strp(msg)
-	} else if !c.b.eng.namespaceReady(name) {
+	} else if !c.b.eng.NamespaceReady(name) {
 		resp.Response = proto.CommandPartitionedTopicMetadataResponse_Failed.Enum()
 		resp.Error = proto.ServerError_TopicNotFound.Enum()
-		resp.Message = strp(nsNotFoundReason)
+		resp.Message = strp(engine.NsNotFoundReason)
 	} else {
 		n := uint32(0)
 		if name.Partition < 0 {
-			n = uint32(c.b.eng.partitionCount(name.Full))
+			n = uint32(c.b.eng.PartitionCount(name.Full))
 		}
-		if n == 0 && c.b.eng.autoTopicAllowed(name) && !c.b.eng.topicExists(name) {
+		if n == 0 && c.b.eng.AutoTopicAllowed(name) && !c.b.eng.TopicExists(name) {
 			// allowAutoTopicCreationType=partitioned: created on first lookup.
-			created, err := c.b.eng.autoCreatePartitions(name)
+			created, err := c.b.eng.AutoCreatePartitions(name)
 			if err == nil {
 				n = uint32(created)
-			} else if r := (*refusal)(nil); errors.As(err, &r) { // limits_admin.go
+			} else if r := (*engine.Refusal)(nil); errors.As(err, &r) { // limits_admin.go
 				resp.Response = proto.CommandPartitionedTopicMetadataResponse_Failed.Enum()
-				resp.Error, resp.Message = r.code.Enum(), strp(r.text)
+				resp.Error, resp.Message = r.Code.Enum(), strp(r.Text)
 			}
 		}
 		switch {
 		case resp.Response != nil: // refused by the max topics above
-		case n == 0 && !c.b.eng.topicExists(name) && !c.b.eng.autoTopicAllowed(name):
+		case n == 0 && !c.b.eng.TopicExists(name) && !c.b.eng.AutoTopicAllowed(name):
 			resp.Response = proto.CommandPartitionedTopicMetadataResponse_Failed.Enum()
 			resp.Error = proto.ServerError_TopicNotFound.Enum()
 			resp.Message = strp("topic " + name.Full + " does not exist")
@@ -131,24 +132,24 @@ func (c *conn) handleTopicsOfNamespace(m *proto.CommandGetTopicsOfNamespace) {
 		return
 	}
 	mode := m.GetMode()
-	if msg := c.b.eng.refuseTopicsOfMissingNamespace(m.GetNamespace(), mode); msg != "" { // limits_admin.go
+	if msg := c.b.eng.RefuseTopicsOfMissingNamespace(m.GetNamespace(), mode); msg != "" { // limits_admin.go
 		c.sendError(rid, proto.ServerError_MetadataError, msg)
 		return
 	}
-	topics := c.b.eng.listNamespaceTopics(m.GetNamespace(),
+	topics := c.b.eng.ListNamespaceTopics(m.GetNamespace(),
 		mode != proto.CommandGetTopicsOfNamespace_NON_PERSISTENT,
 		mode != proto.CommandGetTopicsOfNamespace_PERSISTENT)
 	resp := &proto.CommandGetTopicsOfNamespaceResponse{RequestId: &rid, Filtered: boolp(false)}
-	if m.TopicsPattern != nil && len(m.GetTopicsPattern()) <= subscriptionPatternMaxLength {
-		p, err := compileTopicsPattern(m.GetTopicsPattern())
+	if m.TopicsPattern != nil && len(m.GetTopicsPattern()) <= engine.SubscriptionPatternMaxLength {
+		p, err := engine.CompileTopicsPattern(m.GetTopicsPattern())
 		if err != nil {
 			c.sendError(rid, proto.ServerError_MetadataError, "invalid topics pattern: "+err.Error())
 			return
 		}
-		topics = p.filter(topics)
+		topics = p.Filter(topics)
 		resp.Filtered = boolp(true)
 	}
-	hash := topicsHash(topics)
+	hash := engine.TopicsHash(topics)
 	unchanged := m.TopicsHash != nil && m.GetTopicsHash() == hash
 	if !unchanged {
 		resp.Topics = topics

@@ -4,16 +4,17 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
 func (c *conn) handleProducer(m *proto.CommandProducer) {
 	rid := m.GetRequestId()
 	name, ok := c.attachableTopic(rid, m.GetTopic())
-	if !ok || !c.authorizeTopic(rid, name, actProduce, "") || c.refuseMissingNamespace(rid, name) {
+	if !ok || !c.authorizeTopic(rid, name, engine.ActProduce, "") || c.refuseMissingNamespace(rid, name) {
 		return
 	}
-	t, err := c.b.eng.topicForUse(name)
+	t, err := c.b.eng.TopicForUse(name)
 	if err != nil {
 		c.sendError(rid, topicErrorCode(err), err.Error())
 		return
@@ -21,87 +22,87 @@ func (c *conn) handleProducer(m *proto.CommandProducer) {
 	c.mu.Lock()
 	if p, ok := c.producers[m.GetProducerId()]; ok {
 		c.mu.Unlock()
-		if p.waiting.Load() {
+		if p.Waiting.Load() {
 			// As Pulsar: the first request is still being processed.
 			c.sendError(rid, proto.ServerError_ServiceNotReady, "Producer is already present on the connection")
 			return
 		}
 		// A retried create of a producer that exists: same answer again.
 		last := int64(-1)
-		_ = p.t.call(func() { last = p.t.dedup.lastSequenceID(p.name) })
-		c.producerSuccess(rid, p.name, withSchemaVersion(p.schemaVersion), withLastSequenceID(last))
+		_ = p.T.Call(func() { last = p.T.Dedup.LastSequenceID(p.Name) })
+		c.producerSuccess(rid, p.Name, engine.WithSchemaVersion(p.SchemaVersion), engine.WithLastSequenceID(last))
 		return
 	}
 	c.mu.Unlock()
-	if code, reason := c.b.eng.refuseUnencryptedProducer(name, m.GetEncrypted()); reason != "" {
+	if code, reason := c.b.eng.RefuseUnencryptedProducer(name, m.GetEncrypted()); reason != "" {
 		c.sendError(rid, code, reason) // gates.go
 		return
 	}
 
-	version, err := c.b.eng.addProducerSchema(name, m.GetSchema())
+	version, err := c.b.eng.AddProducerSchema(name, m.GetSchema())
 	if err != nil {
-		c.sendError(rid, schemaError(err), err.Error())
+		c.sendError(rid, engine.SchemaError(err), err.Error())
 		return
 	}
-	p := &producer{id: m.GetProducerId(), name: m.GetProducerName(), peer: c, t: t, mode: m.GetProducerAccessMode(), schemaVersion: version}
-	var adm admission
+	p := &engine.Producer{Id: m.GetProducerId(), Name: m.GetProducerName(), Peer: c, T: t, Mode: m.GetProducerAccessMode(), SchemaVersion: version}
+	var adm engine.Admission
 	last := int64(-1)
-	if err := t.call(func() {
+	if err := t.Call(func() {
 		// Max producers, terminated topics and exceeded backlog quotas
 		// refuse producers (limits.go, backlog_quota.go).
-		if code, reason := t.refuseProducerLimit(); reason != "" {
-			adm = admission{code: code, msg: reason}
+		if code, reason := t.RefuseProducerLimit(); reason != "" {
+			adm = engine.Admission{Code: code, Msg: reason}
 			return
 		}
-		if code, reason := t.refuseSameAddressProducer(c); reason != "" {
-			adm = admission{code: code, msg: reason} // gates.go
+		if code, reason := t.RefuseSameAddressProducer(c); reason != "" {
+			adm = engine.Admission{Code: code, Msg: reason} // gates.go
 			return
 		}
-		if code, reason := t.refuseProducer(); reason != "" {
-			adm = admission{code: code, msg: reason}
+		if code, reason := t.RefuseProducer(); reason != "" {
+			adm = engine.Admission{Code: code, Msg: reason}
 			return
 		}
-		if t.np == nil {
+		if t.Np == nil {
 			// A non-persistent topic keeps no subscription without a
 			// consumer: Pulsar ignores initial_subscription_name there.
-			adm = t.createInitialSubscription(m)
+			adm = t.CreateInitialSubscription(m)
 		}
-		if adm.msg == "" {
-			adm = t.admit(p, rid, m)
+		if adm.Msg == "" {
+			adm = t.Admit(p, rid, m)
 		}
-		if adm.msg == "" {
+		if adm.Msg == "" {
 			// Registered on the topic goroutine, so that fencing or
 			// admission (access.go) never races with it.
 			c.mu.Lock()
-			c.producers[p.id] = p
+			c.producers[p.Id] = p
 			c.mu.Unlock()
-			if !adm.waiting {
-				t.noteProducer(p, m)
-				last = t.dedup.lastSequenceID(p.name)
+			if !adm.Waiting {
+				t.NoteProducer(p, m)
+				last = t.Dedup.LastSequenceID(p.Name)
 			}
 		}
-		if adm.waiting {
+		if adm.Waiting {
 			// Queued (WaitForExclusive): answered again, ready, when
 			// admitted; this answer goes first.
-			c.producerSuccess(rid, p.name, notReady, withSchemaVersion(version))
+			c.producerSuccess(rid, p.Name, engine.NotReady, engine.WithSchemaVersion(version))
 		}
 	}); err != nil {
 		c.sendError(rid, proto.ServerError_ServiceNotReady, err.Error())
 		return
 	}
-	if adm.msg != "" {
-		c.sendError(rid, adm.code, adm.msg)
+	if adm.Msg != "" {
+		c.sendError(rid, adm.Code, adm.Msg)
 		return
 	}
-	if adm.waiting {
+	if adm.Waiting {
 		return
 	}
-	c.producerSuccess(rid, p.name, withEpoch(adm.epoch), withSchemaVersion(p.schemaVersion), withLastSequenceID(last))
+	c.producerSuccess(rid, p.Name, engine.WithEpoch(adm.Epoch), engine.WithSchemaVersion(p.SchemaVersion), engine.WithLastSequenceID(last))
 }
 
 // producerSuccess answers a PRODUCER; opts set optional fields.
 func (c *conn) producerSuccess(rid uint64, name string, opts ...func(*proto.CommandProducerSuccess)) {
-	c.write(producerSuccessCmd(rid, name, opts...))
+	c.write(engine.ProducerSuccessCmd(rid, name, opts...))
 }
 
 func (c *conn) handleCloseProducer(m *proto.CommandCloseProducer) {
@@ -111,7 +112,7 @@ func (c *conn) handleCloseProducer(m *proto.CommandCloseProducer) {
 	delete(c.producers, m.GetProducerId())
 	c.mu.Unlock()
 	if p != nil {
-		_ = p.t.call(func() { p.t.producerGone(p) })
+		_ = p.T.Call(func() { p.T.ProducerGone(p) })
 	}
 	c.sendSuccess(rid)
 }
@@ -119,13 +120,13 @@ func (c *conn) handleCloseProducer(m *proto.CommandCloseProducer) {
 // attachableTopic parses the topic a producer or consumer wants to attach
 // to and checks it is not the parent of partitions (clients attach to the
 // partitions); it answers request rid with the error when not.
-func (c *conn) attachableTopic(rid uint64, topic string) (topicName, bool) {
-	name, err := parseTopic(topic)
+func (c *conn) attachableTopic(rid uint64, topic string) (engine.TopicName, bool) {
+	name, err := engine.ParseTopic(topic)
 	if err != nil {
 		c.sendError(rid, proto.ServerError_InvalidTopicName, err.Error())
 		return name, false
 	}
-	if name.Partition < 0 && c.b.eng.partitionCount(name.Full) > 0 {
+	if name.Partition < 0 && c.b.eng.PartitionCount(name.Full) > 0 {
 		c.sendError(rid, proto.ServerError_NotAllowedError, name.Full+" is partitioned: attach to its partitions")
 		return name, false
 	}
@@ -135,14 +136,14 @@ func (c *conn) attachableTopic(rid uint64, topic string) (topicName, bool) {
 // topicErrorCode maps an error from loading a topic to a Pulsar error code.
 func topicErrorCode(err error) proto.ServerError {
 	switch {
-	case errors.Is(err, errTopicNotFound):
+	case errors.Is(err, engine.ErrTopicNotFound):
 		return proto.ServerError_TopicNotFound
-	case errors.Is(err, errInvalidTopic):
+	case errors.Is(err, engine.ErrInvalidTopic):
 		return proto.ServerError_InvalidTopicName
 	}
-	var r *refusal
+	var r *engine.Refusal
 	if errors.As(err, &r) {
-		return r.code // limits.go
+		return r.Code // limits.go
 	}
 	return proto.ServerError_ServiceNotReady
 }
@@ -150,8 +151,8 @@ func topicErrorCode(err error) proto.ServerError {
 // refuseMissingNamespace answers a PRODUCER or SUBSCRIBE on a topic whose
 // namespace does not exist, as Pulsar does when no lookup gave this broker
 // the namespace's bundle: ServiceNotReady. It reports whether it answered.
-func (c *conn) refuseMissingNamespace(rid uint64, name topicName) bool {
-	if c.b.eng.namespaceReady(name) {
+func (c *conn) refuseMissingNamespace(rid uint64, name engine.TopicName) bool {
+	if c.b.eng.NamespaceReady(name) {
 		return false
 	}
 	c.sendError(rid, proto.ServerError_ServiceNotReady, fmt.Sprintf(

@@ -3,6 +3,7 @@ package brokerstub
 import (
 	"errors"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/brokerstub/internal/schema"
 	"github.com/pulsargo/sdk/internal/proto"
 )
@@ -41,13 +42,13 @@ func (c *conn) handleGetSchema(m *proto.CommandGetSchema) {
 		}
 		version = v
 	}
-	name, err := parseTopic(m.GetTopic())
+	name, err := engine.ParseTopic(m.GetTopic())
 	if err != nil {
 		fail(proto.ServerError_InvalidTopicName, err.Error())
 		return
 	}
-	id := schemaID(name)
-	got, err := c.b.eng.schemas.Get(id, version)
+	id := engine.SchemaID(name)
+	got, err := c.b.eng.Schemas.Get(id, version)
 	switch {
 	case errors.Is(err, schema.ErrNotFound):
 		fail(proto.ServerError_TopicNotFound, "Topic not found or no-schema "+m.GetTopic())
@@ -77,12 +78,12 @@ func (c *conn) handleGetOrCreateSchema(m *proto.CommandGetOrCreateSchema) {
 		c.write(&proto.BaseCommand{Type: proto.BaseCommand_GET_OR_CREATE_SCHEMA_RESPONSE.Enum(),
 			GetOrCreateSchemaResponse: &proto.CommandGetOrCreateSchemaResponse{RequestId: &rid, ErrorCode: code.Enum(), ErrorMessage: &msg}})
 	}
-	name, err := parseTopic(m.GetTopic())
+	name, err := engine.ParseTopic(m.GetTopic())
 	if err != nil {
 		fail(proto.ServerError_InvalidTopicName, err.Error())
 		return
 	}
-	if !c.b.eng.topicExists(name) {
+	if !c.b.eng.TopicExists(name) {
 		fail(proto.ServerError_TopicNotFound, "Topic not found "+m.GetTopic())
 		return
 	}
@@ -90,9 +91,9 @@ func (c *conn) handleGetOrCreateSchema(m *proto.CommandGetOrCreateSchema) {
 	if s.GetType() == proto.Schema_None {
 		s = nil // Pulsar: a NONE schema here means no schema
 	}
-	v, err := c.b.eng.addProducerSchema(name, s)
+	v, err := c.b.eng.AddProducerSchema(name, s)
 	if err != nil {
-		fail(schemaError(err), err.Error())
+		fail(engine.SchemaError(err), err.Error())
 		return
 	}
 	c.write(&proto.BaseCommand{Type: proto.BaseCommand_GET_OR_CREATE_SCHEMA_RESPONSE.Enum(),

@@ -40,7 +40,7 @@ func (c *schemaClient) nextRID() uint64 { c.rid++; return c.rid }
 // the error.
 func (c *schemaClient) producer(topic string, id uint64, s *proto.Schema) (*proto.CommandProducerSuccess, *proto.CommandError) {
 	c.t.Helper()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
 		Topic: &topic, ProducerId: &id, RequestId: gproto.Uint64(c.nextRID()), Schema: s}})
 	for {
 		cmd := c.expectAny()
@@ -55,7 +55,7 @@ func (c *schemaClient) producer(topic string, id uint64, s *proto.Schema) (*prot
 
 func (c *schemaClient) subscribe(topic, sub string, id uint64, s *proto.Schema) *proto.CommandError {
 	c.t.Helper()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
 		Topic: &topic, Subscription: &sub, SubType: proto.CommandSubscribe_Shared.Enum(), ConsumerId: &id,
 		RequestId: gproto.Uint64(c.nextRID()), Schema: s}})
 	for {
@@ -71,14 +71,14 @@ func (c *schemaClient) subscribe(topic, sub string, id uint64, s *proto.Schema) 
 
 func (c *schemaClient) getSchema(topic string, version []byte) *proto.CommandGetSchemaResponse {
 	c.t.Helper()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_GET_SCHEMA.Enum(), GetSchema: &proto.CommandGetSchema{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_GET_SCHEMA.Enum(), GetSchema: &proto.CommandGetSchema{
 		Topic: &topic, RequestId: gproto.Uint64(c.nextRID()), SchemaVersion: version}})
 	return c.expect(proto.BaseCommand_GET_SCHEMA_RESPONSE).GetGetSchemaResponse()
 }
 
 func (c *schemaClient) getOrCreate(topic string, s *proto.Schema) *proto.CommandGetOrCreateSchemaResponse {
 	c.t.Helper()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_GET_OR_CREATE_SCHEMA.Enum(), GetOrCreateSchema: &proto.CommandGetOrCreateSchema{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_GET_OR_CREATE_SCHEMA.Enum(), GetOrCreateSchema: &proto.CommandGetOrCreateSchema{
 		Topic: &topic, RequestId: gproto.Uint64(c.nextRID()), Schema: s}})
 	return c.expect(proto.BaseCommand_GET_OR_CREATE_SCHEMA_RESPONSE).GetGetOrCreateSchemaResponse()
 }
@@ -215,7 +215,7 @@ func TestSchemaStrategyOptionsAndPolicy(t *testing.T) {
 		}
 	}
 	// A namespace policy overrides the broker's.
-	b.eng.schemas.SetPolicy("public/default", schema.Policy{Strategy: schema.AlwaysIncompatible})
+	b.eng.Schemas.SetPolicy("public/default", schema.Policy{Strategy: schema.AlwaysIncompatible})
 	if _, perr := c.producer(schemaTopic, 10, pbSchema(proto.Schema_Int32, "")); perr.GetError() != proto.ServerError_IncompatibleSchema {
 		t.Fatalf("ALWAYS_INCOMPATIBLE: %v", perr)
 	}
@@ -327,7 +327,7 @@ func TestSchemaDeleteAndPersistence(t *testing.T) {
 		if got := c.getSchema(schemaTopic, nil); !bytes.Equal(got.GetSchemaVersion(), ver(0)) {
 			t.Fatalf("dir %q: after crash: %v", dir, got)
 		}
-		if v, err := b.eng.deleteSchema(schemaTopic, false); err != nil || v != 1 {
+		if v, err := b.eng.DeleteSchema(schemaTopic, false); err != nil || v != 1 {
 			t.Fatalf("delete: %d %v", v, err)
 		}
 		if got := c.getSchema(schemaTopic, nil); got.GetErrorCode() != proto.ServerError_TopicNotFound {
@@ -346,7 +346,7 @@ func TestSchemaDeleteAndPersistence(t *testing.T) {
 		if err := b.Restart(); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := b.eng.deleteSchema(schemaTopic, true); err != nil {
+		if _, err := b.eng.DeleteSchema(schemaTopic, true); err != nil {
 			t.Fatal(err)
 		}
 		c = dialSchema(t, b)
@@ -369,7 +369,7 @@ func TestSchemaConsumerAfterDelete(t *testing.T) {
 	if err := c.subscribe(schemaTopic, "before", 1, pbSchema(proto.Schema_Avro, avroV1)); err != nil {
 		t.Fatalf("before delete: %v", err)
 	}
-	if _, err := b.eng.deleteSchema(schemaTopic, false); err != nil {
+	if _, err := b.eng.DeleteSchema(schemaTopic, false); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.subscribe(schemaTopic, "after", 2, pbSchema(proto.Schema_Avro, avroV1)); err.GetError() != proto.ServerError_IncompatibleSchema {

@@ -19,26 +19,26 @@ func (c *conn) handleSeek(m *proto.CommandSeek) {
 		c.sendError(rid, proto.ServerError_NotAllowedError, "seek needs a message id or a publish time")
 		return
 	}
-	t := cs.sub.t
-	if t.np != nil {
+	t := cs.Sub.T
+	if t.Np != nil {
 		c.npSeek(rid)
 		return
 	}
-	err := t.call(func() {
-		s := cs.sub
+	err := t.Call(func() {
+		s := cs.Sub
 		var pos ledger.Position
 		var ackSet []int64
 		if id := m.GetMessageId(); id != nil {
-			pos = t.seekPosition(id)
-			if !t.b.cfg.DisableBatchIndexAck {
+			pos = t.SeekPosition(id)
+			if !t.B.Cfg.DisableBatchIndexAck {
 				ackSet = id.GetAckSet()
 			}
 		} else {
-			pos = t.led.FindByPublishTime(m.GetMessagePublishTime())
+			pos = t.Led.FindByPublishTime(m.GetMessagePublishTime())
 		}
-		s.disconnectAll(true)
-		s.reset(pos, ackSet)
-		s.persist(false)
+		s.DisconnectAll(true)
+		s.Reset(pos, ackSet)
+		s.Persist(false)
 		c.sendSuccess(rid)
 	})
 	if err != nil {
@@ -55,15 +55,15 @@ func (c *conn) handleGetLastMessageID(m *proto.CommandGetLastMessageId) {
 		c.sendError(rid, proto.ServerError_ConsumerNotFound, "consumer not found")
 		return
 	}
-	t := cs.sub.t
-	if t.np != nil {
+	t := cs.Sub.T
+	if t.Np != nil {
 		c.npLastMessageID(rid)
 		return
 	}
-	err := t.call(func() {
-		resp := &proto.CommandGetLastMessageIdResponse{RequestId: &rid, LastMessageId: t.lastMessageIDFor(cs)}
-		if t.name.Domain == "persistent" {
-			resp.ConsumerMarkDeletePosition = t.markDeleteID(cs.sub.cur.MarkDelete())
+	err := t.Call(func() {
+		resp := &proto.CommandGetLastMessageIdResponse{RequestId: &rid, LastMessageId: t.LastMessageIDFor(cs)}
+		if t.Name.Domain == "persistent" {
+			resp.ConsumerMarkDeletePosition = t.MarkDeleteID(cs.Sub.Cur.MarkDelete())
 		}
 		c.write(&proto.BaseCommand{Type: proto.BaseCommand_GET_LAST_MESSAGE_ID_RESPONSE.Enum(), GetLastMessageIdResponse: resp})
 	})

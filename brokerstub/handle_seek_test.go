@@ -15,7 +15,7 @@ import (
 func rawReader(t *testing.T, c *rawClient, topic string, consumerID uint64) {
 	t.Helper()
 	earliest := ^uint64(0)
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
 		Topic: &topic, Subscription: gproto.String("reader"), SubType: proto.CommandSubscribe_Exclusive.Enum(),
 		ConsumerId: &consumerID, RequestId: gproto.Uint64(300 + consumerID), Durable: gproto.Bool(false),
 		StartMessageId: &proto.MessageIdData{LedgerId: &earliest, EntryId: &earliest}}})
@@ -24,7 +24,7 @@ func rawReader(t *testing.T, c *rawClient, topic string, consumerID uint64) {
 
 func getLastMessageID(c *rawClient, consumerID, rid uint64) *proto.CommandGetLastMessageIdResponse {
 	c.t.Helper()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_GET_LAST_MESSAGE_ID.Enum(), GetLastMessageId: &proto.CommandGetLastMessageId{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_GET_LAST_MESSAGE_ID.Enum(), GetLastMessageId: &proto.CommandGetLastMessageId{
 		ConsumerId: &consumerID, RequestId: &rid}})
 	return c.expect(proto.BaseCommand_GET_LAST_MESSAGE_ID_RESPONSE).GetGetLastMessageIdResponse()
 }
@@ -70,7 +70,7 @@ func TestGetLastMessageIDReportsMarkDelete(t *testing.T) {
 	// cursor resets after the last entry, so mark-delete = the last entry.
 	// The reader is disconnected and reattaches to the reset cursor, though
 	// it asks for earliest again (as the official client does).
-	reader.send(&proto.BaseCommand{Type: proto.BaseCommand_SEEK.Enum(), Seek: &proto.CommandSeek{
+	reader.Send(&proto.BaseCommand{Type: proto.BaseCommand_SEEK.Enum(), Seek: &proto.CommandSeek{
 		ConsumerId: gproto.Uint64(1), RequestId: gproto.Uint64(3), MessagePublishTime: gproto.Uint64(2)}})
 	reader.expect(proto.BaseCommand_CLOSE_CONSUMER)
 	reader.expect(proto.BaseCommand_SUCCESS)
@@ -80,7 +80,7 @@ func TestGetLastMessageIDReportsMarkDelete(t *testing.T) {
 	assert.Equal(t, pos[2], idPos(r.ConsumerMarkDeletePosition), "mark-delete after seeking past the last entry")
 
 	// Seek by time before every entry: mark-delete {first ledger, -1}.
-	reader.send(&proto.BaseCommand{Type: proto.BaseCommand_SEEK.Enum(), Seek: &proto.CommandSeek{
+	reader.Send(&proto.BaseCommand{Type: proto.BaseCommand_SEEK.Enum(), Seek: &proto.CommandSeek{
 		ConsumerId: gproto.Uint64(2), RequestId: gproto.Uint64(5), MessagePublishTime: gproto.Uint64(1)}})
 	reader.expect(proto.BaseCommand_CLOSE_CONSUMER)
 	reader.expect(proto.BaseCommand_SUCCESS)
@@ -115,7 +115,7 @@ func TestSeekOnEmptyTopicKeepsPulsarMarkDelete(t *testing.T) {
 	c.connect()
 	rawSubscribe(t, c, topic, 1, 0)
 	latest := uint64(1<<63 - 1)
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_SEEK.Enum(), Seek: &proto.CommandSeek{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_SEEK.Enum(), Seek: &proto.CommandSeek{
 		ConsumerId: gproto.Uint64(1), RequestId: gproto.Uint64(2),
 		MessageId: &proto.MessageIdData{LedgerId: &latest, EntryId: &latest}}})
 	c.expect(proto.BaseCommand_CLOSE_CONSUMER)

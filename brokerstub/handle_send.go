@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 	"github.com/pulsargo/sdk/brokerstub/internal/txn"
 	"github.com/pulsargo/sdk/internal/proto"
@@ -14,7 +15,7 @@ import (
 // the store and the receipt need, in one allocation.
 type sendOp struct {
 	c       *conn
-	p       *producer
+	p       *engine.Producer
 	f       wire.Frame // owns the pooled buffer until release
 	seq     uint64
 	highest uint64
@@ -56,10 +57,10 @@ func (c *conn) handleSend(m *proto.CommandSend, f *wire.Frame) bool {
 	op.txn, op.inTxn = txn.IDOf(m.TxnidMostBits, m.TxnidLeastBits)
 	c.sends.take(op.f.Size) // given back by release (send_budget.go)
 	// The publish rates may pause this connection's reads (ratelimit_publish.go).
-	c.chargePublish(p.t, num, len(op.f.RawMeta)+len(op.f.Payload))
-	if !p.t.do(op.run) {
+	c.chargePublish(p.T, num, len(op.f.RawMeta)+len(op.f.Payload))
+	if !p.T.Do(op.run) {
 		op.release()
-		c.write(sendError(p.id, op.seq, proto.ServerError_ServiceNotReady, "topic is being unloaded"))
+		c.write(engine.SendError(p.Id, op.seq, proto.ServerError_ServiceNotReady, "topic is being unloaded"))
 	}
 	return true
 }
@@ -77,39 +78,39 @@ func (op *sendOp) release() {
 // run handles the SEND on the topic goroutine.
 func (op *sendOp) run() {
 	defer op.release()
-	c, p, t, seq, highest := op.c, op.p, op.p.t, op.seq, op.highest
+	c, p, t, seq, highest := op.c, op.p, op.p.T, op.seq, op.highest
 	rawMeta, payload, md := op.f.RawMeta, op.f.Payload, op.f.Meta
-	if t.limits.encryptionRequired && len(md.GetEncryptionKeys()) == 0 {
-		c.write(sendError(p.id, seq, proto.ServerError_MetadataError, msgMustEncrypt)) // gates.go
+	if t.Limits.EncryptionRequired && len(md.GetEncryptionKeys()) == 0 {
+		c.write(engine.SendError(p.Id, seq, proto.ServerError_MetadataError, engine.MsgMustEncrypt)) // gates.go
 		return
 	}
-	if t.np != nil && op.inTxn { // as Pulsar's NonPersistentTopic
-		c.write(sendError(p.id, seq, proto.ServerError_NotAllowedError, "Do not support transaction on non-persistent topics"))
+	if t.Np != nil && op.inTxn { // as Pulsar's NonPersistentTopic
+		c.write(engine.SendError(p.Id, seq, proto.ServerError_NotAllowedError, "Do not support transaction on non-persistent topics"))
 		return
 	}
-	if t.np != nil {
+	if t.Np != nil {
 		// Consumers' queues keep what they are sent until it is
 		// written, so they get a copy of the pooled frame.
 		meta, body := slices.Clone(rawMeta), slices.Clone(payload)
-		t.publishNonPersistent(p, seq, highest, meta, body, op.num)
+		t.PublishNonPersistent(p, seq, highest, meta, body, op.num)
 		return
 	}
-	if t.adm.terminated {
-		c.write(sendError(p.id, seq, proto.ServerError_TopicTerminatedError, "Topic was already terminated"))
+	if t.Adm.Terminated {
+		c.write(engine.SendError(p.Id, seq, proto.ServerError_TopicTerminatedError, "Topic was already terminated"))
 		return
 	}
-	if msg := t.exceedsMaxDelay(md); msg != "" { // delayed.go
-		c.write(sendError(p.id, seq, proto.ServerError_NotAllowedError, msg))
+	if msg := t.ExceedsMaxDelay(md); msg != "" { // delayed.go
+		c.write(engine.SendError(p.Id, seq, proto.ServerError_NotAllowedError, msg))
 		return
 	}
-	if t.dedup.isDuplicate(md, p.name, seq) {
-		c.write(t.dupReceipt(p.id, seq, highest))
+	if t.Dedup.IsDuplicate(md, p.Name, seq) {
+		c.write(t.DupReceipt(p.Id, seq, highest))
 		return
 	}
 	stored := rawMeta
 	if op.inTxn {
-		if err := t.txnAdmitSend(op.txn); err != nil { // txn_topic.go
-			c.write(sendError(p.id, seq, txnErrorCode(err), txn.ErrorText(err)))
+		if err := t.TxnAdmitSend(op.txn); err != nil { // txn_topic.go
+			c.write(engine.SendError(p.Id, seq, engine.TxnErrorCode(err), txn.ErrorText(err)))
 			return
 		}
 		stored = txn.Tagged(rawMeta, op.txn)
@@ -129,38 +130,38 @@ func (op *sendOp) run() {
 	if len(stored)+len(payload) >= ledger.OwnBufferAt && op.f.Keep() {
 		b.Own = ledger.Given
 	}
-	t.appendEntry(b, md.GetPublishTime(), op.num, op.inTxn, op.stored)
+	t.AppendEntry(b, md.GetPublishTime(), op.num, op.inTxn, op.stored)
 }
 
 // stored finishes the SEND once its entry is durable at pos (or failed):
 // the receipt, or a SEND_ERROR. Topic goroutine; op.f may be released by
 // now: only its decoded Meta is used.
 func (op *sendOp) stored(pos ledger.Position, err error) {
-	c, p, t := op.c, op.p, op.p.t
+	c, p, t := op.c, op.p, op.p.T
 	if err != nil {
-		c.log.Error("store entry", "topic", t.name.Full, "err", err)
-		c.write(sendError(p.id, op.seq, proto.ServerError_PersistenceError, err.Error()))
+		c.log.Error("store entry", "topic", t.Name.Full, "err", err)
+		c.write(engine.SendError(p.Id, op.seq, proto.ServerError_PersistenceError, err.Error()))
 		return
 	}
 	md := op.f.Meta
 	if op.inTxn {
-		t.txnStored(op.txn, pos)
+		t.TxnStored(op.txn, pos)
 	} else {
 		// A transaction's entry has its info parsed from the stored,
 		// txn-tagged metadata instead.
-		t.noteInfo(pos, md, op.num)
+		t.NoteInfo(pos, md, op.num)
 	}
-	t.countIn(p, op.num, op.size)
-	t.dedup.record(md, p.name, op.seq, op.highest)
-	c.write(p.receipt.fill(p.id, op.seq, op.highest, pos, int32(t.name.Partition)))
+	t.CountIn(p, op.num, op.size)
+	t.Dedup.Record(md, p.Name, op.seq, op.highest)
+	c.write(p.Receipt.Fill(p.Id, op.seq, op.highest, pos, int32(t.Name.Partition)))
 }
 
 // dropNonPersistent reports whether the SEND m of p is dropped because the
 // connection has too many non-persistent SENDs in flight; when it is not
 // and the topic is non-persistent, it counts it in flight (npSent takes it
 // back). Read loop.
-func (c *conn) dropNonPersistent(p *producer, m *proto.CommandSend) (dropped, counted bool) {
-	if p.t.np == nil {
+func (c *conn) dropNonPersistent(p *engine.Producer, m *proto.CommandSend) (dropped, counted bool) {
+	if p.T.Np == nil {
 		return false, false
 	}
 	limit := int64(max(c.b.opts.Gates.MaxConcurrentNonPersistentMessagePerConnection, 0))
@@ -168,12 +169,12 @@ func (c *conn) dropNonPersistent(p *producer, m *proto.CommandSend) (dropped, co
 		c.gate.npInFlight.Add(1)
 		return false, true
 	}
-	t, id, seq, highest, num := p.t, p.id, m.GetSequenceId(), m.GetHighestSequenceId(), int64(max(m.GetNumMessages(), 1))
-	if !t.do(func() {
-		t.np.publisherDropRate(p).record(t.b.cfg.Clock.Now(), num)
-		c.write(t.receipt(id, seq, highest, npDropID))
+	t, id, seq, highest, num := p.T, p.Id, m.GetSequenceId(), m.GetHighestSequenceId(), int64(max(m.GetNumMessages(), 1))
+	if !t.Do(func() {
+		t.Np.PublisherDropRate(p).Record(t.B.Cfg.Clock.Now(), num)
+		c.write(t.Receipt(id, seq, highest, engine.NpDropID))
 	}) {
-		c.write(sendError(id, seq, proto.ServerError_ServiceNotReady, "topic is being unloaded"))
+		c.write(engine.SendError(id, seq, proto.ServerError_ServiceNotReady, "topic is being unloaded"))
 	}
 	return true, false
 }
@@ -184,18 +185,18 @@ func (c *conn) npSent() { c.gate.npInFlight.Add(-1) }
 // chargePublish charges a SEND of msgs messages and size bytes to t's
 // publish rates, pausing the connection's reads when one runs out.
 // Connection goroutine.
-func (c *conn) chargePublish(t *topic, msgs int32, size int) {
-	t.rates.publishedMsgs.Add(int64(max(msgs, 1)))
-	t.rates.publishedBytes.Add(int64(size))
-	br, tr := c.b.eng.brokerRates().publish, t.rates.publish.Load()
+func (c *conn) chargePublish(t *engine.Topic, msgs int32, size int) {
+	t.Rates.PublishedMsgs.Add(int64(max(msgs, 1)))
+	t.Rates.PublishedBytes.Add(int64(size))
+	br, tr := c.b.eng.BrokerRates().Publish, t.Rates.Publish.Load()
 	if br == nil && tr == nil {
 		return
 	}
 	now := c.b.opts.Clock.Now()
-	for _, p := range []*ratePair{br, tr} {
-		p.consume(int64(max(msgs, 1)), int64(size), now)
-		if w := p.wait(now); w > 0 {
-			c.pubHold.add()
+	for _, p := range []*engine.RatePair{br, tr} {
+		p.Consume(int64(max(msgs, 1)), int64(size), now)
+		if w := p.Wait(now); w > 0 {
+			c.pubHold.Add()
 			c.unthrottleAfter(p, w)
 		}
 	}
@@ -203,15 +204,15 @@ func (c *conn) chargePublish(t *topic, msgs int32, size int) {
 
 // unthrottleAfter releases one hold of the reads once p holds a token
 // again, checking after w and again as long as it does not.
-func (c *conn) unthrottleAfter(p *ratePair, w time.Duration) {
+func (c *conn) unthrottleAfter(p *engine.RatePair, w time.Duration) {
 	c.b.opts.Clock.AfterFunc(w, func() {
-		if w := p.wait(c.b.opts.Clock.Now()); w > 0 {
+		if w := p.Wait(c.b.opts.Clock.Now()); w > 0 {
 			c.unthrottleAfter(p, w)
 			return
 		}
 		// The client was not silent: the broker did not read it. The
 		// keep-alive counts from here (conn.keepAlive).
 		c.lastRead.Store(time.Now().UnixNano())
-		c.pubHold.release()
+		c.pubHold.Release()
 	})
 }

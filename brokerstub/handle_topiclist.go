@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
@@ -20,7 +21,7 @@ type topicWatcher struct {
 	c        *conn
 	id       uint64
 	ns       string
-	pattern  topicsPattern
+	pattern  engine.TopicsPattern
 	matching map[string]bool
 }
 
@@ -42,17 +43,17 @@ func (c *conn) handleWatchTopicListClose(m *proto.CommandWatchTopicListClose) {
 // TopicListService.handleWatchTopicList.
 func (b *Broker) watchTopicList(c *conn, m *proto.CommandWatchTopicList) {
 	rid, id := m.GetRequestId(), m.GetWatcherId()
-	if len(m.GetTopicsPattern()) > subscriptionPatternMaxLength {
+	if len(m.GetTopicsPattern()) > engine.SubscriptionPatternMaxLength {
 		c.sendError(rid, proto.ServerError_NotAllowedError, fmt.Sprintf(
-			"Unable to create topic list watcher: Pattern longer than maximum: %d", subscriptionPatternMaxLength))
+			"Unable to create topic list watcher: Pattern longer than maximum: %d", engine.SubscriptionPatternMaxLength))
 		return
 	}
-	p, err := compileTopicsPattern(m.GetTopicsPattern())
+	p, err := engine.CompileTopicsPattern(m.GetTopicsPattern())
 	if err != nil {
 		c.sendError(rid, proto.ServerError_MetadataError, "invalid topics pattern: "+err.Error())
 		return
 	}
-	ns, err := parseNamespace(m.GetNamespace())
+	ns, err := engine.ParseNamespace(m.GetNamespace())
 	if err != nil {
 		c.sendError(rid, proto.ServerError_MetadataError, err.Error())
 		return
@@ -67,7 +68,7 @@ func (b *Broker) watchTopicList(c *conn, m *proto.CommandWatchTopicList) {
 		// A watcher with this id already on the connection is answered again
 		// with its list, as Pulsar does for a retried request.
 		w = &topicWatcher{c: c, id: id, ns: ns, pattern: p, matching: map[string]bool{}}
-		for _, t := range p.filter(b.eng.listNamespaceTopics(ns, true, false)) {
+		for _, t := range p.Filter(b.eng.ListNamespaceTopics(ns, true, false)) {
 			w.matching[t] = true
 		}
 		if b.watch.byConn == nil {
@@ -79,7 +80,7 @@ func (b *Broker) watchTopicList(c *conn, m *proto.CommandWatchTopicList) {
 		b.watch.byConn[c][w.id] = w
 	}
 	topics := w.topics()
-	hash := topicsHash(topics)
+	hash := engine.TopicsHash(topics)
 	if m.TopicsHash != nil && m.GetTopicsHash() == hash {
 		topics = nil
 	}
@@ -133,10 +134,10 @@ func (b *Broker) topicListChanged() {
 		for _, w := range ws {
 			names, ok := lists[w.ns]
 			if !ok {
-				names = b.eng.listNamespaceTopics(w.ns, true, false)
+				names = b.eng.ListNamespaceTopics(w.ns, true, false)
 				lists[w.ns] = names
 			}
-			w.update(w.pattern.filter(names))
+			w.update(w.pattern.Filter(names))
 		}
 	}
 }
@@ -163,7 +164,7 @@ func (w *topicWatcher) update(now []string) {
 }
 
 func (w *topicWatcher) sendUpdate(added, deleted []string) {
-	id, hash := w.id, topicsHash(w.topics())
+	id, hash := w.id, engine.TopicsHash(w.topics())
 	w.c.write(&proto.BaseCommand{
 		Type: proto.BaseCommand_WATCH_TOPIC_UPDATE.Enum(),
 		WatchTopicUpdate: &proto.CommandWatchTopicUpdate{

@@ -4,24 +4,25 @@ import (
 	"encoding/binary"
 	"testing"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	gproto "google.golang.org/protobuf/proto"
 
 	"github.com/pulsargo/sdk/internal/proto"
+	gproto "google.golang.org/protobuf/proto"
 )
 
 // sendWatch writes WATCH_TOPIC_LIST; hash is nil on a first watch.
 func (c *rawClient) sendWatch(rid, wid uint64, ns, pattern string, hash *string) {
 	c.t.Helper()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_WATCH_TOPIC_LIST.Enum(), WatchTopicList: &proto.CommandWatchTopicList{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_WATCH_TOPIC_LIST.Enum(), WatchTopicList: &proto.CommandWatchTopicList{
 		RequestId: &rid, WatcherId: &wid, Namespace: &ns, TopicsPattern: &pattern, TopicsHash: hash}})
 }
 
 // sendWatchClose writes WATCH_TOPIC_LIST_CLOSE.
 func (c *rawClient) sendWatchClose(rid, wid uint64) {
 	c.t.Helper()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_WATCH_TOPIC_LIST_CLOSE.Enum(),
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_WATCH_TOPIC_LIST_CLOSE.Enum(),
 		WatchTopicListClose: &proto.CommandWatchTopicListClose{RequestId: &rid, WatcherId: &wid}})
 }
 
@@ -53,7 +54,7 @@ func TestWatchTopicListNotifiesCreatedTopics(t *testing.T) {
 	assert.Equal(t, uint64(7), ok.GetRequestId())
 	assert.Equal(t, uint64(3), ok.GetWatcherId())
 	assert.Equal(t, []string{"persistent://public/default/orders-1"}, ok.GetTopic())
-	assert.Equal(t, topicsHash(ok.GetTopic()), ok.GetTopicsHash())
+	assert.Equal(t, engine.TopicsHash(ok.GetTopic()), ok.GetTopicsHash())
 
 	// A producer auto-creates a matching topic: one update, with the new hash.
 	attachProducer(t, c, "orders-2", 3)
@@ -61,7 +62,7 @@ func TestWatchTopicListNotifiesCreatedTopics(t *testing.T) {
 	assert.Equal(t, uint64(3), up.GetWatcherId())
 	assert.Equal(t, []string{"persistent://public/default/orders-2"}, up.GetNewTopics())
 	assert.Empty(t, up.GetDeletedTopics())
-	assert.Equal(t, topicsHash([]string{"persistent://public/default/orders-1", "persistent://public/default/orders-2"}), up.GetTopicsHash())
+	assert.Equal(t, engine.TopicsHash([]string{"persistent://public/default/orders-1", "persistent://public/default/orders-2"}), up.GetTopicsHash())
 
 	// Topics that do not match, in other namespaces, or already existing
 	// send nothing; a partitioned topic sends one update per partition.
@@ -72,30 +73,30 @@ func TestWatchTopicListNotifiesCreatedTopics(t *testing.T) {
 	require.NoError(t, b.CreatePartitionedTopic("orders-p", 2))
 	for i := range 2 {
 		up = w.expectWatchUpdate()
-		assert.Equal(t, []string{partitionName("persistent://public/default/orders-p", i)}, up.GetNewTopics())
+		assert.Equal(t, []string{engine.PartitionName("persistent://public/default/orders-p", i)}, up.GetNewTopics())
 	}
 	// A subscription on an existing partition is not a creation.
 	rawSubscribe(t, c, "persistent://public/default/orders-p-partition-0", 9, 0)
-	w.send(&proto.BaseCommand{Type: proto.BaseCommand_PING.Enum(), Ping: &proto.CommandPing{}})
+	w.Send(&proto.BaseCommand{Type: proto.BaseCommand_PING.Enum(), Ping: &proto.CommandPing{}})
 	w.expect(proto.BaseCommand_PONG)
 
 	// A deleted topic is reported as such (deleted here as the admin API
 	// does, which then calls topicListChanged).
 	require.NoError(t, b.Unload("persistent://public/default/orders-1"))
 	c.expect(proto.BaseCommand_CLOSE_PRODUCER)
-	require.NoError(t, b.eng.st.DeleteTopic("persistent://public/default/orders-1"))
+	require.NoError(t, b.eng.St.DeleteTopic("persistent://public/default/orders-1"))
 	b.topicListChanged()
 	up = w.expectWatchUpdate()
 	assert.Equal(t, []string{"persistent://public/default/orders-1"}, up.GetDeletedTopics())
 	assert.Empty(t, up.GetNewTopics())
-	assert.Equal(t, topicsHash([]string{"persistent://public/default/orders-2",
+	assert.Equal(t, engine.TopicsHash([]string{"persistent://public/default/orders-2",
 		"persistent://public/default/orders-p-partition-0", "persistent://public/default/orders-p-partition-1"}), up.GetTopicsHash())
 
 	// After WATCH_TOPIC_LIST_CLOSE (answered SUCCESS) nothing more comes.
 	w.sendWatchClose(8, 3)
 	assert.Equal(t, uint64(8), w.expect(proto.BaseCommand_SUCCESS).GetSuccess().GetRequestId())
 	attachProducer(t, c, "orders-4", 7)
-	w.send(&proto.BaseCommand{Type: proto.BaseCommand_PING.Enum(), Ping: &proto.CommandPing{}})
+	w.Send(&proto.BaseCommand{Type: proto.BaseCommand_PING.Enum(), Ping: &proto.CommandPing{}})
 	w.expect(proto.BaseCommand_PONG)
 }
 
@@ -107,7 +108,7 @@ func TestWatchTopicListHashAndErrors(t *testing.T) {
 	list := []string{"persistent://public/default/orders-1"}
 
 	// A client reconnecting with the hash it has gets no topics, only the hash.
-	hash := topicsHash(list)
+	hash := engine.TopicsHash(list)
 	c.sendWatch(1, 1, "public/default", "persistent://public/default/orders-.*", &hash)
 	ok := c.expectWatchSuccess()
 	assert.Empty(t, ok.GetTopic())

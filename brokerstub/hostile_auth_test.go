@@ -24,7 +24,7 @@ func TestHostilePasswordGuessing(t *testing.T) {
 	c := dialRaw(t, b)
 	answered := 0
 	for _, guess := range []string{"admin:wrong", "admin:password"} {
-		c.send(&proto.BaseCommand{Type: proto.BaseCommand_CONNECT.Enum(), Connect: &proto.CommandConnect{
+		c.Send(&proto.BaseCommand{Type: proto.BaseCommand_CONNECT.Enum(), Connect: &proto.CommandConnect{
 			ClientVersion: gproto.String("raw-test"), ProtocolVersion: gproto.Int32(20),
 			AuthMethodName: gproto.String("basic"), AuthData: []byte(guess)}})
 		f, err := c.next()

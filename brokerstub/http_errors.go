@@ -1,30 +1,31 @@
 package brokerstub
 
-// Errors of the HTTP services (admin API, lookups, console, WebSocket):
-// Pulsar's status code and reason, written as {"reason": ...}.
-
 import (
 	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/brokerstub/internal/policy"
 )
 
+// Errors of the HTTP services (admin API, lookups, console, WebSocket):
+// Pulsar's status code and reason, written as {"reason": ...}.
+
 // mapError turns an internal error into a status: policy errors by kind,
 // a missing topic 404, a topic busy unloading 503.
-func mapError(err error) *restError {
+func mapError(err error) *engine.RestError {
 	msg := err.Error()
 	switch {
-	case errors.Is(err, policy.ErrNotFound), errors.Is(err, errTopicNotFound), errors.Is(err, ErrNoSubscription):
-		return restErr(http.StatusNotFound, "%s", trimKind(msg))
+	case errors.Is(err, policy.ErrNotFound), errors.Is(err, engine.ErrTopicNotFound), errors.Is(err, ErrNoSubscription):
+		return engine.RestErr(http.StatusNotFound, "%s", trimKind(msg))
 	case errors.Is(err, policy.ErrExists):
-		return restErr(http.StatusConflict, "%s", trimKind(msg))
-	case errors.Is(err, policy.ErrPrecondition), errors.Is(err, errInvalidTopic):
-		return restErr(http.StatusPreconditionFailed, "%s", trimKind(msg))
+		return engine.RestErr(http.StatusConflict, "%s", trimKind(msg))
+	case errors.Is(err, policy.ErrPrecondition), errors.Is(err, engine.ErrInvalidTopic):
+		return engine.RestErr(http.StatusPreconditionFailed, "%s", trimKind(msg))
 	}
-	return restErr(http.StatusServiceUnavailable, "%s", msg)
+	return engine.RestErr(http.StatusServiceUnavailable, "%s", msg)
 }
 
 // trimKind drops the sentinel's text ("not found: ") from a wrapped error.
@@ -41,9 +42,9 @@ type errorBody struct {
 	Reason string `json:"reason"`
 }
 
-func writeError(w http.ResponseWriter, e *restError) {
-	b, _ := json.Marshal(errorBody{Reason: e.reason})
+func writeError(w http.ResponseWriter, e *engine.RestError) {
+	b, _ := json.Marshal(errorBody{Reason: e.Reason})
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(e.code)
+	w.WriteHeader(e.Code)
 	_, _ = w.Write(b)
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 )
 
 // HTTPLimits bound the admin web service (its plain and TLS ports alike)
@@ -88,19 +90,19 @@ func (h *httpLimiter) admit(w http.ResponseWriter, r *http.Request) (func(), boo
 		case h.slots <- struct{}{}:
 		default:
 			if !h.wait(r.Context()) {
-				writeError(w, restErr(http.StatusServiceUnavailable, "Service Unavailable: more than %d concurrent requests (maxConcurrentHttpRequests)", h.l.MaxConcurrentRequests))
+				writeError(w, engine.RestErr(http.StatusServiceUnavailable, "Service Unavailable: more than %d concurrent requests (maxConcurrentHttpRequests)", h.l.MaxConcurrentRequests))
 				return nil, false
 			}
 		}
 		release = func() { <-h.slots }
 	}
-	refuse := func(re *restError) (func(), bool) {
+	refuse := func(re *engine.RestError) (func(), bool) {
 		release()
 		writeError(w, re)
 		return nil, false
 	}
 	if h.l.RequestsPerSecond > 0 && !h.take() {
-		return refuse(restErr(http.StatusTooManyRequests, "Too Many Requests"))
+		return refuse(engine.RestErr(http.StatusTooManyRequests, "Too Many Requests"))
 	}
 	if h.l.DisableDebugMethods && (strings.EqualFold(r.Method, "TRACE") || strings.EqualFold(r.Method, "TRACK")) {
 		release()
@@ -108,7 +110,7 @@ func (h *httpLimiter) admit(w http.ResponseWriter, r *http.Request) (func(), boo
 		return nil, false
 	}
 	if m := h.l.MaxRequestSize; m > 0 && (r.ContentLength > m || chunked(r)) {
-		return refuse(restErr(http.StatusBadRequest, "Bad Request"))
+		return refuse(engine.RestErr(http.StatusBadRequest, "Bad Request"))
 	}
 	return release, true
 }

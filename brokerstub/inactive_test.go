@@ -6,20 +6,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	gproto "google.golang.org/protobuf/proto"
 
 	"github.com/pulsargo/sdk/internal/proto"
+	gproto "google.golang.org/protobuf/proto"
 )
 
 // loaded reports whether the broker has the topic in memory or stored.
 func loaded(b *Broker, topic string) bool {
-	name, err := parseTopic(topic)
+	name, err := engine.ParseTopic(topic)
 	if err != nil {
 		return false
 	}
-	return b.eng.topicExists(name)
+	return b.eng.TopicExists(name)
 }
 
 // listed reports whether the admin API lists the topic in public/default.
@@ -39,7 +40,7 @@ func gcSetup(t *testing.T, opts Options, topic string) (*Broker, *FakeClock, *ks
 	b := RunT(t, opts)
 	c := dialKS(t, b)
 	p := c.producer(topic, 1)
-	p.send("k", "m")
+	p.Send("k", "m")
 	c.closeProducer(1)
 	return b, clk, c
 }
@@ -90,14 +91,14 @@ func TestInactiveTopicKept(t *testing.T) {
 	})
 	t.Run("backlog", func(t *testing.T) {
 		topic := "persistent://public/default/gc-backlog"
-		opts := Options{Lifecycle: Lifecycle{InactiveTopicDeleteMode: deleteWhenSubscriptionsCaughtUp}}
+		opts := Options{Lifecycle: Lifecycle{InactiveTopicDeleteMode: engine.DeleteWhenSubscriptionsCaughtUp}}
 		clk := NewFakeClock(ttlT0)
 		opts.Clock = clk
 		b := RunT(t, opts)
 		c := dialKS(t, b)
 		c.subscribeTyped(topic, "s", proto.CommandSubscribe_Exclusive, 1, 10)
 		p := c.producer(topic, 2)
-		pos := p.send("k", "m")
+		pos := p.Send("k", "m")
 		c.closeProducer(2)
 		c.sync(1)
 		c.closeConsumer(1)
@@ -161,16 +162,16 @@ func TestInactivePartitionedTopicMetadata(t *testing.T) {
 		c := dialKS(t, b)
 		for i := range 2 {
 			id := uint64(i + 1)
-			c.producer(partitionName(base, i), id).send("k", "m")
+			c.producer(engine.PartitionName(base, i), id).Send("k", "m")
 			c.closeProducer(id)
 		}
 		clk.Advance(time.Minute)
 		for i := range 2 {
-			name, _ := parseTopic(partitionName(base, i))
-			inMemory := b.eng.loadedTopic(name.Full) != nil
+			name, _ := engine.ParseTopic(engine.PartitionName(base, i))
+			inMemory := b.eng.LoadedTopic(name.Full) != nil
 			assert.False(t, inMemory, "partition %d deleted", i)
 		}
-		assert.Equal(t, map[bool]int{false: 2, true: 0}[del], b.eng.partitionCount(base), "metadata kept unless enabled")
+		assert.Equal(t, map[bool]int{false: 2, true: 0}[del], b.eng.PartitionCount(base), "metadata kept unless enabled")
 	}
 }
 
@@ -192,11 +193,11 @@ func TestInactiveTopicSweepDoesNotRace(t *testing.T) {
 		id := uint64(i + 1)
 		topic := "persistent://public/default/gc-race"
 		rid := c.nextRID()
-		c.send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
+		c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
 			Topic: &topic, ProducerId: &id, RequestId: &rid, ProducerName: gproto.String("p")}})
 		if c.answer(rid).GetProducerSuccess() != nil {
 			rid = c.nextRID()
-			c.send(&proto.BaseCommand{Type: proto.BaseCommand_CLOSE_PRODUCER.Enum(), CloseProducer: &proto.CommandCloseProducer{ProducerId: &id, RequestId: &rid}})
+			c.Send(&proto.BaseCommand{Type: proto.BaseCommand_CLOSE_PRODUCER.Enum(), CloseProducer: &proto.CommandCloseProducer{ProducerId: &id, RequestId: &rid}})
 			c.readUntil(proto.BaseCommand_SUCCESS)
 		}
 	}

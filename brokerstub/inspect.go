@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/cursor"
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 )
 
@@ -45,22 +46,22 @@ func stateOf(s cursor.State) CursorState {
 // what the broker holds in memory, persisted is what it last flushed to its
 // store — what a Crash would come back with.
 func (b *Broker) Cursor(topic, subscription string) (current, persisted CursorState, err error) {
-	name, err := parseTopic(topic)
+	name, err := engine.ParseTopic(topic)
 	if err != nil {
 		return current, persisted, err
 	}
-	t, err := b.eng.getTopic(name, false)
+	t, err := b.eng.GetTopic(name, false)
 	if err != nil {
 		return current, persisted, err
 	}
 	found := false
-	callErr := t.call(func() {
-		s := t.subs[subscription]
+	callErr := t.Call(func() {
+		s := t.Subs[subscription]
 		if s == nil {
 			return
 		}
 		found = true
-		current, persisted = stateOf(s.cur.Current()), stateOf(s.cur.Persisted())
+		current, persisted = stateOf(s.Cur.Current()), stateOf(s.Cur.Persisted())
 	})
 	if callErr != nil {
 		return current, persisted, callErr

@@ -36,10 +36,10 @@ func TestKeySharedChunksStayTogetherWhileRangesMove(t *testing.T) {
 	other := dialKS(t, b).producer(topic, 2)
 	ch0 := p.sendChunk(key, "m1", 0, 3)
 	c2.mustSubscribe(topic, 2, "c2", 100)
-	mid := other.send(key, "between")
+	mid := other.Send(key, "between")
 	ch1 := p.sendChunk(key, "m1", 1, 3)
 	ch2 := p.sendChunk(key, "m1", 2, 3)
-	after := other.send(key, "after")
+	after := other.Send(key, "after")
 
 	got1 := c1.sync(1)
 	record(t, &chk, "c1", got1)

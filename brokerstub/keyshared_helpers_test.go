@@ -69,7 +69,7 @@ func (c *ksClient) readUntil(want proto.BaseCommand_Type) *proto.BaseCommand {
 			ch := f.Cmd.GetActiveConsumerChange()
 			c.changes = append(c.changes, activeChange{ch.GetConsumerId(), ch.GetIsActive()})
 		case proto.BaseCommand_PING:
-			c.send(&proto.BaseCommand{Type: proto.BaseCommand_PONG.Enum(), Pong: &proto.CommandPong{}})
+			c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PONG.Enum(), Pong: &proto.CommandPong{}})
 		case proto.BaseCommand_ERROR:
 			if want != proto.BaseCommand_ERROR {
 				c.t.Fatalf("waiting for %s: %s", want, f.Cmd)
@@ -83,7 +83,7 @@ func (c *ksClient) readUntil(want proto.BaseCommand_Type) *proto.BaseCommand {
 func (c *ksClient) subscribe(topic, sub string, id uint64, name string, meta *proto.KeySharedMeta, permits uint32) *proto.CommandError {
 	c.t.Helper()
 	rid := c.nextRID()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
 		Topic: &topic, Subscription: &sub, SubType: proto.CommandSubscribe_Key_Shared.Enum(),
 		ConsumerId: &id, RequestId: &rid, ConsumerName: &name, KeySharedMeta: meta,
 		InitialPosition: proto.CommandSubscribe_Earliest.Enum()}})
@@ -116,7 +116,7 @@ func (c *ksClient) mustSubscribe(topic string, id uint64, name string, permits u
 }
 
 func (c *ksClient) flow(id uint64, n uint32) {
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_FLOW.Enum(), Flow: &proto.CommandFlow{ConsumerId: &id, MessagePermits: &n}})
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_FLOW.Enum(), Flow: &proto.CommandFlow{ConsumerId: &id, MessagePermits: &n}})
 }
 
 // ack acknowledges whole entries and waits for the receipt.
@@ -127,7 +127,7 @@ func (c *ksClient) ack(id uint64, ps ...Position) {
 	for _, p := range ps {
 		ack.MessageId = append(ack.MessageId, &proto.MessageIdData{LedgerId: gproto.Uint64(uint64(p.Ledger)), EntryId: gproto.Uint64(uint64(p.Entry))})
 	}
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_ACK.Enum(), Ack: ack})
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_ACK.Enum(), Ack: ack})
 	r := c.readUntil(proto.BaseCommand_ACK_RESPONSE).GetAckResponse()
 	require.Nil(c.t, r.Error, "ack: %s", r.GetMessage())
 }
@@ -138,14 +138,14 @@ func (c *ksClient) redeliver(id uint64, ps ...Position) {
 	for _, p := range ps {
 		m.MessageIds = append(m.MessageIds, &proto.MessageIdData{LedgerId: gproto.Uint64(uint64(p.Ledger)), EntryId: gproto.Uint64(uint64(p.Entry))})
 	}
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_REDELIVER_UNACKNOWLEDGED_MESSAGES.Enum(), RedeliverUnacknowledgedMessages: m})
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_REDELIVER_UNACKNOWLEDGED_MESSAGES.Enum(), RedeliverUnacknowledgedMessages: m})
 }
 
 // closeConsumer closes a consumer and waits for the broker's answer.
 func (c *ksClient) closeConsumer(id uint64) {
 	c.t.Helper()
 	rid := c.nextRID()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_CLOSE_CONSUMER.Enum(), CloseConsumer: &proto.CommandCloseConsumer{ConsumerId: &id, RequestId: &rid}})
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_CLOSE_CONSUMER.Enum(), CloseConsumer: &proto.CommandCloseConsumer{ConsumerId: &id, RequestId: &rid}})
 	c.readUntil(proto.BaseCommand_SUCCESS)
 }
 
@@ -173,7 +173,7 @@ func (c *ksClient) sync(id uint64) []ksMsg {
 func (c *ksClient) barrier(id uint64) {
 	c.t.Helper()
 	rid := c.nextRID()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_CONSUMER_STATS.Enum(), ConsumerStats: &proto.CommandConsumerStats{ConsumerId: &id, RequestId: &rid}})
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_CONSUMER_STATS.Enum(), ConsumerStats: &proto.CommandConsumerStats{ConsumerId: &id, RequestId: &rid}})
 	c.readUntil(proto.BaseCommand_CONSUMER_STATS_RESPONSE)
 }
 
@@ -188,7 +188,7 @@ type ksProducer struct {
 func (c *ksClient) producer(topic string, id uint64) *ksProducer {
 	c.t.Helper()
 	rid := c.nextRID()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
 		Topic: &topic, ProducerId: &id, RequestId: &rid}})
 	name := c.readUntil(proto.BaseCommand_PRODUCER_SUCCESS).GetProducerSuccess().GetProducerName()
 	return &ksProducer{c: c, id: id, name: name}
@@ -209,7 +209,7 @@ func (p *ksProducer) sendMeta(md *proto.MessageMetadata, payload string) Positio
 }
 
 // send stores a message with partition key key.
-func (p *ksProducer) send(key, payload string) Position {
+func (p *ksProducer) Send(key, payload string) Position {
 	return p.sendMeta(&proto.MessageMetadata{PartitionKey: &key}, payload)
 }
 

@@ -1,6 +1,7 @@
 package brokerstub
 
 import (
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/brokerstub/internal/keyshared"
 )
 
@@ -94,7 +95,7 @@ func (s KeySharedState) ConsumerFor(key []byte) (KeySharedConsumer, bool) {
 // draining hashes, and the replay queue's size. It fails with
 // ErrNoSubscription or ErrNotKeyShared.
 func (b *Broker) KeyShared(topic, subscription string) (KeySharedState, error) {
-	snap, err := b.eng.keySharedOf(topic, subscription)
+	snap, err := b.eng.KeySharedOf(topic, subscription)
 	if err != nil {
 		return KeySharedState{}, err
 	}
@@ -102,22 +103,22 @@ func (b *Broker) KeyShared(topic, subscription string) (KeySharedState, error) {
 }
 
 // keySharedState is the public form of a snapshot.
-func keySharedState(snap ksSnapshot) KeySharedState {
+func keySharedState(snap engine.KsSnapshot) KeySharedState {
 	out := KeySharedState{
-		Mode:                    snap.mode,
-		AllowOutOfOrderDelivery: snap.outOfOrder,
-		Selector:                snap.selector,
-		KeyHashRange:            HashRange{Start: snap.hashRange.Start, End: snap.hashRange.End},
-		ReplaySize:              snap.replaySize,
-		LookAheadLimit:          snap.lookAheadLimit,
-		ReadPosition:            pos(snap.readPos),
+		Mode:                    snap.Mode,
+		AllowOutOfOrderDelivery: snap.OutOfOrder,
+		Selector:                snap.Selector,
+		KeyHashRange:            HashRange{Start: snap.HashRange.Start, End: snap.HashRange.End},
+		ReplaySize:              snap.ReplaySize,
+		LookAheadLimit:          snap.LookAheadLimit,
+		ReadPosition:            pos(snap.ReadPos),
 	}
-	for _, c := range snap.consumers {
-		kc := KeySharedConsumer{ConsumerID: c.id, Name: c.name, Permits: c.permits, Pending: c.pending}
-		for _, r := range c.ranges {
+	for _, c := range snap.Consumers {
+		kc := KeySharedConsumer{ConsumerID: c.Id, Name: c.Name, Permits: c.Permits, Pending: c.Pending}
+		for _, r := range c.Ranges {
 			kc.Ranges = append(kc.Ranges, HashRange{Start: r.Start, End: r.End})
 		}
-		for _, d := range c.draining {
+		for _, d := range c.Draining {
 			kc.DrainingHashes = append(kc.DrainingHashes, DrainingHash{Hash: d.Hash, Unacked: d.Unacked, Blocked: d.Blocked})
 		}
 		out.Consumers = append(out.Consumers, kc)

@@ -9,9 +9,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	gproto "google.golang.org/protobuf/proto"
 
 	"github.com/pulsargo/sdk/internal/proto"
+	gproto "google.golang.org/protobuf/proto"
 )
 
 func stickyMeta(ranges ...int32) *proto.KeySharedMeta {
@@ -54,7 +54,7 @@ func TestKeySharedStickyRanges(t *testing.T) {
 	var want1, want2 []Position
 	for i := range 40 {
 		k := fmt.Sprint("k", i)
-		pos := p.send(k, k)
+		pos := p.Send(k, k)
 		if h := st.Hash([]byte(k)); h >= 30000 && h <= 39999 {
 			want2 = append(want2, pos)
 		} else {
@@ -103,11 +103,11 @@ func TestKeySharedCumulativeAckIsIgnored(t *testing.T) {
 	c := dialKS(t, b)
 	c.mustSubscribe(topic, 1, "c1", 10)
 	p := dialKS(t, b).producer(topic, 1)
-	p.send("k", "a")
-	last := p.send("k", "b")
+	p.Send("k", "a")
+	last := p.Send("k", "b")
 	require.Len(t, c.sync(1), 2)
 	rid := c.nextRID()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_ACK.Enum(), Ack: &proto.CommandAck{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_ACK.Enum(), Ack: &proto.CommandAck{
 		ConsumerId: gproto.Uint64(1), AckType: proto.CommandAck_Cumulative.Enum(), RequestId: &rid,
 		MessageId: []*proto.MessageIdData{{LedgerId: gproto.Uint64(uint64(last.Ledger)), EntryId: gproto.Uint64(uint64(last.Entry))}}}})
 	r := c.readUntil(proto.BaseCommand_ACK_RESPONSE).GetAckResponse()
@@ -189,7 +189,7 @@ func TestKeySharedSameNameConsumersAreDistinct(t *testing.T) {
 	assert.NotEqual(t, st.Consumers[0].Ranges, st.Consumers[1].Ranges)
 	p := dialKS(t, b).producer(topic, 1)
 	for i := range 100 {
-		p.send(fmt.Sprint("k", i), "x")
+		p.Send(fmt.Sprint("k", i), "x")
 	}
 	n1, n2 := len(c1.sync(1)), len(c2.sync(1))
 	assert.Equal(t, 100, n1+n2)
@@ -243,11 +243,11 @@ func TestKeySharedSeekStartsAfresh(t *testing.T) {
 	p := dialKS(t, b).producer(topic, 1)
 	var all []Position
 	for i := range 5 {
-		all = append(all, p.send(fmt.Sprint("k", i%2), fmt.Sprint(i)))
+		all = append(all, p.Send(fmt.Sprint("k", i%2), fmt.Sprint(i)))
 	}
 	require.Equal(t, all, positions(c.sync(1)))
 	rid := c.nextRID()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_SEEK.Enum(), Seek: &proto.CommandSeek{ConsumerId: gproto.Uint64(1), RequestId: &rid,
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_SEEK.Enum(), Seek: &proto.CommandSeek{ConsumerId: gproto.Uint64(1), RequestId: &rid,
 		MessageId: &proto.MessageIdData{LedgerId: gproto.Uint64(uint64(all[2].Ledger)), EntryId: gproto.Uint64(uint64(all[2].Entry))}}})
 	c.readUntil(proto.BaseCommand_CLOSE_CONSUMER)
 	c.readUntil(proto.BaseCommand_SUCCESS)

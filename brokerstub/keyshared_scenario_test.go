@@ -40,7 +40,7 @@ func TestKeySharedPIP282Scenario1(t *testing.T) {
 	p := dialKS(t, b).producer(topic, 1)
 	var e []Position
 	for i, k := range []string{keyA, keyA, keyA, keyB, keyB, keyB} {
-		e = append(e, p.send(k, fmt.Sprint("m", i)))
+		e = append(e, p.Send(k, fmt.Sprint("m", i)))
 	}
 	got1, got2 := c1.sync(1), c2.sync(2)
 	record(t, &chk, "c1", got1)
@@ -86,8 +86,8 @@ func TestKeySharedPIP282Scenario2(t *testing.T) {
 	c1.mustSubscribe(topic, 1, "c1", 1)
 	c2.mustSubscribe(topic, 2, "c2", 1000)
 	p := dialKS(t, b).producer(topic, 1)
-	e1 := p.send(keyA, "2:1")
-	e2 := p.send(keyA, "2:2")
+	e1 := p.Send(keyA, "2:1")
+	e2 := p.Send(keyA, "2:2")
 	got1 := c1.sync(1)
 	record(t, &chk, "c1", got1)
 	require.Equal(t, []Position{e1}, positions(got1))
@@ -130,8 +130,8 @@ func TestKeyShared10762(t *testing.T) {
 	c1.mustSubscribe(topic, 1, "c1", 1)
 	c2.mustSubscribe(topic, 2, "c2", 1)
 	p := dialKS(t, b).producer(topic, 1)
-	a1 := p.send(keyA, "a1")
-	b1 := p.send(keyB, "b1")
+	a1 := p.Send(keyA, "a1")
+	b1 := p.Send(keyB, "b1")
 	got1, got2 := c1.sync(1), c2.sync(2)
 	record(t, &chk, "c1", got1)
 	record(t, &chk, "c2", got2)
@@ -152,7 +152,7 @@ func TestKeyShared10762(t *testing.T) {
 	// b2 is stored while no consumer has permits, so it is not read yet.
 	// Then c2 can take b1 again (c1 still cannot take a1), and the same
 	// dispatch pass sweeps the replay queue and reads b2: b1 must go first.
-	b2 := p.send(keyB, "b2")
+	b2 := p.Send(keyB, "b2")
 	require.Empty(t, c2.sync(2), "c2 has no permits")
 	c2.flow(2, 2)
 	got2 = c2.sync(2)
@@ -178,7 +178,7 @@ func TestKeySharedAddConsumerWhileAnotherHoldsUnacked(t *testing.T) {
 	var first []Position
 	for i := range keys {
 		keys[i] = fmt.Sprint(i)
-		first = append(first, p.send(keys[i], fmt.Sprint(i)))
+		first = append(first, p.Send(keys[i], fmt.Sprint(i)))
 	}
 	got1 := c1.sync(1)
 	record(t, &chk, "c1", got1)
@@ -196,7 +196,7 @@ func TestKeySharedAddConsumerWhileAnotherHoldsUnacked(t *testing.T) {
 	require.NotEmpty(t, st.Consumers[0].DrainingHashes, "some keys moved to c2")
 	var second []Position
 	for i := 10; i < 20; i++ {
-		second = append(second, p.send(keys[i%10], fmt.Sprint(i)))
+		second = append(second, p.Send(keys[i%10], fmt.Sprint(i)))
 	}
 	assert.Empty(t, c2.sync(2), "every key of c2 is draining at c1")
 	got1 = c1.sync(1)
@@ -241,7 +241,7 @@ func TestKeySharedRemoveFirstConsumer(t *testing.T) {
 	p := dialKS(t, b).producer(topic, 1)
 	var all []Position
 	for i := range 10 {
-		all = append(all, p.send(fmt.Sprint(i%10), fmt.Sprint(i)))
+		all = append(all, p.Send(fmt.Sprint(i%10), fmt.Sprint(i)))
 	}
 	got1 := c1.sync(1)
 	record(t, &chk, "c1", got1)
@@ -249,7 +249,7 @@ func TestKeySharedRemoveFirstConsumer(t *testing.T) {
 
 	c2.mustSubscribe(topic, 2, "c2", 10)
 	for i := 10; i < 20; i++ {
-		all = append(all, p.send(fmt.Sprint(i%10), fmt.Sprint(i)))
+		all = append(all, p.Send(fmt.Sprint(i%10), fmt.Sprint(i)))
 	}
 	assert.Empty(t, c2.sync(2), "c2 gets nothing until c1 is done")
 	assert.Empty(t, c1.sync(1), "c1 has no permits")
@@ -297,7 +297,7 @@ func TestKeySharedSlowConsumerDoesNotBlockOthers(t *testing.T) {
 		c, ok := st.ConsumerFor([]byte(k))
 		require.True(t, ok)
 		want[c.Name]++
-		p.send(k, fmt.Sprint(i))
+		p.Send(k, fmt.Sprint(i))
 	}
 	require.Positive(t, want["slow"])
 	assert.Len(t, cs[0].sync(1), 1)
@@ -322,7 +322,7 @@ func TestKeySharedLookAheadIsBounded(t *testing.T) {
 	p := dialKS(t, b).producer(topic, 1)
 	var all []Position
 	for i := range 100 {
-		all = append(all, p.send(keys[i%5], fmt.Sprint(i)))
+		all = append(all, p.Send(keys[i%5], fmt.Sprint(i)))
 	}
 	st, err := b.KeyShared(topic, "s")
 	require.NoError(t, err)
@@ -383,7 +383,7 @@ func TestKeySharedReconnectingConsumers(t *testing.T) {
 	sent := 0
 	for round := range 60 {
 		for range 10 {
-			p.send(fmt.Sprint("k", sent%25), fmt.Sprint(sent))
+			p.Send(fmt.Sprint("k", sent%25), fmt.Sprint(sent))
 			sent++
 		}
 		for i, a := range apps {
@@ -428,7 +428,7 @@ func TestKeySharedDistribution(t *testing.T) {
 	}
 	p := dialKS(t, b).producer(topic, 1)
 	for i := range 300 {
-		p.send(fmt.Sprint("key-", i), "x")
+		p.Send(fmt.Sprint("key-", i), "x")
 	}
 	total := 0
 	for i, c := range cs {

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
-
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 	"github.com/pulsargo/sdk/brokerstub/keyorder"
+	"github.com/stretchr/testify/require"
 )
 
 // The Key_Shared soak: a seeded random run of producers (single messages,
@@ -88,7 +88,7 @@ type soak struct {
 	rng   *rand.Rand
 	b     *Broker
 	topic string
-	top   *topic
+	top   *engine.Topic
 
 	prodConn  *conn
 	producers []*soakProducer

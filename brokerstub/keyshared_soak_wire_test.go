@@ -7,13 +7,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/stretchr/testify/require"
-	gproto "google.golang.org/protobuf/proto"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 	"github.com/pulsargo/sdk/brokerstub/keyorder"
 	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/internal/wire"
+	gproto "google.golang.org/protobuf/proto"
 )
 
 // The soak's side of the wire: in-process connections whose handlers it
@@ -44,9 +45,9 @@ func newSoak(t *testing.T, cfg soakConfig, seed uint64) *soak {
 		require.NotEmpty(t, p.name)
 		s.producers = append(s.producers, p)
 	}
-	name, err := parseTopic(s.topic)
+	name, err := engine.ParseTopic(s.topic)
 	require.NoError(t, err)
-	s.top, err = s.b.eng.getTopic(name, false)
+	s.top, err = s.b.eng.GetTopic(name, false)
 	require.NoError(t, err)
 	return s
 }
@@ -74,7 +75,7 @@ func (s *soak) handle(c *conn, cmd *proto.BaseCommand, md *proto.MessageMetadata
 // barrier waits until the topic has handled everything queued, then reads
 // what the broker sent: receipts first, then deliveries.
 func (s *soak) barrier() {
-	require.NoError(s.t, s.top.call(func() {}))
+	require.NoError(s.t, s.top.Call(func() {}))
 	for _, f := range s.prodConn.out.Take() {
 		r := f.command().GetSendReceipt()
 		if r == nil {

@@ -3,6 +3,8 @@ package brokerstub
 import (
 	"fmt"
 	"time"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 )
 
 // Lifecycle configures what the broker does on its own as time passes:
@@ -90,7 +92,7 @@ func (l Lifecycle) withDefaults() Lifecycle {
 		l.InactiveTopicMaxDuration = l.InactiveTopicCheckInterval
 	}
 	if l.InactiveTopicDeleteMode == "" {
-		l.InactiveTopicDeleteMode = deleteWhenNoSubscriptions
+		l.InactiveTopicDeleteMode = engine.DeleteWhenNoSubscriptions
 	}
 	if l.SubscriptionExpiryCheckInterval <= 0 {
 		l.SubscriptionExpiryCheckInterval = 5 * time.Minute
@@ -104,11 +106,11 @@ func (l Lifecycle) withDefaults() Lifecycle {
 // check refuses what Start cannot act on.
 func (l Lifecycle) check() error {
 	switch l.InactiveTopicDeleteMode {
-	case deleteWhenNoSubscriptions, deleteWhenSubscriptionsCaughtUp:
+	case engine.DeleteWhenNoSubscriptions, engine.DeleteWhenSubscriptionsCaughtUp:
 		return nil
 	}
 	return fmt.Errorf("brokerstub: Lifecycle.InactiveTopicDeleteMode %q: want %s or %s",
-		l.InactiveTopicDeleteMode, deleteWhenNoSubscriptions, deleteWhenSubscriptionsCaughtUp)
+		l.InactiveTopicDeleteMode, engine.DeleteWhenNoSubscriptions, engine.DeleteWhenSubscriptionsCaughtUp)
 }
 
 // lifecycle reads the keys of Lifecycle and Tenancy (ParseConfig). Keys a
@@ -120,10 +122,10 @@ func (p *configParser) lifecycle(o *Options) {
 	freq := p.int("brokerDeleteInactiveTopicsFrequencySeconds", 60, 1)
 	l.InactiveTopicCheckInterval = time.Duration(freq) * time.Second
 	l.InactiveTopicMaxDuration = time.Duration(p.int("brokerDeleteInactiveTopicsMaxInactiveDurationSeconds", freq, 1)) * time.Second
-	l.InactiveTopicDeleteMode = p.str("brokerDeleteInactiveTopicsMode", deleteWhenNoSubscriptions)
+	l.InactiveTopicDeleteMode = p.str("brokerDeleteInactiveTopicsMode", engine.DeleteWhenNoSubscriptions)
 	if err := l.check(); err != nil {
 		p.fail("brokerDeleteInactiveTopicsMode", l.InactiveTopicDeleteMode,
-			"want "+deleteWhenNoSubscriptions+" or "+deleteWhenSubscriptionsCaughtUp)
+			"want "+engine.DeleteWhenNoSubscriptions+" or "+engine.DeleteWhenSubscriptionsCaughtUp)
 	}
 	l.DeleteInactivePartitionedTopicMetadata = p.bool("brokerDeleteInactivePartitionedTopicMetadataEnabled", false)
 	l.SubscriptionExpiration = time.Duration(p.int("subscriptionExpirationTimeMinutes", 0, 0)) * time.Minute

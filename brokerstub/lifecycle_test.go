@@ -6,11 +6,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	gproto "google.golang.org/protobuf/proto"
 
 	"github.com/pulsargo/sdk/internal/proto"
+	gproto "google.golang.org/protobuf/proto"
 )
 
 // hasSubscription reports whether the topic has the subscription.
@@ -85,14 +86,14 @@ func TestDedupForgetsInactiveProducer(t *testing.T) {
 	namedProducer(t, c, 2, "stays")
 	sendSeq(t, c, 1, "gone", 5, 0, nil)
 	sendSeq(t, c, 2, "stays", 7, 0, nil)
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_CLOSE_PRODUCER.Enum(), CloseProducer: &proto.CommandCloseProducer{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_CLOSE_PRODUCER.Enum(), CloseProducer: &proto.CommandCloseProducer{
 		ProducerId: gproto.Uint64(1), RequestId: gproto.Uint64(90)}})
 	c.expect(proto.BaseCommand_SUCCESS)
 	for range 3 {
 		clk.Advance(10 * time.Minute)
 	}
 	assert.Equal(t, int64(5), namedProducer(t, c, 3, "gone"), "disconnected 30 minutes at the check: not yet over the timeout")
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_CLOSE_PRODUCER.Enum(), CloseProducer: &proto.CommandCloseProducer{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_CLOSE_PRODUCER.Enum(), CloseProducer: &proto.CommandCloseProducer{
 		ProducerId: gproto.Uint64(3), RequestId: gproto.Uint64(91)}})
 	c.expect(proto.BaseCommand_SUCCESS)
 	for range 4 {
@@ -104,7 +105,7 @@ func TestDedupForgetsInactiveProducer(t *testing.T) {
 }
 
 // ledgerOf sends one message and returns its ledger id.
-func ledgerOf(p *ksProducer) int64 { return p.send("k", "m").Ledger }
+func ledgerOf(p *ksProducer) int64 { return p.Send("k", "m").Ledger }
 
 // TestLedgerRolloverByTimeAndSize: a topic starts a new ledger when the
 // current one is LedgerMaxRolloverTime old (the periodic check), holds
@@ -166,17 +167,17 @@ func TestTenancyRefusals(t *testing.T) {
 			assert.Contains(t, out, text)
 		}
 	}
-	expect(http.MethodDelete, "/admin/v2/namespaces/public/default?force=true", "", http.StatusMethodNotAllowed, msgNoForceDeleteNamespace)
-	expect(http.MethodDelete, "/admin/v2/tenants/public?force=true", "", http.StatusMethodNotAllowed, msgNoForceDeleteTenant)
+	expect(http.MethodDelete, "/admin/v2/namespaces/public/default?force=true", "", http.StatusMethodNotAllowed, engine.MsgNoForceDeleteNamespace)
+	expect(http.MethodDelete, "/admin/v2/tenants/public?force=true", "", http.StatusMethodNotAllowed, engine.MsgNoForceDeleteTenant)
 	expect(http.MethodPut, "/admin/v2/tenants/t3", `{"allowedClusters":["standalone"]}`, http.StatusNoContent, "")
-	expect(http.MethodPut, "/admin/v2/tenants/t4", `{"allowedClusters":["standalone"]}`, http.StatusPreconditionFailed, msgMaxTenants)
+	expect(http.MethodPut, "/admin/v2/tenants/t4", `{"allowedClusters":["standalone"]}`, http.StatusPreconditionFailed, engine.MsgMaxTenants)
 	// Pulsar refuses only when the tenant has more than the limit.
 	expect(http.MethodPut, "/admin/v2/namespaces/t3/a", "", http.StatusNoContent, "")
 	expect(http.MethodPut, "/admin/v2/namespaces/t3/b", "", http.StatusNoContent, "")
 	expect(http.MethodPut, "/admin/v2/namespaces/t3/c", "", http.StatusPreconditionFailed, "Exceed the maximum number of namespace in tenant :t3")
 	expect(http.MethodPut, "/admin/v2/persistent/public/default/tp", "", http.StatusNoContent, "")
-	expect(http.MethodPost, "/admin/v2/persistent/public/default/tp/messageTTL", "10", http.StatusMethodNotAllowed, msgTopicPoliciesDisabled)
-	expect(http.MethodGet, "/admin/v2/persistent/public/default/tp/messageTTL", "", http.StatusMethodNotAllowed, msgTopicPoliciesDisabled)
+	expect(http.MethodPost, "/admin/v2/persistent/public/default/tp/messageTTL", "10", http.StatusMethodNotAllowed, engine.MsgTopicPoliciesDisabled)
+	expect(http.MethodGet, "/admin/v2/persistent/public/default/tp/messageTTL", "", http.StatusMethodNotAllowed, engine.MsgTopicPoliciesDisabled)
 
 	_, out := adminDo(t, b, http.MethodGet, "/admin/v2/namespaces/t3/a", "")
 	assert.Contains(t, strings.ReplaceAll(out, " ", ""),
@@ -212,7 +213,7 @@ func TestLifecycleConfigKeys(t *testing.T) {
 	l, ten := cfg.Options.Lifecycle, cfg.Options.Tenancy
 	assert.Equal(t, 30*time.Second, l.InactiveTopicCheckInterval)
 	assert.Equal(t, 30*time.Second, l.InactiveTopicMaxDuration, "the max inactive duration defaults to the frequency")
-	assert.Equal(t, deleteWhenSubscriptionsCaughtUp, l.InactiveTopicDeleteMode)
+	assert.Equal(t, engine.DeleteWhenSubscriptionsCaughtUp, l.InactiveTopicDeleteMode)
 	assert.Equal(t, 10*time.Minute, l.LedgerMinRolloverTime, "Pulsar's default")
 	assert.Equal(t, 240*time.Minute, l.LedgerMaxRolloverTime, "Pulsar's default")
 	assert.Equal(t, int64(1<<20), l.LedgerMaxSize)

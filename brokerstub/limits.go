@@ -3,6 +3,8 @@ package brokerstub
 import (
 	"encoding/json"
 	"net/http"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 )
 
 // Limits are the broker's limits on what clients may attach, create and
@@ -104,10 +106,10 @@ func checkLimitPolicy(policy string, v json.RawMessage) error {
 	}
 	var n int64
 	if err := json.Unmarshal(v, &n); err != nil {
-		return restErr(http.StatusBadRequest, "%s: want an integer, got %s", policy, v)
+		return engine.RestErr(http.StatusBadRequest, "%s: want an integer, got %s", policy, v)
 	}
 	if n < 0 {
-		return restErr(http.StatusPreconditionFailed, "%s must be 0 or more", policy)
+		return engine.RestErr(http.StatusPreconditionFailed, "%s must be 0 or more", policy)
 	}
 	return nil
 }

@@ -4,11 +4,12 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	gproto "google.golang.org/protobuf/proto"
 
 	"github.com/pulsargo/sdk/internal/proto"
+	gproto "google.golang.org/protobuf/proto"
 )
 
 // TestAutoPartitionedTopicCountsAgainstMaxTopics: a partitioned topic
@@ -20,7 +21,7 @@ func TestAutoPartitionedTopicCountsAgainstMaxTopics(t *testing.T) {
 	c := dialRaw(t, b)
 	c.connect()
 	meta := func(topic string, rid uint64) *proto.CommandPartitionedTopicMetadataResponse {
-		c.send(&proto.BaseCommand{Type: proto.BaseCommand_PARTITIONED_METADATA.Enum(), PartitionMetadata: &proto.CommandPartitionedTopicMetadata{
+		c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PARTITIONED_METADATA.Enum(), PartitionMetadata: &proto.CommandPartitionedTopicMetadata{
 			Topic: gproto.String(topic), RequestId: gproto.Uint64(rid)}})
 		return c.expect(proto.BaseCommand_PARTITIONED_METADATA_RESPONSE).GetPartitionMetadataResponse()
 	}
@@ -30,8 +31,8 @@ func TestAutoPartitionedTopicCountsAgainstMaxTopics(t *testing.T) {
 	second := meta("persistent://public/default/auto-b", 2)
 	assert.Equal(t, proto.CommandPartitionedTopicMetadataResponse_Failed, second.GetResponse(), "3 + 3 partitions > 4")
 	assert.Equal(t, proto.ServerError_MetadataError, second.GetError())
-	assert.Contains(t, second.GetMessage(), msgMaxTopicsPerSpace)
-	assert.Zero(t, b.eng.partitionCount("persistent://public/default/auto-b"))
+	assert.Contains(t, second.GetMessage(), engine.MsgMaxTopicsPerSpace)
+	assert.Zero(t, b.eng.PartitionCount("persistent://public/default/auto-b"))
 
 	code, body := adminDo(t, b, http.MethodGet, "/admin/v2/persistent/public/default/auto-c/partitions?checkAllowAutoCreation=true", "")
 	assert.Equal(t, http.StatusPreconditionFailed, code, body)
@@ -59,7 +60,7 @@ func TestTopicsOfMissingNamespace(t *testing.T) {
 	c := dialRaw(t, b)
 	c.connect()
 	ask := func(mode proto.CommandGetTopicsOfNamespace_Mode, rid uint64) *proto.BaseCommand {
-		c.send(&proto.BaseCommand{Type: proto.BaseCommand_GET_TOPICS_OF_NAMESPACE.Enum(), GetTopicsOfNamespace: &proto.CommandGetTopicsOfNamespace{
+		c.Send(&proto.BaseCommand{Type: proto.BaseCommand_GET_TOPICS_OF_NAMESPACE.Enum(), GetTopicsOfNamespace: &proto.CommandGetTopicsOfNamespace{
 			RequestId: gproto.Uint64(rid), Namespace: gproto.String("public/nosuchns"), Mode: mode.Enum()}})
 		for {
 			f, err := c.next()

@@ -6,18 +6,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	gproto "google.golang.org/protobuf/proto"
 
 	"github.com/pulsargo/sdk/internal/proto"
+	gproto "google.golang.org/protobuf/proto"
 )
 
 // attach attaches producer id to topic and returns the broker's error, or
 // nil for PRODUCER_SUCCESS.
 func (c *rawClient) attach(topic string, id uint64) *proto.CommandError {
 	c.t.Helper()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
 		Topic: &topic, ProducerId: &id, RequestId: gproto.Uint64(500 + id)}})
 	return errorOf(c.answer())
 }
@@ -27,7 +28,7 @@ func (c *rawClient) attach(topic string, id uint64) *proto.CommandError {
 // error, or nil for SUCCESS.
 func (c *rawClient) sub(topic, sub string, typ proto.CommandSubscribe_SubType, id uint64, durable bool) *proto.CommandError {
 	c.t.Helper()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
 		Topic: &topic, Subscription: &sub, SubType: typ.Enum(), ConsumerId: &id, RequestId: gproto.Uint64(700 + id),
 		Durable: &durable, ForceTopicCreation: gproto.Bool(true), InitialPosition: proto.CommandSubscribe_Earliest.Enum()}})
 	return errorOf(c.answer())
@@ -85,7 +86,7 @@ func TestMaxProducersPerTopic(t *testing.T) {
 
 	// Producers that leave make room: 3 attached, 2 allowed.
 	for _, id := range []uint64{1, 2} {
-		c.send(&proto.BaseCommand{Type: proto.BaseCommand_CLOSE_PRODUCER.Enum(), CloseProducer: &proto.CommandCloseProducer{
+		c.Send(&proto.BaseCommand{Type: proto.BaseCommand_CLOSE_PRODUCER.Enum(), CloseProducer: &proto.CommandCloseProducer{
 			ProducerId: gproto.Uint64(id), RequestId: gproto.Uint64(90 + id)}})
 		c.expect(proto.BaseCommand_SUCCESS)
 	}
@@ -216,7 +217,7 @@ func TestMaxTopicsPerNamespaceAndPartitions(t *testing.T) {
 
 // flowRaw gives consumer id n permits.
 func (c *rawClient) flowRaw(id uint64, n uint32) {
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_FLOW.Enum(), Flow: &proto.CommandFlow{ConsumerId: &id, MessagePermits: &n}})
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_FLOW.Enum(), Flow: &proto.CommandFlow{ConsumerId: &id, MessagePermits: &n}})
 }
 
 // received reads n MESSAGE frames and returns their ids. What the broker
@@ -242,7 +243,7 @@ func (c *rawClient) received(n int) []*proto.MessageIdData {
 // dispatch comes after the receipt.
 func (c *rawClient) ackRaw(id uint64, ids ...*proto.MessageIdData) {
 	c.t.Helper()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_ACK.Enum(), Ack: &proto.CommandAck{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_ACK.Enum(), Ack: &proto.CommandAck{
 		ConsumerId: &id, AckType: proto.CommandAck_Individual.Enum(), MessageId: ids, RequestId: gproto.Uint64(4242)}})
 	c.expect(proto.BaseCommand_ACK_RESPONSE)
 }
@@ -265,17 +266,17 @@ func publish(t *testing.T, c *rawClient, topic string, n int) {
 // blocked flags, read on the topic goroutine.
 func unackedAt(t *testing.T, b *Broker, topic, sub string) (cons []int64, subUnacked int64, blocked []bool, subBlocked bool) {
 	t.Helper()
-	name, err := parseTopic(topic)
+	name, err := engine.ParseTopic(topic)
 	require.NoError(t, err)
-	tp, err := b.eng.getTopic(name, false)
+	tp, err := b.eng.GetTopic(name, false)
 	require.NoError(t, err)
-	require.NoError(t, tp.call(func() {
-		s := tp.subs[sub]
-		for _, cs := range s.consumers {
-			cons = append(cons, cs.unacked)
-			blocked = append(blocked, cs.blocked)
+	require.NoError(t, tp.Call(func() {
+		s := tp.Subs[sub]
+		for _, cs := range s.Consumers {
+			cons = append(cons, cs.Unacked)
+			blocked = append(blocked, cs.Blocked)
 		}
-		subUnacked, subBlocked = s.unacked, s.blocked
+		subUnacked, subBlocked = s.Unacked, s.Blocked
 	}))
 	return
 }

@@ -16,7 +16,7 @@ import (
 
 func lookupListener(c *rawClient, topic, listener string) *proto.CommandLookupTopicResponse {
 	c.t.Helper()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_LOOKUP.Enum(), LookupTopic: &proto.CommandLookupTopic{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_LOOKUP.Enum(), LookupTopic: &proto.CommandLookupTopic{
 		Topic: gproto.String(topic), RequestId: gproto.Uint64(7), AdvertisedListenerName: gproto.String(listener)}})
 	return c.expect(proto.BaseCommand_LOOKUP_RESPONSE).GetLookupTopicResponse()
 }

@@ -37,7 +37,7 @@ func TestLookupLimit(t *testing.T) {
 	if r.GetError() != proto.ServerError_TooManyRequests || r.GetMessage() != tooManyLookups {
 		t.Fatalf("lookup over the limit: %v", r)
 	}
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_PARTITIONED_METADATA.Enum(), PartitionMetadata: &proto.CommandPartitionedTopicMetadata{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PARTITIONED_METADATA.Enum(), PartitionMetadata: &proto.CommandPartitionedTopicMetadata{
 		Topic: gproto.String(topic), RequestId: gproto.Uint64(2)}})
 	pm := c.expect(proto.BaseCommand_PARTITIONED_METADATA_RESPONSE).GetPartitionMetadataResponse()
 	if pm.GetError() != proto.ServerError_TooManyRequests || pm.GetMessage() != tooManyLookups {

@@ -6,11 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	gproto "google.golang.org/protobuf/proto"
 
 	"github.com/pulsargo/sdk/internal/proto"
+	gproto "google.golang.org/protobuf/proto"
 )
 
 // nsAnswers is what the broker answers, on one connection, to a lookup, a
@@ -28,16 +29,16 @@ func askAll(t *testing.T, b *Broker, topic string) nsAnswers {
 	c := dialRaw(t, b)
 	c.connect()
 	var a nsAnswers
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_LOOKUP.Enum(), LookupTopic: &proto.CommandLookupTopic{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_LOOKUP.Enum(), LookupTopic: &proto.CommandLookupTopic{
 		Topic: gproto.String(topic), RequestId: gproto.Uint64(1)}})
 	a.lookup = c.expect(proto.BaseCommand_LOOKUP_RESPONSE).GetLookupTopicResponse()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_PARTITIONED_METADATA.Enum(), PartitionMetadata: &proto.CommandPartitionedTopicMetadata{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PARTITIONED_METADATA.Enum(), PartitionMetadata: &proto.CommandPartitionedTopicMetadata{
 		Topic: gproto.String(topic), RequestId: gproto.Uint64(2)}})
 	a.meta = c.expect(proto.BaseCommand_PARTITIONED_METADATA_RESPONSE).GetPartitionMetadataResponse()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
 		Topic: gproto.String(topic), ProducerId: gproto.Uint64(1), RequestId: gproto.Uint64(3)}})
 	a.producer = c.answer()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
 		Topic: gproto.String(topic), Subscription: gproto.String("reader-1"), SubType: proto.CommandSubscribe_Exclusive.Enum(),
 		ConsumerId: gproto.Uint64(1), RequestId: gproto.Uint64(4), Durable: gproto.Bool(false), ForceTopicCreation: gproto.Bool(true),
 		StartMessageId: &proto.MessageIdData{LedgerId: gproto.Uint64(^uint64(0)), EntryId: gproto.Uint64(^uint64(0))}}})
@@ -72,7 +73,7 @@ func TestMissingNamespaceIsRefused(t *testing.T) {
 		"non-persistent://nosuchtenant/ns/t", "public/nosuchns/short-form",
 	} {
 		t.Run(strings.ReplaceAll(topic, "/", "_"), func(t *testing.T) {
-			name, err := parseTopic(topic)
+			name, err := engine.ParseTopic(topic)
 			require.NoError(t, err)
 			a := askAll(t, b, topic)
 			assert.Equal(t, proto.CommandLookupTopicResponse_Failed, a.lookup.GetResponse())
@@ -93,8 +94,8 @@ func TestMissingNamespaceIsRefused(t *testing.T) {
 			assert.Equal(t, http.StatusNotFound, code)
 			assert.JSONEq(t, `{"reason":"Namespace not found"}`, body)
 
-			assert.False(t, b.eng.topicExists(name), "the refused topic was created")
-			assert.False(t, b.eng.pol().HasNamespace(name.Namespace), "the namespace was created")
+			assert.False(t, b.eng.TopicExists(name), "the refused topic was created")
+			assert.False(t, b.eng.Pol().HasNamespace(name.Namespace), "the namespace was created")
 		})
 	}
 }
@@ -105,7 +106,7 @@ func TestMissingNamespaceIsRefused(t *testing.T) {
 func TestCreatedNamespaceServes(t *testing.T) {
 	b := RunT(t)
 	for _, ns := range []string{"public/default", "pulsar/system"} {
-		assert.True(t, b.eng.pol().HasNamespace(ns), ns)
+		assert.True(t, b.eng.Pol().HasNamespace(ns), ns)
 	}
 	require.NoError(t, b.CreateNamespace("acme/orders"))
 	require.NoError(t, b.CreateNamespace("acme/orders"), "creating it again is a no-op")
@@ -131,5 +132,5 @@ func TestAutoCreateNamespacesOption(t *testing.T) {
 	assert.Equal(t, []string{"fresh/ns1"}, nss)
 	code, _ = adminDo(t, b, http.MethodGet, "/lookup/v2/topic/persistent/fresh/ns2/t", "")
 	assert.Equal(t, http.StatusOK, code, "HTTP lookup creates it too")
-	assert.True(t, b.eng.pol().HasNamespace("fresh/ns2"))
+	assert.True(t, b.eng.Pol().HasNamespace("fresh/ns2"))
 }

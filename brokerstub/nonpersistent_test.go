@@ -8,12 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	gproto "google.golang.org/protobuf/proto"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/keyshared"
 	"github.com/pulsargo/sdk/internal/proto"
+	gproto "google.golang.org/protobuf/proto"
 )
 
 const npTopic = "non-persistent://public/default/np"
@@ -28,7 +29,7 @@ func npSubscribe(c *ksClient, topic, sub string, id uint64, name string, typ pro
 	for _, o := range opts {
 		o(m)
 	}
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: m})
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: m})
 	for {
 		f, err := c.next()
 		require.NoError(c.t, err)
@@ -76,11 +77,11 @@ func TestNonPersistentDeliversOnlyWhatConnectedConsumersCanTake(t *testing.T) {
 	p := c.producer(npTopic, 1)
 
 	// No subscription yet: the message is gone, the receipt says 0:0.
-	assert.Equal(t, Position{0, 0}, p.send("k", "before"))
+	assert.Equal(t, Position{0, 0}, p.Send("k", "before"))
 
 	mustNPSubscribe(c, "s", 10, "c", proto.CommandSubscribe_Exclusive, 2)
 	for _, m := range []string{"m1", "m2", "m3", "m4"} {
-		assert.Equal(t, Position{0, 0}, p.send("k", m))
+		assert.Equal(t, Position{0, 0}, p.Send("k", m))
 	}
 	got := c.sync(10)
 	assert.Equal(t, []string{"m1", "m2"}, payloads(got), "only as many as the permits")
@@ -91,7 +92,7 @@ func TestNonPersistentDeliversOnlyWhatConnectedConsumersCanTake(t *testing.T) {
 	// Permits given now do not bring back what was dropped.
 	c.flow(10, 5)
 	assert.Empty(t, c.sync(10))
-	p.send("k", "m5")
+	p.Send("k", "m5")
 	assert.Equal(t, []string{"m5"}, payloads(c.sync(10)))
 
 	st := npStats(t, b, "np")
@@ -106,10 +107,10 @@ func TestNonPersistentDeliversOnlyWhatConnectedConsumersCanTake(t *testing.T) {
 	assert.EqualValues(t, 0, st["topicCreationTimeStamp"])
 	assert.Contains(t, st["publishers"].([]any)[0], "msgDropRate")
 
-	clk.Advance(statsWindow)
+	clk.Advance(engine.StatsWindow)
 	ss = subStats(t, npStats(t, b, "np"), "s")
 	assert.InDelta(t, 2.0/60, ss["msgDropRate"], 1e-9, "m3 and m4 dropped in the first 60 s window")
-	clk.Advance(statsWindow)
+	clk.Advance(engine.StatsWindow)
 	ss = subStats(t, npStats(t, b, "np"), "s")
 	assert.EqualValues(t, 0, ss["msgDropRate"], "no drops in the window after")
 }
@@ -120,7 +121,7 @@ func TestNonPersistentNothingSurvivesRestartOrCrash(t *testing.T) {
 		c := dialKS(t, b)
 		p := c.producer(npTopic, 1)
 		mustNPSubscribe(c, "s", 10, "c", proto.CommandSubscribe_Exclusive, 10)
-		p.send("k", "m1")
+		p.Send("k", "m1")
 		require.Len(t, c.sync(10), 1)
 		c.ack(10, Position{0, 0})
 
@@ -129,10 +130,10 @@ func TestNonPersistentNothingSurvivesRestartOrCrash(t *testing.T) {
 		} else {
 			require.NoError(t, b.Restart())
 		}
-		stored, err := b.eng.st.Topics()
+		stored, err := b.eng.St.Topics()
 		require.NoError(t, err)
 		assert.Empty(t, stored, "a non-persistent topic leaves nothing in the data dir")
-		cursors, err := b.eng.st.Cursors(npTopic)
+		cursors, err := b.eng.St.Cursors(npTopic)
 		require.NoError(t, err)
 		assert.Empty(t, cursors)
 		code, _ := adminDo(t, b, "GET", "/admin/v2/non-persistent/public/default/np/stats", "")
@@ -155,7 +156,7 @@ func TestNonPersistentSharedRoundRobinByPriority(t *testing.T) {
 	require.Nil(t, npSubscribe(c, npTopic, "s", 10, "a", proto.CommandSubscribe_Shared, 2, level1))
 	require.Nil(t, npSubscribe(c, npTopic, "s", 11, "b", proto.CommandSubscribe_Shared, 2, level1))
 	for _, m := range []string{"m1", "m2", "m3", "m4", "m5"} {
-		p.send("", m)
+		p.Send("", m)
 	}
 	a, bb := c.sync(10), c.sync(11)
 	assert.Equal(t, []string{"m1", "m3"}, payloads(a))
@@ -166,7 +167,7 @@ func TestNonPersistentSharedRoundRobinByPriority(t *testing.T) {
 	mustNPSubscribe(c, "s", 12, "hi", proto.CommandSubscribe_Shared, 2)
 	c.flow(10, 1)
 	for _, m := range []string{"m6", "m7", "m8", "m9"} {
-		p.send("", m)
+		p.Send("", m)
 	}
 	assert.Equal(t, []string{"m6", "m7"}, payloads(c.sync(12)))
 	assert.Equal(t, []string{"m8"}, payloads(c.sync(10)))
@@ -179,14 +180,14 @@ func TestNonPersistentFailoverOnlyActiveConsumer(t *testing.T) {
 	p := c.producer(npTopic, 1)
 	mustNPSubscribe(c, "s", 10, "a", proto.CommandSubscribe_Failover, 1)
 	mustNPSubscribe(c, "s", 11, "b", proto.CommandSubscribe_Failover, 10)
-	p.send("", "m1")
-	p.send("", "m2") // the active consumer "a" has no permits left: dropped
+	p.Send("", "m1")
+	p.Send("", "m2") // the active consumer "a" has no permits left: dropped
 	assert.Equal(t, []string{"m1"}, payloads(c.sync(10)))
 	assert.Empty(t, c.sync(11), "the standby gets nothing, not even what the active one cannot take")
 	assert.NotContains(t, subStats(t, npStats(t, b, "np"), "s"), "activeConsumerName")
 
 	c.closeConsumer(10)
-	p.send("", "m3")
+	p.Send("", "m3")
 	assert.Equal(t, []string{"m3"}, payloads(c.sync(11)))
 }
 
@@ -199,7 +200,7 @@ func TestNonPersistentKeySharedKeepsKeysAtOneConsumerInOrder(t *testing.T) {
 	keys := []string{"k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7"}
 	for i := range 40 {
 		k := keys[i%len(keys)]
-		p.send(k, k+"-"+string(rune('a'+i/len(keys))))
+		p.Send(k, k+"-"+string(rune('a'+i/len(keys))))
 	}
 	got := map[uint64][]ksMsg{10: c.sync(10), 11: c.sync(11)}
 	owner := map[string]uint64{}
@@ -228,10 +229,10 @@ func TestNonPersistentKeySharedKeepsKeysAtOneConsumerInOrder(t *testing.T) {
 	}
 	left := 1000 - len(got[11])
 	for range left {
-		p.send(keyOfB, "fill")
+		p.Send(keyOfB, "fill")
 	}
 	require.Len(t, c.sync(11), left)
-	p.send(keyOfB, "dropped")
+	p.Send(keyOfB, "dropped")
 	assert.Empty(t, c.sync(11))
 	assert.Empty(t, c.sync(10))
 	ss := subStats(t, npStats(t, b, "np"), "s")
@@ -244,7 +245,7 @@ func TestNonPersistentAckRedeliverSeekAndLastMessageID(t *testing.T) {
 	c := dialKS(t, b)
 	p := c.producer(npTopic, 1)
 	mustNPSubscribe(c, "s", 10, "c", proto.CommandSubscribe_Shared, 10)
-	p.send("", "m1")
+	p.Send("", "m1")
 	require.Len(t, c.sync(10), 1)
 
 	c.ack(10, Position{0, 0}) // accepted, as Pulsar: a no-op
@@ -252,14 +253,14 @@ func TestNonPersistentAckRedeliverSeekAndLastMessageID(t *testing.T) {
 	assert.Empty(t, c.sync(10), "nothing is kept to redeliver")
 
 	rid := c.nextRID()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_SEEK.Enum(), Seek: &proto.CommandSeek{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_SEEK.Enum(), Seek: &proto.CommandSeek{
 		ConsumerId: gproto.Uint64(10), RequestId: &rid, MessagePublishTime: gproto.Uint64(1)}})
 	assert.Equal(t, rid, c.readUntil(proto.BaseCommand_SUCCESS).GetSuccess().GetRequestId())
-	p.send("", "m2")
+	p.Send("", "m2")
 	assert.Equal(t, []string{"m2"}, payloads(c.sync(10)), "a seek leaves the consumer attached")
 
 	rid = c.nextRID()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_GET_LAST_MESSAGE_ID.Enum(), GetLastMessageId: &proto.CommandGetLastMessageId{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_GET_LAST_MESSAGE_ID.Enum(), GetLastMessageId: &proto.CommandGetLastMessageId{
 		ConsumerId: gproto.Uint64(10), RequestId: &rid}})
 	e := c.readUntil(proto.BaseCommand_ERROR).GetError()
 	assert.Equal(t, rid, e.GetRequestId())
@@ -280,10 +281,10 @@ func TestNonPersistentSubscriptionGoesWithItsLastConsumer(t *testing.T) {
 	assert.Contains(t, npStats(t, b, "np")["subscriptions"], "s")
 	c.closeConsumer(10)
 	assert.NotContains(t, npStats(t, b, "np")["subscriptions"], "s")
-	p.send("", "m1") // nobody subscribed: released, not counted as a drop
+	p.Send("", "m1") // nobody subscribed: released, not counted as a drop
 	mustNPSubscribe(c, "s", 11, "c", proto.CommandSubscribe_Shared, 10)
 	assert.Empty(t, c.sync(11), "a subscription created later starts at the next message")
-	p.send("", "m2")
+	p.Send("", "m2")
 	assert.Equal(t, []string{"m2"}, payloads(c.sync(11)))
 }
 
@@ -390,14 +391,14 @@ func TestAdminNonPersistentPartitionedStatsAddsLoadedPartitions(t *testing.T) {
 		if e := npSubscribe(c, topic, "s", uint64(10+i), "c", proto.CommandSubscribe_Exclusive, 1); e != nil {
 			t.Fatal(e)
 		}
-		p.send("", "a")
-		p.send("", "b") // dropped
-		p.send("", "c") // dropped
+		p.Send("", "a")
+		p.Send("", "b") // dropped
+		p.Send("", "c") // dropped
 		// The receipt goes out before the message is pushed (as in
 		// Pulsar): wait for the push, so that the drops fall in this window.
 		c.barrier(uint64(10 + i))
 	}
-	clk.Advance(statsWindow)
+	clk.Advance(engine.StatsWindow)
 	code, body := adminDo(t, b, "GET", "/admin/v2/non-persistent/public/default/pt/partitioned-stats", "")
 	require.Equal(t, http.StatusOK, code, body)
 	var st map[string]any
@@ -430,15 +431,15 @@ func TestAdminNonPersistentPartitionedStatsAddsLoadedPartitions(t *testing.T) {
 
 func TestRateReportsTheLastCompleteWindow(t *testing.T) {
 	t0 := time.Unix(1_700_000_000, 0)
-	r := &rate{start: t0}
-	r.record(t0.Add(time.Second), 6)
-	assert.Zero(t, r.value(t0.Add(59*time.Second)), "the first window is not complete")
-	assert.InDelta(t, 0.1, r.value(t0.Add(statsWindow)), 1e-12)
-	assert.InDelta(t, 0.1, r.value(t0.Add(statsWindow+59*time.Second)), 1e-12, "stays until the next window ends")
-	r.record(t0.Add(2*statsWindow+time.Second), 3)
-	assert.Zero(t, r.value(t0.Add(4*statsWindow)), "the last complete window had nothing")
-	r.record(t0.Add(4*statsWindow), 12)
-	assert.InDelta(t, 0.2, r.value(t0.Add(5*statsWindow)), 1e-12)
+	r := &engine.Rate{Start: t0}
+	r.Record(t0.Add(time.Second), 6)
+	assert.Zero(t, r.Value(t0.Add(59*time.Second)), "the first window is not complete")
+	assert.InDelta(t, 0.1, r.Value(t0.Add(engine.StatsWindow)), 1e-12)
+	assert.InDelta(t, 0.1, r.Value(t0.Add(engine.StatsWindow+59*time.Second)), 1e-12, "stays until the next window ends")
+	r.Record(t0.Add(2*engine.StatsWindow+time.Second), 3)
+	assert.Zero(t, r.Value(t0.Add(4*engine.StatsWindow)), "the last complete window had nothing")
+	r.Record(t0.Add(4*engine.StatsWindow), 12)
+	assert.InDelta(t, 0.2, r.Value(t0.Add(5*engine.StatsWindow)), 1e-12)
 }
 
 func TestNonPersistentKeySharedHashNobodyCoversIsNotADrop(t *testing.T) {
@@ -460,11 +461,11 @@ func TestNonPersistentKeySharedHashNobodyCoversIsNotADrop(t *testing.T) {
 			out = k
 		}
 	}
-	p.send(out, "nobody's") // no consumer: released, not dropped
-	p.send(in, "taken")
-	p.send(in, "dropped") // its consumer has no permits left
+	p.Send(out, "nobody's") // no consumer: released, not dropped
+	p.Send(in, "taken")
+	p.Send(in, "dropped") // its consumer has no permits left
 	assert.Equal(t, []string{"taken"}, payloads(c.sync(10)))
-	clk.Advance(statsWindow)
+	clk.Advance(engine.StatsWindow)
 	ss := subStats(t, npStats(t, b, "np"), "s")
 	assert.InDelta(t, 1.0/60, ss["msgDropRate"], 1e-9)
 	assert.Equal(t, "STICKY", ss["keySharedMode"])

@@ -1,9 +1,11 @@
 package brokerstub
 
-// engineConfig returns the parts of o that the data path reads
-// (engine_config.go). o has its defaults applied.
-func (o Options) engineConfig() engineConfig {
-	return engineConfig{
+import "github.com/pulsargo/sdk/brokerstub/internal/engine"
+
+// engineConfig returns the parts of o that the engine reads
+// (internal/engine/config.go). o has its defaults applied.
+func (o Options) engineConfig() engine.Config {
+	return engine.Config{
 		Clock:                                   o.Clock,
 		ClusterName:                             o.ClusterName,
 		MaxMessageSize:                          o.MaxMessageSize,
@@ -35,13 +37,13 @@ func (o Options) engineConfig() engineConfig {
 		AuthorizationAllowWildcardsMatching:     o.AuthorizationAllowWildcardsMatching,
 		SuperUserRoles:                          o.SuperUserRoles,
 		ProxyRoles:                              o.ProxyRoles,
-		Lifecycle:                               lifecycleConfig(o.Lifecycle),
-		Gates:                                   gatesConfig(o.Gates),
-		RateLimits:                              rateConfig(o.RateLimits),
-		Limits:                                  limitsConfig(o.Limits),
-		KeyShared:                               keySharedConfig(o.KeyShared),
-		Compaction:                              compactionConfig(o.Compaction),
-		BacklogQuota:                            backlogQuotaConfig(o.BacklogQuota),
-		Tenancy:                                 tenancyConfig(o.Tenancy),
+		Lifecycle:                               engine.LifecycleConfig(o.Lifecycle),
+		Gates:                                   engine.GatesConfig(o.Gates),
+		RateLimits:                              engine.RateConfig(o.RateLimits),
+		Limits:                                  engine.LimitsConfig(o.Limits),
+		KeyShared:                               engine.KeySharedConfig(o.KeyShared),
+		Compaction:                              engine.CompactionConfig(o.Compaction),
+		BacklogQuota:                            engine.BacklogQuotaConfig(o.BacklogQuota),
+		Tenancy:                                 engine.TenancyConfig(o.Tenancy),
 	}
 }

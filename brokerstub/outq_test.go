@@ -48,7 +48,7 @@ func deliveriesDoNotPause(t *testing.T, o Options) {
 		c := dialRawOn(t, nc)
 		c.connect()
 		topic := "persistent://public/default/deliveries"
-		c.send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
+		c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
 			Topic: &topic, ProducerId: gproto.Uint64(1), RequestId: gproto.Uint64(1)}})
 		name := c.expect(proto.BaseCommand_PRODUCER_SUCCESS).GetProducerSuccess().GetProducerName()
 		send := func(seq uint64) []byte {
@@ -65,11 +65,11 @@ func deliveriesDoNotPause(t *testing.T, o Options) {
 			c.writeRaw(send(seq))
 			c.expect(proto.BaseCommand_SEND_RECEIPT)
 		}
-		c.send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
+		c.Send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
 			Topic: &topic, Subscription: gproto.String("s"), SubType: proto.CommandSubscribe_Shared.Enum(),
 			ConsumerId: gproto.Uint64(1), RequestId: gproto.Uint64(2), InitialPosition: proto.CommandSubscribe_Earliest.Enum()}})
 		c.expect(proto.BaseCommand_SUCCESS)
-		c.send(&proto.BaseCommand{Type: proto.BaseCommand_FLOW.Enum(), Flow: &proto.CommandFlow{
+		c.Send(&proto.BaseCommand{Type: proto.BaseCommand_FLOW.Enum(), Flow: &proto.CommandFlow{
 			ConsumerId: gproto.Uint64(1), MessagePermits: gproto.Uint32(1000)}})
 		synctest.Wait() // the deliveries are queued, the writer blocked on the unread pipe
 

@@ -17,7 +17,7 @@ func TestPipelinedSendsWithDataDir(t *testing.T) {
 	topic := "persistent://public/default/pipelined"
 	c := dialRaw(t, b)
 	c.connect()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
 		Topic: &topic, ProducerId: gproto.Uint64(1), RequestId: gproto.Uint64(1)}})
 	name := c.expect(proto.BaseCommand_PRODUCER_SUCCESS).GetProducerSuccess().GetProducerName()
 	const n = 300

@@ -21,14 +21,14 @@ func TestConnectAnnouncesMaxMessageSize(t *testing.T) {
 	assert.Equal(t, int32(1<<20), got.GetMaxMessageSize())
 	assert.Equal(t, int32(20), got.GetProtocolVersion())
 
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_PING.Enum(), Ping: &proto.CommandPing{}})
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PING.Enum(), Ping: &proto.CommandPing{}})
 	c.expect(proto.BaseCommand_PONG)
 }
 
 func TestCommandBeforeConnectClosesConnection(t *testing.T) {
 	b := RunT(t)
 	c := dialRaw(t, b)
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_PING.Enum(), Ping: &proto.CommandPing{}})
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PING.Enum(), Ping: &proto.CommandPing{}})
 	c.expectClosed()
 }
 
@@ -37,12 +37,12 @@ func TestUnsupportedCommandGetsError(t *testing.T) {
 	c := dialRaw(t, b)
 	c.connect()
 	// NEW_TXN with transactionCoordinatorEnabled off (the default).
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_NEW_TXN.Enum(), NewTxn: &proto.CommandNewTxn{RequestId: gproto.Uint64(7)}})
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_NEW_TXN.Enum(), NewTxn: &proto.CommandNewTxn{RequestId: gproto.Uint64(7)}})
 	e := c.expect(proto.BaseCommand_ERROR).GetError()
 	assert.Equal(t, uint64(7), e.GetRequestId())
 	assert.Equal(t, proto.ServerError_NotAllowedError, e.GetError())
 	// The connection is still usable.
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_PING.Enum(), Ping: &proto.CommandPing{}})
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PING.Enum(), Ping: &proto.CommandPing{}})
 	c.expect(proto.BaseCommand_PONG)
 }
 
@@ -58,7 +58,7 @@ func TestOversizedFrameClosesOnlyThatConnection(t *testing.T) {
 	bad.writeRaw(hdr[:])
 	bad.expectClosed()
 
-	good.send(&proto.BaseCommand{Type: proto.BaseCommand_PING.Enum(), Ping: &proto.CommandPing{}})
+	good.Send(&proto.BaseCommand{Type: proto.BaseCommand_PING.Enum(), Ping: &proto.CommandPing{}})
 	good.expect(proto.BaseCommand_PONG)
 }
 
@@ -75,11 +75,11 @@ func TestRequestsForUnknownConsumerGetErrors(t *testing.T) {
 	b := RunT(t)
 	c := dialRaw(t, b)
 	c.connect()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_SEEK.Enum(), Seek: &proto.CommandSeek{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_SEEK.Enum(), Seek: &proto.CommandSeek{
 		ConsumerId: gproto.Uint64(99), RequestId: gproto.Uint64(3), MessagePublishTime: gproto.Uint64(1)}})
 	e := c.expect(proto.BaseCommand_ERROR).GetError()
 	assert.Equal(t, proto.ServerError_ConsumerNotFound, e.GetError())
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_ACK.Enum(), Ack: &proto.CommandAck{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_ACK.Enum(), Ack: &proto.CommandAck{
 		ConsumerId: gproto.Uint64(99), AckType: proto.CommandAck_Individual.Enum(), RequestId: gproto.Uint64(4),
 		MessageId: []*proto.MessageIdData{{LedgerId: gproto.Uint64(1), EntryId: gproto.Uint64(1)}}}})
 	r := c.expect(proto.BaseCommand_ACK_RESPONSE).GetAckResponse()
@@ -102,7 +102,7 @@ func TestProduceConsumeRaw(t *testing.T) {
 	c := dialRaw(t, b)
 	c.connect()
 	topic := "persistent://public/default/raw"
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
 		Topic: &topic, ProducerId: gproto.Uint64(1), RequestId: gproto.Uint64(1)}})
 	name := c.expect(proto.BaseCommand_PRODUCER_SUCCESS).GetProducerSuccess().GetProducerName()
 	require.NotEmpty(t, name)
@@ -113,12 +113,12 @@ func TestProduceConsumeRaw(t *testing.T) {
 	rc := c.expect(proto.BaseCommand_SEND_RECEIPT).GetSendReceipt()
 	assert.Equal(t, uint64(0), rc.GetSequenceId())
 
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
 		Topic: &topic, Subscription: gproto.String("s"), SubType: proto.CommandSubscribe_Exclusive.Enum(),
 		ConsumerId: gproto.Uint64(1), RequestId: gproto.Uint64(2),
 		InitialPosition: proto.CommandSubscribe_Earliest.Enum()}})
 	c.expect(proto.BaseCommand_SUCCESS)
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_FLOW.Enum(), Flow: &proto.CommandFlow{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_FLOW.Enum(), Flow: &proto.CommandFlow{
 		ConsumerId: gproto.Uint64(1), MessagePermits: gproto.Uint32(10)}})
 	f, err := c.next()
 	require.NoError(t, err)
@@ -127,7 +127,7 @@ func TestProduceConsumeRaw(t *testing.T) {
 	assert.Equal(t, rc.GetMessageId().GetEntryId(), f.Cmd.GetMessage().GetMessageId().GetEntryId())
 
 	// A second exclusive consumer is refused.
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
 		Topic: &topic, Subscription: gproto.String("s"), SubType: proto.CommandSubscribe_Exclusive.Enum(),
 		ConsumerId: gproto.Uint64(2), RequestId: gproto.Uint64(3)}})
 	assert.Equal(t, proto.ServerError_ConsumerBusy, c.expect(proto.BaseCommand_ERROR).GetError().GetError())
@@ -146,11 +146,11 @@ func TestInterceptorFailsAndDrops(t *testing.T) {
 	})
 	c := dialRaw(t, b)
 	c.connect()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_LOOKUP.Enum(), LookupTopic: &proto.CommandLookupTopic{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_LOOKUP.Enum(), LookupTopic: &proto.CommandLookupTopic{
 		Topic: gproto.String("t"), RequestId: gproto.Uint64(1)}})
 	assert.Equal(t, proto.ServerError_TooManyRequests, c.expect(proto.BaseCommand_ERROR).GetError().GetError())
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_PING.Enum(), Ping: &proto.CommandPing{}})
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_PARTITIONED_METADATA.Enum(), PartitionMetadata: &proto.CommandPartitionedTopicMetadata{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PING.Enum(), Ping: &proto.CommandPing{}})
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PARTITIONED_METADATA.Enum(), PartitionMetadata: &proto.CommandPartitionedTopicMetadata{
 		Topic: gproto.String("t"), RequestId: gproto.Uint64(2)}})
 	// The PONG was dropped: the next frame is the metadata response.
 	c.expect(proto.BaseCommand_PARTITIONED_METADATA_RESPONSE)
@@ -161,10 +161,10 @@ func TestPartitionedTopicMetadata(t *testing.T) {
 	require.NoError(t, b.CreatePartitionedTopic("orders", 3))
 	c := dialRaw(t, b)
 	c.connect()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_PARTITIONED_METADATA.Enum(), PartitionMetadata: &proto.CommandPartitionedTopicMetadata{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PARTITIONED_METADATA.Enum(), PartitionMetadata: &proto.CommandPartitionedTopicMetadata{
 		Topic: gproto.String("persistent://public/default/orders"), RequestId: gproto.Uint64(1)}})
 	assert.Equal(t, uint32(3), c.expect(proto.BaseCommand_PARTITIONED_METADATA_RESPONSE).GetPartitionMetadataResponse().GetPartitions())
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_GET_TOPICS_OF_NAMESPACE.Enum(), GetTopicsOfNamespace: &proto.CommandGetTopicsOfNamespace{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_GET_TOPICS_OF_NAMESPACE.Enum(), GetTopicsOfNamespace: &proto.CommandGetTopicsOfNamespace{
 		Namespace: gproto.String("public/default"), RequestId: gproto.Uint64(2)}})
 	topics := c.expect(proto.BaseCommand_GET_TOPICS_OF_NAMESPACE_RESPONSE).GetGetTopicsOfNamespaceResponse().GetTopics()
 	assert.Equal(t, []string{

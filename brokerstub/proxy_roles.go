@@ -11,7 +11,7 @@ import (
 // validOriginal reports whether role may speak for original
 // (auth.Authorizer.ValidOriginal).
 func (b *Broker) validOriginal(role, original string) bool {
-	return b.eng.authorizer().ValidOriginal(role, original)
+	return b.eng.Authorizer().ValidOriginal(role, original)
 }
 
 // roles returns the connection's role and the original principal it
@@ -47,7 +47,7 @@ func (c *conn) allowedAs(allowed func(role string) bool) bool {
 // connection was refused: the error is queued as its last frame.
 func (c *conn) connectOriginal(m *proto.CommandConnect, id *Identity) (string, bool) {
 	if m.OriginalPrincipal == nil {
-		if c.b.eng.authzOn() && !c.b.validOriginal(id.Role, "") {
+		if c.b.eng.AuthzOn() && !c.b.validOriginal(id.Role, "") {
 			c.refuseRoles(id.Role, "")
 			return "", false
 		}
@@ -77,7 +77,7 @@ func (c *conn) connectOriginal(m *proto.CommandConnect, id *Identity) (string, b
 			original = oid.Role
 		}
 	}
-	if c.b.eng.authzOn() && !c.b.validOriginal(id.Role, original) {
+	if c.b.eng.AuthzOn() && !c.b.validOriginal(id.Role, original) {
 		c.refuseRoles(id.Role, original)
 		return "", false
 	}

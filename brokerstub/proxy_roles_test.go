@@ -46,7 +46,7 @@ func (b *authzBroker) connectProxied(role string, original *string, authData str
 	if authData != "" {
 		connect.OriginalAuthData, connect.OriginalAuthMethod = &authData, gproto.String("token")
 	}
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_CONNECT.Enum(), Connect: connect})
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_CONNECT.Enum(), Connect: connect})
 	for {
 		f, err := c.next()
 		if err != nil {

@@ -116,7 +116,7 @@ func TestHAProxyProtocolBinary(t *testing.T) {
 	c := dialRawOn(t, nc)
 	c.connect()
 	const topic = "persistent://public/default/proxied"
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
 		Topic: gproto.String(topic), ProducerId: gproto.Uint64(1), RequestId: gproto.Uint64(2)}})
 	c.expect(proto.BaseCommand_PRODUCER_SUCCESS)
 	resp, err := http.Get(b.WebServiceURL() + "/admin/v2/persistent/public/default/proxied/stats")

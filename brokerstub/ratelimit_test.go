@@ -25,7 +25,7 @@ func rateTopic(t *testing.T, c *ksClient, topic string, n int, subs ...string) {
 	t.Helper()
 	p := c.producer(topic, 99)
 	for i := range n {
-		p.send("k", fmt.Sprint(i))
+		p.Send("k", fmt.Sprint(i))
 	}
 	for i, sub := range subs {
 		c.subscribeTyped(topic, sub, proto.CommandSubscribe_Shared, uint64(i+1), 1000)
@@ -267,7 +267,7 @@ func TestSubscribeRatePerConsumer(t *testing.T) {
 	c.connect()
 	const topic = "persistent://public/default/rate-subscribe"
 	closeIt := func(id uint64) {
-		c.send(&proto.BaseCommand{Type: proto.BaseCommand_CLOSE_CONSUMER.Enum(), CloseConsumer: &proto.CommandCloseConsumer{
+		c.Send(&proto.BaseCommand{Type: proto.BaseCommand_CLOSE_CONSUMER.Enum(), CloseConsumer: &proto.CommandCloseConsumer{
 			ConsumerId: gproto.Uint64(id), RequestId: gproto.Uint64(77)}})
 		c.expect(proto.BaseCommand_SUCCESS)
 	}
@@ -305,7 +305,7 @@ func TestDispatchRateEveryType(t *testing.T) {
 			topic := "persistent://public/default/rate-type-" + typ.String()
 			p := c.producer(topic, 99)
 			for i := range 10 {
-				p.send(fmt.Sprint("k", i%4), fmt.Sprint(i))
+				p.Send(fmt.Sprint("k", i%4), fmt.Sprint(i))
 			}
 			c.subscribeTyped(topic, "s", typ, 1, 1000)
 			assert.Len(t, c.sync(1), 3)

@@ -37,12 +37,12 @@ func dialRawOn(t testing.TB, nc net.Conn) *rawClient {
 // connect performs the CONNECT handshake.
 func (c *rawClient) connect() *proto.CommandConnected {
 	c.t.Helper()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_CONNECT.Enum(), Connect: &proto.CommandConnect{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_CONNECT.Enum(), Connect: &proto.CommandConnect{
 		ClientVersion: gproto.String("raw-test"), ProtocolVersion: gproto.Int32(20)}})
 	return c.expect(proto.BaseCommand_CONNECTED).GetConnected()
 }
 
-func (c *rawClient) send(cmd *proto.BaseCommand) {
+func (c *rawClient) Send(cmd *proto.BaseCommand) {
 	c.t.Helper()
 	b, err := wire.AppendCommand(nil, cmd)
 	if err != nil {
@@ -115,12 +115,12 @@ func rawSubscriber(t testing.TB, br *Broker, topic string, permits uint32) *rawC
 	t.Helper()
 	c := dialRaw(t, br)
 	c.connect()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
 		Topic: &topic, Subscription: gproto.String("s"), SubType: proto.CommandSubscribe_Exclusive.Enum(),
 		ConsumerId: gproto.Uint64(1), RequestId: gproto.Uint64(1), InitialPosition: proto.CommandSubscribe_Earliest.Enum()}})
 	c.expect(proto.BaseCommand_SUCCESS)
 	if permits > 0 {
-		c.send(&proto.BaseCommand{Type: proto.BaseCommand_FLOW.Enum(), Flow: &proto.CommandFlow{
+		c.Send(&proto.BaseCommand{Type: proto.BaseCommand_FLOW.Enum(), Flow: &proto.CommandFlow{
 			ConsumerId: gproto.Uint64(1), MessagePermits: gproto.Uint32(permits)}})
 	}
 	return c
@@ -132,7 +132,7 @@ func rawProducer(t testing.TB, br *Broker, topic string) (*rawClient, string) {
 	t.Helper()
 	c := dialRaw(t, br)
 	c.connect()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
 		Topic: &topic, ProducerId: gproto.Uint64(1), RequestId: gproto.Uint64(1)}})
 	return c, c.expect(proto.BaseCommand_PRODUCER_SUCCESS).GetProducerSuccess().GetProducerName()
 }

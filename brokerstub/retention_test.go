@@ -6,11 +6,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	gproto "google.golang.org/protobuf/proto"
 
 	"github.com/pulsargo/sdk/internal/proto"
+	gproto "google.golang.org/protobuf/proto"
 )
 
 // subscribeReader attaches consumer id as a reader does: a non-durable
@@ -19,7 +20,7 @@ func (c *ksClient) subscribeReader(topic, sub string, id uint64, permits uint32)
 	c.t.Helper()
 	rid := c.nextRID()
 	earliest := uint64(1<<64 - 1)
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
 		Topic: &topic, Subscription: &sub, SubType: proto.CommandSubscribe_Exclusive.Enum(), ConsumerId: &id, RequestId: &rid,
 		ConsumerName: gproto.String("reader"), Durable: gproto.Bool(false),
 		StartMessageId: &proto.MessageIdData{LedgerId: &earliest, EntryId: &earliest}}})
@@ -52,7 +53,7 @@ func internalStatsOf(t *testing.T, b *Broker, path string) (entries int, ledgers
 func (p *ksProducer) sendN(n int) []Position {
 	var out []Position
 	for i := range n {
-		out = append(out, p.send("k", "m"+string(rune('0'+i))))
+		out = append(out, p.Send("k", "m"+string(rune('0'+i))))
 	}
 	return out
 }
@@ -143,7 +144,7 @@ func TestRetentionTopicPolicySize(t *testing.T) {
 	big := string(make([]byte, 600<<10)) // 600 KiB an entry, one entry a ledger
 	var ps []Position
 	for range 4 {
-		ps = append(ps, p.send("k", big))
+		ps = append(ps, p.Send("k", big))
 	}
 	require.Len(t, c.sync(1), 4)
 	c.ack(1, ps...)
@@ -152,7 +153,7 @@ func TestRetentionTopicPolicySize(t *testing.T) {
 	assert.Equal(t, 4, n, "the broker's default here: infinite")
 
 	setPolicy(t, b, "/admin/v2/persistent/public/default/ret-size/retention", `{"retentionTimeInMinutes":-1,"retentionSizeInMB":1}`)
-	p.send("k", "x") // fills ledger 5, which trims
+	p.Send("k", "x") // fills ledger 5, which trims
 	c.barrier(1)
 	n, ledgers := internalStatsOf(t, b, "ret-size")
 	// Oldest first, a ledger goes while the rest still holds >= 1 MiB:
@@ -268,13 +269,13 @@ func TestRetentionNeverDeletesWhatACrashRestores(t *testing.T) {
 // TestRetentionPolicyLimits: limits too large to count are no limit, never
 // a wrapped-around small one.
 func TestRetentionPolicyLimits(t *testing.T) {
-	assert.Equal(t, Retention{Time: -1, Size: -1}, retentionPolicy{TimeInMinutes: 1 << 62, SizeInMB: 1 << 50}.retention())
-	assert.Equal(t, Retention{Time: time.Hour, Size: 5 << 20}, retentionPolicy{TimeInMinutes: 60, SizeInMB: 5}.retention())
-	assert.Equal(t, "", checkRetention([]byte(`{"retentionTimeInMinutes":"60","retentionSizeInMB":"-1"}`)), "numbers as strings, as Jackson takes them")
+	assert.Equal(t, Retention{Time: -1, Size: -1}, engine.RetentionPolicy{TimeInMinutes: 1 << 62, SizeInMB: 1 << 50}.Retention())
+	assert.Equal(t, Retention{Time: time.Hour, Size: 5 << 20}, engine.RetentionPolicy{TimeInMinutes: 60, SizeInMB: 5}.Retention())
+	assert.Equal(t, "", engine.CheckRetention([]byte(`{"retentionTimeInMinutes":"60","retentionSizeInMB":"-1"}`)), "numbers as strings, as Jackson takes them")
 	b := RunT(t)
 	setPolicy(t, b, "/admin/v2/namespaces/public/default/retention", `{"retentionTimeInMinutes":"60","retentionSizeInMB":"-1"}`)
-	name, err := parseTopic("persistent://public/default/limits")
+	name, err := engine.ParseTopic("persistent://public/default/limits")
 	require.NoError(t, err)
-	assert.Equal(t, Retention{Time: time.Hour, Size: -1}, b.eng.retention(name), "a policy stored with strings applies")
-	assert.NotEqual(t, "", checkMessageTTL([]byte(`4294967296`)), "more than an int")
+	assert.Equal(t, Retention{Time: time.Hour, Size: -1}, b.eng.Retention(name), "a policy stored with strings applies")
+	assert.NotEqual(t, "", engine.CheckMessageTTL([]byte(`4294967296`)), "more than an int")
 }

@@ -14,33 +14,10 @@ import (
 )
 
 // The root package's files by the room they are to become (issue #34,
-// docs/architecture.md). Each non-test file is in one list; a new file
-// must be put in one.
+// docs/architecture.md); the data path is a package already
+// (internal/engine). Each non-test file is in one list; a new file must be
+// put in one.
 var (
-	// dataPathFiles are the topics, subscriptions, dispatch and what they
-	// share: the engine (engine.go), to become a package of its own.
-	dataPathFiles = []string{
-		"access.go", "authz.go", "authz_grants.go", "authz_topic.go",
-		"autotopic_policy.go", "backlog_quota.go", "compaction.go",
-		"compaction_dispatch.go", "console_views.go", "cursor_persist.go",
-		"dedup.go", "dedup_inactive.go", "delayed.go", "dispatch.go", "engine.go", "engine_config.go",
-		"failover.go", "gates_refusals.go", "inactive.go", "initialsub.go",
-		"keyshared.go", "limits_admin.go", "limits_topic.go", "names.go",
-		"namespace_check.go", "nonpersistent.go", "nonpersistent_stats.go",
-		"np_inflight.go", "peer.go", "pipeline.go", "policies.go",
-		"ratelimit_dispatch.go", "ratelimit_publish.go", "ratelimit_specs.go",
-		"ratelimit_subscribe.go", "refusal_status.go", "registry.go",
-		"registry_names.go", "retention.go", "rollover.go", "rr_batch.go",
-		"schema_checkers.go", "schema_policies.go", "schema_registry.go",
-		"subexpiry.go", "subscription.go", "subscription_ack.go",
-		"subscription_analyze.go", "subscription_auth_mode.go",
-		"subscription_cursor.go", "tenant_refusals.go", "topic.go",
-		"topic_clients.go", "topic_commands.go", "topic_counters.go",
-		"topic_delete.go", "topic_end.go", "topic_positions.go", "topic_receipt.go",
-		"topic_stats.go", "topic_stats_sum.go", "topic_stats_types.go",
-		"topiclist.go", "ttl.go", "txn.go", "txn_ack.go", "txn_topic.go", "unacked.go",
-		"unacked_broker.go",
-	}
 	// protocolFiles serve the binary protocol: connections and the
 	// handlers of its commands.
 	protocolFiles = []string{
@@ -83,24 +60,13 @@ var (
 
 // forbiddenArrows are the pairs of rooms whose first may name no
 // definition of the second: the arrows the packages they are to become
-// could not have. The data path names no other room (it reads its own
-// configuration, engine_config.go, and builds its own snapshots) but the
-// error sentinels (dataPathSentinels); the protocol and the admin files do
-// not name each other. The protocol and admin files may name the data
-// path and the public and wiring files.
+// could not have. The protocol and the admin files do not name each
+// other; both may name the public and wiring files (and the engine
+// package).
 var forbiddenArrows = map[[2]string]bool{
-	{"data path", "protocol"}: true,
-	{"data path", "admin"}:    true,
-	{"data path", "public"}:   true,
-	{"protocol", "admin"}:     true,
-	{"admin", "protocol"}:     true,
+	{"protocol", "admin"}: true,
+	{"admin", "protocol"}: true,
 }
-
-// dataPathSentinels is the one file outside the data path whose names it
-// may use: the errors it returns, which the root exports (when the engine
-// is a package, the root's names will be its sentinels, as io/fs's
-// ErrNotExist is internal/oserror's).
-const dataPathSentinels = "errors.go"
 
 // roomOfFiles returns the room of each file listed above, failing t when
 // a file is listed twice, a non-test file of the package is in no list or
@@ -108,7 +74,7 @@ const dataPathSentinels = "errors.go"
 func roomOfFiles(t *testing.T) map[string]string {
 	t.Helper()
 	roomOf := map[string]string{}
-	for room, files := range map[string][]string{"data path": dataPathFiles, "protocol": protocolFiles, "admin": adminFiles, "public": publicFiles} {
+	for room, files := range map[string][]string{"protocol": protocolFiles, "admin": adminFiles, "public": publicFiles} {
 		for _, f := range files {
 			if prev, ok := roomOf[f]; ok {
 				t.Errorf("%s is listed in %s and %s", f, prev, room)
@@ -135,10 +101,10 @@ func roomOfFiles(t *testing.T) map[string]string {
 
 // TestRoomsNameNoForbiddenRoom type-checks the root package and fails
 // when a file names a definition of a room that forbiddenArrows keeps it
-// from (a data-path file naming anything outside the data path but the
-// error sentinels, a protocol file naming an admin definition or the other
-// way round), or when a method of a type of the data path, the protocol or
-// the admin files is declared outside its room.
+// from (a protocol file naming an admin definition or the other way
+// round), or when a method of a type of the protocol or the admin files is
+// declared outside its room. That the engine names nothing of the root is
+// the compiler's to check now, and TestRoomsPointOneWay's.
 func TestRoomsNameNoForbiddenRoom(t *testing.T) {
 	roomOf := roomOfFiles(t)
 	pkg, info, fset, err := typecheck.Dir(".", rootImportPath)
@@ -146,7 +112,6 @@ func TestRoomsNameNoForbiddenRoom(t *testing.T) {
 		t.Fatal(err)
 	}
 	fileOf := func(n interface{ Pos() token.Pos }) string { return filepath.Base(fset.Position(n.Pos()).Filename) }
-	broker := pkg.Scope().Lookup("Broker")
 	var bad []string
 	for id, obj := range info.Uses {
 		if obj.Pkg() != pkg || !obj.Pos().IsValid() {
@@ -156,27 +121,17 @@ func TestRoomsNameNoForbiddenRoom(t *testing.T) {
 		if v, ok := obj.(*types.Var); ok && v.IsField() {
 			member = true
 		}
-		var recv *types.Named
 		if f, ok := obj.(*types.Func); ok && f.Signature().Recv() != nil {
 			member = true
-			recv = namedOf(f.Signature().Recv().Type())
 		}
 		if !member && obj.Parent() != pkg.Scope() {
 			continue // a local
 		}
-		use, def := roomOf[fileOf(id)], roomOf[fileOf(obj)]
-		switch {
-		case forbiddenArrows[[2]string{use, def}] && fileOf(obj) != dataPathSentinels:
+		if use, def := roomOf[fileOf(id)], roomOf[fileOf(obj)]; forbiddenArrows[[2]string{use, def}] {
 			bad = append(bad, use+" file "+fileOf(id)+" names "+obj.Name()+" of "+def+" file "+fileOf(obj))
-		case use == "data path" && (obj == broker || recv != nil && recv.Obj() == broker):
-			bad = append(bad, "data path file "+fileOf(id)+" names the public Broker ("+obj.Name()+")")
 		}
 	}
 	for id, obj := range info.Defs {
-		if obj != nil && obj.Exported() && obj.Parent() == pkg.Scope() && roomOf[fileOf(id)] == "data path" {
-			// The public API stays in the root when the engine moves.
-			bad = append(bad, "data path file "+fileOf(id)+" declares "+obj.Name()+" of the public API")
-		}
 		f, ok := obj.(*types.Func)
 		if !ok || f.Signature().Recv() == nil {
 			continue

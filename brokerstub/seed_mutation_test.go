@@ -28,7 +28,7 @@ type seedMutation struct {
 // (relative to brokerstub/).
 var seedTests = map[string][]string{
 	".": {"TestKeySharedPIP282Scenario1", "TestKeySharedPIP282Scenario2", "TestKeyShared10762", "TestSeedPartialBatchAckSurvivesCrash",
-		// #38: the entry cache (retention.go, topic.go)
+		// #38: the entry cache (internal/engine/retention.go, topic.go)
 		"TestEntryCacheReadsBackFromDataDir", "TestEntryCacheDropsAcknowledged",
 		// #31: hostile input (hostile_test.go)
 		"TestHostileHalfFrames", "TestHostilePingsNeverRead", "TestHostileListeners", "TestHostileEmptyPortsDisablePlaintext",
@@ -152,16 +152,16 @@ var seedMutations = []seedMutation{{
 	},
 }, {
 	seed: "issue #38: acknowledged entries stay in memory with a data dir",
-	file: "retention.go",
-	old:  "\t\tt.led.DropConsumed(slowest)\n",
+	file: "internal/engine/retention.go",
+	old:  "\t\tt.Led.DropConsumed(slowest)\n",
 	new:  "",
 	fails: map[string][]string{
 		".": {"TestEntryCacheDropsAcknowledged"},
 	},
 }, {
 	seed: "issue #38: an unloaded or deleted topic keeps its share of the entry cache",
-	file: "topic.go",
-	old:  "\tt.led.Close() // its bytes leave the entry cache (internal/ledger/cache.go)\n",
+	file: "internal/engine/topic.go",
+	old:  "\tt.Led.Close() // its bytes leave the entry cache (internal/ledger/cache.go)\n",
 	new:  "",
 	fails: map[string][]string{
 		".": {"TestEntryCacheReadsBackFromDataDir"},
@@ -200,8 +200,8 @@ var seedMutations = []seedMutation{{
 }, {
 	seed:  "#31 V4: the broker reads a client whose outbound queue is past the bound",
 	file:  "conn.go",
-	old:   "if !c.sends.wait(c.done) || !c.outq.wait(c.done) || !c.pubHold.wait(c.done) {",
-	new:   "if !c.sends.wait(c.done) || !c.pubHold.wait(c.done) {",
+	old:   "if !c.sends.wait(c.done) || !c.outq.wait(c.done) || !c.pubHold.Wait(c.done) {",
+	new:   "if !c.sends.wait(c.done) || !c.pubHold.Wait(c.done) {",
 	fails: map[string][]string{".": {"TestHostilePingsNeverRead"}},
 }, {
 	seed:  "#35: deliveries pause a client's reads (the official client deadlocked on 1,000 partitions)",

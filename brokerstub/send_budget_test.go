@@ -6,6 +6,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/stretchr/testify/require"
 )
@@ -50,9 +51,9 @@ func TestConnectionStopsReadingWhileItsTopicLags(t *testing.T) {
 	br := RunT(t, Options{KeepAliveInterval: time.Hour}) // the raw client answers no PING
 	const topicName = "persistent://public/default/send-budget"
 	c, frame := benchProducer(t, br, topicName, 1, make([]byte, 1<<20))
-	name, err := parseTopic(topicName)
+	name, err := engine.ParseTopic(topicName)
 	require.NoError(t, err)
-	tp, err := br.eng.getTopic(name, false)
+	tp, err := br.eng.GetTopic(name, false)
 	require.NoError(t, err)
 	var served *conn
 	br.mu.Lock()
@@ -66,7 +67,7 @@ func TestConnectionStopsReadingWhileItsTopicLags(t *testing.T) {
 	var once sync.Once
 	unblock := func() { once.Do(func() { close(release) }) }
 	t.Cleanup(unblock) // before the broker's own cleanup, should the test fail
-	require.True(t, tp.do(func() { <-release }))
+	require.True(t, tp.Do(func() { <-release }))
 	const n = 40 // 40 MiB: well past the budget
 	written := writeFrames(c, frame, n)
 	require.Eventually(t, func() bool {
@@ -78,7 +79,7 @@ func TestConnectionStopsReadingWhileItsTopicLags(t *testing.T) {
 	held := served.sends.used
 	served.sends.mu.Unlock()
 	require.LessOrEqual(t, held, pendingSendBytes+len(frame), "bytes of SENDs held")
-	require.Less(t, len(tp.ops), n, "SENDs queued on the topic")
+	require.Less(t, len(tp.Ops), n, "SENDs queued on the topic")
 
 	unblock()
 	for range n {

@@ -98,7 +98,7 @@ func (s *fuzzSession) op(op byte) {
 		}
 		s.request(&bc{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: p}, func(r *uint64) { p.RequestId = r })
 	case opSend:
-		s.send()
+		s.Send()
 	case opSubscribe:
 		s.subscribe()
 	case opFlow:
@@ -194,7 +194,7 @@ func (s *fuzzSession) schema() *proto.Schema {
 // send sends a SEND whose metadata and payload come from the input: a
 // plain message, a batch (a valid one, or num_messages over raw bytes), a
 // chunk, compressed, delayed, in a transaction.
-func (s *fuzzSession) send() {
+func (s *fuzzSession) Send() {
 	pid := s.id()
 	kind := s.byte()
 	seq := s.u64()

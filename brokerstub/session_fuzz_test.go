@@ -128,7 +128,7 @@ func checkBrokerServes(t *testing.T, b *Broker, ns string) {
 	topic := ns + "t0"
 	deadline := time.Now().Add(answerWait)
 	for rid := uint64(1); ; rid++ {
-		c.send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
+		c.Send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
 			Topic: &topic, Subscription: gproto.String("s0"), SubType: proto.CommandSubscribe_Exclusive.Enum(),
 			ConsumerId: gproto.Uint64(rid), RequestId: gproto.Uint64(rid)}})
 		f, err := c.next()
@@ -147,13 +147,13 @@ func checkBrokerServes(t *testing.T, b *Broker, ns string) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	fresh := ns + "probe"
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
 		Topic: &fresh, Subscription: gproto.String("p"), SubType: proto.CommandSubscribe_Exclusive.Enum(),
 		ConsumerId: gproto.Uint64(1000), RequestId: gproto.Uint64(1000)}})
 	c.expect(proto.BaseCommand_SUCCESS)
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_FLOW.Enum(), Flow: &proto.CommandFlow{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_FLOW.Enum(), Flow: &proto.CommandFlow{
 		ConsumerId: gproto.Uint64(1000), MessagePermits: gproto.Uint32(1)}})
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
 		Topic: &fresh, ProducerId: gproto.Uint64(1), RequestId: gproto.Uint64(1001)}})
 	name := c.expect(proto.BaseCommand_PRODUCER_SUCCESS).GetProducerSuccess().GetProducerName()
 	c.sendPayload(&proto.BaseCommand{Type: proto.BaseCommand_SEND.Enum(), Send: &proto.CommandSend{

@@ -1,5 +1,7 @@
 package brokerstub
 
+import "github.com/pulsargo/sdk/brokerstub/internal/engine"
+
 // Tenancy configures what the admin API allows with tenants, namespaces
 // and topic-level policies, with Pulsar's keys, defaults, codes and texts
 // (TenantsBase, NamespacesBase, AdminResource).
@@ -40,7 +42,7 @@ func (t Tenancy) withDefaults() Tenancy {
 	if t.DefaultNumberOfNamespaceBundles <= 0 {
 		t.DefaultNumberOfNamespaceBundles = 4
 	}
-	t.DefaultNumberOfNamespaceBundles = min(t.DefaultNumberOfNamespaceBundles, maxBundles)
+	t.DefaultNumberOfNamespaceBundles = min(t.DefaultNumberOfNamespaceBundles, engine.MaxBundles)
 	return t
 }
 

@@ -17,7 +17,7 @@ import (
 
 func lookupRaw(c *rawClient, topic string) *proto.CommandLookupTopicResponse {
 	c.t.Helper()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_LOOKUP.Enum(), LookupTopic: &proto.CommandLookupTopic{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_LOOKUP.Enum(), LookupTopic: &proto.CommandLookupTopic{
 		Topic: gproto.String(topic), RequestId: gproto.Uint64(1)}})
 	return c.expect(proto.BaseCommand_LOOKUP_RESPONSE).GetLookupTopicResponse()
 }

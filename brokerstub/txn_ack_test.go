@@ -89,7 +89,7 @@ func TestTxnCumulativeAck(t *testing.T) {
 	}
 	cc.received(1)
 	cumulative := func(id *proto.MessageIdData, tx txn.ID) *proto.CommandAckResponse {
-		cc.send(&proto.BaseCommand{Type: proto.BaseCommand_ACK.Enum(), Ack: &proto.CommandAck{ConsumerId: gproto.Uint64(1),
+		cc.Send(&proto.BaseCommand{Type: proto.BaseCommand_ACK.Enum(), Ack: &proto.CommandAck{ConsumerId: gproto.Uint64(1),
 			AckType: proto.CommandAck_Cumulative.Enum(), RequestId: cc.nextRID(),
 			MessageId:     []*proto.MessageIdData{{LedgerId: id.LedgerId, EntryId: id.EntryId}},
 			TxnidMostBits: &tx.Most, TxnidLeastBits: &tx.Least}})

@@ -15,7 +15,7 @@ import (
 // keeping the messages read meanwhile.
 func (c *txnClient) closeConsumer(cid uint64) {
 	c.t.Helper()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_CLOSE_CONSUMER.Enum(), CloseConsumer: &proto.CommandCloseConsumer{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_CLOSE_CONSUMER.Enum(), CloseConsumer: &proto.CommandCloseConsumer{
 		ConsumerId: &cid, RequestId: c.nextRID()}})
 	c.untilSuccess()
 }
@@ -41,7 +41,7 @@ func (c *txnClient) untilSuccess() {
 
 // redeliverAll asks for everything consumer cid holds to be delivered again.
 func (c *txnClient) redeliverAll(cid uint64) {
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_REDELIVER_UNACKNOWLEDGED_MESSAGES.Enum(),
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_REDELIVER_UNACKNOWLEDGED_MESSAGES.Enum(),
 		RedeliverUnacknowledgedMessages: &proto.CommandRedeliverUnacknowledgedMessages{ConsumerId: &cid}})
 }
 
@@ -140,7 +140,7 @@ func TestTxnPendingBatchIndexAckFiltered(t *testing.T) {
 		m := &proto.CommandAck{ConsumerId: gproto.Uint64(1), AckType: proto.CommandAck_Individual.Enum(), RequestId: c1.nextRID(),
 			MessageId:     []*proto.MessageIdData{{LedgerId: id.LedgerId, EntryId: id.EntryId, AckSet: []int64{set}}},
 			TxnidMostBits: &tx.Most, TxnidLeastBits: &tx.Least}
-		c1.send(&proto.BaseCommand{Type: proto.BaseCommand_ACK.Enum(), Ack: m})
+		c1.Send(&proto.BaseCommand{Type: proto.BaseCommand_ACK.Enum(), Ack: m})
 		r := c1.expect(proto.BaseCommand_ACK_RESPONSE).GetAckResponse()
 		require.Nil(t, r.Error, r.GetMessage())
 	}
@@ -182,7 +182,7 @@ func (c *txnClient) publishBatch(pid uint64, name string, seq uint64, n int) *pr
 // consumer cid and returns the MESSAGE commands for it read before.
 func (c *txnClient) messages(cid uint64) []*proto.CommandMessage {
 	c.t.Helper()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_GET_LAST_MESSAGE_ID.Enum(), GetLastMessageId: &proto.CommandGetLastMessageId{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_GET_LAST_MESSAGE_ID.Enum(), GetLastMessageId: &proto.CommandGetLastMessageId{
 		ConsumerId: &cid, RequestId: c.nextRID()}})
 	var got []*proto.CommandMessage
 	for {
@@ -219,7 +219,7 @@ func TestTxnAbortedCumulativeAckRedelivers(t *testing.T) {
 	got, _ := c1.received(1)
 	require.Len(t, got, 3)
 	tx := pc.newTxn(60_000)
-	c1.send(&proto.BaseCommand{Type: proto.BaseCommand_ACK.Enum(), Ack: &proto.CommandAck{ConsumerId: gproto.Uint64(1),
+	c1.Send(&proto.BaseCommand{Type: proto.BaseCommand_ACK.Enum(), Ack: &proto.CommandAck{ConsumerId: gproto.Uint64(1),
 		AckType: proto.CommandAck_Cumulative.Enum(), RequestId: c1.nextRID(),
 		MessageId:     []*proto.MessageIdData{{LedgerId: ids[1].LedgerId, EntryId: ids[1].EntryId}},
 		TxnidMostBits: &tx.Most, TxnidLeastBits: &tx.Least}})
@@ -250,7 +250,7 @@ func TestTxnDisjointBatchIndexesInTwoTxns(t *testing.T) {
 		m := &proto.CommandAck{ConsumerId: gproto.Uint64(1), AckType: proto.CommandAck_Individual.Enum(), RequestId: c1.nextRID(),
 			MessageId:     []*proto.MessageIdData{{LedgerId: id.LedgerId, EntryId: id.EntryId, AckSet: []int64{set}}},
 			TxnidMostBits: &tx.Most, TxnidLeastBits: &tx.Least}
-		c1.send(&proto.BaseCommand{Type: proto.BaseCommand_ACK.Enum(), Ack: m})
+		c1.Send(&proto.BaseCommand{Type: proto.BaseCommand_ACK.Enum(), Ack: m})
 		return c1.expect(proto.BaseCommand_ACK_RESPONSE).GetAckResponse()
 	}
 	t1, t2 := pc.newTxn(60_000), pc.newTxn(60_000)

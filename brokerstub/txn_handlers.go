@@ -4,6 +4,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/brokerstub/internal/txn"
 	"github.com/pulsargo/sdk/internal/proto"
 )
@@ -37,7 +38,7 @@ func (c *conn) handleTxnCommand(cmd *proto.BaseCommand) bool {
 
 // txnRefused answers a coordinator command when transactions are off.
 func (c *conn) txnRefused(rid uint64) bool {
-	if c.b.eng.tc.Load() != nil {
+	if c.b.eng.Tc.Load() != nil {
 		return false
 	}
 	c.sendError(rid, proto.ServerError_NotAllowedError, txn.DisabledMsg)
@@ -49,7 +50,7 @@ func errFields(err error) (*proto.ServerError, *string) {
 	if err == nil {
 		return nil, nil
 	}
-	return txnErrorCode(err).Enum(), strp(txn.ErrorText(err))
+	return engine.TxnErrorCode(err).Enum(), strp(txn.ErrorText(err))
 }
 
 func (c *conn) handleTcConnect(m *proto.CommandTcClientConnectRequest) {
@@ -57,7 +58,7 @@ func (c *conn) handleTcConnect(m *proto.CommandTcClientConnectRequest) {
 	if c.txnRefused(rid) {
 		return
 	}
-	_, err := c.b.eng.coordinatorFor(m.GetTcId())
+	_, err := c.b.eng.CoordinatorFor(m.GetTcId())
 	r := &proto.CommandTcClientConnectResponse{RequestId: &rid}
 	r.Error, r.Message = errFields(err)
 	c.write(&proto.BaseCommand{Type: proto.BaseCommand_TC_CLIENT_CONNECT_RESPONSE.Enum(), TcClientConnectResponse: r})
@@ -72,7 +73,7 @@ func (c *conn) handleNewTxn(m *proto.CommandNewTxn) {
 		return
 	}
 	r := &proto.CommandNewTxnResponse{RequestId: &rid}
-	tc, err := c.b.eng.coordinatorFor(m.GetTcId())
+	tc, err := c.b.eng.CoordinatorFor(m.GetTcId())
 	var id txn.ID
 	if err == nil {
 		ttl := min(m.GetTxnTtlSeconds(), uint64(txn.MaxTimeout/time.Millisecond))
@@ -96,7 +97,7 @@ func (c *conn) handleAddPartitionToTxn(m *proto.CommandAddPartitionToTxn) {
 		return
 	}
 	id, _ := txn.IDOf(m.TxnidMostBits, m.TxnidLeastBits)
-	tc, err := c.b.eng.coordinatorFor(id.Most)
+	tc, err := c.b.eng.CoordinatorFor(id.Most)
 	if err == nil {
 		err = tc.AddPartitions(id, c.txnCaller(), m.GetPartitions())
 	}
@@ -111,7 +112,7 @@ func (c *conn) handleAddSubscriptionToTxn(m *proto.CommandAddSubscriptionToTxn) 
 		return
 	}
 	id, _ := txn.IDOf(m.TxnidMostBits, m.TxnidLeastBits)
-	tc, err := c.b.eng.coordinatorFor(id.Most)
+	tc, err := c.b.eng.CoordinatorFor(id.Most)
 	if err == nil {
 		subs := make([]txn.Sub, 0, len(m.GetSubscription()))
 		for _, s := range m.GetSubscription() {
@@ -131,7 +132,7 @@ func (c *conn) handleEndTxn(m *proto.CommandEndTxn) {
 		return
 	}
 	id, _ := txn.IDOf(m.TxnidMostBits, m.TxnidLeastBits)
-	tc, err := c.b.eng.coordinatorFor(id.Most)
+	tc, err := c.b.eng.CoordinatorFor(id.Most)
 	if err == nil {
 		err = tc.End(id, c.txnCaller(), m.GetTxnAction() == proto.TxnAction_COMMIT)
 	}
@@ -146,11 +147,11 @@ func (c *conn) txnCaller() txn.Caller { return txn.ByRole(c.role()) }
 
 // handleTxnAck holds a transactional ACK pending and answers it with the
 // transaction id in ACK_RESPONSE, as Pulsar does.
-func (c *conn) handleTxnAck(cs *consumer, m *proto.CommandAck, id txn.ID) {
-	t := cs.sub.t
-	ok := t.do(func() {
-		if err := cs.sub.txnAck(id, m); err != nil {
-			c.ackResponse(m, txnErrorCode(err), txn.ErrorText(err))
+func (c *conn) handleTxnAck(cs *engine.Consumer, m *proto.CommandAck, id txn.ID) {
+	t := cs.Sub.T
+	ok := t.Do(func() {
+		if err := cs.Sub.TxnAck(id, m); err != nil {
+			c.ackResponse(m, engine.TxnErrorCode(err), txn.ErrorText(err))
 			return
 		}
 		c.ackResponse(m, 0, "")

@@ -28,7 +28,7 @@ func (c *txnClient) nextRID() *uint64 { c.rid++; return gproto.Uint64(c.rid) }
 
 func (c *txnClient) newTxn(ttlMs uint64) txn.ID {
 	c.t.Helper()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_NEW_TXN.Enum(), NewTxn: &proto.CommandNewTxn{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_NEW_TXN.Enum(), NewTxn: &proto.CommandNewTxn{
 		RequestId: c.nextRID(), TxnTtlSeconds: &ttlMs, TcId: gproto.Uint64(0)}})
 	r := c.expect(proto.BaseCommand_NEW_TXN_RESPONSE).GetNewTxnResponse()
 	require.Nil(c.t, r.Error, r.GetMessage())
@@ -41,14 +41,14 @@ func (c *txnClient) endTxn(id txn.ID, commit bool) *proto.CommandEndTxnResponse 
 	if commit {
 		action = proto.TxnAction_COMMIT
 	}
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_END_TXN.Enum(), EndTxn: &proto.CommandEndTxn{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_END_TXN.Enum(), EndTxn: &proto.CommandEndTxn{
 		RequestId: c.nextRID(), TxnidMostBits: &id.Most, TxnidLeastBits: &id.Least, TxnAction: &action}})
 	return c.expect(proto.BaseCommand_END_TXN_RESPONSE).GetEndTxnResponse()
 }
 
 func (c *txnClient) producer(topic string, pid uint64) string {
 	c.t.Helper()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
 		Topic: &topic, ProducerId: &pid, RequestId: c.nextRID()}})
 	return c.expect(proto.BaseCommand_PRODUCER_SUCCESS).GetProducerSuccess().GetProducerName()
 }
@@ -85,7 +85,7 @@ func (c *txnClient) sendAnswer() *proto.BaseCommand {
 
 func (c *txnClient) subscribe(topic, sub string, cid uint64, typ proto.CommandSubscribe_SubType, durable bool) {
 	c.t.Helper()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
 		Topic: &topic, Subscription: &sub, SubType: typ.Enum(), ConsumerId: &cid, RequestId: c.nextRID(),
 		Durable: &durable, InitialPosition: proto.CommandSubscribe_Earliest.Enum()}})
 	for {
@@ -98,7 +98,7 @@ func (c *txnClient) subscribe(topic, sub string, cid uint64, typ proto.CommandSu
 			c.seen[m.GetConsumerId()] = append(c.seen[m.GetConsumerId()], string(f.Payload))
 		}
 	}
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_FLOW.Enum(), Flow: &proto.CommandFlow{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_FLOW.Enum(), Flow: &proto.CommandFlow{
 		ConsumerId: &cid, MessagePermits: gproto.Uint32(1000)}})
 }
 
@@ -107,7 +107,7 @@ func (c *txnClient) subscribe(topic, sub string, cid uint64, typ proto.CommandSu
 // before: it returns the payloads of those messages and the last id.
 func (c *txnClient) received(cid uint64) ([]string, *proto.MessageIdData) {
 	c.t.Helper()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_GET_LAST_MESSAGE_ID.Enum(), GetLastMessageId: &proto.CommandGetLastMessageId{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_GET_LAST_MESSAGE_ID.Enum(), GetLastMessageId: &proto.CommandGetLastMessageId{
 		ConsumerId: &cid, RequestId: c.nextRID()}})
 	got := c.seen[cid]
 	delete(c.seen, cid)
@@ -139,7 +139,7 @@ func (c *txnClient) ack(cid uint64, id *proto.MessageIdData, tx *txn.ID) *proto.
 	if tx != nil {
 		m.TxnidMostBits, m.TxnidLeastBits = &tx.Most, &tx.Least
 	}
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_ACK.Enum(), Ack: m})
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_ACK.Enum(), Ack: m})
 	return c.expect(proto.BaseCommand_ACK_RESPONSE).GetAckResponse()
 }
 

@@ -14,11 +14,11 @@ import (
 // subscription at Latest, with permits.
 func (c *txnClient) subscribeLatest(topic, sub string, cid uint64) {
 	c.t.Helper()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
 		Topic: &topic, Subscription: &sub, SubType: proto.CommandSubscribe_Exclusive.Enum(), ConsumerId: &cid,
 		RequestId: c.nextRID(), Durable: gproto.Bool(true), InitialPosition: proto.CommandSubscribe_Latest.Enum()}})
 	c.untilSuccess()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_FLOW.Enum(), Flow: &proto.CommandFlow{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_FLOW.Enum(), Flow: &proto.CommandFlow{
 		ConsumerId: &cid, MessagePermits: gproto.Uint32(1000)}})
 }
 

@@ -25,14 +25,14 @@ func dialTxnAs(t *testing.T, b *Broker, secret []byte, role string) *txnClient {
 
 func (c *txnClient) addPartition(id txn.ID, topic string) *proto.CommandAddPartitionToTxnResponse {
 	c.t.Helper()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_ADD_PARTITION_TO_TXN.Enum(), AddPartitionToTxn: &proto.CommandAddPartitionToTxn{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_ADD_PARTITION_TO_TXN.Enum(), AddPartitionToTxn: &proto.CommandAddPartitionToTxn{
 		RequestId: c.nextRID(), TxnidMostBits: &id.Most, TxnidLeastBits: &id.Least, Partitions: []string{topic}}})
 	return c.expect(proto.BaseCommand_ADD_PARTITION_TO_TXN_RESPONSE).GetAddPartitionToTxnResponse()
 }
 
 func (c *txnClient) addSubscription(id txn.ID, topic, sub string) *proto.CommandAddSubscriptionToTxnResponse {
 	c.t.Helper()
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_ADD_SUBSCRIPTION_TO_TXN.Enum(), AddSubscriptionToTxn: &proto.CommandAddSubscriptionToTxn{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_ADD_SUBSCRIPTION_TO_TXN.Enum(), AddSubscriptionToTxn: &proto.CommandAddSubscriptionToTxn{
 		RequestId: c.nextRID(), TxnidMostBits: &id.Most, TxnidLeastBits: &id.Least,
 		Subscription: []*proto.Subscription{{Topic: gproto.String(topic), Subscription: gproto.String(sub)}}}})
 	return c.expect(proto.BaseCommand_ADD_SUBSCRIPTION_TO_TXN_RESPONSE).GetAddSubscriptionToTxnResponse()
@@ -63,7 +63,7 @@ func TestTxnOwnershipVerified(t *testing.T) {
 	assert.Equal(t, proto.ServerError_TransactionNotFound, bob.addSubscription(t1, topic, "s").GetError())
 	require.Nil(t, alice.addPartition(t1, topic).Error)
 	require.Nil(t, alice.addSubscription(t1, topic, "s").Error)
-	meta, err := b.eng.tc.Load().Snapshot(t1)
+	meta, err := b.eng.Tc.Load().Snapshot(t1)
 	require.NoError(t, err)
 	assert.Equal(t, txn.Open, meta.Status, "bob's commit changed nothing")
 	assert.Equal(t, []string{topic}, meta.Partitions, "bob's add changed nothing")
@@ -94,7 +94,7 @@ func TestTxnOwnershipWithoutAuthorization(t *testing.T) {
 // owner.
 func TestTxnOwnerlessRecordLoads(t *testing.T) {
 	b, secret := txnOwnerBroker(t, true, t.TempDir())
-	kv, ok := b.eng.st.(store.MetaStore)
+	kv, ok := b.eng.St.(store.MetaStore)
 	require.True(t, ok)
 	timeout := b.opts.Clock.Now().Add(time.Hour).UnixMilli()
 	old := fmt.Sprintf(`{"next":1,"txns":[{"least":0,"status":0,"openedAt":1,"timeoutAt":%d}]}`, timeout)

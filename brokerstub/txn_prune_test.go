@@ -3,6 +3,7 @@ package brokerstub
 import (
 	"testing"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -11,12 +12,12 @@ import (
 // buffer remembers.
 func abortedOn(t *testing.T, b *Broker, topic string) int {
 	t.Helper()
-	name, err := parseTopic(topic)
+	name, err := engine.ParseTopic(topic)
 	require.NoError(t, err)
-	tp, err := b.eng.getTopic(name, false)
+	tp, err := b.eng.GetTopic(name, false)
 	require.NoError(t, err)
 	n := 0
-	require.NoError(t, tp.call(func() { n = tp.txn.Aborted() }))
+	require.NoError(t, tp.Call(func() { n = tp.Txn.Aborted() }))
 	return n
 }
 

@@ -19,13 +19,13 @@ import (
 func TestTxnDisabledRefusesCoordinator(t *testing.T) {
 	b := RunT(t)
 	c := dialTxn(t, b)
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_TC_CLIENT_CONNECT_REQUEST.Enum(),
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_TC_CLIENT_CONNECT_REQUEST.Enum(),
 		TcClientConnectRequest: &proto.CommandTcClientConnectRequest{RequestId: gproto.Uint64(1), TcId: gproto.Uint64(0)}})
 	e := c.expect(proto.BaseCommand_ERROR).GetError()
 	assert.Equal(t, proto.ServerError_NotAllowedError, e.GetError())
 	assert.Equal(t, "Transactions are not enabled.", e.GetMessage())
 	// No coordinator is announced: the assign topic has no partitions.
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_PARTITIONED_METADATA.Enum(), PartitionMetadata: &proto.CommandPartitionedTopicMetadata{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PARTITIONED_METADATA.Enum(), PartitionMetadata: &proto.CommandPartitionedTopicMetadata{
 		Topic: gproto.String(txn.AssignTopic), RequestId: gproto.Uint64(2)}})
 	assert.Equal(t, uint32(0), c.expect(proto.BaseCommand_PARTITIONED_METADATA_RESPONSE).GetPartitionMetadataResponse().GetPartitions())
 	// A transactional send is refused too.
@@ -38,11 +38,11 @@ func TestTxnDisabledRefusesCoordinator(t *testing.T) {
 func TestTxnCoordinatorConnect(t *testing.T) {
 	b := RunT(t, txnOptions())
 	c := dialTxn(t, b)
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_PARTITIONED_METADATA.Enum(), PartitionMetadata: &proto.CommandPartitionedTopicMetadata{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PARTITIONED_METADATA.Enum(), PartitionMetadata: &proto.CommandPartitionedTopicMetadata{
 		Topic: gproto.String(txn.AssignTopic), RequestId: c.nextRID()}})
 	assert.Equal(t, uint32(1), c.expect(proto.BaseCommand_PARTITIONED_METADATA_RESPONSE).GetPartitionMetadataResponse().GetPartitions())
 	for tc, want := range map[uint64]*proto.ServerError{0: nil, 1: proto.ServerError_TransactionCoordinatorNotFound.Enum()} {
-		c.send(&proto.BaseCommand{Type: proto.BaseCommand_TC_CLIENT_CONNECT_REQUEST.Enum(),
+		c.Send(&proto.BaseCommand{Type: proto.BaseCommand_TC_CLIENT_CONNECT_REQUEST.Enum(),
 			TcClientConnectRequest: &proto.CommandTcClientConnectRequest{RequestId: c.nextRID(), TcId: gproto.Uint64(tc)}})
 		assert.Equal(t, want, c.expect(proto.BaseCommand_TC_CLIENT_CONNECT_RESPONSE).GetTcClientConnectResponse().Error, "tc %d", tc)
 	}
@@ -126,7 +126,7 @@ func TestTxnBadInputGetsPulsarErrors(t *testing.T) {
 	// ADD_PARTITION for an ended transaction: it is removed once committed.
 	id := c.newTxn(60_000)
 	require.Nil(t, c.endTxn(id, true).Error)
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_ADD_PARTITION_TO_TXN.Enum(), AddPartitionToTxn: &proto.CommandAddPartitionToTxn{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_ADD_PARTITION_TO_TXN.Enum(), AddPartitionToTxn: &proto.CommandAddPartitionToTxn{
 		RequestId: c.nextRID(), TxnidMostBits: &id.Most, TxnidLeastBits: &id.Least, Partitions: []string{"persistent://public/default/p"}}})
 	assert.Equal(t, proto.ServerError_TransactionNotFound,
 		c.expect(proto.BaseCommand_ADD_PARTITION_TO_TXN_RESPONSE).GetAddPartitionToTxnResponse().GetError())
@@ -144,14 +144,14 @@ func TestTxnWrongStateGetsInvalidTxnStatus(t *testing.T) {
 	b := RunT(t, txnOptions())
 	c, other := dialTxn(t, b), dialTxn(t, b)
 	id := c.newTxn(60_000)
-	tc := b.eng.tc.Load()
+	tc := b.eng.Tc.Load()
 	inPhaseTwo, release := make(chan struct{}), make(chan struct{})
 	tc.SetBeforePhaseTwo(func(txn.ID) bool { close(inPhaseTwo); <-release; return true })
-	c.send(&proto.BaseCommand{Type: proto.BaseCommand_END_TXN.Enum(), EndTxn: &proto.CommandEndTxn{
+	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_END_TXN.Enum(), EndTxn: &proto.CommandEndTxn{
 		RequestId: c.nextRID(), TxnidMostBits: &id.Most, TxnidLeastBits: &id.Least, TxnAction: proto.TxnAction_COMMIT.Enum()}})
 	<-inPhaseTwo
 	// Committing: no more partitions, and no abort.
-	other.send(&proto.BaseCommand{Type: proto.BaseCommand_ADD_PARTITION_TO_TXN.Enum(), AddPartitionToTxn: &proto.CommandAddPartitionToTxn{
+	other.Send(&proto.BaseCommand{Type: proto.BaseCommand_ADD_PARTITION_TO_TXN.Enum(), AddPartitionToTxn: &proto.CommandAddPartitionToTxn{
 		RequestId: other.nextRID(), TxnidMostBits: &id.Most, TxnidLeastBits: &id.Least, Partitions: []string{"persistent://public/default/p"}}})
 	assert.Equal(t, proto.ServerError_InvalidTxnStatus,
 		other.expect(proto.BaseCommand_ADD_PARTITION_TO_TXN_RESPONSE).GetAddPartitionToTxnResponse().GetError())
@@ -193,7 +193,7 @@ func TestTxnCrashBetweenPhasesCommits(t *testing.T) {
 	receiptOf(t, pc.publish(1, name, 0, "committed", &committing))
 	receiptOf(t, pc.publish(1, name, 1, "open", &open))
 	receiptOf(t, pc.publish(1, name, 2, "plain", nil))
-	tc := b.eng.tc.Load()
+	tc := b.eng.Tc.Load()
 	tc.SetBeforePhaseTwo(func(txn.ID) bool { return false }) // the broker dies here
 	assert.Equal(t, proto.ServerError_ServiceNotReady, pc.endTxn(committing, true).GetError())
 

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/brokerstub/internal/websocket"
 	"github.com/pulsargo/sdk/internal/proto"
 )
@@ -53,7 +54,7 @@ func (a *adminServer) serveWebSocket(w http.ResponseWriter, r *http.Request) boo
 	if !b.opts.WebSocket.Enabled || !strings.HasPrefix(r.URL.Path, "/ws/") {
 		return false
 	}
-	segs, ok := splitPath(r.URL.EscapedPath())
+	segs, ok := engine.SplitPath(r.URL.EscapedPath())
 	if !ok {
 		http.Error(w, "bad path encoding", http.StatusBadRequest)
 		return true
@@ -76,7 +77,7 @@ func (a *adminServer) serveWebSocket(w http.ResponseWriter, r *http.Request) boo
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return true
 	}
-	name, err := parseTopic(segs[3] + "://" + segs[4] + "/" + segs[5] + "/" + segs[6])
+	name, err := engine.ParseTopic(segs[3] + "://" + segs[4] + "/" + segs[5] + "/" + segs[6])
 	if err != nil {
 		http.Error(w, "Invalid query params: "+err.Error(), http.StatusBadRequest)
 		return true
@@ -103,7 +104,7 @@ func (a *adminServer) serveWebSocket(w http.ResponseWriter, r *http.Request) boo
 // parameter "token" instead of the Authorization header (browsers cannot
 // set headers on a WebSocket). It answers 401 "Failed to authenticate".
 func (b *Broker) authenticateWS(w http.ResponseWriter, r *http.Request) (string, bool) {
-	if !b.eng.authEnabled() {
+	if !b.eng.AuthEnabled() {
 		return b.opts.AnonymousUserRole, true
 	}
 	if tok := r.URL.Query().Get("token"); tok != "" && r.Header.Get("Authorization") == "" {
@@ -119,7 +120,7 @@ func (b *Broker) authenticateWS(w http.ResponseWriter, r *http.Request) (string,
 		if err == nil {
 			return id.Role, true
 		}
-		b.eng.log.Info("websocket authentication refused", "method", method, "path", r.URL.Path, "err", err)
+		b.eng.Log.Info("websocket authentication refused", "method", method, "path", r.URL.Path, "err", err)
 	}
 	http.Error(w, "Failed to authenticate", http.StatusUnauthorized)
 	return "", false
@@ -128,11 +129,11 @@ func (b *Broker) authenticateWS(w http.ResponseWriter, r *http.Request) (string,
 // authorizeWS checks that the session's role may act on its topic, as
 // Pulsar's WebSocket handlers do before they create their producer or
 // consumer; it answers 403 "Not authorized".
-func (s *wsSession) authorizeWS(w http.ResponseWriter, act authzAction) bool {
-	if !s.b.eng.authzOn() || s.b.eng.allowTopic(s.role, s.name, act, s.sub) {
+func (s *wsSession) authorizeWS(w http.ResponseWriter, act engine.AuthzAction) bool {
+	if !s.b.eng.AuthzOn() || s.b.eng.AllowTopic(s.role, s.name, act, s.sub) {
 		return true
 	}
-	s.b.eng.log.Info("websocket authorization refused", "role", s.role, "topic", s.name.Full)
+	s.b.eng.Log.Info("websocket authorization refused", "role", s.role, "topic", s.name.Full)
 	http.Error(w, "Not authorized", http.StatusForbidden)
 	return false
 }
@@ -142,7 +143,7 @@ type wsSession struct {
 	b    *Broker
 	r    *http.Request
 	q    map[string][]string
-	name topicName
+	name engine.TopicName
 	sub  string
 	role string
 	ws   *websocket.Conn
@@ -192,7 +193,7 @@ func (s *wsSession) upgrade(w http.ResponseWriter) bool {
 	b := s.b
 	ws, err := websocket.Upgrade(w, s.r, b.opts.WebSocket.MaxTextFrameSize)
 	if err != nil {
-		b.eng.log.Info("websocket upgrade failed", "path", s.r.URL.Path, "err", err)
+		b.eng.Log.Info("websocket upgrade failed", "path", s.r.URL.Path, "err", err)
 		return false
 	}
 	s.idleMu.Lock()
@@ -271,7 +272,7 @@ func (s *wsSession) idleCheck() {
 }
 
 // send writes a JSON message to the client.
-func (s *wsSession) send(v any) error {
+func (s *wsSession) Send(v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err

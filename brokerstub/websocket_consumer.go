@@ -12,10 +12,11 @@ import (
 	"sync"
 	"time"
 
-	gproto "google.golang.org/protobuf/proto"
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/websocket"
 	"github.com/pulsargo/sdk/internal/proto"
+	gproto "google.golang.org/protobuf/proto"
 )
 
 // wsMaxReceiverQueue caps receiverQueueSize, as Pulsar's WebSocket
@@ -158,10 +159,10 @@ func (s *wsSession) serveConsumer(w http.ResponseWriter, reader bool) {
 			c.nackDelay = time.Duration(n) * time.Millisecond
 		}
 	}
-	if !s.authorizeWS(w, actConsume) {
+	if !s.authorizeWS(w, engine.ActConsume) {
 		return
 	}
-	c.parts = s.b.eng.partitionCountOf(s.name)
+	c.parts = s.b.eng.PartitionCountOf(s.name)
 	if c.pull && c.parts > 0 {
 		bad("pullMode on a partitioned topic is not served by brokerstub")
 		return
@@ -180,7 +181,7 @@ func (s *wsSession) serveConsumer(w http.ResponseWriter, reader bool) {
 	if c.parts > 0 {
 		topics = topics[:0]
 		for i := range c.parts {
-			topics = append(topics, partitionName(s.name.Full, i))
+			topics = append(topics, engine.PartitionName(s.name.Full, i))
 		}
 	}
 	c.endOfTopic = make([]bool, len(topics))
@@ -259,7 +260,7 @@ func (c *wsConsumer) command(raw []byte) {
 			end = end && e
 		}
 		c.mu.Unlock()
-		_ = c.s.send(map[string]bool{"endOfTopic": end})
+		_ = c.s.Send(map[string]bool{"endOfTopic": end})
 	case "unsubscribe":
 		if c.reader {
 			return
@@ -269,13 +270,13 @@ func (c *wsConsumer) command(raw []byte) {
 				cid := uint64(i)
 				return &proto.BaseCommand{Type: proto.BaseCommand_UNSUBSCRIBE.Enum(), Unsubscribe: &proto.CommandUnsubscribe{ConsumerId: &cid, RequestId: &rid}}
 			}, false); err != nil {
-				c.s.b.eng.log.Info("websocket unsubscribe failed", "topic", c.s.name.Full, "subscription", c.s.sub, "err", err)
+				c.s.b.eng.Log.Info("websocket unsubscribe failed", "topic", c.s.name.Full, "subscription", c.s.sub, "err", err)
 				return
 			}
 		}
 		c.s.close(websocket.CloseNormal, "unsubscribed")
 	default:
-		c.s.b.eng.log.Info("websocket consumer: unknown command type", "type", m.Type)
+		c.s.b.eng.Log.Info("websocket consumer: unknown command type", "type", m.Type)
 	}
 }
 

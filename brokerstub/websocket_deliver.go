@@ -14,7 +14,7 @@ import (
 func (c *wsConsumer) onFrame(f *wire.Frame) {
 	switch f.Cmd.GetType() {
 	case proto.BaseCommand_MESSAGE:
-		c.deliver(f)
+		c.Deliver(f)
 	case proto.BaseCommand_REACHED_END_OF_TOPIC:
 		i := int(f.Cmd.GetReachedEndOfTopic().GetConsumerId())
 		c.mu.Lock()
@@ -28,7 +28,7 @@ func (c *wsConsumer) onFrame(f *wire.Frame) {
 }
 
 // deliver sends the messages of one MESSAGE frame to the client.
-func (c *wsConsumer) deliver(f *wire.Frame) {
+func (c *wsConsumer) Deliver(f *wire.Frame) {
 	m := f.Cmd.GetMessage()
 	part := int(m.GetConsumerId())
 	partition := int32(-1)
@@ -74,7 +74,7 @@ func (c *wsConsumer) deliver(f *wire.Frame) {
 		if md.GetEventTime() != 0 {
 			msg.EventTime = wsTime(md.GetEventTime())
 		}
-		_ = c.s.send(msg)
+		_ = c.s.Send(msg)
 		return
 	}
 	n := int(md.GetNumMessagesInBatch())
@@ -112,7 +112,7 @@ func (c *wsConsumer) deliver(f *wire.Frame) {
 	}
 	c.track(key, acked, len(out))
 	for _, mm := range out {
-		if c.s.send(mm) != nil {
+		if c.s.Send(mm) != nil {
 			return
 		}
 	}

@@ -11,10 +11,11 @@ import (
 	"time"
 	"unicode/utf16"
 
-	gproto "google.golang.org/protobuf/proto"
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 
 	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/internal/wire"
+	gproto "google.golang.org/protobuf/proto"
 )
 
 // WebSocket error codes of Pulsar's WebSocketError, in a producer's
@@ -87,7 +88,7 @@ const wsMessageOverhead = 256
 // (batching off, single-partition routing, the query's producerName,
 // initialSequenceId, maxPendingMessages) and then publishes each message.
 func (s *wsSession) serveProducer(w http.ResponseWriter) {
-	if !s.authorizeWS(w, actProduce) {
+	if !s.authorizeWS(w, engine.ActProduce) {
 		return
 	}
 	p := &wsProducer{s: s, name: s.param("producerName"), maxPending: wsDefaultMaxPending, pending: map[uint64]wsPending{}}
@@ -117,12 +118,12 @@ func (s *wsSession) serveProducer(w http.ResponseWriter) {
 		return
 	}
 	s.setBin(bin)
-	p.parts = s.b.eng.partitionCountOf(s.name)
+	p.parts = s.b.eng.PartitionCountOf(s.name)
 	topics := []string{s.name.Full}
 	if p.parts > 0 {
 		topics = topics[:0]
 		for i := range p.parts {
-			topics = append(topics, partitionName(s.name.Full, i))
+			topics = append(topics, engine.PartitionName(s.name.Full, i))
 		}
 		p.single = rand.IntN(p.parts)
 	}
@@ -262,7 +263,7 @@ func (p *wsProducer) take(seq uint64) (string, bool) {
 	return w.ctx, ok
 }
 
-func (p *wsProducer) ack(a wsProducerAck) { _ = p.s.send(a) }
+func (p *wsProducer) ack(a wsProducerAck) { _ = p.s.Send(a) }
 
 func sendErr(code int) string { return fmt.Sprintf("send-error:%d", code) }
 
