@@ -61,7 +61,7 @@ func (c *conn) authenticateConnect(m *proto.CommandConnect) bool {
 		return true
 	}
 	method := m.GetAuthMethodName()
-	id, err := c.b.authenticate(method, AuthenticationData{Data: m.GetAuthData(), PeerCertificates: peerCertificates(c.nc)}, c.b.opts.Clock.Now())
+	id, err := c.b.hooks.authenticate(method, AuthenticationData{Data: m.GetAuthData(), PeerCertificates: peerCertificates(c.nc)}, c.b.opts.Clock.Now())
 	if err != nil {
 		c.log.Info("authentication refused", "method", method, "err", err)
 		c.refuseAuth(authFailedText)
@@ -134,7 +134,7 @@ func (c *conn) handleAuthResponse(m *proto.CommandAuthResponse) bool {
 		c.log.Info("AUTH_RESPONSE for another method; closing connection", "method", r.GetAuthMethodName())
 		return false
 	}
-	id, err := c.b.authenticate(method, AuthenticationData{Data: r.GetAuthData(), PeerCertificates: peerCertificates(c.nc)}, c.b.opts.Clock.Now())
+	id, err := c.b.hooks.authenticate(method, AuthenticationData{Data: r.GetAuthData(), PeerCertificates: peerCertificates(c.nc)}, c.b.opts.Clock.Now())
 	if err != nil {
 		c.log.Info("refreshed credentials refused; closing connection", "err", err)
 		c.refuseAuth(authFailedText)

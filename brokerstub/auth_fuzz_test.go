@@ -216,7 +216,8 @@ func newAuthFuzz() (*authFuzz, error) {
 	}
 	o := Options{AuthenticationEnabled: true,
 		AuthenticationProviders: []AuthenticationProvider{a.hmacP, basic, NewTLSProvider()}}
-	a.b = &Broker{eng: &engine.Engine{Cfg: o.engineConfig()}, opts: o}
+	eng := &engine.Engine{Cfg: o.engineConfig()}
+	a.b = &Broker{eng: eng, server: &server{eng: eng, opts: o}, opts: o}
 	return a, nil
 }
 

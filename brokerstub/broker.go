@@ -8,32 +8,25 @@ import (
 	"net"
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 	"github.com/pulsargo/sdk/brokerstub/internal/store"
-	"github.com/pulsargo/sdk/internal/wire"
 )
 
 // Broker is an in-process Apache Pulsar broker speaking the binary protocol.
 // Start one with Start or RunT; point any Pulsar client at URL(). All methods
 // are safe for concurrent use.
 type Broker struct {
-	eng *engine.Engine // the topics and what they share (engine.go)
+	eng     *engine.Engine // the topics and what they share (internal/engine)
+	*server                // the binary protocol's connections (server.go)
 
 	opts Options
 
-	interceptor atomic.Pointer[Interceptor]
-	connSeq     atomic.Uint64
-	lookups     atomic.Int64            // lookups being answered (lookup_limits.go)
-	watch       topicWatchers           // topic-list watchers (handle_topiclist.go)
-	frames      func() *wire.BufferPool // the connections' frame buffers (conn.go), made on first use
-
-	// mu guards the listeners, the connections and closed; the topics are
-	// the engine's, under its own mu.
+	// mu guards the listeners and closed; the connections are the
+	// server's, the topics the engine's, each under its own lock.
 	mu      sync.Mutex
 	ln      net.Listener
 	addr    string       // the bound address, kept across restarts
@@ -43,11 +36,8 @@ type Broker struct {
 	// addresses, kept across restarts (listeners.go).
 	bindLns   []net.Listener
 	bindAddrs []string
-	conns     map[*conn]struct{}
-	// connsPerHost counts conns by client host (Options.MaxConnectionsPerIP).
-	connsPerHost map[string]int
-	closed       bool
-	serveWG      sync.WaitGroup // accept loop and connections
+	closed    bool
+	serveWG   sync.WaitGroup // accept loops
 
 	admin *adminServer // admin REST API (admin_server.go)
 }
@@ -64,7 +54,10 @@ func Start(opts Options) (*Broker, error) {
 	if err := opts.validateListeners(); err != nil { // listeners.go
 		return nil, err
 	}
-	b := &Broker{eng: &engine.Engine{Cfg: opts.engineConfig(), Log: opts.Logger}, opts: opts, frames: sync.OnceValue(newFramePool)}
+	eng := &engine.Engine{Cfg: opts.engineConfig(), Log: opts.Logger}
+	b := &Broker{eng: eng, server: &server{eng: eng, opts: opts, frames: sync.OnceValue(newFramePool)}, opts: opts}
+	b.server.hooks = serverHooks{intercept: b.intercept, authenticate: b.authenticate, lookupURLs: b.lookupURLs,
+		advertisedAddr: func() string { return b.advertise(b.Addr()) }}
 	b.eng.TopicsChanged = b.topicListChanged
 	if opts.DataDir != "" {
 		// Without a data dir memory is the store: there is nothing to
@@ -184,10 +177,9 @@ func (b *Broker) listen(addr string) error {
 	if tlsLn != nil {
 		b.tlsAddr = tlsAddr
 	}
-	b.conns = make(map[*conn]struct{})
-	b.connsPerHost = make(map[string]int)
 	b.closed = false
 	b.mu.Unlock()
+	b.server.open()
 	b.eng.StartTopics()
 	if err := b.eng.StartCoordinator(); err != nil { // txn.go
 		if ln != nil {
@@ -257,37 +249,7 @@ func (b *Broker) serve(nc net.Conn, listener string) { b.serveAs(nc, listener, n
 // WebSocket session's, authenticated over HTTP): its CONNECT takes the
 // role preset instead of credentials.
 func (b *Broker) serveAs(nc net.Conn, listener string, preset *Identity) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
-		_ = nc.Close()
-		return
-	}
-	host := remoteHost(nc)
-	if msg := b.connLimitRefusal(nc, host); msg != "" {
-		b.eng.Log.Warn("brokerstub: connection refused", "remote", nc.RemoteAddr().String(), "reason", msg)
-		go refuseConn(nc, msg)
-		return
-	}
-	if b.opts.HAProxyProtocol {
-		nc = newProxyConn(nc, false) // proxyproto.go: the header is read by the connection's reader
-	}
-	c := newConn(b, nc)
-	c.listener = listener
-	c.preset = preset
-	b.conns[c] = struct{}{}
-	b.connsPerHost[host]++
-	b.serveWG.Add(1)
-	go func() {
-		defer b.serveWG.Done()
-		c.run()
-		b.mu.Lock()
-		delete(b.conns, c)
-		if b.connsPerHost[host]--; b.connsPerHost[host] <= 0 {
-			delete(b.connsPerHost, host)
-		}
-		b.mu.Unlock()
-	}()
+	b.server.serve(nc, listener, preset)
 }
 
 // URL returns the broker's service URL: "pulsar://host:port", or
@@ -423,15 +385,9 @@ func (b *Broker) shutdown(graceful bool) bool {
 	for _, l := range b.bindLns {
 		_ = l.Close()
 	}
-	conns := make([]*conn, 0, len(b.conns))
-	for c := range b.conns {
-		conns = append(conns, c)
-	}
 	b.mu.Unlock()
 
-	for _, c := range conns {
-		c.close()
-	}
+	b.server.closeConns()
 	b.serveWG.Wait()
 	b.eng.StopTopics(graceful)
 	return true

@@ -21,7 +21,7 @@ import (
 // conn is one client connection: a reader goroutine that decodes and handles
 // commands in order, and a writer goroutine that drains the out queue.
 type conn struct {
-	b   *Broker
+	b   *server
 	id  uint64
 	nc  net.Conn
 	log *slog.Logger
@@ -61,7 +61,7 @@ type conn struct {
 	consumers map[uint64]*engine.Consumer
 }
 
-func newConn(b *Broker, nc net.Conn) *conn {
+func newConn(b *server, nc net.Conn) *conn {
 	id := b.connSeq.Add(1)
 	return &conn{
 		b: b, id: id, nc: nc, out: frameq.New[outFrame](), done: make(chan struct{}),
@@ -158,7 +158,7 @@ func (c *conn) readLoop() {
 // false when the connection must close. A handler that uses the frame's
 // bytes after it returns moves the frame (wire.Frame.Move).
 func (c *conn) serveFrame(f *wire.Frame) bool {
-	act := c.b.intercept(c.id, Inbound, f.Cmd)
+	act := c.b.hooks.intercept(c.id, Inbound, f.Cmd)
 	if act.CloseConn {
 		return false
 	}
@@ -240,7 +240,7 @@ func (c *conn) writeLoop() {
 			last = f.last
 			var act Action
 			if c.b.interceptor.Load() != nil {
-				act = c.b.intercept(c.id, Outbound, f.command())
+				act = c.b.hooks.intercept(c.id, Outbound, f.command())
 			}
 			if act.CloseConn {
 				c.close()

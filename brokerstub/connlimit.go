@@ -22,7 +22,7 @@ func remoteHost(nc net.Conn) string {
 
 // connLimitRefusal returns why a new connection from host is refused (the
 // texts of Pulsar's ConnectionController), or "". b.mu is held.
-func (b *Broker) connLimitRefusal(nc net.Conn, host string) string {
+func (b *server) connLimitRefusal(nc net.Conn, host string) string {
 	switch {
 	case b.opts.MaxConnections > 0 && len(b.conns) >= b.opts.MaxConnections:
 		return "Reached the maximum number of connections"

@@ -268,8 +268,8 @@ func TestNonPersistentInFlightDrops(t *testing.T) {
 // pipeConnsInFlight sums the non-persistent SENDs in flight of every
 // connection.
 func (b *Broker) pipeConnsInFlight() int64 {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	b.server.mu.Lock()
+	defer b.server.mu.Unlock()
 	var n int64
 	for c := range b.conns {
 		n += c.gate.npInFlight.Load()

@@ -45,7 +45,7 @@ func (c *conn) handleLookup(m *proto.CommandLookupTopic) {
 		if strings.TrimSpace(listener) == "" {
 			listener = c.listener
 		}
-		plain, secure, err := c.b.lookupURLs(listener) // listeners.go
+		plain, secure, err := c.b.hooks.lookupURLs(listener) // listeners.go
 		if err != nil {
 			resp.Response = proto.CommandLookupTopicResponse_Failed.Enum()
 			resp.Error = proto.ServerError_ServiceNotReady.Enum()

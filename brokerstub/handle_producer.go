@@ -157,6 +157,6 @@ func (c *conn) refuseMissingNamespace(rid uint64, name engine.TopicName) bool {
 	}
 	c.sendError(rid, proto.ServerError_ServiceNotReady, fmt.Sprintf(
 		"Namespace bundle for topic (%s) not served by this instance:%s. Please redo the lookup. Request is denied: namespace=%s",
-		name.Full, c.b.advertise(c.b.Addr()), name.Namespace))
+		name.Full, c.b.hooks.advertisedAddr(), name.Namespace))
 	return true
 }

@@ -41,7 +41,7 @@ func (c *conn) handleWatchTopicListClose(m *proto.CommandWatchTopicListClose) {
 
 // watchTopicList registers a watcher and answers it, as
 // TopicListService.handleWatchTopicList.
-func (b *Broker) watchTopicList(c *conn, m *proto.CommandWatchTopicList) {
+func (b *server) watchTopicList(c *conn, m *proto.CommandWatchTopicList) {
 	rid, id := m.GetRequestId(), m.GetWatcherId()
 	if len(m.GetTopicsPattern()) > engine.SubscriptionPatternMaxLength {
 		c.sendError(rid, proto.ServerError_NotAllowedError, fmt.Sprintf(
@@ -126,7 +126,7 @@ func (ws *topicWatchers) removeConn(c *conn) {
 // b.mu held, after a topic is created or deleted: the wiring sets it as
 // the engine's topicsChanged hook (broker.go), which the data path and the
 // admin API call; calling it when nothing changed sends nothing.
-func (b *Broker) topicListChanged() {
+func (b *server) topicListChanged() {
 	b.watch.mu.Lock()
 	defer b.watch.mu.Unlock()
 	lists := map[string][]string{}

@@ -167,8 +167,8 @@ func floodPings(t *testing.T, nc net.Conn, max int) (int, bool, error) {
 // theConn returns the broker's one connection.
 func theConn(t *testing.T, b *Broker) *conn {
 	t.Helper()
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	b.server.mu.Lock()
+	defer b.server.mu.Unlock()
 	for c := range b.conns {
 		return c
 	}

@@ -12,7 +12,7 @@ const tooManyLookups = "Failed due to too many pending lookup requests"
 // permits for a LOOKUP or PARTITIONED_METADATA being answered, as
 // Pulsar's lookup semaphore; it reports false (answer TooManyRequests)
 // when none is free, and returns the function that gives it back.
-func (b *Broker) acquireLookup() (func(), bool) {
+func (b *server) acquireLookup() (func(), bool) {
 	max := int64(b.opts.MaxConcurrentLookups)
 	if max < 0 {
 		return func() {}, true

@@ -10,7 +10,7 @@ import (
 
 // validOriginal reports whether role may speak for original
 // (auth.Authorizer.ValidOriginal).
-func (b *Broker) validOriginal(role, original string) bool {
+func (b *server) validOriginal(role, original string) bool {
 	return b.eng.Authorizer().ValidOriginal(role, original)
 }
 
@@ -68,7 +68,7 @@ func (c *conn) connectOriginal(m *proto.CommandConnect, id *Identity) (string, b
 			}
 			id.Role, original = anon, anon
 		} else {
-			oid, err := c.b.authenticate(method, AuthenticationData{Data: []byte(m.GetOriginalAuthData())}, c.b.opts.Clock.Now())
+			oid, err := c.b.hooks.authenticate(method, AuthenticationData{Data: []byte(m.GetOriginalAuthData())}, c.b.opts.Clock.Now())
 			if err != nil {
 				c.log.Info("original auth data refused", "method", method, "err", err)
 				c.refuseAuth(authFailedText)
@@ -96,7 +96,7 @@ func (c *conn) refuseRoles(role, original string) {
 }
 
 // hasProvider reports whether an authentication provider serves method.
-func (b *Broker) hasProvider(method string) bool {
+func (b *server) hasProvider(method string) bool {
 	return slices.ContainsFunc(b.opts.AuthenticationProviders, func(p AuthenticationProvider) bool { return p.AuthMethodName() == method })
 }
 

@@ -25,7 +25,7 @@ var (
 		"handle_ack.go", "handle_consumer.go", "handle_lookup.go",
 		"handle_producer.go", "handle_schema.go", "handle_seek.go", "handle_send.go",
 		"handle_topiclist.go", "lookup_limits.go", "outq.go", "proxy_roles.go",
-		"send_budget.go", "txn_handlers.go",
+		"send_budget.go", "server.go", "txn_handlers.go",
 	}
 	// adminFiles serve HTTP: the admin REST API, the console and the
 	// WebSocket API.
