@@ -91,3 +91,10 @@ func (b *Broker) authenticate(method string, d AuthenticationData, now time.Time
 	}
 	return id, nil
 }
+
+// authenticateCredentials is authenticate for the protocol (server.go),
+// which holds credentials and identities as internal/auth does.
+func (b *Broker) authenticateCredentials(method string, cr auth.Credentials, now time.Time) (auth.Identity, error) {
+	id, err := b.authenticate(method, AuthenticationData(cr), now)
+	return auth.Identity(id), err
+}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"sync"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/auth"
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
@@ -12,7 +13,7 @@ import (
 type connAuth struct {
 	mu     sync.Mutex
 	method string
-	id     Identity
+	id     auth.Identity
 	// original is the principal a proxy connects for (CONNECT's
 	// original_principal; proxy_roles.go), "" when none.
 	original string
@@ -56,12 +57,12 @@ func (c *conn) authenticateConnect(m *proto.CommandConnect) bool {
 	}
 	if !c.b.eng.AuthEnabled() {
 		c.auth.mu.Lock()
-		c.auth.id = Identity{Role: c.b.opts.AnonymousUserRole}
+		c.auth.id = auth.Identity{Role: c.b.cfg.AnonymousUserRole}
 		c.auth.mu.Unlock()
 		return true
 	}
 	method := m.GetAuthMethodName()
-	id, err := c.b.hooks.authenticate(method, AuthenticationData{Data: m.GetAuthData(), PeerCertificates: peerCertificates(c.nc)}, c.b.opts.Clock.Now())
+	id, err := c.b.hooks.authenticate(method, auth.Credentials{Data: m.GetAuthData(), PeerCertificates: peerCertificates(c.nc)}, c.b.cfg.Clock.Now())
 	if err != nil {
 		c.log.Info("authentication refused", "method", method, "err", err)
 		c.refuseAuth(authFailedText)
@@ -88,7 +89,7 @@ func (c *conn) scheduleAuthRefresh() {
 	if c.auth.closed {
 		return
 	}
-	c.auth.stop = c.b.opts.Clock.AfterFunc(c.b.opts.AuthenticationRefreshCheck, c.refreshAuth)
+	c.auth.stop = c.b.cfg.Clock.AfterFunc(c.b.cfg.AuthenticationRefreshCheck, c.refreshAuth)
 }
 
 // refreshAuth is Pulsar's authentication refresh check: once the
@@ -100,7 +101,7 @@ func (c *conn) refreshAuth() {
 		c.auth.mu.Unlock()
 		return
 	}
-	expired := !c.auth.id.Expires.IsZero() && !c.b.opts.Clock.Now().Before(c.auth.id.Expires)
+	expired := !c.auth.id.Expires.IsZero() && !c.b.cfg.Clock.Now().Before(c.auth.id.Expires)
 	if expired && c.auth.pending {
 		c.auth.mu.Unlock()
 		c.log.Info("client did not answer the authentication challenge in time; closing connection")
@@ -134,7 +135,7 @@ func (c *conn) handleAuthResponse(m *proto.CommandAuthResponse) bool {
 		c.log.Info("AUTH_RESPONSE for another method; closing connection", "method", r.GetAuthMethodName())
 		return false
 	}
-	id, err := c.b.hooks.authenticate(method, AuthenticationData{Data: r.GetAuthData(), PeerCertificates: peerCertificates(c.nc)}, c.b.opts.Clock.Now())
+	id, err := c.b.hooks.authenticate(method, auth.Credentials{Data: r.GetAuthData(), PeerCertificates: peerCertificates(c.nc)}, c.b.cfg.Clock.Now())
 	if err != nil {
 		c.log.Info("refreshed credentials refused; closing connection", "err", err)
 		c.refuseAuth(authFailedText)

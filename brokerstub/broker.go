@@ -8,9 +8,11 @@ import (
 	"net"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/auth"
 	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 	"github.com/pulsargo/sdk/brokerstub/internal/store"
@@ -24,6 +26,8 @@ type Broker struct {
 	*server                // the binary protocol's connections (server.go)
 
 	opts Options
+
+	interceptor atomic.Pointer[Interceptor]
 
 	// mu guards the listeners and closed; the connections are the
 	// server's, the topics the engine's, each under its own lock.
@@ -55,9 +59,14 @@ func Start(opts Options) (*Broker, error) {
 		return nil, err
 	}
 	eng := &engine.Engine{Cfg: opts.engineConfig(), Log: opts.Logger}
-	b := &Broker{eng: eng, server: &server{eng: eng, opts: opts, frames: sync.OnceValue(newFramePool)}, opts: opts}
-	b.server.hooks = serverHooks{intercept: b.intercept, authenticate: b.authenticate, lookupURLs: b.lookupURLs,
+	srv := &server{eng: eng, cfg: opts.serverConfig(), frames: sync.OnceValue(newFramePool)}
+	b := &Broker{eng: eng, server: srv, opts: opts}
+	b.server.hooks = serverHooks{intercept: b.interceptVerdict, intercepting: func() bool { return b.interceptor.Load() != nil },
+		authenticate: b.authenticateCredentials, lookupURLs: b.lookupURLs,
 		advertisedAddr: func() string { return b.advertise(b.Addr()) }}
+	if opts.HAProxyProtocol {
+		b.server.hooks.proxied = func(nc net.Conn) net.Conn { return newProxyConn(nc, false) }
+	}
 	b.eng.TopicsChanged = b.topicListChanged
 	if opts.DataDir != "" {
 		// Without a data dir memory is the store: there is nothing to
@@ -249,7 +258,11 @@ func (b *Broker) serve(nc net.Conn, listener string) { b.serveAs(nc, listener, n
 // WebSocket session's, authenticated over HTTP): its CONNECT takes the
 // role preset instead of credentials.
 func (b *Broker) serveAs(nc net.Conn, listener string, preset *Identity) {
-	b.server.serve(nc, listener, preset)
+	var id *auth.Identity
+	if preset != nil {
+		id = (*auth.Identity)(preset)
+	}
+	b.server.serve(nc, listener, id)
 }
 
 // URL returns the broker's service URL: "pulsar://host:port", or

@@ -64,3 +64,19 @@ func (p *configParser) javaPlugins() {
 		refuse("authorizationProvider", v, "it implements "+defaultAuthorizationProvider+"'s rules only")
 	}
 }
+
+// lookupLimits reads maxConcurrentLookupRequest and
+// maxConcurrentTopicLoadRequest. brokerstub loads one topic at a time,
+// within any topic-load limit of 1 or more; 0 (with which Pulsar would
+// queue every topic load for ever) is refused, as is a lookup limit of 0
+// (every lookup refused).
+func (p *configParser) lookupLimits(o *Options) {
+	if n := p.int("maxConcurrentLookupRequest", DefaultMaxConcurrentLookups, 0); n == 0 {
+		p.fail("maxConcurrentLookupRequest", "0", "no lookup could succeed; set a number of lookups > 0")
+	} else {
+		o.MaxConcurrentLookups = int(n)
+	}
+	if n := p.int("maxConcurrentTopicLoadRequest", 5000, 0); n == 0 {
+		p.fail("maxConcurrentTopicLoadRequest", "0", "no topic could load; set a number > 0 (brokerstub loads one topic at a time)")
+	}
+}

@@ -173,3 +173,11 @@ func splitList(s string) []string {
 	}
 	return out
 }
+
+// proxyRoles reads proxyRoles, authenticateOriginalAuthData and
+// authorizationAllowWildcardsMatching.
+func (p *configParser) proxyRoles(o *Options) {
+	o.ProxyRoles = splitList(p.str("proxyRoles", ""))
+	o.AuthenticateOriginalAuthData = p.bool("authenticateOriginalAuthData", false)
+	o.AuthorizationAllowWildcardsMatching = p.bool("authorizationAllowWildcardsMatching", false)
+}

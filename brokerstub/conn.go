@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/auth"
 	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 	"github.com/pulsargo/sdk/internal/frameq"
@@ -45,7 +46,7 @@ type conn struct {
 	auth connAuth // the authenticated role (auth_conn.go)
 	// preset is the role of a WebSocket session's connection, which
 	// CONNECT takes instead of credentials (websocket_binary.go).
-	preset *Identity
+	preset *auth.Identity
 
 	// listener is the listener name of the port the connection came in on
 	// (Options.BindAddresses; listeners.go), "" for the main ports.
@@ -66,7 +67,7 @@ func newConn(b *server, nc net.Conn) *conn {
 	return &conn{
 		b: b, id: id, nc: nc, out: frameq.New[outFrame](), done: make(chan struct{}),
 		log:       b.eng.Log.With("conn", id, "remote", nc.RemoteAddr().String()),
-		outq:      newOutBudget(b.opts),
+		outq:      newOutBudget(b.cfg),
 		producers: map[uint64]*engine.Producer{},
 		consumers: map[uint64]*engine.Consumer{},
 	}
@@ -124,7 +125,7 @@ func newFramePool() *wire.BufferPool { return wire.NewBufferPoolFrom(0) }
 // reads nothing while the connection's SENDs wait for their topics
 // (sendBudget) or its outbound queue is past the high-water mark (outq).
 func (c *conn) readLoop() {
-	r := wire.NewReader(c.nc, c.b.opts.MaxFrameSizeBeforeConnect)
+	r := wire.NewReader(c.nc, c.b.cfg.MaxFrameSizeBeforeConnect)
 	r.SetBufferPool(c.b.frames())
 	for {
 		if !c.sends.wait(c.done) || !c.outq.wait(c.done) || !c.pubHold.Wait(c.done) {
@@ -135,7 +136,7 @@ func (c *conn) readLoop() {
 		if err != nil {
 			if !c.connected && errors.Is(err, wire.ErrFrameTooLarge) {
 				err = fmt.Errorf("brokerstub: a frame before CONNECT may be at most %d bytes (Options.MaxFrameSizeBeforeConnect): %w",
-					c.b.opts.MaxFrameSizeBeforeConnect, err)
+					c.b.cfg.MaxFrameSizeBeforeConnect, err)
 			}
 			if !c.handleReadError(err) {
 				return
@@ -149,7 +150,7 @@ func (c *conn) readLoop() {
 			return
 		}
 		if !wasConnected && c.connected {
-			r.SetMaxFrameSize(c.b.opts.MaxMessageSize + wire.FramePadding)
+			r.SetMaxFrameSize(c.b.cfg.MaxMessageSize + wire.FramePadding)
 		}
 	}
 }
@@ -158,18 +159,18 @@ func (c *conn) readLoop() {
 // false when the connection must close. A handler that uses the frame's
 // bytes after it returns moves the frame (wire.Frame.Move).
 func (c *conn) serveFrame(f *wire.Frame) bool {
-	act := c.b.hooks.intercept(c.id, Inbound, f.Cmd)
-	if act.CloseConn {
+	act := c.b.hooks.intercept(c.id, false, f.Cmd)
+	if act.closeConn {
 		return false
 	}
-	if !c.sleep(act.Delay) {
+	if !c.sleep(act.delay) {
 		return false
 	}
-	if act.Drop {
+	if act.drop {
 		return true
 	}
-	if act.Fail {
-		c.replyError(f.Cmd, failCode(act.FailWith), "failed by interceptor")
+	if act.fail {
+		c.replyError(f.Cmd, act.failCode, "failed by interceptor")
 		return true
 	}
 	if c.log.Enabled(context.Background(), slog.LevelDebug) {
@@ -238,18 +239,18 @@ func (c *conn) writeLoop() {
 			}
 			taken += f.size()
 			last = f.last
-			var act Action
-			if c.b.interceptor.Load() != nil {
-				act = c.b.hooks.intercept(c.id, Outbound, f.command())
+			var act verdict
+			if c.b.hooks.intercepting() {
+				act = c.b.hooks.intercept(c.id, true, f.command())
 			}
-			if act.CloseConn {
+			if act.closeConn {
 				c.close()
 				return
 			}
-			if !c.sleep(act.Delay) {
+			if !c.sleep(act.delay) {
 				return
 			}
-			if act.Drop {
+			if act.drop {
 				continue
 			}
 			bufs = append(bufs, f.header)
@@ -275,7 +276,7 @@ func (c *conn) writeLoop() {
 // keepAlive pings the client every KeepAliveInterval and closes the
 // connection when it has been silent for two intervals.
 func (c *conn) keepAlive() {
-	interval := c.b.opts.KeepAliveInterval
+	interval := c.b.cfg.KeepAliveInterval
 	c.lastRead.Store(time.Now().UnixNano())
 	t := time.NewTicker(interval)
 	defer t.Stop()

@@ -24,9 +24,9 @@ func remoteHost(nc net.Conn) string {
 // texts of Pulsar's ConnectionController), or "". b.mu is held.
 func (b *server) connLimitRefusal(nc net.Conn, host string) string {
 	switch {
-	case b.opts.MaxConnections > 0 && len(b.conns) >= b.opts.MaxConnections:
+	case b.cfg.MaxConnections > 0 && len(b.conns) >= b.cfg.MaxConnections:
 		return "Reached the maximum number of connections"
-	case b.opts.MaxConnectionsPerIP > 0 && b.connsPerHost[host] >= b.opts.MaxConnectionsPerIP:
+	case b.cfg.MaxConnectionsPerIP > 0 && b.connsPerHost[host] >= b.cfg.MaxConnectionsPerIP:
 		return "Reached the maximum number of connections on address " + nc.RemoteAddr().String()
 	}
 	return ""

@@ -113,6 +113,17 @@ func (b *Broker) intercept(connID uint64, dir Direction, cmd *proto.BaseCommand)
 	return (*p)(ev)
 }
 
+// interceptVerdict is intercept for the protocol (server.go): what the
+// Interceptor's Action says to do with a command.
+func (b *Broker) interceptVerdict(connID uint64, outbound bool, cmd *proto.BaseCommand) verdict {
+	dir := Inbound
+	if outbound {
+		dir = Outbound
+	}
+	act := b.intercept(connID, dir, cmd)
+	return verdict{closeConn: act.CloseConn, delay: act.Delay, drop: act.Drop, fail: act.Fail, failCode: failCode(act.FailWith)}
+}
+
 // failCode maps an Action's FailWith to a Pulsar ServerError.
 func failCode(name string) proto.ServerError {
 	if v, ok := proto.ServerError_value[name]; ok {

@@ -88,7 +88,7 @@ func (c *conn) handleConnect(m *proto.CommandConnect) bool {
 		c.log.Warn("second CONNECT on a connection")
 		return false
 	}
-	if auth := c.b.opts.Authenticate; auth != nil {
+	if auth := c.b.cfg.Authenticate; auth != nil {
 		if err := auth(m.GetAuthMethodName(), m.GetAuthData()); err != nil {
 			c.log.Info("authentication refused", "method", m.GetAuthMethodName(), "err", err)
 			c.refuseAuth(err.Error())
@@ -102,7 +102,7 @@ func (c *conn) handleConnect(m *proto.CommandConnect) bool {
 	c.clientVersion = m.GetClientVersion()
 	c.gate.partialProducer = m.GetFeatureFlags().GetSupportsPartialProducer() // admin_stats_publishers.go
 	c.protocolVersion = min(m.GetProtocolVersion(), maxProtocolVersion)
-	maxSize := int32(min(c.b.opts.MaxMessageSize, math.MaxInt32-wire.FramePadding))
+	maxSize := int32(min(c.b.cfg.MaxMessageSize, math.MaxInt32-wire.FramePadding))
 	c.write(&proto.BaseCommand{Type: proto.BaseCommand_CONNECTED.Enum(), Connected: &proto.CommandConnected{
 		ServerVersion:   strp(serverVersion),
 		ProtocolVersion: &c.protocolVersion,

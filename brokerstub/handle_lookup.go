@@ -163,7 +163,7 @@ func boolp(v bool) *bool { return &v }
 
 // refuseLookup answers a LOOKUP over the limit.
 func (c *conn) refuseLookup(rid uint64) {
-	c.log.Debug("lookup refused: too many pending lookups", "limit", c.b.opts.MaxConcurrentLookups)
+	c.log.Debug("lookup refused: too many pending lookups", "limit", c.b.cfg.MaxConcurrentLookups)
 	c.write(&proto.BaseCommand{Type: proto.BaseCommand_LOOKUP_RESPONSE.Enum(), LookupTopicResponse: &proto.CommandLookupTopicResponse{
 		RequestId: &rid, Response: proto.CommandLookupTopicResponse_Failed.Enum(),
 		Error: proto.ServerError_TooManyRequests.Enum(), Message: strp(tooManyLookups)}})
@@ -171,7 +171,7 @@ func (c *conn) refuseLookup(rid uint64) {
 
 // refusePartitionedMetadata answers a PARTITIONED_METADATA over the limit.
 func (c *conn) refusePartitionedMetadata(rid uint64) {
-	c.log.Debug("partitioned metadata refused: too many pending lookups", "limit", c.b.opts.MaxConcurrentLookups)
+	c.log.Debug("partitioned metadata refused: too many pending lookups", "limit", c.b.cfg.MaxConcurrentLookups)
 	c.write(&proto.BaseCommand{Type: proto.BaseCommand_PARTITIONED_METADATA_RESPONSE.Enum(), PartitionMetadataResponse: &proto.CommandPartitionedTopicMetadataResponse{
 		RequestId: &rid, Response: proto.CommandPartitionedTopicMetadataResponse_Failed.Enum(),
 		Error: proto.ServerError_TooManyRequests.Enum(), Message: strp(tooManyLookups)}})

@@ -164,7 +164,7 @@ func (c *conn) dropNonPersistent(p *engine.Producer, m *proto.CommandSend) (drop
 	if p.T.Np == nil {
 		return false, false
 	}
-	limit := int64(max(c.b.opts.Gates.MaxConcurrentNonPersistentMessagePerConnection, 0))
+	limit := int64(max(c.b.cfg.MaxConcurrentNonPersistentMessagePerConnection, 0))
 	if c.gate.npInFlight.Load() <= limit {
 		c.gate.npInFlight.Add(1)
 		return false, true
@@ -192,7 +192,7 @@ func (c *conn) chargePublish(t *engine.Topic, msgs int32, size int) {
 	if br == nil && tr == nil {
 		return
 	}
-	now := c.b.opts.Clock.Now()
+	now := c.b.cfg.Clock.Now()
 	for _, p := range []*engine.RatePair{br, tr} {
 		p.Consume(int64(max(msgs, 1)), int64(size), now)
 		if w := p.Wait(now); w > 0 {
@@ -205,8 +205,8 @@ func (c *conn) chargePublish(t *engine.Topic, msgs int32, size int) {
 // unthrottleAfter releases one hold of the reads once p holds a token
 // again, checking after w and again as long as it does not.
 func (c *conn) unthrottleAfter(p *engine.RatePair, w time.Duration) {
-	c.b.opts.Clock.AfterFunc(w, func() {
-		if w := p.Wait(c.b.opts.Clock.Now()); w > 0 {
+	c.b.cfg.Clock.AfterFunc(w, func() {
+		if w := p.Wait(c.b.cfg.Clock.Now()); w > 0 {
 			c.unthrottleAfter(p, w)
 			return
 		}

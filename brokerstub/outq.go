@@ -83,7 +83,7 @@ type outBudget struct {
 // high-water mark with Options.PauseReceivingIfUnwritable, as Pulsar with
 // pulsarChannelPauseReceivingRequestsIfUnwritable; otherwise, as Pulsar by
 // default, reading on while answers queue, up to Options.MaxQueuedAnswers.
-func newOutBudget(o Options) outBudget {
+func newOutBudget(o serverConfig) outBudget {
 	if o.PauseReceivingIfUnwritable {
 		return outBudget{high: o.WriteBufferHighWaterMark, low: o.WriteBufferLowWaterMark}
 	}

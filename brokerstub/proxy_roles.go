@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/auth"
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
@@ -45,7 +46,7 @@ func (c *conn) allowedAs(allowed func(role string) bool) bool {
 // With authorization on, a proxy role must name one that is not a proxy
 // role ("Invalid roles.", AuthorizationError). It reports false when the
 // connection was refused: the error is queued as its last frame.
-func (c *conn) connectOriginal(m *proto.CommandConnect, id *Identity) (string, bool) {
+func (c *conn) connectOriginal(m *proto.CommandConnect, id *auth.Identity) (string, bool) {
 	if m.OriginalPrincipal == nil {
 		if c.b.eng.AuthzOn() && !c.b.validOriginal(id.Role, "") {
 			c.refuseRoles(id.Role, "")
@@ -54,13 +55,13 @@ func (c *conn) connectOriginal(m *proto.CommandConnect, id *Identity) (string, b
 		return "", true
 	}
 	original := m.GetOriginalPrincipal()
-	if c.b.opts.AuthenticateOriginalAuthData {
+	if c.b.cfg.AuthenticateOriginalAuthData {
 		method := m.GetOriginalAuthMethod()
 		if method == "" {
 			method = "none"
 		}
-		if !c.b.hasProvider(method) {
-			anon := c.b.opts.AnonymousUserRole
+		if !slices.Contains(c.b.cfg.AuthMethods, method) {
+			anon := c.b.cfg.AnonymousUserRole
 			if anon == "" {
 				c.log.Info("authentication refused: no provider for the original auth method and no anonymous role", "method", method)
 				c.refuseAuth(authFailedText)
@@ -68,7 +69,7 @@ func (c *conn) connectOriginal(m *proto.CommandConnect, id *Identity) (string, b
 			}
 			id.Role, original = anon, anon
 		} else {
-			oid, err := c.b.hooks.authenticate(method, AuthenticationData{Data: []byte(m.GetOriginalAuthData())}, c.b.opts.Clock.Now())
+			oid, err := c.b.hooks.authenticate(method, auth.Credentials{Data: []byte(m.GetOriginalAuthData())}, c.b.cfg.Clock.Now())
 			if err != nil {
 				c.log.Info("original auth data refused", "method", method, "err", err)
 				c.refuseAuth(authFailedText)
@@ -89,21 +90,8 @@ func (c *conn) connectOriginal(m *proto.CommandConnect, id *Identity) (string, b
 // -1, and the connection closes.
 func (c *conn) refuseRoles(role, original string) {
 	c.log.Info("illegal combination of role and original principal", "role", role, "original_principal", original,
-		"proxy_roles", strings.Join(c.b.opts.ProxyRoles, ","))
+		"proxy_roles", strings.Join(c.b.cfg.ProxyRoles, ","))
 	id := uint64(math.MaxUint64)
 	c.writeLast(&proto.BaseCommand{Type: proto.BaseCommand_ERROR.Enum(), Error: &proto.CommandError{
 		RequestId: &id, Error: proto.ServerError_AuthorizationError.Enum(), Message: strp("Invalid roles.")}})
-}
-
-// hasProvider reports whether an authentication provider serves method.
-func (b *server) hasProvider(method string) bool {
-	return slices.ContainsFunc(b.opts.AuthenticationProviders, func(p AuthenticationProvider) bool { return p.AuthMethodName() == method })
-}
-
-// proxyRoles reads proxyRoles, authenticateOriginalAuthData and
-// authorizationAllowWildcardsMatching.
-func (p *configParser) proxyRoles(o *Options) {
-	o.ProxyRoles = splitList(p.str("proxyRoles", ""))
-	o.AuthenticateOriginalAuthData = p.bool("authenticateOriginalAuthData", false)
-	o.AuthorizationAllowWildcardsMatching = p.bool("authorizationAllowWildcardsMatching", false)
 }

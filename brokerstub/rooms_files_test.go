@@ -25,7 +25,7 @@ var (
 		"handle_ack.go", "handle_consumer.go", "handle_lookup.go",
 		"handle_producer.go", "handle_schema.go", "handle_seek.go", "handle_send.go",
 		"handle_topiclist.go", "lookup_limits.go", "outq.go", "proxy_roles.go",
-		"send_budget.go", "server.go", "txn_handlers.go",
+		"send_budget.go", "server.go", "txn_handlers.go", "conn_tls.go",
 	}
 	// adminFiles serve HTTP: the admin REST API, the console and the
 	// WebSocket API.
@@ -53,7 +53,7 @@ var (
 		"config_security.go", "configkeys.go", "control.go", "doc.go", "errors.go",
 		"gates.go", "inspect.go", "keyshared_inspect.go", "keyshared_options.go",
 		"lifecycle.go", "limits.go", "listeners.go", "options.go", "options_admin.go",
-		"options_defaults.go", "options_engine.go", "proxyproto.go", "ratelimit.go", "tenant_limits.go", "tls.go",
+		"options_defaults.go", "options_engine.go", "options_server.go", "proxyproto.go", "ratelimit.go", "tenant_limits.go", "tls.go",
 		"tls_keystore.go", "tls_versions.go",
 	}
 )
@@ -61,11 +61,14 @@ var (
 // forbiddenArrows are the pairs of rooms whose first may name no
 // definition of the second: the arrows the packages they are to become
 // could not have. The protocol and the admin files do not name each
-// other; both may name the public and wiring files (and the engine
-// package).
+// other; the protocol names nothing of the public API and wiring either
+// (it reads its own serverConfig and asks the rest of the broker through
+// serverHooks, server.go); the admin files may name the public and wiring
+// files. Both may name the engine package.
 var forbiddenArrows = map[[2]string]bool{
-	{"protocol", "admin"}: true,
-	{"admin", "protocol"}: true,
+	{"protocol", "admin"}:  true,
+	{"protocol", "public"}: true,
+	{"admin", "protocol"}:  true,
 }
 
 // roomOfFiles returns the room of each file listed above, failing t when

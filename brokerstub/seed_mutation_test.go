@@ -185,8 +185,8 @@ var seedMutations = []seedMutation{{
 }, {
 	seed:  "#31 V3: a 5 MiB frame is read before CONNECT",
 	file:  "conn.go",
-	old:   "r := wire.NewReader(c.nc, c.b.opts.MaxFrameSizeBeforeConnect)",
-	new:   "r := wire.NewReader(c.nc, c.b.opts.MaxMessageSize+wire.FramePadding)",
+	old:   "r := wire.NewReader(c.nc, c.b.cfg.MaxFrameSizeBeforeConnect)",
+	new:   "r := wire.NewReader(c.nc, c.b.cfg.MaxMessageSize+wire.FramePadding)",
 	fails: map[string][]string{".": {"TestHostileHalfFrames"}},
 }, {
 	seed: "#31 V3: a frame's buffer is allocated at the size it claims",

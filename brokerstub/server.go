@@ -6,7 +6,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/auth"
 	"github.com/pulsargo/sdk/brokerstub/internal/engine"
+	"github.com/pulsargo/sdk/internal/clock"
 	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/internal/wire"
 )
@@ -17,14 +19,13 @@ import (
 // through the hooks below, which the Broker sets (issue #34: the protocol
 // is to become a package of its own).
 type server struct {
-	eng  *engine.Engine
-	opts Options
+	eng *engine.Engine
+	cfg serverConfig
 
-	interceptor atomic.Pointer[Interceptor]
-	connSeq     atomic.Uint64
-	lookups     atomic.Int64            // lookups being answered (lookup_limits.go)
-	watch       topicWatchers           // topic-list watchers (handle_topiclist.go)
-	frames      func() *wire.BufferPool // the connections' frame buffers (conn.go), made on first use
+	connSeq atomic.Uint64
+	lookups atomic.Int64            // lookups being answered (lookup_limits.go)
+	watch   topicWatchers           // topic-list watchers (handle_topiclist.go)
+	frames  func() *wire.BufferPool // the connections' frame buffers (conn.go), made on first use
 
 	// mu guards conns, connsPerHost and closed.
 	mu    sync.Mutex
@@ -38,19 +39,54 @@ type server struct {
 	hooks serverHooks
 }
 
+// serverConfig is what the protocol is configured with: the parts of
+// Options it reads, with defaults applied, made once by
+// Options.serverConfig (options_server.go). Each field is the Options
+// field of the same name, documented there.
+type serverConfig struct {
+	Clock                      clock.Clock
+	MaxMessageSize             int
+	MaxFrameSizeBeforeConnect  int
+	MaxConnections             int
+	MaxConnectionsPerIP        int
+	MaxConcurrentLookups       int
+	KeepAliveInterval          time.Duration
+	PauseReceivingIfUnwritable bool
+	WriteBufferHighWaterMark   int
+	WriteBufferLowWaterMark    int
+	MaxQueuedAnswers           int
+
+	MaxConcurrentNonPersistentMessagePerConnection int // Gates'
+
+	Authenticate                 func(method string, data []byte) error
+	AnonymousUserRole            string
+	AuthenticationRefreshCheck   time.Duration
+	AuthenticateOriginalAuthData bool
+	ProxyRoles                   []string
+	// AuthMethods are the methods of Options.AuthenticationProviders.
+	AuthMethods []string
+}
+
 // serverHooks are the broker's answers the protocol needs and does not
 // own.
 type serverHooks struct {
-	// intercept shows a command to the Interceptor (control.go).
-	intercept func(connID uint64, dir Direction, cmd *proto.BaseCommand) Action
+	// intercept shows a command to the Interceptor (control.go) and
+	// returns what to do with it.
+	intercept func(connID uint64, outbound bool, cmd *proto.BaseCommand) verdict
+	// intercepting reports whether an Interceptor is installed, so that a
+	// connection decodes the commands it sends only then.
+	intercepting func() bool
 	// authenticate checks credentials with the configured providers
 	// (auth.go).
-	authenticate func(method string, d AuthenticationData, now time.Time) (Identity, error)
+	authenticate func(method string, cr auth.Credentials, now time.Time) (auth.Identity, error)
 	// lookupURLs are the service URLs of a listener (listeners.go).
 	lookupURLs func(listener string) (plain, secure string, err error)
 	// advertisedAddr is the binary port's address as the broker
 	// advertises it (broker.go).
 	advertisedAddr func() string
+	// proxied, with Options.HAProxyProtocol, wraps a new connection to
+	// read the PROXY protocol header first (proxyproto.go).
+	proxied func(net.Conn) net.Conn
 }
 
 // open lets the server take connections, at start and after a restart.
@@ -84,7 +120,7 @@ func (s *server) closeConns() {
 // names the port it came in on (Options.BindAddresses; "" for the main
 // ports); preset is the role of a connection already authenticated (a
 // WebSocket session's), which its CONNECT takes instead of credentials.
-func (s *server) serve(nc net.Conn, listener string, preset *Identity) {
+func (s *server) serve(nc net.Conn, listener string, preset *auth.Identity) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -97,8 +133,8 @@ func (s *server) serve(nc net.Conn, listener string, preset *Identity) {
 		go refuseConn(nc, msg)
 		return
 	}
-	if s.opts.HAProxyProtocol {
-		nc = newProxyConn(nc, false) // proxyproto.go: the header is read by the connection's reader
+	if s.hooks.proxied != nil {
+		nc = s.hooks.proxied(nc) // the PROXY header is read by the connection's reader
 	}
 	c := newConn(s, nc)
 	c.listener = listener
@@ -116,4 +152,15 @@ func (s *server) serve(nc net.Conn, listener string, preset *Identity) {
 		}
 		s.mu.Unlock()
 	}()
+}
+
+// verdict is what the Interceptor decided for a command: close the
+// connection, wait delay, then drop it, fail it with failCode (inbound
+// only), or pass it on.
+type verdict struct {
+	closeConn bool
+	delay     time.Duration
+	drop      bool
+	fail      bool
+	failCode  proto.ServerError
 }
