@@ -217,7 +217,7 @@ func newAuthFuzz() (*authFuzz, error) {
 	o := Options{AuthenticationEnabled: true,
 		AuthenticationProviders: []AuthenticationProvider{a.hmacP, basic, NewTLSProvider()}}
 	eng := &engine.Engine{Cfg: o.engineConfig()}
-	a.b = &Broker{eng: eng, server: &server{eng: eng, cfg: o.serverConfig()}, opts: o}
+	a.b = &Broker{eng: eng, srv: &server{eng: eng, cfg: o.serverConfig()}, opts: o}
 	return a, nil
 }
 

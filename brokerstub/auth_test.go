@@ -158,12 +158,12 @@ func TestTLSAuthenticationRoleIsCommonName(t *testing.T) {
 	if cmd := c.connectWith("tls", nil); cmd.GetType() != proto.BaseCommand_CONNECTED {
 		t.Fatalf("client certificate: %v", cmd)
 	}
-	b.server.mu.Lock()
+	b.srv.mu.Lock()
 	var roles []string
-	for cn := range b.conns {
+	for cn := range b.srv.conns {
 		roles = append(roles, cn.role())
 	}
-	b.server.mu.Unlock()
+	b.srv.mu.Unlock()
 	if len(roles) != 1 || roles[0] != "alice" {
 		t.Fatalf("roles %v, want [alice]", roles)
 	}

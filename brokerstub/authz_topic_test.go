@@ -202,9 +202,9 @@ func TestTopicListingNeedsANamespaceGrant(t *testing.T) {
 
 // watcherConns counts the connections with a topic-list watcher.
 func (b *authzBroker) watcherConns() int {
-	b.watch.mu.Lock()
-	defer b.watch.mu.Unlock()
-	return len(b.watch.byConn)
+	b.srv.watch.mu.Lock()
+	defer b.srv.watch.mu.Unlock()
+	return len(b.srv.watch.byConn)
 }
 
 // TestDeletedTopicLosesItsPermissions: deleting a topic drops its

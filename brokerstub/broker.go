@@ -23,7 +23,7 @@ import (
 // are safe for concurrent use.
 type Broker struct {
 	eng     *engine.Engine // the topics and what they share (internal/engine)
-	*server                // the binary protocol's connections (server.go)
+	srv *server // the binary protocol's connections (server.go)
 
 	opts Options
 
@@ -60,14 +60,14 @@ func Start(opts Options) (*Broker, error) {
 	}
 	eng := &engine.Engine{Cfg: opts.engineConfig(), Log: opts.Logger}
 	srv := &server{eng: eng, cfg: opts.serverConfig(), frames: sync.OnceValue(newFramePool)}
-	b := &Broker{eng: eng, server: srv, opts: opts}
-	b.server.hooks = serverHooks{intercept: b.interceptVerdict, intercepting: func() bool { return b.interceptor.Load() != nil },
+	b := &Broker{eng: eng, srv: srv, opts: opts}
+	b.srv.hooks = serverHooks{intercept: b.interceptVerdict, intercepting: func() bool { return b.interceptor.Load() != nil },
 		authenticate: b.authenticateCredentials, lookupURLs: b.lookupURLs,
 		advertisedAddr: func() string { return b.advertise(b.Addr()) }}
 	if opts.HAProxyProtocol {
-		b.server.hooks.proxied = func(nc net.Conn) net.Conn { return newProxyConn(nc, false) }
+		b.srv.hooks.proxied = func(nc net.Conn) net.Conn { return newProxyConn(nc, false) }
 	}
-	b.eng.TopicsChanged = b.topicListChanged
+	b.eng.TopicsChanged = b.srv.topicListChanged
 	if opts.DataDir != "" {
 		// Without a data dir memory is the store: there is nothing to
 		// read dropped entries back from.
@@ -188,7 +188,7 @@ func (b *Broker) listen(addr string) error {
 	}
 	b.closed = false
 	b.mu.Unlock()
-	b.server.open()
+	b.srv.open()
 	b.eng.StartTopics()
 	if err := b.eng.StartCoordinator(); err != nil { // txn.go
 		if ln != nil {
@@ -262,7 +262,7 @@ func (b *Broker) serveAs(nc net.Conn, listener string, preset *Identity) {
 	if preset != nil {
 		id = (*auth.Identity)(preset)
 	}
-	b.server.serve(nc, listener, id)
+	b.srv.serve(nc, listener, id)
 }
 
 // URL returns the broker's service URL: "pulsar://host:port", or
@@ -400,7 +400,7 @@ func (b *Broker) shutdown(graceful bool) bool {
 	}
 	b.mu.Unlock()
 
-	b.server.closeConns()
+	b.srv.closeConns()
 	b.serveWG.Wait()
 	b.eng.StopTopics(graceful)
 	return true

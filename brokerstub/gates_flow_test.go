@@ -268,10 +268,10 @@ func TestNonPersistentInFlightDrops(t *testing.T) {
 // pipeConnsInFlight sums the non-persistent SENDs in flight of every
 // connection.
 func (b *Broker) pipeConnsInFlight() int64 {
-	b.server.mu.Lock()
-	defer b.server.mu.Unlock()
+	b.srv.mu.Lock()
+	defer b.srv.mu.Unlock()
 	var n int64
-	for c := range b.conns {
+	for c := range b.srv.conns {
 		n += c.gate.npInFlight.Load()
 	}
 	return n

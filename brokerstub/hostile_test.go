@@ -167,9 +167,9 @@ func floodPings(t *testing.T, nc net.Conn, max int) (int, bool, error) {
 // theConn returns the broker's one connection.
 func theConn(t *testing.T, b *Broker) *conn {
 	t.Helper()
-	b.server.mu.Lock()
-	defer b.server.mu.Unlock()
-	for c := range b.conns {
+	b.srv.mu.Lock()
+	defer b.srv.mu.Unlock()
+	for c := range b.srv.conns {
 		return c
 	}
 	t.Fatal("no connection")

@@ -59,7 +59,7 @@ func (s *soak) nextRID() uint64 { s.rid++; return s.rid }
 func (s *soak) newConn() *conn {
 	a, b := net.Pipe()
 	s.t.Cleanup(func() { _ = a.Close(); _ = b.Close() })
-	c := newConn(s.b.server, a)
+	c := newConn(s.b.srv, a)
 	c.connected = true
 	return c
 }

@@ -29,10 +29,10 @@ func TestLookupLimit(t *testing.T) {
 			t.Fatalf("lookup %d: %v", i, r)
 		}
 	}
-	if n := b.lookups.Load(); n != 0 {
+	if n := b.srv.lookups.Load(); n != 0 {
 		t.Fatalf("%d permits held after the lookups were answered", n)
 	}
-	b.lookups.Add(2) // two lookups in flight elsewhere
+	b.srv.lookups.Add(2) // two lookups in flight elsewhere
 	r := lookupRaw(c, topic)
 	if r.GetError() != proto.ServerError_TooManyRequests || r.GetMessage() != tooManyLookups {
 		t.Fatalf("lookup over the limit: %v", r)
@@ -43,7 +43,7 @@ func TestLookupLimit(t *testing.T) {
 	if pm.GetError() != proto.ServerError_TooManyRequests || pm.GetMessage() != tooManyLookups {
 		t.Fatalf("partitioned metadata over the limit: %v", pm)
 	}
-	b.lookups.Add(-1)
+	b.srv.lookups.Add(-1)
 	if r := lookupRaw(c, topic); r.GetResponse() != proto.CommandLookupTopicResponse_Connect {
 		t.Fatalf("lookup once a permit is free: %v", r)
 	}

@@ -57,7 +57,7 @@ func TestConnectionStopsReadingWhileItsTopicLags(t *testing.T) {
 	require.NoError(t, err)
 	var served *conn
 	br.mu.Lock()
-	for sc := range br.conns {
+	for sc := range br.srv.conns {
 		served = sc
 	}
 	br.mu.Unlock()
