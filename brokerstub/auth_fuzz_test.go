@@ -21,10 +21,11 @@ import (
 	"time"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/engine"
-	"golang.org/x/crypto/bcrypt"
-
+	"github.com/pulsargo/sdk/brokerstub/internal/protocol"
 	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/internal/wire"
+	"golang.org/x/crypto/bcrypt"
+
 	gproto "google.golang.org/protobuf/proto"
 )
 
@@ -217,7 +218,7 @@ func newAuthFuzz() (*authFuzz, error) {
 	o := Options{AuthenticationEnabled: true,
 		AuthenticationProviders: []AuthenticationProvider{a.hmacP, basic, NewTLSProvider()}}
 	eng := &engine.Engine{Cfg: o.engineConfig()}
-	a.b = &Broker{eng: eng, srv: &server{eng: eng, cfg: o.serverConfig()}, opts: o}
+	a.b = &Broker{eng: eng, srv: &protocol.Server{Eng: eng, Cfg: o.serverConfig()}, opts: o}
 	return a, nil
 }
 

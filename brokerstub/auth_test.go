@@ -158,12 +158,12 @@ func TestTLSAuthenticationRoleIsCommonName(t *testing.T) {
 	if cmd := c.connectWith("tls", nil); cmd.GetType() != proto.BaseCommand_CONNECTED {
 		t.Fatalf("client certificate: %v", cmd)
 	}
-	b.srv.mu.Lock()
+	b.srv.Mu.Lock()
 	var roles []string
-	for cn := range b.srv.conns {
-		roles = append(roles, cn.role())
+	for cn := range b.srv.Conns {
+		roles = append(roles, cn.Role())
 	}
-	b.srv.mu.Unlock()
+	b.srv.Mu.Unlock()
 	if len(roles) != 1 || roles[0] != "alice" {
 		t.Fatalf("roles %v, want [alice]", roles)
 	}

@@ -202,9 +202,9 @@ func TestTopicListingNeedsANamespaceGrant(t *testing.T) {
 
 // watcherConns counts the connections with a topic-list watcher.
 func (b *authzBroker) watcherConns() int {
-	b.srv.watch.mu.Lock()
-	defer b.srv.watch.mu.Unlock()
-	return len(b.srv.watch.byConn)
+	b.srv.Watch.Mu.Lock()
+	defer b.srv.Watch.Mu.Unlock()
+	return len(b.srv.Watch.ByConn)
 }
 
 // TestDeletedTopicLosesItsPermissions: deleting a topic drops its

@@ -15,6 +15,7 @@ import (
 	"github.com/pulsargo/sdk/brokerstub/internal/auth"
 	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
+	"github.com/pulsargo/sdk/brokerstub/internal/protocol"
 	"github.com/pulsargo/sdk/brokerstub/internal/store"
 )
 
@@ -22,8 +23,8 @@ import (
 // Start one with Start or RunT; point any Pulsar client at URL(). All methods
 // are safe for concurrent use.
 type Broker struct {
-	eng     *engine.Engine // the topics and what they share (internal/engine)
-	srv *server // the binary protocol's connections (server.go)
+	eng *engine.Engine   // the topics and what they share (internal/engine)
+	srv *protocol.Server // the binary protocol's connections (server.go)
 
 	opts Options
 
@@ -59,15 +60,15 @@ func Start(opts Options) (*Broker, error) {
 		return nil, err
 	}
 	eng := &engine.Engine{Cfg: opts.engineConfig(), Log: opts.Logger}
-	srv := &server{eng: eng, cfg: opts.serverConfig(), frames: sync.OnceValue(newFramePool)}
+	srv := &protocol.Server{Eng: eng, Cfg: opts.serverConfig(), Frames: sync.OnceValue(protocol.NewFramePool)}
 	b := &Broker{eng: eng, srv: srv, opts: opts}
-	b.srv.hooks = serverHooks{intercept: b.interceptVerdict, intercepting: func() bool { return b.interceptor.Load() != nil },
-		authenticate: b.authenticateCredentials, lookupURLs: b.lookupURLs,
-		advertisedAddr: func() string { return b.advertise(b.Addr()) }}
+	b.srv.Hooks = protocol.Hooks{Intercept: b.interceptVerdict, Intercepting: func() bool { return b.interceptor.Load() != nil },
+		Authenticate: b.authenticateCredentials, LookupURLs: b.lookupURLs,
+		AdvertisedAddr: func() string { return b.advertise(b.Addr()) }}
 	if opts.HAProxyProtocol {
-		b.srv.hooks.proxied = func(nc net.Conn) net.Conn { return newProxyConn(nc, false) }
+		b.srv.Hooks.Proxied = func(nc net.Conn) net.Conn { return newProxyConn(nc, false) }
 	}
-	b.eng.TopicsChanged = b.srv.topicListChanged
+	b.eng.TopicsChanged = b.srv.TopicListChanged
 	if opts.DataDir != "" {
 		// Without a data dir memory is the store: there is nothing to
 		// read dropped entries back from.
@@ -188,7 +189,7 @@ func (b *Broker) listen(addr string) error {
 	}
 	b.closed = false
 	b.mu.Unlock()
-	b.srv.open()
+	b.srv.Open()
 	b.eng.StartTopics()
 	if err := b.eng.StartCoordinator(); err != nil { // txn.go
 		if ln != nil {
@@ -262,7 +263,7 @@ func (b *Broker) serveAs(nc net.Conn, listener string, preset *Identity) {
 	if preset != nil {
 		id = (*auth.Identity)(preset)
 	}
-	b.srv.serve(nc, listener, id)
+	b.srv.Serve(nc, listener, id)
 }
 
 // URL returns the broker's service URL: "pulsar://host:port", or
@@ -400,7 +401,7 @@ func (b *Broker) shutdown(graceful bool) bool {
 	}
 	b.mu.Unlock()
 
-	b.srv.closeConns()
+	b.srv.CloseConns()
 	b.serveWG.Wait()
 	b.eng.StopTopics(graceful)
 	return true

@@ -3,6 +3,7 @@ package brokerstub
 import (
 	"time"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/protocol"
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
@@ -108,20 +109,20 @@ func (b *Broker) intercept(connID uint64, dir Direction, cmd *proto.BaseCommand)
 		return Action{}
 	}
 	ev := Event{Conn: connID, Dir: dir, Type: Command(cmd.GetType().String()), Detail: cmd.String()}
-	ev.RequestID, ev.HasRequestID = requestID(cmd)
+	ev.RequestID, ev.HasRequestID = protocol.RequestID(cmd)
 	decodeIDs(&ev, cmd)
 	return (*p)(ev)
 }
 
 // interceptVerdict is intercept for the protocol (server.go): what the
 // Interceptor's Action says to do with a command.
-func (b *Broker) interceptVerdict(connID uint64, outbound bool, cmd *proto.BaseCommand) verdict {
+func (b *Broker) interceptVerdict(connID uint64, outbound bool, cmd *proto.BaseCommand) protocol.Verdict {
 	dir := Inbound
 	if outbound {
 		dir = Outbound
 	}
 	act := b.intercept(connID, dir, cmd)
-	return verdict{closeConn: act.CloseConn, delay: act.Delay, drop: act.Drop, fail: act.Fail, failCode: failCode(act.FailWith)}
+	return protocol.Verdict{CloseConn: act.CloseConn, Delay: act.Delay, Drop: act.Drop, Fail: act.Fail, FailCode: failCode(act.FailWith)}
 }
 
 // failCode maps an Action's FailWith to a Pulsar ServerError.

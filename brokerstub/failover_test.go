@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/engine"
+	"github.com/pulsargo/sdk/brokerstub/internal/protocol"
 	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/stretchr/testify/assert"
 )
@@ -24,7 +25,7 @@ func (c *ksClient) subscribeFailover(topic string, id uint64, name string, prior
 	rid := c.nextRID()
 	c.changes = nil
 	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_SUBSCRIBE.Enum(), Subscribe: &proto.CommandSubscribe{
-		Topic: &topic, Subscription: strp("s"), SubType: proto.CommandSubscribe_Failover.Enum(), ConsumerId: &id,
+		Topic: &topic, Subscription: protocol.Strp("s"), SubType: proto.CommandSubscribe_Failover.Enum(), ConsumerId: &id,
 		RequestId: &rid, ConsumerName: &name, PriorityLevel: &priority, InitialPosition: proto.CommandSubscribe_Earliest.Enum()}})
 	c.readUntil(proto.BaseCommand_SUCCESS)
 	before := c.changes

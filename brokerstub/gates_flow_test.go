@@ -268,11 +268,11 @@ func TestNonPersistentInFlightDrops(t *testing.T) {
 // pipeConnsInFlight sums the non-persistent SENDs in flight of every
 // connection.
 func (b *Broker) pipeConnsInFlight() int64 {
-	b.srv.mu.Lock()
-	defer b.srv.mu.Unlock()
+	b.srv.Mu.Lock()
+	defer b.srv.Mu.Unlock()
 	var n int64
-	for c := range b.srv.conns {
-		n += c.gate.npInFlight.Load()
+	for c := range b.srv.Conns {
+		n += c.Gate.NpInFlight.Load()
 	}
 	return n
 }

@@ -85,7 +85,7 @@ func TestWatchTopicListNotifiesCreatedTopics(t *testing.T) {
 	require.NoError(t, b.Unload("persistent://public/default/orders-1"))
 	c.expect(proto.BaseCommand_CLOSE_PRODUCER)
 	require.NoError(t, b.eng.St.DeleteTopic("persistent://public/default/orders-1"))
-	b.srv.topicListChanged()
+	b.srv.TopicListChanged()
 	up = w.expectWatchUpdate()
 	assert.Equal(t, []string{"persistent://public/default/orders-1"}, up.GetDeletedTopics())
 	assert.Empty(t, up.GetNewTopics())
@@ -139,7 +139,7 @@ func TestWatchTopicListHashAndErrors(t *testing.T) {
 	}
 	assert.Equal(t, map[uint64]bool{1: true, 2: true}, seen)
 	require.NoError(t, b.Close()) // waits for every connection to be detached
-	assert.Empty(t, b.srv.watch.byConn)
+	assert.Empty(t, b.srv.Watch.ByConn)
 }
 
 func TestWatchTopicListFailedByInterceptor(t *testing.T) {

@@ -19,10 +19,11 @@ import (
 	"testing/synctest"
 	"time"
 
-	gproto "google.golang.org/protobuf/proto"
+	"github.com/pulsargo/sdk/brokerstub/internal/protocol"
 
 	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/internal/wire"
+	gproto "google.golang.org/protobuf/proto"
 )
 
 // The hostile-input tests of issue #31 (rows V3-V8): each plays one
@@ -165,11 +166,11 @@ func floodPings(t *testing.T, nc net.Conn, max int) (int, bool, error) {
 }
 
 // theConn returns the broker's one connection.
-func theConn(t *testing.T, b *Broker) *conn {
+func theConn(t *testing.T, b *Broker) *protocol.Conn {
 	t.Helper()
-	b.srv.mu.Lock()
-	defer b.srv.mu.Unlock()
-	for c := range b.srv.conns {
+	b.srv.Mu.Lock()
+	defer b.srv.Mu.Unlock()
+	for c := range b.srv.Conns {
 		return c
 	}
 	t.Fatal("no connection")
@@ -218,7 +219,7 @@ func pingsNeverRead(t *testing.T, high int64, keepAlive time.Duration, o Options
 			t.Fatalf("flood: %v after %d bytes", err, sent)
 		}
 		stall := time.Now()
-		queued := theConn(t, b).outq.queued()
+		queued := theConn(t, b).Outq.Queued()
 		grew := heapObjects() - before
 		t.Logf("PINGs written before the broker stopped reading: %d KiB; queued for the client: %d KiB; heap growth %d KiB",
 			sent>>10, queued>>10, grew>>10)

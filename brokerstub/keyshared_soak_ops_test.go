@@ -92,9 +92,9 @@ func (s *soak) subscribe() {
 		Topic: &s.topic, Subscription: gproto.String("s"), SubType: proto.CommandSubscribe_Key_Shared.Enum(),
 		ConsumerId: gproto.Uint64(1), RequestId: gproto.Uint64(s.nextRID()), ConsumerName: &name, KeySharedMeta: meta,
 		InitialPosition: proto.CommandSubscribe_Earliest.Enum()}}, nil, nil)
-	frames := c.c.out.Take()
+	frames := c.c.Out.Take()
 	require.NotEmpty(s.t, frames)
-	require.Equal(s.t, proto.BaseCommand_SUCCESS, frames[0].command().GetType(), "%s", frames[0].command())
+	require.Equal(s.t, proto.BaseCommand_SUCCESS, frames[0].Command().GetType(), "%s", frames[0].Command())
 	require.Len(s.t, frames, 1, "no message before a flow")
 	s.cons = append(s.cons, c)
 	if n := s.rng.IntN(12); n > 0 {
@@ -112,8 +112,8 @@ func (s *soak) leave(c *soakConsumer, crash bool) {
 		s.slots[c.slot] = false
 	}
 	if crash {
-		c.c.close()
-		c.c.detachAll()
+		c.c.Close()
+		c.c.DetachAll()
 		return
 	}
 	s.handle(c.c, &proto.BaseCommand{Type: proto.BaseCommand_CLOSE_CONSUMER.Enum(), CloseConsumer: &proto.CommandCloseConsumer{

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
+	"github.com/pulsargo/sdk/brokerstub/internal/protocol"
 	"github.com/pulsargo/sdk/brokerstub/keyorder"
 	"github.com/stretchr/testify/require"
 )
@@ -90,7 +91,7 @@ type soak struct {
 	topic string
 	top   *engine.Topic
 
-	prodConn  *conn
+	prodConn  *protocol.Conn
 	producers []*soakProducer
 	bySeq     map[[2]uint64]*soakEntry // producer id, sequence -> entry waiting for its receipt
 
@@ -129,7 +130,7 @@ type soakProducer struct {
 
 type soakConsumer struct {
 	label string
-	c     *conn
+	c     *protocol.Conn
 	slot  int
 	held  map[ledger.Position][]int32 // held batch indexes (-1 for a non-batch entry)
 }

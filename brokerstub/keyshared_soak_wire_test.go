@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/engine"
-	"github.com/stretchr/testify/require"
-
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
+	"github.com/pulsargo/sdk/brokerstub/internal/protocol"
 	"github.com/pulsargo/sdk/brokerstub/keyorder"
 	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/internal/wire"
+	"github.com/stretchr/testify/require"
+
 	gproto "google.golang.org/protobuf/proto"
 )
 
@@ -37,8 +38,8 @@ func newSoak(t *testing.T, cfg soakConfig, seed uint64) *soak {
 		p := &soakProducer{id: uint64(i + 1)}
 		s.handle(s.prodConn, &proto.BaseCommand{Type: proto.BaseCommand_PRODUCER.Enum(), Producer: &proto.CommandProducer{
 			Topic: &s.topic, ProducerId: &p.id, RequestId: gproto.Uint64(s.nextRID())}}, nil, nil)
-		for _, f := range s.prodConn.out.Take() {
-			if ps := f.command().GetProducerSuccess(); ps != nil {
+		for _, f := range s.prodConn.Out.Take() {
+			if ps := f.Command().GetProducerSuccess(); ps != nil {
 				p.name = ps.GetProducerName()
 			}
 		}
@@ -56,30 +57,30 @@ func (s *soak) nextRID() uint64 { s.rid++; return s.rid }
 
 // newConn returns a connection whose handlers the test calls directly and
 // whose out queue it reads.
-func (s *soak) newConn() *conn {
+func (s *soak) newConn() *protocol.Conn {
 	a, b := net.Pipe()
 	s.t.Cleanup(func() { _ = a.Close(); _ = b.Close() })
-	c := newConn(s.b.srv, a)
-	c.connected = true
+	c := protocol.NewConn(s.b.srv, a)
+	c.Connected = true
 	return c
 }
 
-func (s *soak) handle(c *conn, cmd *proto.BaseCommand, md *proto.MessageMetadata, payload []byte) {
+func (s *soak) handle(c *protocol.Conn, cmd *proto.BaseCommand, md *proto.MessageMetadata, payload []byte) {
 	if md == nil {
-		c.handle(&wire.Frame{Cmd: cmd})
+		c.Handle(&wire.Frame{Cmd: cmd})
 		return
 	}
-	c.handle(frameOf(s.t, cmd, md, payload))
+	c.Handle(frameOf(s.t, cmd, md, payload))
 }
 
 // barrier waits until the topic has handled everything queued, then reads
 // what the broker sent: receipts first, then deliveries.
 func (s *soak) barrier() {
 	require.NoError(s.t, s.top.Call(func() {}))
-	for _, f := range s.prodConn.out.Take() {
-		r := f.command().GetSendReceipt()
+	for _, f := range s.prodConn.Out.Take() {
+		r := f.Command().GetSendReceipt()
 		if r == nil {
-			require.NotEqual(s.t, proto.BaseCommand_SEND_ERROR, f.command().GetType(), "%s", f.command())
+			require.NotEqual(s.t, proto.BaseCommand_SEND_ERROR, f.Command().GetType(), "%s", f.Command())
 			continue
 		}
 		k := [2]uint64{r.GetProducerId(), r.GetSequenceId()}
@@ -89,8 +90,8 @@ func (s *soak) barrier() {
 		s.entries[ledger.Position{Ledger: int64(r.GetMessageId().GetLedgerId()), Entry: int64(r.GetMessageId().GetEntryId())}] = e
 	}
 	for _, c := range s.cons {
-		for _, f := range c.c.out.Take() {
-			if m := f.command().GetMessage(); m != nil {
+		for _, f := range c.c.Out.Take() {
+			if m := f.Command().GetMessage(); m != nil {
 				s.delivered(c, m)
 			}
 		}

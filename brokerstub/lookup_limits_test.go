@@ -4,9 +4,10 @@ import (
 	"strings"
 	"testing"
 
-	gproto "google.golang.org/protobuf/proto"
+	"github.com/pulsargo/sdk/brokerstub/internal/protocol"
 
 	"github.com/pulsargo/sdk/internal/proto"
+	gproto "google.golang.org/protobuf/proto"
 )
 
 // maxConcurrentLookupRequest: with every permit taken, LOOKUP and
@@ -29,21 +30,21 @@ func TestLookupLimit(t *testing.T) {
 			t.Fatalf("lookup %d: %v", i, r)
 		}
 	}
-	if n := b.srv.lookups.Load(); n != 0 {
+	if n := b.srv.Lookups.Load(); n != 0 {
 		t.Fatalf("%d permits held after the lookups were answered", n)
 	}
-	b.srv.lookups.Add(2) // two lookups in flight elsewhere
+	b.srv.Lookups.Add(2) // two lookups in flight elsewhere
 	r := lookupRaw(c, topic)
-	if r.GetError() != proto.ServerError_TooManyRequests || r.GetMessage() != tooManyLookups {
+	if r.GetError() != proto.ServerError_TooManyRequests || r.GetMessage() != protocol.TooManyLookups {
 		t.Fatalf("lookup over the limit: %v", r)
 	}
 	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_PARTITIONED_METADATA.Enum(), PartitionMetadata: &proto.CommandPartitionedTopicMetadata{
 		Topic: gproto.String(topic), RequestId: gproto.Uint64(2)}})
 	pm := c.expect(proto.BaseCommand_PARTITIONED_METADATA_RESPONSE).GetPartitionMetadataResponse()
-	if pm.GetError() != proto.ServerError_TooManyRequests || pm.GetMessage() != tooManyLookups {
+	if pm.GetError() != proto.ServerError_TooManyRequests || pm.GetMessage() != protocol.TooManyLookups {
 		t.Fatalf("partitioned metadata over the limit: %v", pm)
 	}
-	b.srv.lookups.Add(-1)
+	b.srv.Lookups.Add(-1)
 	if r := lookupRaw(c, topic); r.GetResponse() != proto.CommandLookupTopicResponse_Connect {
 		t.Fatalf("lookup once a permit is free: %v", r)
 	}

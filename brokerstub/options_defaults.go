@@ -102,3 +102,7 @@ func (o Options) withDefaults() Options {
 	}
 	return o
 }
+
+// DefaultMaxConcurrentLookups is Options.MaxConcurrentLookups's default,
+// Pulsar's maxConcurrentLookupRequest.
+const DefaultMaxConcurrentLookups = 50_000

@@ -1,9 +1,11 @@
 package brokerstub
 
+import "github.com/pulsargo/sdk/brokerstub/internal/protocol"
+
 // serverConfig returns the parts of o that the binary protocol reads
 // (server.go). o has its defaults applied.
-func (o Options) serverConfig() serverConfig {
-	c := serverConfig{
+func (o Options) serverConfig() protocol.Config {
+	c := protocol.Config{
 		Clock:                        o.Clock,
 		MaxMessageSize:               o.MaxMessageSize,
 		MaxFrameSizeBeforeConnect:    o.MaxFrameSizeBeforeConnect,

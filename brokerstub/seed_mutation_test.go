@@ -184,9 +184,9 @@ var seedMutations = []seedMutation{{
 	},
 }, {
 	seed:  "#31 V3: a 5 MiB frame is read before CONNECT",
-	file:  "conn.go",
-	old:   "r := wire.NewReader(c.nc, c.b.cfg.MaxFrameSizeBeforeConnect)",
-	new:   "r := wire.NewReader(c.nc, c.b.cfg.MaxMessageSize+wire.FramePadding)",
+	file:  "internal/protocol/conn.go",
+	old:   "r := wire.NewReader(c.nc, c.b.Cfg.MaxFrameSizeBeforeConnect)",
+	new:   "r := wire.NewReader(c.nc, c.b.Cfg.MaxMessageSize+wire.FramePadding)",
 	fails: map[string][]string{".": {"TestHostileHalfFrames"}},
 }, {
 	seed: "#31 V3: a frame's buffer is allocated at the size it claims",
@@ -199,19 +199,19 @@ var seedMutations = []seedMutation{{
 	},
 }, {
 	seed:  "#31 V4: the broker reads a client whose outbound queue is past the bound",
-	file:  "conn.go",
-	old:   "if !c.sends.wait(c.done) || !c.outq.wait(c.done) || !c.pubHold.Wait(c.done) {",
-	new:   "if !c.sends.wait(c.done) || !c.pubHold.Wait(c.done) {",
+	file:  "internal/protocol/conn.go",
+	old:   "if !c.Sends.Wait(c.done) || !c.Outq.Wait(c.done) || !c.pubHold.Wait(c.done) {",
+	new:   "if !c.Sends.Wait(c.done) || !c.pubHold.Wait(c.done) {",
 	fails: map[string][]string{".": {"TestHostilePingsNeverRead"}},
 }, {
 	seed:  "#35: deliveries pause a client's reads (the official client deadlocked on 1,000 partitions)",
-	file:  "outq.go",
+	file:  "internal/protocol/outq.go",
 	old:   "\tif f.delivery {\n\t\treturn 0\n\t}\n",
 	new:   "",
 	fails: map[string][]string{".": {"TestDeliveriesDoNotPauseReads"}},
 }, {
 	seed:  "#35: reads pause at the high-water mark without pulsarChannelPauseReceivingRequestsIfUnwritable",
-	file:  "outq.go",
+	file:  "internal/protocol/outq.go",
 	old:   "if o.PauseReceivingIfUnwritable {",
 	new:   "if true {",
 	fails: map[string][]string{".": {"TestAnswersPastHighWaterMarkDoNotPauseByDefault"}},
@@ -229,7 +229,7 @@ var seedMutations = []seedMutation{{
 	fails: map[string][]string{".": {"TestHostileEmptyPortsDisablePlaintext"}},
 }, {
 	seed:  "#31 V7: a failed CONNECT leaves the connection open for the next guess",
-	file:  "conn.go",
+	file:  "internal/protocol/conn.go",
 	old:   "\tc.lingering.Store(true)\n\tc.push(outFrame{header: frame, last: true})\n",
 	new:   "\tc.push(outFrame{header: frame})\n",
 	fails: map[string][]string{".": {"TestHostilePasswordGuessing"}},

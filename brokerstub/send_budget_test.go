@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/engine"
+	"github.com/pulsargo/sdk/brokerstub/internal/protocol"
 	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/stretchr/testify/require"
 )
@@ -15,27 +16,27 @@ import (
 // enough are given back, and gives up when done closes.
 func TestSendBudgetWaitsForRoom(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var b sendBudget
+		var b protocol.SendBudget
 		done := make(chan struct{})
-		require.True(t, b.wait(done), "an empty budget has room")
-		b.take(pendingSendBytes)
-		require.True(t, b.wait(done), "a full budget still has room for what it holds")
-		b.take(1)
+		require.True(t, b.Wait(done), "an empty budget has room")
+		b.Take(protocol.PendingSendBytes)
+		require.True(t, b.Wait(done), "a full budget still has room for what it holds")
+		b.Take(1)
 
 		returned := make(chan bool, 1)
-		go func() { returned <- b.wait(done) }()
+		go func() { returned <- b.Wait(done) }()
 		synctest.Wait()
 		select {
 		case <-returned:
 			t.Fatal("wait returned while the budget was over")
 		default:
 		}
-		b.give(1)
+		b.Give(1)
 		synctest.Wait()
 		require.True(t, <-returned)
 
-		b.take(2)
-		go func() { returned <- b.wait(done) }()
+		b.Take(2)
+		go func() { returned <- b.Wait(done) }()
 		synctest.Wait()
 		close(done)
 		synctest.Wait()
@@ -55,9 +56,9 @@ func TestConnectionStopsReadingWhileItsTopicLags(t *testing.T) {
 	require.NoError(t, err)
 	tp, err := br.eng.GetTopic(name, false)
 	require.NoError(t, err)
-	var served *conn
+	var served *protocol.Conn
 	br.mu.Lock()
-	for sc := range br.srv.conns {
+	for sc := range br.srv.Conns {
 		served = sc
 	}
 	br.mu.Unlock()
@@ -71,14 +72,14 @@ func TestConnectionStopsReadingWhileItsTopicLags(t *testing.T) {
 	const n = 40 // 40 MiB: well past the budget
 	written := writeFrames(c, frame, n)
 	require.Eventually(t, func() bool {
-		served.sends.mu.Lock()
-		defer served.sends.mu.Unlock()
-		return served.sends.room != nil // the read loop waits for room
+		served.Sends.Mu.Lock()
+		defer served.Sends.Mu.Unlock()
+		return served.Sends.Room != nil // the read loop waits for room
 	}, 10*time.Second, time.Millisecond, "the connection kept reading SENDs its topic had not stored")
-	served.sends.mu.Lock()
-	held := served.sends.used
-	served.sends.mu.Unlock()
-	require.LessOrEqual(t, held, pendingSendBytes+len(frame), "bytes of SENDs held")
+	served.Sends.Mu.Lock()
+	held := served.Sends.Used
+	served.Sends.Mu.Unlock()
+	require.LessOrEqual(t, held, protocol.PendingSendBytes+len(frame), "bytes of SENDs held")
 	require.Less(t, len(tp.Ops), n, "SENDs queued on the topic")
 
 	unblock()

@@ -1,4 +1,4 @@
-package brokerstub
+package protocol
 
 import (
 	"encoding/binary"
@@ -51,9 +51,9 @@ func (f outFrame) size() int {
 	return len(f.header) + len(f.payload) + outFrameOverhead
 }
 
-// command decodes the frame's command from its header, for an interceptor:
+// Command decodes the frame's command from its header, for an interceptor:
 // [total size][command size][command]...
-func (f outFrame) command() *proto.BaseCommand {
+func (f outFrame) Command() *proto.BaseCommand {
 	cmd := &proto.BaseCommand{}
 	if len(f.header) < 8 {
 		return cmd
@@ -83,7 +83,7 @@ type outBudget struct {
 // high-water mark with Options.PauseReceivingIfUnwritable, as Pulsar with
 // pulsarChannelPauseReceivingRequestsIfUnwritable; otherwise, as Pulsar by
 // default, reading on while answers queue, up to Options.MaxQueuedAnswers.
-func newOutBudget(o serverConfig) outBudget {
+func newOutBudget(o Config) outBudget {
 	if o.PauseReceivingIfUnwritable {
 		return outBudget{high: o.WriteBufferHighWaterMark, low: o.WriteBufferLowWaterMark}
 	}
@@ -108,17 +108,17 @@ func (b *outBudget) sub(n int) {
 	b.mu.Unlock()
 }
 
-// queued returns the bytes counted.
-func (b *outBudget) queued() int {
+// Queued returns the bytes counted.
+func (b *outBudget) Queued() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.used
 }
 
-// wait returns at once while the queue is within the high-water mark
+// Wait returns at once while the queue is within the high-water mark
 // (true); past it, once the queue is down to the low-water mark (true) or
 // done closes (false). One goroutine (the read loop) waits.
-func (b *outBudget) wait(done <-chan struct{}) bool {
+func (b *outBudget) Wait(done <-chan struct{}) bool {
 	b.mu.Lock()
 	if b.used <= b.high {
 		b.mu.Unlock()

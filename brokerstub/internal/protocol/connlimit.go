@@ -1,4 +1,4 @@
-package brokerstub
+package protocol
 
 import (
 	"math"
@@ -22,11 +22,11 @@ func remoteHost(nc net.Conn) string {
 
 // connLimitRefusal returns why a new connection from host is refused (the
 // texts of Pulsar's ConnectionController), or "". b.mu is held.
-func (b *server) connLimitRefusal(nc net.Conn, host string) string {
+func (b *Server) connLimitRefusal(nc net.Conn, host string) string {
 	switch {
-	case b.cfg.MaxConnections > 0 && len(b.conns) >= b.cfg.MaxConnections:
+	case b.Cfg.MaxConnections > 0 && len(b.Conns) >= b.Cfg.MaxConnections:
 		return "Reached the maximum number of connections"
-	case b.cfg.MaxConnectionsPerIP > 0 && b.connsPerHost[host] >= b.cfg.MaxConnectionsPerIP:
+	case b.Cfg.MaxConnectionsPerIP > 0 && b.connsPerHost[host] >= b.Cfg.MaxConnectionsPerIP:
 		return "Reached the maximum number of connections on address " + nc.RemoteAddr().String()
 	}
 	return ""

@@ -1,4 +1,4 @@
-package brokerstub
+package protocol
 
 import (
 	"context"
@@ -19,17 +19,17 @@ import (
 	"github.com/pulsargo/sdk/internal/wire"
 )
 
-// conn is one client connection: a reader goroutine that decodes and handles
+// Conn is one client connection: a reader goroutine that decodes and handles
 // commands in order, and a writer goroutine that drains the out queue.
-type conn struct {
-	b   *server
+type Conn struct {
+	b   *Server
 	id  uint64
 	nc  net.Conn
 	log *slog.Logger
-	out *frameq.Queue[outFrame]
-	// outq counts the bytes in out and being written, but deliveries;
+	Out *frameq.Queue[outFrame]
+	// Outq counts the bytes in out and being written, but deliveries;
 	// the read loop pauses past its high mark (outq.go).
-	outq outBudget
+	Outq outBudget
 	// lingering is set once a last frame (writeLast) is queued: the
 	// connection closes when the writer has written it.
 	lingering atomic.Bool
@@ -39,7 +39,7 @@ type conn struct {
 	lastRead  atomic.Int64 // unix nanos of the last frame received
 
 	// Set by CONNECT, read by the reader goroutine only.
-	connected       bool
+	Connected       bool
 	protocolVersion int32
 	clientVersion   string // CONNECT's client_version, for admin stats
 
@@ -52,8 +52,8 @@ type conn struct {
 	// (Options.BindAddresses; listeners.go), "" for the main ports.
 	listener string
 
-	sends sendBudget // bytes of SEND frames on their way to their topics
-	gate  connGate   // non-persistent sends in flight, partial producers (np_inflight.go)
+	Sends SendBudget // bytes of SEND frames on their way to their topics
+	Gate  connGate   // non-persistent sends in flight, partial producers (np_inflight.go)
 	// pubHold pauses reading for the publish rates (ratelimit_publish.go).
 	pubHold engine.PubHold
 
@@ -62,12 +62,12 @@ type conn struct {
 	consumers map[uint64]*engine.Consumer
 }
 
-func newConn(b *server, nc net.Conn) *conn {
+func NewConn(b *Server, nc net.Conn) *Conn {
 	id := b.connSeq.Add(1)
-	return &conn{
-		b: b, id: id, nc: nc, out: frameq.New[outFrame](), done: make(chan struct{}),
-		log:       b.eng.Log.With("conn", id, "remote", nc.RemoteAddr().String()),
-		outq:      newOutBudget(b.cfg),
+	return &Conn{
+		b: b, id: id, nc: nc, Out: frameq.New[outFrame](), done: make(chan struct{}),
+		log:       b.Eng.Log.With("conn", id, "remote", nc.RemoteAddr().String()),
+		Outq:      newOutBudget(b.Cfg),
 		producers: map[uint64]*engine.Producer{},
 		consumers: map[uint64]*engine.Consumer{},
 	}
@@ -79,7 +79,7 @@ const lingerTimeout = time.Second
 
 // run serves the connection until it closes, then detaches its producers
 // and consumers from their topics.
-func (c *conn) run() {
+func (c *Conn) run() {
 	c.log.Debug("connection opened")
 	writerDone := make(chan struct{})
 	go func() {
@@ -96,61 +96,61 @@ func (c *conn) run() {
 		}
 		t.Stop()
 	}
-	c.close()
+	c.Close()
 	<-writerDone
-	c.detachAll()
+	c.DetachAll()
 	c.log.Debug("connection closed")
 }
 
-// close closes the connection; the loops notice and end. Idempotent.
-func (c *conn) close() {
+// Close closes the connection; the loops notice and end. Idempotent.
+func (c *Conn) Close() {
 	c.closeOnce.Do(func() {
 		c.stopAuth()
 		close(c.done)
-		c.out.Close()
+		c.Out.Close()
 		_ = c.nc.Close()
 	})
 }
 
-// newFramePool returns the pool of the buffers connections read frames
+// NewFramePool returns the pool of the buffers connections read frames
 // into. Every frame is released once handled (a SEND's once its topic has
 // copied the entry into the ledger), so buffers of every size are
 // recycled: the bytes a client sends land in memory written before, not in
 // a fresh allocation per frame.
-func newFramePool() *wire.BufferPool { return wire.NewBufferPoolFrom(0) }
+func NewFramePool() *wire.BufferPool { return wire.NewBufferPoolFrom(0) }
 
 // readLoop reads and serves frames until the connection closes. Until
 // CONNECT has succeeded, a frame may be at most
 // Options.MaxFrameSizeBeforeConnect; then MaxMessageSize + FramePadding. It
 // reads nothing while the connection's SENDs wait for their topics
 // (sendBudget) or its outbound queue is past the high-water mark (outq).
-func (c *conn) readLoop() {
-	r := wire.NewReader(c.nc, c.b.cfg.MaxFrameSizeBeforeConnect)
-	r.SetBufferPool(c.b.frames())
+func (c *Conn) readLoop() {
+	r := wire.NewReader(c.nc, c.b.Cfg.MaxFrameSizeBeforeConnect)
+	r.SetBufferPool(c.b.Frames())
 	for {
-		if !c.sends.wait(c.done) || !c.outq.wait(c.done) || !c.pubHold.Wait(c.done) {
+		if !c.Sends.Wait(c.done) || !c.Outq.Wait(c.done) || !c.pubHold.Wait(c.done) {
 			return
 		}
 		f, err := r.ReadFrame()
 		c.lastRead.Store(time.Now().UnixNano())
 		if err != nil {
-			if !c.connected && errors.Is(err, wire.ErrFrameTooLarge) {
+			if !c.Connected && errors.Is(err, wire.ErrFrameTooLarge) {
 				err = fmt.Errorf("brokerstub: a frame before CONNECT may be at most %d bytes (Options.MaxFrameSizeBeforeConnect): %w",
-					c.b.cfg.MaxFrameSizeBeforeConnect, err)
+					c.b.Cfg.MaxFrameSizeBeforeConnect, err)
 			}
 			if !c.handleReadError(err) {
 				return
 			}
 			continue
 		}
-		wasConnected := c.connected
+		wasConnected := c.Connected
 		ok := c.serveFrame(&f)
 		f.Release() // unless a handler moved it (handleSend)
 		if !ok || c.lingering.Load() {
 			return
 		}
-		if !wasConnected && c.connected {
-			r.SetMaxFrameSize(c.b.cfg.MaxMessageSize + wire.FramePadding)
+		if !wasConnected && c.Connected {
+			r.SetMaxFrameSize(c.b.Cfg.MaxMessageSize + wire.FramePadding)
 		}
 	}
 }
@@ -158,30 +158,30 @@ func (c *conn) readLoop() {
 // serveFrame runs the interceptor and the handler of one frame; it reports
 // false when the connection must close. A handler that uses the frame's
 // bytes after it returns moves the frame (wire.Frame.Move).
-func (c *conn) serveFrame(f *wire.Frame) bool {
-	act := c.b.hooks.intercept(c.id, false, f.Cmd)
-	if act.closeConn {
+func (c *Conn) serveFrame(f *wire.Frame) bool {
+	act := c.b.Hooks.Intercept(c.id, false, f.Cmd)
+	if act.CloseConn {
 		return false
 	}
-	if !c.sleep(act.delay) {
+	if !c.sleep(act.Delay) {
 		return false
 	}
-	if act.drop {
+	if act.Drop {
 		return true
 	}
-	if act.fail {
-		c.replyError(f.Cmd, act.failCode, "failed by interceptor")
+	if act.Fail {
+		c.replyError(f.Cmd, act.FailCode, "failed by interceptor")
 		return true
 	}
 	if c.log.Enabled(context.Background(), slog.LevelDebug) {
 		c.log.Debug("command", "type", f.Cmd.GetType(), "cmd", wire.Payload(f.Cmd))
 	}
-	return c.handle(f)
+	return c.Handle(f)
 }
 
 // sleep waits d for an interceptor's delay; it reports false when the
 // connection closed meanwhile.
-func (c *conn) sleep(d time.Duration) bool {
+func (c *Conn) sleep(d time.Duration) bool {
 	if d <= 0 {
 		return true
 	}
@@ -197,7 +197,7 @@ func (c *conn) sleep(d time.Duration) bool {
 
 // handleReadError answers a bad frame the way Pulsar does and reports
 // whether the connection can carry on.
-func (c *conn) handleReadError(err error) bool {
+func (c *Conn) handleReadError(err error) bool {
 	var fe *wire.FrameError
 	switch {
 	case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed):
@@ -213,7 +213,7 @@ func (c *conn) handleReadError(err error) bool {
 		c.log.Warn("checksum mismatch on send", "producer", s.GetProducerId(), "seq", s.GetSequenceId())
 		c.write(&proto.BaseCommand{Type: proto.BaseCommand_SEND_ERROR.Enum(), SendError: &proto.CommandSendError{
 			ProducerId: s.ProducerId, SequenceId: s.SequenceId,
-			Error: proto.ServerError_ChecksumError.Enum(), Message: strp("checksum mismatch")}})
+			Error: proto.ServerError_ChecksumError.Enum(), Message: Strp("checksum mismatch")}})
 		return true
 	}
 	select {
@@ -224,33 +224,33 @@ func (c *conn) handleReadError(err error) bool {
 	return false
 }
 
-func (c *conn) writeLoop() {
+func (c *Conn) writeLoop() {
 	var bufs net.Buffers
 	for {
 		select {
 		case <-c.done:
 			return
-		case <-c.out.Ready():
+		case <-c.Out.Ready():
 		}
 		taken, last := 0, false
-		for _, f := range c.out.Take() {
+		for _, f := range c.Out.Take() {
 			if last {
 				break
 			}
 			taken += f.size()
 			last = f.last
-			var act verdict
-			if c.b.hooks.intercepting() {
-				act = c.b.hooks.intercept(c.id, true, f.command())
+			var act Verdict
+			if c.b.Hooks.Intercepting() {
+				act = c.b.Hooks.Intercept(c.id, true, f.Command())
 			}
-			if act.closeConn {
-				c.close()
+			if act.CloseConn {
+				c.Close()
 				return
 			}
-			if !c.sleep(act.delay) {
+			if !c.sleep(act.Delay) {
 				return
 			}
-			if act.drop {
+			if act.Drop {
 				continue
 			}
 			bufs = append(bufs, f.header)
@@ -260,14 +260,14 @@ func (c *conn) writeLoop() {
 		}
 		if len(bufs) > 0 {
 			if _, err := bufs.WriteTo(c.nc); err != nil {
-				c.close()
+				c.Close()
 				return
 			}
 			bufs = bufs[:0]
 		}
-		c.outq.sub(taken)
+		c.Outq.sub(taken)
 		if last {
-			c.close()
+			c.Close()
 			return
 		}
 	}
@@ -275,8 +275,8 @@ func (c *conn) writeLoop() {
 
 // keepAlive pings the client every KeepAliveInterval and closes the
 // connection when it has been silent for two intervals.
-func (c *conn) keepAlive() {
-	interval := c.b.cfg.KeepAliveInterval
+func (c *Conn) keepAlive() {
+	interval := c.b.Cfg.KeepAliveInterval
 	c.lastRead.Store(time.Now().UnixNano())
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -289,7 +289,7 @@ func (c *conn) keepAlive() {
 			// keep-alive spares a connection with autoread off.
 			if time.Since(time.Unix(0, c.lastRead.Load())) > 2*interval && !c.pubHold.Holding() {
 				c.log.Info("client silent; closing connection")
-				c.close()
+				c.Close()
 				return
 			}
 			c.write(&proto.BaseCommand{Type: proto.BaseCommand_PING.Enum(), Ping: &proto.CommandPing{}})
@@ -298,7 +298,7 @@ func (c *conn) keepAlive() {
 }
 
 // write queues a simple command for the client.
-func (c *conn) write(cmd *proto.BaseCommand) {
+func (c *Conn) write(cmd *proto.BaseCommand) {
 	frame, err := wire.AppendCommand(nil, cmd)
 	if err != nil {
 		c.log.Error("encode command", "type", cmd.GetType(), "err", err)
@@ -310,11 +310,11 @@ func (c *conn) write(cmd *proto.BaseCommand) {
 // writeLast queues cmd as the connection's last frame: the read loop reads
 // nothing more, and the writer closes the connection once it has written
 // it, as Pulsar's writeAndFlush with a close listener.
-func (c *conn) writeLast(cmd *proto.BaseCommand) {
+func (c *Conn) writeLast(cmd *proto.BaseCommand) {
 	frame, err := wire.AppendCommand(nil, cmd)
 	if err != nil {
 		c.log.Error("encode command", "type", cmd.GetType(), "err", err)
-		c.close()
+		c.Close()
 		return
 	}
 	c.lingering.Store(true)
@@ -322,18 +322,18 @@ func (c *conn) writeLast(cmd *proto.BaseCommand) {
 }
 
 // push queues f for the writer, counting its bytes in outq.
-func (c *conn) push(f outFrame) {
+func (c *Conn) push(f outFrame) {
 	n := f.size()
-	c.outq.add(n)
-	if !c.out.Push(f) {
-		c.outq.sub(n)
+	c.Outq.add(n)
+	if !c.Out.Push(f) {
+		c.Outq.sub(n)
 	}
 }
 
-// deliver queues a payload frame carrying e's metadata and payload as
+// Deliver queues a payload frame carrying e's metadata and payload as
 // stored, with e's checksum when it has one (computed otherwise). cmd is
 // encoded at once and not kept (the caller may reuse it). (peer)
-func (c *conn) Deliver(cmd *proto.BaseCommand, e ledger.Entry) {
+func (c *Conn) Deliver(cmd *proto.BaseCommand, e ledger.Entry) {
 	var hdr []byte
 	var err error
 	if e.HasSum {
@@ -348,12 +348,12 @@ func (c *conn) Deliver(cmd *proto.BaseCommand, e ledger.Entry) {
 	c.push(outFrame{header: hdr, payload: e.Payload, delivery: true})
 }
 
-// send queues cmd for the client (peer).
-func (c *conn) Send(cmd *proto.BaseCommand) { c.write(cmd) }
+// Send queues cmd for the client (peer).
+func (c *Conn) Send(cmd *proto.BaseCommand) { c.write(cmd) }
 
-// dropProducer forgets p if it is still the producer registered under
+// DropProducer forgets p if it is still the producer registered under
 // its id (peer).
-func (c *conn) DropProducer(p *engine.Producer) {
+func (c *Conn) DropProducer(p *engine.Producer) {
 	c.mu.Lock()
 	if c.producers[p.Id] == p {
 		delete(c.producers, p.Id)
@@ -361,59 +361,59 @@ func (c *conn) DropProducer(p *engine.Producer) {
 	c.mu.Unlock()
 }
 
-// dropConsumer forgets the consumer of that id (peer).
-func (c *conn) DropConsumer(id uint64) {
+// DropConsumer forgets the consumer of that id (peer).
+func (c *Conn) DropConsumer(id uint64) {
 	c.mu.Lock()
 	delete(c.consumers, id)
 	c.mu.Unlock()
 }
 
-// connID is the connection's number (peer).
-func (c *conn) ConnID() uint64 { return c.id }
+// ConnID is the connection's number (peer).
+func (c *Conn) ConnID() uint64 { return c.id }
 
-// remoteAddr is the client's address (peer).
-func (c *conn) RemoteAddr() net.Addr { return c.nc.RemoteAddr() }
+// RemoteAddr is the client's address (peer).
+func (c *Conn) RemoteAddr() net.Addr { return c.nc.RemoteAddr() }
 
-// version is CONNECT's client_version (peer).
-func (c *conn) Version() string { return c.clientVersion }
+// Version is CONNECT's client_version (peer).
+func (c *Conn) Version() string { return c.clientVersion }
 
-// partialProducer is CONNECT's supports_partial_producer flag (peer).
-func (c *conn) PartialProducer() bool { return c.gate.partialProducer }
+// PartialProducer is CONNECT's supports_partial_producer flag (peer).
+func (c *Conn) PartialProducer() bool { return c.Gate.partialProducer }
 
 // sendError answers a request with CommandError.
-func (c *conn) sendError(requestID uint64, code proto.ServerError, msg string) {
+func (c *Conn) sendError(requestID uint64, code proto.ServerError, msg string) {
 	c.write(engine.ErrorCmd(requestID, code, msg))
 }
 
 // sendSuccess answers a request with CommandSuccess.
-func (c *conn) sendSuccess(requestID uint64) { c.write(engine.SuccessCmd(requestID)) }
+func (c *Conn) sendSuccess(requestID uint64) { c.write(engine.SuccessCmd(requestID)) }
 
 // replyError answers cmd with an error of the right shape: CommandSendError
 // for a send, CommandError for a request; commands that take no answer are
 // logged only.
-func (c *conn) replyError(cmd *proto.BaseCommand, code proto.ServerError, msg string) {
+func (c *Conn) replyError(cmd *proto.BaseCommand, code proto.ServerError, msg string) {
 	if s := cmd.GetSend(); s != nil {
 		c.write(&proto.BaseCommand{Type: proto.BaseCommand_SEND_ERROR.Enum(), SendError: &proto.CommandSendError{
 			ProducerId: s.ProducerId, SequenceId: s.SequenceId, Error: code.Enum(), Message: &msg}})
 		return
 	}
-	if id, ok := requestID(cmd); ok {
+	if id, ok := RequestID(cmd); ok {
 		c.sendError(id, code, msg)
 		return
 	}
 	c.log.Info("command failed", "type", cmd.GetType(), "error", code, "msg", msg)
 }
 
-// detachAll removes the connection's producers and consumers from their
+// DetachAll removes the connection's producers and consumers from their
 // topics after it closed.
-func (c *conn) detachAll() {
+func (c *Conn) DetachAll() {
 	c.mu.Lock()
 	prods := c.producers
 	cons := c.consumers
 	c.producers = map[uint64]*engine.Producer{}
 	c.consumers = map[uint64]*engine.Consumer{}
 	c.mu.Unlock()
-	c.b.watch.removeConn(c)
+	c.b.Watch.removeConn(c)
 	for _, p := range prods {
 		p.T.RemoveProducer(p)
 	}
@@ -422,15 +422,15 @@ func (c *conn) detachAll() {
 	}
 }
 
-func requestID(cmd *proto.BaseCommand) (uint64, bool) { return wire.RequestID(cmd) }
+func RequestID(cmd *proto.BaseCommand) (uint64, bool) { return wire.RequestID(cmd) }
 
-func strp(s string) *string { return &s }
+func Strp(s string) *string { return &s }
 
 // connGate is what a connection keeps for the gates: the count of its
 // non-persistent SENDs in flight (the read loop adds, topic goroutines
 // take away) and whether its client announced supports_partial_producer
 // (set by CONNECT, before any producer; admin_stats_publishers.go).
 type connGate struct {
-	npInFlight      atomic.Int64
+	NpInFlight      atomic.Int64
 	partialProducer bool
 }

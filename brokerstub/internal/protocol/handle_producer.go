@@ -1,4 +1,4 @@
-package brokerstub
+package protocol
 
 import (
 	"errors"
@@ -8,13 +8,13 @@ import (
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
-func (c *conn) handleProducer(m *proto.CommandProducer) {
+func (c *Conn) handleProducer(m *proto.CommandProducer) {
 	rid := m.GetRequestId()
 	name, ok := c.attachableTopic(rid, m.GetTopic())
 	if !ok || !c.authorizeTopic(rid, name, engine.ActProduce, "") || c.refuseMissingNamespace(rid, name) {
 		return
 	}
-	t, err := c.b.eng.TopicForUse(name)
+	t, err := c.b.Eng.TopicForUse(name)
 	if err != nil {
 		c.sendError(rid, topicErrorCode(err), err.Error())
 		return
@@ -34,12 +34,12 @@ func (c *conn) handleProducer(m *proto.CommandProducer) {
 		return
 	}
 	c.mu.Unlock()
-	if code, reason := c.b.eng.RefuseUnencryptedProducer(name, m.GetEncrypted()); reason != "" {
+	if code, reason := c.b.Eng.RefuseUnencryptedProducer(name, m.GetEncrypted()); reason != "" {
 		c.sendError(rid, code, reason) // gates.go
 		return
 	}
 
-	version, err := c.b.eng.AddProducerSchema(name, m.GetSchema())
+	version, err := c.b.Eng.AddProducerSchema(name, m.GetSchema())
 	if err != nil {
 		c.sendError(rid, engine.SchemaError(err), err.Error())
 		return
@@ -101,11 +101,11 @@ func (c *conn) handleProducer(m *proto.CommandProducer) {
 }
 
 // producerSuccess answers a PRODUCER; opts set optional fields.
-func (c *conn) producerSuccess(rid uint64, name string, opts ...func(*proto.CommandProducerSuccess)) {
+func (c *Conn) producerSuccess(rid uint64, name string, opts ...func(*proto.CommandProducerSuccess)) {
 	c.write(engine.ProducerSuccessCmd(rid, name, opts...))
 }
 
-func (c *conn) handleCloseProducer(m *proto.CommandCloseProducer) {
+func (c *Conn) handleCloseProducer(m *proto.CommandCloseProducer) {
 	rid := m.GetRequestId()
 	c.mu.Lock()
 	p := c.producers[m.GetProducerId()]
@@ -120,13 +120,13 @@ func (c *conn) handleCloseProducer(m *proto.CommandCloseProducer) {
 // attachableTopic parses the topic a producer or consumer wants to attach
 // to and checks it is not the parent of partitions (clients attach to the
 // partitions); it answers request rid with the error when not.
-func (c *conn) attachableTopic(rid uint64, topic string) (engine.TopicName, bool) {
+func (c *Conn) attachableTopic(rid uint64, topic string) (engine.TopicName, bool) {
 	name, err := engine.ParseTopic(topic)
 	if err != nil {
 		c.sendError(rid, proto.ServerError_InvalidTopicName, err.Error())
 		return name, false
 	}
-	if name.Partition < 0 && c.b.eng.PartitionCount(name.Full) > 0 {
+	if name.Partition < 0 && c.b.Eng.PartitionCount(name.Full) > 0 {
 		c.sendError(rid, proto.ServerError_NotAllowedError, name.Full+" is partitioned: attach to its partitions")
 		return name, false
 	}
@@ -151,12 +151,12 @@ func topicErrorCode(err error) proto.ServerError {
 // refuseMissingNamespace answers a PRODUCER or SUBSCRIBE on a topic whose
 // namespace does not exist, as Pulsar does when no lookup gave this broker
 // the namespace's bundle: ServiceNotReady. It reports whether it answered.
-func (c *conn) refuseMissingNamespace(rid uint64, name engine.TopicName) bool {
-	if c.b.eng.NamespaceReady(name) {
+func (c *Conn) refuseMissingNamespace(rid uint64, name engine.TopicName) bool {
+	if c.b.Eng.NamespaceReady(name) {
 		return false
 	}
 	c.sendError(rid, proto.ServerError_ServiceNotReady, fmt.Sprintf(
 		"Namespace bundle for topic (%s) not served by this instance:%s. Please redo the lookup. Request is denied: namespace=%s",
-		name.Full, c.b.hooks.advertisedAddr(), name.Namespace))
+		name.Full, c.b.Hooks.AdvertisedAddr(), name.Namespace))
 	return true
 }

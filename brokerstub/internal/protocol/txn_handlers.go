@@ -1,4 +1,4 @@
-package brokerstub
+package protocol
 
 import (
 	"errors"
@@ -18,7 +18,7 @@ import (
 
 // handleTxnCommand dispatches a coordinator command; it reports false for a
 // command that is not one.
-func (c *conn) handleTxnCommand(cmd *proto.BaseCommand) bool {
+func (c *Conn) handleTxnCommand(cmd *proto.BaseCommand) bool {
 	switch cmd.GetType() {
 	case proto.BaseCommand_TC_CLIENT_CONNECT_REQUEST:
 		c.handleTcConnect(cmd.GetTcClientConnectRequest())
@@ -37,8 +37,8 @@ func (c *conn) handleTxnCommand(cmd *proto.BaseCommand) bool {
 }
 
 // txnRefused answers a coordinator command when transactions are off.
-func (c *conn) txnRefused(rid uint64) bool {
-	if c.b.eng.Tc.Load() != nil {
+func (c *Conn) txnRefused(rid uint64) bool {
+	if c.b.Eng.Tc.Load() != nil {
 		return false
 	}
 	c.sendError(rid, proto.ServerError_NotAllowedError, txn.DisabledMsg)
@@ -50,15 +50,15 @@ func errFields(err error) (*proto.ServerError, *string) {
 	if err == nil {
 		return nil, nil
 	}
-	return engine.TxnErrorCode(err).Enum(), strp(txn.ErrorText(err))
+	return engine.TxnErrorCode(err).Enum(), Strp(txn.ErrorText(err))
 }
 
-func (c *conn) handleTcConnect(m *proto.CommandTcClientConnectRequest) {
+func (c *Conn) handleTcConnect(m *proto.CommandTcClientConnectRequest) {
 	rid := m.GetRequestId()
 	if c.txnRefused(rid) {
 		return
 	}
-	_, err := c.b.eng.CoordinatorFor(m.GetTcId())
+	_, err := c.b.Eng.CoordinatorFor(m.GetTcId())
 	r := &proto.CommandTcClientConnectResponse{RequestId: &rid}
 	r.Error, r.Message = errFields(err)
 	c.write(&proto.BaseCommand{Type: proto.BaseCommand_TC_CLIENT_CONNECT_RESPONSE.Enum(), TcClientConnectResponse: r})
@@ -67,13 +67,13 @@ func (c *conn) handleTcConnect(m *proto.CommandTcClientConnectRequest) {
 // handleNewTxn opens a transaction. txn_ttl_seconds is, despite its name, in
 // milliseconds: the clients send the timeout in ms and Pulsar's coordinator
 // reads it so.
-func (c *conn) handleNewTxn(m *proto.CommandNewTxn) {
+func (c *Conn) handleNewTxn(m *proto.CommandNewTxn) {
 	rid := m.GetRequestId()
 	if c.txnRefused(rid) {
 		return
 	}
 	r := &proto.CommandNewTxnResponse{RequestId: &rid}
-	tc, err := c.b.eng.CoordinatorFor(m.GetTcId())
+	tc, err := c.b.Eng.CoordinatorFor(m.GetTcId())
 	var id txn.ID
 	if err == nil {
 		ttl := min(m.GetTxnTtlSeconds(), uint64(txn.MaxTimeout/time.Millisecond))
@@ -91,13 +91,13 @@ func (c *conn) handleNewTxn(m *proto.CommandNewTxn) {
 	c.write(&proto.BaseCommand{Type: proto.BaseCommand_NEW_TXN_RESPONSE.Enum(), NewTxnResponse: r})
 }
 
-func (c *conn) handleAddPartitionToTxn(m *proto.CommandAddPartitionToTxn) {
+func (c *Conn) handleAddPartitionToTxn(m *proto.CommandAddPartitionToTxn) {
 	rid := m.GetRequestId()
 	if c.txnRefused(rid) {
 		return
 	}
 	id, _ := txn.IDOf(m.TxnidMostBits, m.TxnidLeastBits)
-	tc, err := c.b.eng.CoordinatorFor(id.Most)
+	tc, err := c.b.Eng.CoordinatorFor(id.Most)
 	if err == nil {
 		err = tc.AddPartitions(id, c.txnCaller(), m.GetPartitions())
 	}
@@ -106,13 +106,13 @@ func (c *conn) handleAddPartitionToTxn(m *proto.CommandAddPartitionToTxn) {
 	c.write(&proto.BaseCommand{Type: proto.BaseCommand_ADD_PARTITION_TO_TXN_RESPONSE.Enum(), AddPartitionToTxnResponse: r})
 }
 
-func (c *conn) handleAddSubscriptionToTxn(m *proto.CommandAddSubscriptionToTxn) {
+func (c *Conn) handleAddSubscriptionToTxn(m *proto.CommandAddSubscriptionToTxn) {
 	rid := m.GetRequestId()
 	if c.txnRefused(rid) {
 		return
 	}
 	id, _ := txn.IDOf(m.TxnidMostBits, m.TxnidLeastBits)
-	tc, err := c.b.eng.CoordinatorFor(id.Most)
+	tc, err := c.b.Eng.CoordinatorFor(id.Most)
 	if err == nil {
 		subs := make([]txn.Sub, 0, len(m.GetSubscription()))
 		for _, s := range m.GetSubscription() {
@@ -126,13 +126,13 @@ func (c *conn) handleAddSubscriptionToTxn(m *proto.CommandAddSubscriptionToTxn) 
 }
 
 // handleEndTxn commits or aborts; it answers once both phases are done.
-func (c *conn) handleEndTxn(m *proto.CommandEndTxn) {
+func (c *Conn) handleEndTxn(m *proto.CommandEndTxn) {
 	rid := m.GetRequestId()
 	if c.txnRefused(rid) {
 		return
 	}
 	id, _ := txn.IDOf(m.TxnidMostBits, m.TxnidLeastBits)
-	tc, err := c.b.eng.CoordinatorFor(id.Most)
+	tc, err := c.b.Eng.CoordinatorFor(id.Most)
 	if err == nil {
 		err = tc.End(id, c.txnCaller(), m.GetTxnAction() == proto.TxnAction_COMMIT)
 	}
@@ -143,11 +143,11 @@ func (c *conn) handleEndTxn(m *proto.CommandEndTxn) {
 
 // txnCaller is the connection's role, as the caller of a coordinator
 // command (checked against the transaction's owner).
-func (c *conn) txnCaller() txn.Caller { return txn.ByRole(c.role()) }
+func (c *Conn) txnCaller() txn.Caller { return txn.ByRole(c.Role()) }
 
 // handleTxnAck holds a transactional ACK pending and answers it with the
 // transaction id in ACK_RESPONSE, as Pulsar does.
-func (c *conn) handleTxnAck(cs *engine.Consumer, m *proto.CommandAck, id txn.ID) {
+func (c *Conn) handleTxnAck(cs *engine.Consumer, m *proto.CommandAck, id txn.ID) {
 	t := cs.Sub.T
 	ok := t.Do(func() {
 		if err := cs.Sub.TxnAck(id, m); err != nil {

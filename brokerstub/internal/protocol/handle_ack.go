@@ -1,4 +1,4 @@
-package brokerstub
+package protocol
 
 import (
 	"github.com/pulsargo/sdk/brokerstub/internal/engine"
@@ -7,7 +7,7 @@ import (
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
-func (c *conn) handleAck(m *proto.CommandAck) {
+func (c *Conn) handleAck(m *proto.CommandAck) {
 	cs := c.consumer(m.GetConsumerId())
 	if cs == nil {
 		c.ackResponse(m, proto.ServerError_ConsumerNotFound, "consumer not found")
@@ -33,7 +33,7 @@ func (c *conn) handleAck(m *proto.CommandAck) {
 
 // ackResponse sends an ack receipt when the client asked for one (by
 // setting request_id); msg == "" means success.
-func (c *conn) ackResponse(m *proto.CommandAck, code proto.ServerError, msg string) {
+func (c *Conn) ackResponse(m *proto.CommandAck, code proto.ServerError, msg string) {
 	if m.RequestId == nil {
 		if msg != "" {
 			c.log.Info("ack failed", "consumer", m.GetConsumerId(), "err", msg)
@@ -48,7 +48,7 @@ func (c *conn) ackResponse(m *proto.CommandAck, code proto.ServerError, msg stri
 	c.write(&proto.BaseCommand{Type: proto.BaseCommand_ACK_RESPONSE.Enum(), AckResponse: r})
 }
 
-func (c *conn) handleRedeliver(m *proto.CommandRedeliverUnacknowledgedMessages) {
+func (c *Conn) handleRedeliver(m *proto.CommandRedeliverUnacknowledgedMessages) {
 	cs := c.consumer(m.GetConsumerId())
 	if cs == nil {
 		c.log.Warn("redeliver for unknown consumer", "consumer", m.GetConsumerId())

@@ -1,4 +1,4 @@
-package brokerstub
+package protocol
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ import (
 // topicWatcher is one registered watcher: its matching topics (partition
 // names) are what its last message told the client.
 type topicWatcher struct {
-	c        *conn
+	c        *Conn
 	id       uint64
 	ns       string
 	pattern  engine.TopicsPattern
@@ -29,19 +29,19 @@ type topicWatcher struct {
 // the messages: a watcher's success and every update are queued under it,
 // after the change they report is visible in the topic registry.
 type topicWatchers struct {
-	mu     sync.Mutex
-	byConn map[*conn]map[uint64]*topicWatcher
+	Mu     sync.Mutex
+	ByConn map[*Conn]map[uint64]*topicWatcher
 }
 
 // handleWatchTopicListClose drops a watcher and answers SUCCESS.
-func (c *conn) handleWatchTopicListClose(m *proto.CommandWatchTopicListClose) {
-	c.b.watch.remove(c, m.GetWatcherId())
+func (c *Conn) handleWatchTopicListClose(m *proto.CommandWatchTopicListClose) {
+	c.b.Watch.remove(c, m.GetWatcherId())
 	c.sendSuccess(m.GetRequestId())
 }
 
 // watchTopicList registers a watcher and answers it, as
 // TopicListService.handleWatchTopicList.
-func (b *server) watchTopicList(c *conn, m *proto.CommandWatchTopicList) {
+func (b *Server) watchTopicList(c *Conn, m *proto.CommandWatchTopicList) {
 	rid, id := m.GetRequestId(), m.GetWatcherId()
 	if len(m.GetTopicsPattern()) > engine.SubscriptionPatternMaxLength {
 		c.sendError(rid, proto.ServerError_NotAllowedError, fmt.Sprintf(
@@ -61,23 +61,23 @@ func (b *server) watchTopicList(c *conn, m *proto.CommandWatchTopicList) {
 	if !c.authorizeNamespaceTopics(rid, ns, "Proxy Client is not authorized to watchTopicList") {
 		return
 	}
-	b.watch.mu.Lock()
-	defer b.watch.mu.Unlock()
-	w := b.watch.byConn[c][id]
+	b.Watch.Mu.Lock()
+	defer b.Watch.Mu.Unlock()
+	w := b.Watch.ByConn[c][id]
 	if w == nil {
 		// A watcher with this id already on the connection is answered again
 		// with its list, as Pulsar does for a retried request.
 		w = &topicWatcher{c: c, id: id, ns: ns, pattern: p, matching: map[string]bool{}}
-		for _, t := range p.Filter(b.eng.ListNamespaceTopics(ns, true, false)) {
+		for _, t := range p.Filter(b.Eng.ListNamespaceTopics(ns, true, false)) {
 			w.matching[t] = true
 		}
-		if b.watch.byConn == nil {
-			b.watch.byConn = map[*conn]map[uint64]*topicWatcher{}
+		if b.Watch.ByConn == nil {
+			b.Watch.ByConn = map[*Conn]map[uint64]*topicWatcher{}
 		}
-		if b.watch.byConn[c] == nil {
-			b.watch.byConn[c] = map[uint64]*topicWatcher{}
+		if b.Watch.ByConn[c] == nil {
+			b.Watch.ByConn[c] = map[uint64]*topicWatcher{}
 		}
-		b.watch.byConn[c][w.id] = w
+		b.Watch.ByConn[c][w.id] = w
 	}
 	topics := w.topics()
 	hash := engine.TopicsHash(topics)
@@ -103,38 +103,38 @@ func (w *topicWatcher) topics() []string {
 
 // remove drops a watcher; an unknown id is not an error (Pulsar answers
 // SUCCESS either way).
-func (ws *topicWatchers) remove(c *conn, id uint64) {
-	ws.mu.Lock()
-	defer ws.mu.Unlock()
-	delete(ws.byConn[c], id)
-	if len(ws.byConn[c]) == 0 {
-		delete(ws.byConn, c)
+func (ws *topicWatchers) remove(c *Conn, id uint64) {
+	ws.Mu.Lock()
+	defer ws.Mu.Unlock()
+	delete(ws.ByConn[c], id)
+	if len(ws.ByConn[c]) == 0 {
+		delete(ws.ByConn, c)
 	}
 }
 
 // removeConn drops every watcher of a closed connection.
-func (ws *topicWatchers) removeConn(c *conn) {
-	ws.mu.Lock()
-	defer ws.mu.Unlock()
-	delete(ws.byConn, c)
+func (ws *topicWatchers) removeConn(c *Conn) {
+	ws.Mu.Lock()
+	defer ws.Mu.Unlock()
+	delete(ws.ByConn, c)
 }
 
-// topicListChanged tells every watcher about the topics created or deleted
+// TopicListChanged tells every watcher about the topics created or deleted
 // since its last message: one WATCH_TOPIC_UPDATE per topic, deletions
 // first, each with the hash of the watcher's list after it, as Pulsar's
 // TopicListWatcher does for each metadata notification. Call it, without
 // b.mu held, after a topic is created or deleted: the wiring sets it as
 // the engine's topicsChanged hook (broker.go), which the data path and the
 // admin API call; calling it when nothing changed sends nothing.
-func (b *server) topicListChanged() {
-	b.watch.mu.Lock()
-	defer b.watch.mu.Unlock()
+func (b *Server) TopicListChanged() {
+	b.Watch.Mu.Lock()
+	defer b.Watch.Mu.Unlock()
 	lists := map[string][]string{}
-	for _, ws := range b.watch.byConn {
+	for _, ws := range b.Watch.ByConn {
 		for _, w := range ws {
 			names, ok := lists[w.ns]
 			if !ok {
-				names = b.eng.ListNamespaceTopics(w.ns, true, false)
+				names = b.Eng.ListNamespaceTopics(w.ns, true, false)
 				lists[w.ns] = names
 			}
 			w.update(w.pattern.Filter(names))

@@ -1,4 +1,4 @@
-package brokerstub
+package protocol
 
 import (
 	"slices"
@@ -14,7 +14,7 @@ import (
 // sendOp is one SEND on its way through the topic goroutine: everything
 // the store and the receipt need, in one allocation.
 type sendOp struct {
-	c       *conn
+	c       *Conn
 	p       *engine.Producer
 	f       wire.Frame // owns the pooled buffer until release
 	seq     uint64
@@ -29,7 +29,7 @@ type sendOp struct {
 // handleSend stores a message and answers with a receipt. A send for a
 // producer that is not attached closes the connection, as Pulsar does: the
 // client then reconnects and resends what is pending, so nothing is lost.
-func (c *conn) handleSend(m *proto.CommandSend, f *wire.Frame) bool {
+func (c *Conn) handleSend(m *proto.CommandSend, f *wire.Frame) bool {
 	c.mu.Lock()
 	p := c.producers[m.GetProducerId()]
 	c.mu.Unlock()
@@ -55,7 +55,7 @@ func (c *conn) handleSend(m *proto.CommandSend, f *wire.Frame) bool {
 	// SEND failed), so the read loop must not.
 	op := &sendOp{c: c, p: p, f: f.Move(), seq: m.GetSequenceId(), highest: m.GetHighestSequenceId(), num: num, size: len(f.Payload), np: np}
 	op.txn, op.inTxn = txn.IDOf(m.TxnidMostBits, m.TxnidLeastBits)
-	c.sends.take(op.f.Size) // given back by release (send_budget.go)
+	c.Sends.Take(op.f.Size) // given back by release (send_budget.go)
 	// The publish rates may pause this connection's reads (ratelimit_publish.go).
 	c.chargePublish(p.T, num, len(op.f.RawMeta)+len(op.f.Payload))
 	if !p.T.Do(op.run) {
@@ -69,7 +69,7 @@ func (c *conn) handleSend(m *proto.CommandSend, f *wire.Frame) bool {
 // the connection's send budget.
 func (op *sendOp) release() {
 	op.f.Release()
-	op.c.sends.give(op.f.Size)
+	op.c.Sends.Give(op.f.Size)
 	if op.np {
 		op.c.npSent()
 	}
@@ -160,13 +160,13 @@ func (op *sendOp) stored(pos ledger.Position, err error) {
 // connection has too many non-persistent SENDs in flight; when it is not
 // and the topic is non-persistent, it counts it in flight (npSent takes it
 // back). Read loop.
-func (c *conn) dropNonPersistent(p *engine.Producer, m *proto.CommandSend) (dropped, counted bool) {
+func (c *Conn) dropNonPersistent(p *engine.Producer, m *proto.CommandSend) (dropped, counted bool) {
 	if p.T.Np == nil {
 		return false, false
 	}
-	limit := int64(max(c.b.cfg.MaxConcurrentNonPersistentMessagePerConnection, 0))
-	if c.gate.npInFlight.Load() <= limit {
-		c.gate.npInFlight.Add(1)
+	limit := int64(max(c.b.Cfg.MaxConcurrentNonPersistentMessagePerConnection, 0))
+	if c.Gate.NpInFlight.Load() <= limit {
+		c.Gate.NpInFlight.Add(1)
 		return false, true
 	}
 	t, id, seq, highest, num := p.T, p.Id, m.GetSequenceId(), m.GetHighestSequenceId(), int64(max(m.GetNumMessages(), 1))
@@ -180,19 +180,19 @@ func (c *conn) dropNonPersistent(p *engine.Producer, m *proto.CommandSend) (drop
 }
 
 // npSent takes a non-persistent SEND out of the connection's count.
-func (c *conn) npSent() { c.gate.npInFlight.Add(-1) }
+func (c *Conn) npSent() { c.Gate.NpInFlight.Add(-1) }
 
 // chargePublish charges a SEND of msgs messages and size bytes to t's
 // publish rates, pausing the connection's reads when one runs out.
 // Connection goroutine.
-func (c *conn) chargePublish(t *engine.Topic, msgs int32, size int) {
+func (c *Conn) chargePublish(t *engine.Topic, msgs int32, size int) {
 	t.Rates.PublishedMsgs.Add(int64(max(msgs, 1)))
 	t.Rates.PublishedBytes.Add(int64(size))
-	br, tr := c.b.eng.BrokerRates().Publish, t.Rates.Publish.Load()
+	br, tr := c.b.Eng.BrokerRates().Publish, t.Rates.Publish.Load()
 	if br == nil && tr == nil {
 		return
 	}
-	now := c.b.cfg.Clock.Now()
+	now := c.b.Cfg.Clock.Now()
 	for _, p := range []*engine.RatePair{br, tr} {
 		p.Consume(int64(max(msgs, 1)), int64(size), now)
 		if w := p.Wait(now); w > 0 {
@@ -204,9 +204,9 @@ func (c *conn) chargePublish(t *engine.Topic, msgs int32, size int) {
 
 // unthrottleAfter releases one hold of the reads once p holds a token
 // again, checking after w and again as long as it does not.
-func (c *conn) unthrottleAfter(p *engine.RatePair, w time.Duration) {
-	c.b.cfg.Clock.AfterFunc(w, func() {
-		if w := p.Wait(c.b.cfg.Clock.Now()); w > 0 {
+func (c *Conn) unthrottleAfter(p *engine.RatePair, w time.Duration) {
+	c.b.Cfg.Clock.AfterFunc(w, func() {
+		if w := p.Wait(c.b.Cfg.Clock.Now()); w > 0 {
 			c.unthrottleAfter(p, w)
 			return
 		}

@@ -1,4 +1,4 @@
-package brokerstub
+package protocol
 
 import (
 	"errors"
@@ -18,7 +18,7 @@ import (
 // handleGetSchema answers the latest schema of a topic, or the version asked
 // for; a topic without one, a deleted schema or a missing version is
 // TopicNotFound, as Pulsar answers.
-func (c *conn) handleGetSchema(m *proto.CommandGetSchema) {
+func (c *Conn) handleGetSchema(m *proto.CommandGetSchema) {
 	rid := m.GetRequestId()
 	fail := func(code proto.ServerError, msg string) {
 		c.write(&proto.BaseCommand{Type: proto.BaseCommand_GET_SCHEMA_RESPONSE.Enum(), GetSchemaResponse: &proto.CommandGetSchemaResponse{
@@ -48,7 +48,7 @@ func (c *conn) handleGetSchema(m *proto.CommandGetSchema) {
 		return
 	}
 	id := engine.SchemaID(name)
-	got, err := c.b.eng.Schemas.Get(id, version)
+	got, err := c.b.Eng.Schemas.Get(id, version)
 	switch {
 	case errors.Is(err, schema.ErrNotFound):
 		fail(proto.ServerError_TopicNotFound, "Topic not found or no-schema "+m.GetTopic())
@@ -63,7 +63,7 @@ func (c *conn) handleGetSchema(m *proto.CommandGetSchema) {
 		ps.SchemaData = []byte{}
 	}
 	for k, v := range got.Schema.Props {
-		ps.Properties = append(ps.Properties, &proto.KeyValue{Key: strp(k), Value: strp(v)})
+		ps.Properties = append(ps.Properties, &proto.KeyValue{Key: Strp(k), Value: Strp(v)})
 	}
 	c.write(&proto.BaseCommand{Type: proto.BaseCommand_GET_SCHEMA_RESPONSE.Enum(), GetSchemaResponse: &proto.CommandGetSchemaResponse{
 		RequestId: &rid, Schema: ps, SchemaVersion: schema.VersionBytes(got.Version)}})
@@ -72,7 +72,7 @@ func (c *conn) handleGetSchema(m *proto.CommandGetSchema) {
 // handleGetOrCreateSchema registers the schema on an existing topic, or
 // returns the version it already has, under the topic's compatibility
 // strategy (what a producer sending messages of several schemas asks).
-func (c *conn) handleGetOrCreateSchema(m *proto.CommandGetOrCreateSchema) {
+func (c *Conn) handleGetOrCreateSchema(m *proto.CommandGetOrCreateSchema) {
 	rid := m.GetRequestId()
 	fail := func(code proto.ServerError, msg string) {
 		c.write(&proto.BaseCommand{Type: proto.BaseCommand_GET_OR_CREATE_SCHEMA_RESPONSE.Enum(),
@@ -83,7 +83,7 @@ func (c *conn) handleGetOrCreateSchema(m *proto.CommandGetOrCreateSchema) {
 		fail(proto.ServerError_InvalidTopicName, err.Error())
 		return
 	}
-	if !c.b.eng.TopicExists(name) {
+	if !c.b.Eng.TopicExists(name) {
 		fail(proto.ServerError_TopicNotFound, "Topic not found "+m.GetTopic())
 		return
 	}
@@ -91,7 +91,7 @@ func (c *conn) handleGetOrCreateSchema(m *proto.CommandGetOrCreateSchema) {
 	if s.GetType() == proto.Schema_None {
 		s = nil // Pulsar: a NONE schema here means no schema
 	}
-	v, err := c.b.eng.AddProducerSchema(name, s)
+	v, err := c.b.Eng.AddProducerSchema(name, s)
 	if err != nil {
 		fail(engine.SchemaError(err), err.Error())
 		return

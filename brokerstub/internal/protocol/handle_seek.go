@@ -1,4 +1,4 @@
-package brokerstub
+package protocol
 
 import (
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
@@ -8,7 +8,7 @@ import (
 // handleSeek resets the subscription to a message id or a publish time and,
 // as Pulsar does, disconnects its consumers so that they reconnect and read
 // from there.
-func (c *conn) handleSeek(m *proto.CommandSeek) {
+func (c *Conn) handleSeek(m *proto.CommandSeek) {
 	rid := m.GetRequestId()
 	cs := c.consumer(m.GetConsumerId())
 	if cs == nil {
@@ -48,7 +48,7 @@ func (c *conn) handleSeek(m *proto.CommandSeek) {
 
 // handleGetLastMessageID answers with the topic's last message id and the
 // subscription's mark-delete position, as Pulsar's ServerCnx does since 2.8.
-func (c *conn) handleGetLastMessageID(m *proto.CommandGetLastMessageId) {
+func (c *Conn) handleGetLastMessageID(m *proto.CommandGetLastMessageId) {
 	rid := m.GetRequestId()
 	cs := c.consumer(m.GetConsumerId())
 	if cs == nil {
@@ -75,11 +75,11 @@ func (c *conn) handleGetLastMessageID(m *proto.CommandGetLastMessageId) {
 // npSeek answers a SEEK on a non-persistent topic as Pulsar's
 // NonPersistentSubscription does: success, and nothing moves (its consumers
 // stay attached).
-func (c *conn) npSeek(rid uint64) { c.sendSuccess(rid) }
+func (c *Conn) npSeek(rid uint64) { c.sendSuccess(rid) }
 
 // npLastMessageID refuses GET_LAST_MESSAGE_ID on a non-persistent topic
 // with the error Pulsar's ServerCnx answers when the topic cannot tell its
 // last dispatchable position.
-func (c *conn) npLastMessageID(rid uint64) {
+func (c *Conn) npLastMessageID(rid uint64) {
 	c.sendError(rid, proto.ServerError_UnknownError, "Failed to recover Transaction Buffer.")
 }

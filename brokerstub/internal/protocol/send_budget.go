@@ -1,8 +1,8 @@
-package brokerstub
+package protocol
 
 import "sync"
 
-// pendingSendBytes is how many bytes of SEND frames a connection may hold
+// PendingSendBytes is how many bytes of SEND frames a connection may hold
 // that it has read and its topics have not yet stored (a topic copies an
 // entry into its ledger, then releases the frame). Past it the connection
 // reads nothing more until its topics catch up, as a Pulsar broker stops
@@ -12,52 +12,52 @@ import "sync"
 // frames in flight within what the frame pool recycles (16 MiB a size
 // class): a producer faster than its topic then does not make the read
 // loop allocate a new buffer for each frame.
-const pendingSendBytes = 16 << 20
+const PendingSendBytes = 16 << 20
 
-// sendBudget counts the bytes of a connection's SEND frames that are on
+// SendBudget counts the bytes of a connection's SEND frames that are on
 // their way to their topics. The read loop takes a frame's bytes when it
 // hands the frame over, and waits before reading the next frame while more
 // than pendingSendBytes are taken; the topic goroutines give the bytes
 // back as they release the frames. A frame larger than the budget is still
 // read (alone). Safe for concurrent use; the zero value is ready.
-type sendBudget struct {
-	mu   sync.Mutex
-	used int
-	room chan struct{} // while the read loop waits: closed once used fits again
+type SendBudget struct {
+	Mu   sync.Mutex
+	Used int
+	Room chan struct{} // while the read loop waits: closed once used fits again
 }
 
-// take counts n bytes handed over.
-func (b *sendBudget) take(n int) {
-	b.mu.Lock()
-	b.used += n
-	b.mu.Unlock()
+// Take counts n bytes handed over.
+func (b *SendBudget) Take(n int) {
+	b.Mu.Lock()
+	b.Used += n
+	b.Mu.Unlock()
 }
 
-// give returns n bytes taken, waking the read loop if it waits and they fit
+// Give returns n bytes taken, waking the read loop if it waits and they fit
 // again.
-func (b *sendBudget) give(n int) {
-	b.mu.Lock()
-	b.used -= n
-	if b.room != nil && b.used <= pendingSendBytes {
-		close(b.room)
-		b.room = nil
+func (b *SendBudget) Give(n int) {
+	b.Mu.Lock()
+	b.Used -= n
+	if b.Room != nil && b.Used <= PendingSendBytes {
+		close(b.Room)
+		b.Room = nil
 	}
-	b.mu.Unlock()
+	b.Mu.Unlock()
 }
 
-// wait returns once no more than pendingSendBytes are taken (true), or
+// Wait returns once no more than pendingSendBytes are taken (true), or
 // when done closes first (false). One goroutine (the read loop) waits.
-func (b *sendBudget) wait(done <-chan struct{}) bool {
-	b.mu.Lock()
-	if b.used <= pendingSendBytes {
-		b.mu.Unlock()
+func (b *SendBudget) Wait(done <-chan struct{}) bool {
+	b.Mu.Lock()
+	if b.Used <= PendingSendBytes {
+		b.Mu.Unlock()
 		return true
 	}
-	if b.room == nil {
-		b.room = make(chan struct{})
+	if b.Room == nil {
+		b.Room = make(chan struct{})
 	}
-	room := b.room
-	b.mu.Unlock()
+	room := b.Room
+	b.Mu.Unlock()
 	select {
 	case <-room:
 		return true

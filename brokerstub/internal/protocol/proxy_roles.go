@@ -1,4 +1,4 @@
-package brokerstub
+package protocol
 
 import (
 	"math"
@@ -11,13 +11,13 @@ import (
 
 // validOriginal reports whether role may speak for original
 // (auth.Authorizer.ValidOriginal).
-func (b *server) validOriginal(role, original string) bool {
-	return b.eng.Authorizer().ValidOriginal(role, original)
+func (b *Server) validOriginal(role, original string) bool {
+	return b.Eng.Authorizer().ValidOriginal(role, original)
 }
 
 // roles returns the connection's role and the original principal it
 // speaks for ("" when none).
-func (c *conn) roles() (string, string) {
+func (c *Conn) roles() (string, string) {
 	c.auth.mu.Lock()
 	defer c.auth.mu.Unlock()
 	return c.auth.id.Role, c.auth.original
@@ -26,7 +26,7 @@ func (c *conn) roles() (string, string) {
 // allowedAs applies an authorization check as Pulsar's ServerCnx does for
 // a connection that names an original principal (a proxy's): the
 // connection's role and the original principal must both pass.
-func (c *conn) allowedAs(allowed func(role string) bool) bool {
+func (c *Conn) allowedAs(allowed func(role string) bool) bool {
 	role, original := c.roles()
 	if !allowed(role) {
 		return false
@@ -46,22 +46,22 @@ func (c *conn) allowedAs(allowed func(role string) bool) bool {
 // With authorization on, a proxy role must name one that is not a proxy
 // role ("Invalid roles.", AuthorizationError). It reports false when the
 // connection was refused: the error is queued as its last frame.
-func (c *conn) connectOriginal(m *proto.CommandConnect, id *auth.Identity) (string, bool) {
+func (c *Conn) connectOriginal(m *proto.CommandConnect, id *auth.Identity) (string, bool) {
 	if m.OriginalPrincipal == nil {
-		if c.b.eng.AuthzOn() && !c.b.validOriginal(id.Role, "") {
+		if c.b.Eng.AuthzOn() && !c.b.validOriginal(id.Role, "") {
 			c.refuseRoles(id.Role, "")
 			return "", false
 		}
 		return "", true
 	}
 	original := m.GetOriginalPrincipal()
-	if c.b.cfg.AuthenticateOriginalAuthData {
+	if c.b.Cfg.AuthenticateOriginalAuthData {
 		method := m.GetOriginalAuthMethod()
 		if method == "" {
 			method = "none"
 		}
-		if !slices.Contains(c.b.cfg.AuthMethods, method) {
-			anon := c.b.cfg.AnonymousUserRole
+		if !slices.Contains(c.b.Cfg.AuthMethods, method) {
+			anon := c.b.Cfg.AnonymousUserRole
 			if anon == "" {
 				c.log.Info("authentication refused: no provider for the original auth method and no anonymous role", "method", method)
 				c.refuseAuth(authFailedText)
@@ -69,7 +69,7 @@ func (c *conn) connectOriginal(m *proto.CommandConnect, id *auth.Identity) (stri
 			}
 			id.Role, original = anon, anon
 		} else {
-			oid, err := c.b.hooks.authenticate(method, auth.Credentials{Data: []byte(m.GetOriginalAuthData())}, c.b.cfg.Clock.Now())
+			oid, err := c.b.Hooks.Authenticate(method, auth.Credentials{Data: []byte(m.GetOriginalAuthData())}, c.b.Cfg.Clock.Now())
 			if err != nil {
 				c.log.Info("original auth data refused", "method", method, "err", err)
 				c.refuseAuth(authFailedText)
@@ -78,7 +78,7 @@ func (c *conn) connectOriginal(m *proto.CommandConnect, id *auth.Identity) (stri
 			original = oid.Role
 		}
 	}
-	if c.b.eng.AuthzOn() && !c.b.validOriginal(id.Role, original) {
+	if c.b.Eng.AuthzOn() && !c.b.validOriginal(id.Role, original) {
 		c.refuseRoles(id.Role, original)
 		return "", false
 	}
@@ -88,10 +88,10 @@ func (c *conn) connectOriginal(m *proto.CommandConnect, id *auth.Identity) (stri
 // refuseRoles answers an invalid pair of role and original principal as
 // Pulsar's ServerCnx: ERROR AuthorizationError "Invalid roles.", request id
 // -1, and the connection closes.
-func (c *conn) refuseRoles(role, original string) {
+func (c *Conn) refuseRoles(role, original string) {
 	c.log.Info("illegal combination of role and original principal", "role", role, "original_principal", original,
-		"proxy_roles", strings.Join(c.b.cfg.ProxyRoles, ","))
+		"proxy_roles", strings.Join(c.b.Cfg.ProxyRoles, ","))
 	id := uint64(math.MaxUint64)
 	c.writeLast(&proto.BaseCommand{Type: proto.BaseCommand_ERROR.Enum(), Error: &proto.CommandError{
-		RequestId: &id, Error: proto.ServerError_AuthorizationError.Enum(), Message: strp("Invalid roles.")}})
+		RequestId: &id, Error: proto.ServerError_AuthorizationError.Enum(), Message: Strp("Invalid roles.")}})
 }

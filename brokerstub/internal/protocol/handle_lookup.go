@@ -1,4 +1,4 @@
-package brokerstub
+package protocol
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 // handleLookup answers every lookup with this broker, authoritatively: the
 // stub owns every topic. A topic of a missing namespace is refused with
 // MetadataError, as Pulsar's TopicLookupBase does (namespace_check.go).
-func (c *conn) handleLookup(m *proto.CommandLookupTopic) {
+func (c *Conn) handleLookup(m *proto.CommandLookupTopic) {
 	rid := m.GetRequestId()
 	resp := &proto.CommandLookupTopicResponse{RequestId: &rid}
 	name, err := engine.ParseTopic(m.GetTopic())
@@ -27,37 +27,37 @@ func (c *conn) handleLookup(m *proto.CommandLookupTopic) {
 	case err != nil:
 		resp.Response = proto.CommandLookupTopicResponse_Failed.Enum()
 		resp.Error = proto.ServerError_InvalidTopicName.Enum()
-		resp.Message = strp(err.Error())
+		resp.Message = Strp(err.Error())
 	case c.lookupRefusal(name) != "":
 		resp.Response = proto.CommandLookupTopicResponse_Failed.Enum()
 		resp.Error = proto.ServerError_AuthorizationError.Enum()
-		resp.Message = strp("Client is not authorized to Lookup")
-	case !c.b.eng.NamespaceReady(name):
+		resp.Message = Strp("Client is not authorized to Lookup")
+	case !c.b.Eng.NamespaceReady(name):
 		resp.Response = proto.CommandLookupTopicResponse_Failed.Enum()
 		resp.Error = proto.ServerError_MetadataError.Enum()
-		resp.Message = strp(engine.NsNotFoundLookup)
-	case !c.b.eng.TopicExists(name) && !c.b.eng.AutoTopicAllowed(name):
+		resp.Message = Strp(engine.NsNotFoundLookup)
+	case !c.b.Eng.TopicExists(name) && !c.b.Eng.AutoTopicAllowed(name):
 		resp.Response = proto.CommandLookupTopicResponse_Failed.Enum()
 		resp.Error = proto.ServerError_TopicNotFound.Enum()
-		resp.Message = strp("topic " + name.Full + " does not exist")
+		resp.Message = Strp("topic " + name.Full + " does not exist")
 	default:
 		listener := m.GetAdvertisedListenerName()
 		if strings.TrimSpace(listener) == "" {
 			listener = c.listener
 		}
-		plain, secure, err := c.b.hooks.lookupURLs(listener) // listeners.go
+		plain, secure, err := c.b.Hooks.LookupURLs(listener) // listeners.go
 		if err != nil {
 			resp.Response = proto.CommandLookupTopicResponse_Failed.Enum()
 			resp.Error = proto.ServerError_ServiceNotReady.Enum()
-			resp.Message = strp(err.Error())
+			resp.Message = Strp(err.Error())
 			break
 		}
 		resp.Response = proto.CommandLookupTopicResponse_Connect.Enum()
 		if plain != "" {
-			resp.BrokerServiceUrl = strp(plain)
+			resp.BrokerServiceUrl = Strp(plain)
 		}
 		if secure != "" {
-			resp.BrokerServiceUrlTls = strp(secure)
+			resp.BrokerServiceUrlTls = Strp(secure)
 		}
 		resp.Authoritative = boolp(true)
 	}
@@ -67,7 +67,7 @@ func (c *conn) handleLookup(m *proto.CommandLookupTopic) {
 // handlePartitionedMetadata reports the partitions of a partitioned topic
 // and 0 for any other topic, as Pulsar does for non-partitioned topics; a
 // topic of a missing namespace is TopicNotFound "Namespace not found".
-func (c *conn) handlePartitionedMetadata(m *proto.CommandPartitionedTopicMetadata) {
+func (c *Conn) handlePartitionedMetadata(m *proto.CommandPartitionedTopicMetadata) {
 	rid := m.GetRequestId()
 	resp := &proto.CommandPartitionedTopicMetadataResponse{RequestId: &rid}
 	name, err := engine.ParseTopic(m.GetTopic())
@@ -82,36 +82,36 @@ func (c *conn) handlePartitionedMetadata(m *proto.CommandPartitionedTopicMetadat
 	if err != nil {
 		resp.Response = proto.CommandPartitionedTopicMetadataResponse_Failed.Enum()
 		resp.Error = proto.ServerError_InvalidTopicName.Enum()
-		resp.Message = strp(err.Error())
+		resp.Message = Strp(err.Error())
 	} else if msg := c.lookupRefusal(name); msg != "" {
 		resp.Response = proto.CommandPartitionedTopicMetadataResponse_Failed.Enum()
 		resp.Error = proto.ServerError_AuthorizationError.Enum()
-		resp.Message = strp(msg)
-	} else if !c.b.eng.NamespaceReady(name) {
+		resp.Message = Strp(msg)
+	} else if !c.b.Eng.NamespaceReady(name) {
 		resp.Response = proto.CommandPartitionedTopicMetadataResponse_Failed.Enum()
 		resp.Error = proto.ServerError_TopicNotFound.Enum()
-		resp.Message = strp(engine.NsNotFoundReason)
+		resp.Message = Strp(engine.NsNotFoundReason)
 	} else {
 		n := uint32(0)
 		if name.Partition < 0 {
-			n = uint32(c.b.eng.PartitionCount(name.Full))
+			n = uint32(c.b.Eng.PartitionCount(name.Full))
 		}
-		if n == 0 && c.b.eng.AutoTopicAllowed(name) && !c.b.eng.TopicExists(name) {
+		if n == 0 && c.b.Eng.AutoTopicAllowed(name) && !c.b.Eng.TopicExists(name) {
 			// allowAutoTopicCreationType=partitioned: created on first lookup.
-			created, err := c.b.eng.AutoCreatePartitions(name)
+			created, err := c.b.Eng.AutoCreatePartitions(name)
 			if err == nil {
 				n = uint32(created)
 			} else if r := (*engine.Refusal)(nil); errors.As(err, &r) { // limits_admin.go
 				resp.Response = proto.CommandPartitionedTopicMetadataResponse_Failed.Enum()
-				resp.Error, resp.Message = r.Code.Enum(), strp(r.Text)
+				resp.Error, resp.Message = r.Code.Enum(), Strp(r.Text)
 			}
 		}
 		switch {
 		case resp.Response != nil: // refused by the max topics above
-		case n == 0 && !c.b.eng.TopicExists(name) && !c.b.eng.AutoTopicAllowed(name):
+		case n == 0 && !c.b.Eng.TopicExists(name) && !c.b.Eng.AutoTopicAllowed(name):
 			resp.Response = proto.CommandPartitionedTopicMetadataResponse_Failed.Enum()
 			resp.Error = proto.ServerError_TopicNotFound.Enum()
-			resp.Message = strp("topic " + name.Full + " does not exist")
+			resp.Message = Strp("topic " + name.Full + " does not exist")
 		default:
 			resp.Response = proto.CommandPartitionedTopicMetadataResponse_Success.Enum()
 			resp.Partitions = &n
@@ -126,17 +126,17 @@ func (c *conn) handlePartitionedMetadata(m *proto.CommandPartitionedTopicMetadat
 // list is filtered (filtered=true); topics_hash is always the hash of the
 // list, and when the client's topics_hash equals it the topics are left out
 // and changed is false.
-func (c *conn) handleTopicsOfNamespace(m *proto.CommandGetTopicsOfNamespace) {
+func (c *Conn) handleTopicsOfNamespace(m *proto.CommandGetTopicsOfNamespace) {
 	rid := m.GetRequestId()
 	if !c.authorizeNamespaceTopics(rid, m.GetNamespace(), "Proxy Client is not authorized to GetTopicsOfNamespace") {
 		return
 	}
 	mode := m.GetMode()
-	if msg := c.b.eng.RefuseTopicsOfMissingNamespace(m.GetNamespace(), mode); msg != "" { // limits_admin.go
+	if msg := c.b.Eng.RefuseTopicsOfMissingNamespace(m.GetNamespace(), mode); msg != "" { // limits_admin.go
 		c.sendError(rid, proto.ServerError_MetadataError, msg)
 		return
 	}
-	topics := c.b.eng.ListNamespaceTopics(m.GetNamespace(),
+	topics := c.b.Eng.ListNamespaceTopics(m.GetNamespace(),
 		mode != proto.CommandGetTopicsOfNamespace_NON_PERSISTENT,
 		mode != proto.CommandGetTopicsOfNamespace_PERSISTENT)
 	resp := &proto.CommandGetTopicsOfNamespaceResponse{RequestId: &rid, Filtered: boolp(false)}
@@ -162,17 +162,17 @@ func (c *conn) handleTopicsOfNamespace(m *proto.CommandGetTopicsOfNamespace) {
 func boolp(v bool) *bool { return &v }
 
 // refuseLookup answers a LOOKUP over the limit.
-func (c *conn) refuseLookup(rid uint64) {
-	c.log.Debug("lookup refused: too many pending lookups", "limit", c.b.cfg.MaxConcurrentLookups)
+func (c *Conn) refuseLookup(rid uint64) {
+	c.log.Debug("lookup refused: too many pending lookups", "limit", c.b.Cfg.MaxConcurrentLookups)
 	c.write(&proto.BaseCommand{Type: proto.BaseCommand_LOOKUP_RESPONSE.Enum(), LookupTopicResponse: &proto.CommandLookupTopicResponse{
 		RequestId: &rid, Response: proto.CommandLookupTopicResponse_Failed.Enum(),
-		Error: proto.ServerError_TooManyRequests.Enum(), Message: strp(tooManyLookups)}})
+		Error: proto.ServerError_TooManyRequests.Enum(), Message: Strp(TooManyLookups)}})
 }
 
 // refusePartitionedMetadata answers a PARTITIONED_METADATA over the limit.
-func (c *conn) refusePartitionedMetadata(rid uint64) {
-	c.log.Debug("partitioned metadata refused: too many pending lookups", "limit", c.b.cfg.MaxConcurrentLookups)
+func (c *Conn) refusePartitionedMetadata(rid uint64) {
+	c.log.Debug("partitioned metadata refused: too many pending lookups", "limit", c.b.Cfg.MaxConcurrentLookups)
 	c.write(&proto.BaseCommand{Type: proto.BaseCommand_PARTITIONED_METADATA_RESPONSE.Enum(), PartitionMetadataResponse: &proto.CommandPartitionedTopicMetadataResponse{
 		RequestId: &rid, Response: proto.CommandPartitionedTopicMetadataResponse_Failed.Enum(),
-		Error: proto.ServerError_TooManyRequests.Enum(), Message: strp(tooManyLookups)}})
+		Error: proto.ServerError_TooManyRequests.Enum(), Message: Strp(TooManyLookups)}})
 }

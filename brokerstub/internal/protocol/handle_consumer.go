@@ -1,4 +1,4 @@
-package brokerstub
+package protocol
 
 import (
 	"github.com/pulsargo/sdk/brokerstub/internal/engine"
@@ -7,7 +7,7 @@ import (
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
-func (c *conn) handleSubscribe(m *proto.CommandSubscribe) {
+func (c *Conn) handleSubscribe(m *proto.CommandSubscribe) {
 	rid := m.GetRequestId()
 	name, ok := c.attachableTopic(rid, m.GetTopic())
 	if !ok || !c.checkSubscriptionAuthMode(rid, name, m.GetSubscription()) || // subscription_auth_mode.go
@@ -18,7 +18,7 @@ func (c *conn) handleSubscribe(m *proto.CommandSubscribe) {
 		c.sendError(rid, proto.ServerError_NotAllowedError, "empty subscription name")
 		return
 	}
-	if !m.GetForceTopicCreation() && !c.b.eng.TopicExists(name) {
+	if !m.GetForceTopicCreation() && !c.b.Eng.TopicExists(name) {
 		// As ServerCnx: without force_topic_creation only an existing topic
 		// (or a partition of a partitioned topic) is subscribed to.
 		c.sendError(rid, proto.ServerError_TopicNotFound, "Topic "+name.Full+" does not exist")
@@ -32,7 +32,7 @@ func (c *conn) handleSubscribe(m *proto.CommandSubscribe) {
 		c.sendSuccess(rid)
 		return
 	}
-	t, err := c.b.eng.TopicForUse(name)
+	t, err := c.b.Eng.TopicForUse(name)
 	if err != nil {
 		c.sendError(rid, topicErrorCode(err), err.Error())
 		return
@@ -70,13 +70,13 @@ func (c *conn) handleSubscribe(m *proto.CommandSubscribe) {
 	}
 }
 
-func (c *conn) consumer(id uint64) *engine.Consumer {
+func (c *Conn) consumer(id uint64) *engine.Consumer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.consumers[id]
 }
 
-func (c *conn) handleFlow(m *proto.CommandFlow) {
+func (c *Conn) handleFlow(m *proto.CommandFlow) {
 	cs := c.consumer(m.GetConsumerId())
 	if cs == nil {
 		c.log.Warn("flow for unknown consumer", "consumer", m.GetConsumerId())
@@ -94,7 +94,7 @@ func (c *conn) handleFlow(m *proto.CommandFlow) {
 	})
 }
 
-func (c *conn) handleCloseConsumer(m *proto.CommandCloseConsumer) {
+func (c *Conn) handleCloseConsumer(m *proto.CommandCloseConsumer) {
 	rid := m.GetRequestId()
 	c.mu.Lock()
 	cs := c.consumers[m.GetConsumerId()]
@@ -106,7 +106,7 @@ func (c *conn) handleCloseConsumer(m *proto.CommandCloseConsumer) {
 	c.sendSuccess(rid)
 }
 
-func (c *conn) handleUnsubscribe(m *proto.CommandUnsubscribe) {
+func (c *Conn) handleUnsubscribe(m *proto.CommandUnsubscribe) {
 	rid := m.GetRequestId()
 	cs := c.consumer(m.GetConsumerId())
 	if cs == nil {
@@ -150,12 +150,12 @@ func (c *conn) handleUnsubscribe(m *proto.CommandUnsubscribe) {
 	}
 }
 
-func (c *conn) handleConsumerStats(m *proto.CommandConsumerStats) {
+func (c *Conn) handleConsumerStats(m *proto.CommandConsumerStats) {
 	rid := m.GetRequestId()
 	cs := c.consumer(m.GetConsumerId())
 	if cs == nil {
 		c.write(&proto.BaseCommand{Type: proto.BaseCommand_CONSUMER_STATS_RESPONSE.Enum(), ConsumerStatsResponse: &proto.CommandConsumerStatsResponse{
-			RequestId: &rid, ErrorCode: proto.ServerError_ConsumerNotFound.Enum(), ErrorMessage: strp("consumer not found")}})
+			RequestId: &rid, ErrorCode: proto.ServerError_ConsumerNotFound.Enum(), ErrorMessage: Strp("consumer not found")}})
 		return
 	}
 	_ = cs.Sub.T.Call(func() {
@@ -171,11 +171,11 @@ func (c *conn) handleConsumerStats(m *proto.CommandConsumerStats) {
 // namespace's Prefix mode does not allow to the connection's role, or to
 // the original principal a proxy names, with AuthorizationError; it
 // reports false when it did.
-func (c *conn) checkSubscriptionAuthMode(rid uint64, name engine.TopicName, sub string) bool {
+func (c *Conn) checkSubscriptionAuthMode(rid uint64, name engine.TopicName, sub string) bool {
 	role, original := c.roles() // proxy_roles.go
-	msg := c.b.eng.SubscriptionAuthModeRefusal(role, name, sub)
+	msg := c.b.Eng.SubscriptionAuthModeRefusal(role, name, sub)
 	if msg == "" && original != "" {
-		msg = c.b.eng.SubscriptionAuthModeRefusal(original, name, sub)
+		msg = c.b.Eng.SubscriptionAuthModeRefusal(original, name, sub)
 	}
 	if msg == "" {
 		return true

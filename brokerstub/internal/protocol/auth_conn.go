@@ -1,4 +1,4 @@
-package brokerstub
+package protocol
 
 import (
 	"math"
@@ -23,9 +23,9 @@ type connAuth struct {
 	version  int32 // the protocol version of the challenges
 }
 
-// role returns the connection's role ("" before CONNECT or without
+// Role returns the connection's role ("" before CONNECT or without
 // authentication and an anonymous role).
-func (c *conn) role() string {
+func (c *Conn) Role() string {
 	c.auth.mu.Lock()
 	defer c.auth.mu.Unlock()
 	return c.auth.id.Role
@@ -39,7 +39,7 @@ const authFailedText = "Failed to authenticate"
 // refuseAuth answers a failed authentication as Pulsar does: ERROR
 // AuthenticationError with request id -1, then the connection closes, so
 // that each guess costs a new connection.
-func (c *conn) refuseAuth(msg string) {
+func (c *Conn) refuseAuth(msg string) {
 	id := uint64(math.MaxUint64)
 	c.writeLast(&proto.BaseCommand{Type: proto.BaseCommand_ERROR.Enum(), Error: &proto.CommandError{
 		RequestId: &id, Error: proto.ServerError_AuthenticationError.Enum(), Message: &msg}})
@@ -48,21 +48,21 @@ func (c *conn) refuseAuth(msg string) {
 // authenticateConnect checks CONNECT's credentials and, for credentials
 // that expire, starts the refresh timer. It reports false when the
 // connection was refused: the error is queued as its last frame.
-func (c *conn) authenticateConnect(m *proto.CommandConnect) bool {
+func (c *Conn) authenticateConnect(m *proto.CommandConnect) bool {
 	if c.preset != nil {
 		c.auth.mu.Lock()
 		c.auth.id = *c.preset
 		c.auth.mu.Unlock()
 		return true
 	}
-	if !c.b.eng.AuthEnabled() {
+	if !c.b.Eng.AuthEnabled() {
 		c.auth.mu.Lock()
-		c.auth.id = auth.Identity{Role: c.b.cfg.AnonymousUserRole}
+		c.auth.id = auth.Identity{Role: c.b.Cfg.AnonymousUserRole}
 		c.auth.mu.Unlock()
 		return true
 	}
 	method := m.GetAuthMethodName()
-	id, err := c.b.hooks.authenticate(method, auth.Credentials{Data: m.GetAuthData(), PeerCertificates: peerCertificates(c.nc)}, c.b.cfg.Clock.Now())
+	id, err := c.b.Hooks.Authenticate(method, auth.Credentials{Data: m.GetAuthData(), PeerCertificates: peerCertificates(c.nc)}, c.b.Cfg.Clock.Now())
 	if err != nil {
 		c.log.Info("authentication refused", "method", method, "err", err)
 		c.refuseAuth(authFailedText)
@@ -83,29 +83,29 @@ func (c *conn) authenticateConnect(m *proto.CommandConnect) bool {
 	return true
 }
 
-func (c *conn) scheduleAuthRefresh() {
+func (c *Conn) scheduleAuthRefresh() {
 	c.auth.mu.Lock()
 	defer c.auth.mu.Unlock()
 	if c.auth.closed {
 		return
 	}
-	c.auth.stop = c.b.cfg.Clock.AfterFunc(c.b.cfg.AuthenticationRefreshCheck, c.refreshAuth)
+	c.auth.stop = c.b.Cfg.Clock.AfterFunc(c.b.Cfg.AuthenticationRefreshCheck, c.refreshAuth)
 }
 
 // refreshAuth is Pulsar's authentication refresh check: once the
 // credentials have expired the broker challenges the client, and a client
 // that has not answered by the next check is disconnected.
-func (c *conn) refreshAuth() {
+func (c *Conn) refreshAuth() {
 	c.auth.mu.Lock()
 	if c.auth.closed {
 		c.auth.mu.Unlock()
 		return
 	}
-	expired := !c.auth.id.Expires.IsZero() && !c.b.cfg.Clock.Now().Before(c.auth.id.Expires)
+	expired := !c.auth.id.Expires.IsZero() && !c.b.Cfg.Clock.Now().Before(c.auth.id.Expires)
 	if expired && c.auth.pending {
 		c.auth.mu.Unlock()
 		c.log.Info("client did not answer the authentication challenge in time; closing connection")
-		c.close()
+		c.Close()
 		return
 	}
 	method, version := c.auth.method, c.auth.version
@@ -115,9 +115,9 @@ func (c *conn) refreshAuth() {
 	c.auth.mu.Unlock()
 	if expired {
 		c.write(&proto.BaseCommand{Type: proto.BaseCommand_AUTH_CHALLENGE.Enum(), AuthChallenge: &proto.CommandAuthChallenge{
-			ServerVersion:   strp(serverVersion),
+			ServerVersion:   Strp(serverVersion),
 			ProtocolVersion: &version,
-			Challenge:       &proto.AuthData{AuthMethodName: strp(method), AuthData: []byte("refresh")},
+			Challenge:       &proto.AuthData{AuthMethodName: Strp(method), AuthData: []byte("refresh")},
 		}})
 	}
 	c.scheduleAuthRefresh()
@@ -126,7 +126,7 @@ func (c *conn) refreshAuth() {
 // handleAuthResponse checks the credentials a client sent in answer to
 // AUTH_CHALLENGE; it reports false (the connection closes) when they do
 // not check out or name another method.
-func (c *conn) handleAuthResponse(m *proto.CommandAuthResponse) bool {
+func (c *Conn) handleAuthResponse(m *proto.CommandAuthResponse) bool {
 	r := m.GetResponse()
 	c.auth.mu.Lock()
 	method := c.auth.method
@@ -135,7 +135,7 @@ func (c *conn) handleAuthResponse(m *proto.CommandAuthResponse) bool {
 		c.log.Info("AUTH_RESPONSE for another method; closing connection", "method", r.GetAuthMethodName())
 		return false
 	}
-	id, err := c.b.hooks.authenticate(method, auth.Credentials{Data: r.GetAuthData(), PeerCertificates: peerCertificates(c.nc)}, c.b.cfg.Clock.Now())
+	id, err := c.b.Hooks.Authenticate(method, auth.Credentials{Data: r.GetAuthData(), PeerCertificates: peerCertificates(c.nc)}, c.b.Cfg.Clock.Now())
 	if err != nil {
 		c.log.Info("refreshed credentials refused; closing connection", "err", err)
 		c.refuseAuth(authFailedText)
@@ -152,7 +152,7 @@ func (c *conn) handleAuthResponse(m *proto.CommandAuthResponse) bool {
 }
 
 // stopAuth stops the refresh timer when the connection closes.
-func (c *conn) stopAuth() {
+func (c *Conn) stopAuth() {
 	c.auth.mu.Lock()
 	defer c.auth.mu.Unlock()
 	c.auth.closed = true

@@ -1,4 +1,4 @@
-package brokerstub
+package protocol
 
 import (
 	"crypto/tls"

@@ -1,4 +1,4 @@
-package brokerstub
+package protocol
 
 import (
 	"math"
@@ -13,7 +13,7 @@ const serverVersion = "pulsargo-brokerstub"
 // maxProtocolVersion is the highest protocol version the stub speaks.
 const maxProtocolVersion = int32(proto.ProtocolVersion_v20)
 
-// handle runs one inbound command; it reports false when the connection
+// Handle runs one inbound command; it reports false when the connection
 // must close. Handlers live in files by command group: this file (connect,
 // ping), handle_lookup.go (lookup, partitioned metadata, topics of a
 // namespace), handle_schema.go, handle_producer.go (producer, send, close
@@ -21,10 +21,10 @@ const maxProtocolVersion = int32(proto.ProtocolVersion_v20)
 // unsubscribe, stats), handle_ack.go (ack, redeliver), handle_seek.go
 // (seek, last message id), handle_topiclist.go (topic-list watchers) and
 // txn_handlers.go (the transaction coordinator).
-func (c *conn) handle(f *wire.Frame) bool {
+func (c *Conn) Handle(f *wire.Frame) bool {
 	cmd := f.Cmd
 	t := cmd.GetType()
-	if !c.connected && t != proto.BaseCommand_CONNECT {
+	if !c.Connected && t != proto.BaseCommand_CONNECT {
 		c.log.Warn("command before CONNECT", "type", t)
 		return false
 	}
@@ -83,12 +83,12 @@ func (c *conn) handle(f *wire.Frame) bool {
 	return true
 }
 
-func (c *conn) handleConnect(m *proto.CommandConnect) bool {
-	if c.connected {
+func (c *Conn) handleConnect(m *proto.CommandConnect) bool {
+	if c.Connected {
 		c.log.Warn("second CONNECT on a connection")
 		return false
 	}
-	if auth := c.b.cfg.Authenticate; auth != nil {
+	if auth := c.b.Cfg.Authenticate; auth != nil {
 		if err := auth(m.GetAuthMethodName(), m.GetAuthData()); err != nil {
 			c.log.Info("authentication refused", "method", m.GetAuthMethodName(), "err", err)
 			c.refuseAuth(err.Error())
@@ -98,13 +98,13 @@ func (c *conn) handleConnect(m *proto.CommandConnect) bool {
 	if !c.authenticateConnect(m) {
 		return true // as above
 	}
-	c.connected = true
+	c.Connected = true
 	c.clientVersion = m.GetClientVersion()
-	c.gate.partialProducer = m.GetFeatureFlags().GetSupportsPartialProducer() // admin_stats_publishers.go
+	c.Gate.partialProducer = m.GetFeatureFlags().GetSupportsPartialProducer() // admin_stats_publishers.go
 	c.protocolVersion = min(m.GetProtocolVersion(), maxProtocolVersion)
-	maxSize := int32(min(c.b.cfg.MaxMessageSize, math.MaxInt32-wire.FramePadding))
+	maxSize := int32(min(c.b.Cfg.MaxMessageSize, math.MaxInt32-wire.FramePadding))
 	c.write(&proto.BaseCommand{Type: proto.BaseCommand_CONNECTED.Enum(), Connected: &proto.CommandConnected{
-		ServerVersion:   strp(serverVersion),
+		ServerVersion:   Strp(serverVersion),
 		ProtocolVersion: &c.protocolVersion,
 		MaxMessageSize:  &maxSize,
 		// As Pulsar with enableBrokerSideSubscriptionPatternEvaluation (default on).
