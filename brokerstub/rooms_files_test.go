@@ -21,7 +21,7 @@ var (
 	// adminFiles serve HTTP: the admin REST API, the console and the
 	// WebSocket API.
 	adminFiles = []string{
-		"admin_analyze.go", "admin_bundles.go", "admin_client_version.go",
+		"admin_analyze.go", "authz_ops.go", "admin_bundles.go", "admin_client_version.go",
 		"admin_compaction.go", "admin_functions.go", "admin_lookup.go",
 		"admin_messages.go", "admin_metrics.go", "admin_namespace_policies.go",
 		"admin_namespaces.go", "admin_nonpersistent.go", "admin_packages.go",
@@ -29,7 +29,7 @@ var (
 		"admin_schemas.go", "admin_server.go", "admin_stats.go",
 		"admin_stats_publishers.go", "admin_subscriptions.go", "admin_tenants.go",
 		"admin_topic_permissions.go", "admin_topics.go", "admin_topics_delete.go",
-		"admin_transactions.go", "auth_http.go", "authz_admin.go", "broker_web.go",
+		"admin_transactions.go", "auth_http.go", "authz_admin.go",
 		"console.go", "console_cursor.go", "console_keyshared.go", "http_errors.go",
 		"http_limits.go", "websocket.go", "websocket_binary.go",
 		"websocket_consumer.go", "websocket_deliver.go", "websocket_producer.go",
@@ -39,12 +39,12 @@ var (
 	// PROXY protocol both the binary and the HTTP listeners may read
 	// (proxyproto.go): what the root keeps.
 	publicFiles = []string{
-		"auth.go", "auth_providers.go", "authz_ops.go", "broker.go", "broker_topics.go",
+		"auth.go", "auth_providers.go", "broker.go", "broker_topics.go",
 		"clock.go", "command.go", "config.go", "config_features.go",
 		"config_security.go", "configkeys.go", "control.go", "doc.go", "errors.go",
 		"gates.go", "inspect.go", "keyshared_inspect.go", "keyshared_options.go",
 		"lifecycle.go", "limits.go", "listeners.go", "options.go", "options_admin.go",
-		"options_defaults.go", "options_engine.go", "options_server.go", "proxyproto.go", "ratelimit.go", "tenant_limits.go", "tls.go",
+		"options_defaults.go", "broker_web.go", "options_http.go", "options_engine.go", "options_server.go", "proxyproto.go", "ratelimit.go", "tenant_limits.go", "tls.go",
 		"tls_keystore.go", "tls_versions.go",
 	}
 )
