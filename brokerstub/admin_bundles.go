@@ -32,7 +32,7 @@ func bundlesData(n int) bundles {
 
 // defaultBundles fills in the bundles of a namespace created without a
 // bundles policy, or with only numBundles, as Pulsar's createNamespace.
-func (b *Broker) defaultBundles(pol map[string]json.RawMessage) (map[string]json.RawMessage, error) {
+func (b *web) defaultBundles(pol map[string]json.RawMessage) (map[string]json.RawMessage, error) {
 	n := b.opts.Tenancy.DefaultNumberOfNamespaceBundles
 	if raw, ok := pol["bundles"]; ok && string(raw) != "null" {
 		var bd struct {

@@ -22,13 +22,13 @@ func lookupTopic(rq *adminReq) (any, error) {
 		return nil, engine.RestErr(http.StatusNotFound, "Topic %s does not exist", name.Full)
 	}
 	name2 := httpLookupListener(rq.r) // listeners.go
-	plain, secure, err := rq.b.lookupURLs(name2)
+	plain, secure, err := rq.b.hooks.lookupURLs(name2)
 	if err != nil {
 		return nil, engine.RestErr(http.StatusServiceUnavailable, "%s", err.Error())
 	}
-	d := lookupData{BrokerURL: plain, BrokerURLTLS: secure, HTTPURL: rq.b.WebServiceURL(), NativeURL: plain,
-		HTTPURLTLS: rq.b.WebServiceTLSURL()}
-	if l, ok := rq.b.listener(name2); ok && name2 != "" {
+	d := lookupData{BrokerURL: plain, BrokerURLTLS: secure, HTTPURL: rq.b.hooks.webServiceURL(), NativeURL: plain,
+		HTTPURLTLS: rq.b.hooks.webServiceTLSURL()}
+	if l, ok := rq.b.hooks.listener(name2); ok && name2 != "" {
 		if l.HTTPURL != "" {
 			d.HTTPURL = l.HTTPURL
 		}

@@ -19,7 +19,7 @@ type topicMetrics struct {
 // metricsText renders Prometheus text format with a few of Pulsar's
 // topic-level series for every loaded topic, then the Go runtime's and the
 // process's figures under the standard collectors' names (procmetrics).
-func (b *Broker) metricsText() string {
+func (b *web) metricsText() string {
 	ts := b.eng.LoadedTopics()
 	var ms []topicMetrics
 	for _, t := range ts {

@@ -97,7 +97,7 @@ func rawJSON(v any) json.RawMessage {
 
 // namespacePoliciesOf builds the answer from the namespace's stored
 // policies and permissions.
-func (b *Broker) namespacePoliciesOf(ns string, pol map[string]json.RawMessage, perms map[string][]string) (*namespacePolicies, error) {
+func (b *web) namespacePoliciesOf(ns string, pol map[string]json.RawMessage, perms map[string][]string) (*namespacePolicies, error) {
 	empty := json.RawMessage("{}")
 	out := &namespacePolicies{
 		AuthPolicies:                          authPolicies{NamespaceAuth: perms, DestinationAuth: b.eng.TopicGrantsOf(ns), SubscriptionAuthRoles: subRoles(pol)},

@@ -83,7 +83,7 @@ func deleteNamespace(rq *adminReq) (any, error) {
 }
 
 // deleteNamespaceTopics force-deletes every topic of ns.
-func (b *Broker) deleteNamespaceTopics(ns string) error {
+func (b *web) deleteNamespaceTopics(ns string) error {
 	for base, n := range b.eng.PartitionedTopics() {
 		if tn, err := engine.ParseTopic(base); err == nil && tn.Namespace == ns && n > 0 {
 			if err := b.deletePartitioned(tn, true); err != nil {
@@ -200,7 +200,7 @@ func namespacePolicy(method string) adminHandler {
 
 // backlogQuotaMap is the namespace's backlog quotas by type, with the
 // broker's default for destination_storage when none is set.
-func (b *Broker) backlogQuotaMap(pol map[string]json.RawMessage) map[string]json.RawMessage {
+func (b *web) backlogQuotaMap(pol map[string]json.RawMessage) map[string]json.RawMessage {
 	out := map[string]json.RawMessage{}
 	if raw, ok := pol["backlog_quota_map"]; ok {
 		var m map[string]json.RawMessage

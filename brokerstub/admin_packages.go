@@ -80,7 +80,7 @@ func (rq *adminReq) packageName(withVersion bool) (string, string, error) {
 }
 
 // packageIndex reads the index of stored packages.
-func (b *Broker) packageIndex() (map[string]packageEntry, policy.KV, error) {
+func (b *web) packageIndex() (map[string]packageEntry, policy.KV, error) {
 	kv, ok := b.eng.St.(policy.KV)
 	if !ok {
 		return nil, nil, errors.New("brokerstub: store cannot keep packages")
@@ -100,7 +100,7 @@ func (b *Broker) packageIndex() (map[string]packageEntry, policy.KV, error) {
 
 // openPackageIndex locks the packages and reads their index; unlock lets
 // them go (call it also when err is not nil).
-func (b *Broker) openPackageIndex() (idx map[string]packageEntry, kv policy.KV, unlock func(), err error) {
+func (b *web) openPackageIndex() (idx map[string]packageEntry, kv policy.KV, unlock func(), err error) {
 	b.admin.pkgs.mu.Lock()
 	idx, kv, err = b.packageIndex()
 	return idx, kv, b.admin.pkgs.mu.Unlock, err

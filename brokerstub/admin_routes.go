@@ -239,7 +239,7 @@ func unloadNamespace(rq *adminReq) (any, error) {
 		return nil, err
 	}
 	for _, full := range rq.b.eng.NamespaceTopics(ns, "ALL") {
-		if err := rq.b.Unload(full); err != nil {
+		if err := rq.b.eng.Unload(full); err != nil {
 			return nil, err
 		}
 	}
@@ -365,7 +365,7 @@ func topicProperties(method string) adminHandler {
 }
 
 // setTopicProperties stores a topic's properties.
-func (b *Broker) setTopicProperties(name engine.TopicName, props map[string]string) error {
+func (b *web) setTopicProperties(name engine.TopicName, props map[string]string) error {
 	if props == nil {
 		return nil
 	}

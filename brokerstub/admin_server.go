@@ -26,7 +26,7 @@ const maxAdminBody = 1 << 20
 // listener lives from Start to Close: a Restart pauses requests (gate)
 // instead of closing it, so the address stays the same.
 type adminServer struct {
-	b    *Broker
+	b    *web
 	srv  *http.Server
 	ln   net.Listener
 	addr string
@@ -58,7 +58,7 @@ type rawReply struct {
 
 // adminReq is one admin request with its path parameters and body.
 type adminReq struct {
-	b    *Broker
+	b    *web
 	role string // the authenticated role (AnonymousUserRole, or "")
 	r    *http.Request
 	p    map[string]string
@@ -84,7 +84,7 @@ type route struct {
 
 // startAdmin opens the HTTP listeners (unless NoListener; the plain one
 // unless DisableWebServicePort) and loads the admin state from the store.
-func (b *Broker) startAdmin() error {
+func (b *web) startAdmin() error {
 	a := &adminServer{b: b, done: make(chan struct{}),
 		limits: newHTTPLimiter(b.opts.HTTPLimits, b.opts.Clock), conns: newConnSlots(b.opts.HTTPLimits.MaxConnections)}
 	a.register()
@@ -128,7 +128,7 @@ func (b *Broker) startAdmin() error {
 			_ = a.tlsSrv.Serve(tln)
 		}()
 	}
-	b.eng.Log.Info("brokerstub web service", "url", b.WebServiceURL(), "tls_url", b.WebServiceTLSURL())
+	b.eng.Log.Info("brokerstub web service", "url", b.hooks.webServiceURL(), "tls_url", b.hooks.webServiceTLSURL())
 	return nil
 }
 
@@ -137,7 +137,7 @@ func (b *Broker) startAdmin() error {
 // HTTPIdleTimeout, HTTPMaxHeaderBytes), so that slow or idle clients
 // cannot hold its file descriptors; its errors (accept errors included,
 // which net/http retries) go to the broker's Logger at level.
-func (b *Broker) newHTTPServer(h http.Handler, level slog.Level) *http.Server {
+func (b *web) newHTTPServer(h http.Handler, level slog.Level) *http.Server {
 	return &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: b.opts.HTTPReadHeaderTimeout,
@@ -149,7 +149,7 @@ func (b *Broker) newHTTPServer(h http.Handler, level slog.Level) *http.Server {
 }
 
 // stopAdmin closes the HTTP listeners and waits for requests in flight.
-func (b *Broker) stopAdmin() {
+func (b *web) stopAdmin() {
 	a := b.admin
 	if a == nil {
 		return
@@ -167,7 +167,7 @@ func (b *Broker) stopAdmin() {
 
 // pauseAdmin holds admin requests while Restart swaps the store; the
 // returned function lets them go again.
-func (b *Broker) pauseAdmin() func() {
+func (b *web) pauseAdmin() func() {
 	if b.admin == nil {
 		return func() {}
 	}
@@ -279,7 +279,7 @@ func (a *adminServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		rq.body = body
 	}
-	if a.b.isClosed() {
+	if a.b.hooks.isClosed() {
 		writeError(w, engine.RestErr(http.StatusServiceUnavailable, "broker is closed"))
 		return
 	}

@@ -22,18 +22,18 @@ type clusterData struct {
 
 // clusterData is Pulsar's ClusterData for the broker's own cluster, from
 // its live addresses.
-func (b *Broker) clusterData() clusterData {
-	return clusterData{ServiceURL: b.WebServiceURL(), BrokerServiceURL: b.brokerServiceURL(),
-		ServiceURLTLS: b.WebServiceTLSURL(), BrokerServiceURLTLS: b.TLSURL()}
+func (b *web) clusterData() clusterData {
+	return clusterData{ServiceURL: b.hooks.webServiceURL(), BrokerServiceURL: b.hooks.brokerServiceURL(),
+		ServiceURLTLS: b.hooks.webServiceTLSURL(), BrokerServiceURLTLS: b.hooks.tlsURL()}
 }
 
 // brokerID is the broker's id as Pulsar names it: advertised host and web
 // service port.
-func (b *Broker) brokerID() string {
+func (b *web) brokerID() string {
 	if b.admin != nil && b.admin.addr != "" {
-		return b.advertise(b.admin.addr)
+		return b.hooks.advertise(b.admin.addr)
 	}
-	return b.advertise(b.Addr())
+	return b.hooks.advertise(b.hooks.addr())
 }
 
 func getClusters(rq *adminReq) (any, error) { return rq.b.eng.Pol().Clusters(), nil }
@@ -113,7 +113,7 @@ type leaderBroker struct {
 }
 
 func getLeaderBroker(rq *adminReq) (any, error) {
-	return leaderBroker{ServiceURL: rq.b.WebServiceURL(), BrokerID: rq.b.brokerID()}, nil
+	return leaderBroker{ServiceURL: rq.b.hooks.webServiceURL(), BrokerID: rq.b.brokerID()}, nil
 }
 
 // healthCheck answers "ok" as Pulsar's brokers/health does once the broker
@@ -143,7 +143,7 @@ type internalConfiguration struct {
 }
 
 func getInternalConfig(rq *adminReq) (any, error) {
-	host, _, _ := net.SplitHostPort(rq.b.advertise(rq.b.Addr()))
+	host, _, _ := net.SplitHostPort(rq.b.hooks.advertise(rq.b.hooks.addr()))
 	return internalConfiguration{ClusterName: rq.b.opts.ClusterName, AdvertisedAddress: host}, nil
 }
 

@@ -82,7 +82,7 @@ func getPartitions(rq *adminReq) (any, error) {
 // checkPartitionCount refuses a partition count out of (0, max], max being
 // maxPartitions or the broker's Limits.MaxNumPartitionsPerPartitionedTopic
 // when lower (limits.go).
-func (b *Broker) checkPartitionCount(n int) error {
+func (b *web) checkPartitionCount(n int) error {
 	switch most := b.eng.MaxPartitionsAllowed(); {
 	case n <= 0:
 		return engine.RestErr(http.StatusNotAcceptable, "Number of partitions should be more than 0")
@@ -266,7 +266,7 @@ func listPartitionedTopics(rq *adminReq) (any, error) {
 
 // partitionsOf returns the topics an operation on name covers: its
 // partitions when it is partitioned, else itself.
-func (b *Broker) partitionsOf(name engine.TopicName) []engine.TopicName {
+func (b *web) partitionsOf(name engine.TopicName) []engine.TopicName {
 	n := b.eng.PartitionCountOf(name)
 	if n == 0 {
 		return []engine.TopicName{name}
@@ -288,7 +288,7 @@ func unloadTopic(rq *adminReq) (any, error) {
 	if rq.b.eng.PartitionCountOf(name) == 0 && !rq.b.eng.TopicExists(name) {
 		return nil, topicNotFound(name)
 	}
-	return nil, rq.b.Unload(name.Full)
+	return nil, rq.b.eng.Unload(name.Full)
 }
 
 // loaded returns the topic for an admin operation that needs it to exist:

@@ -33,7 +33,7 @@ func (rq *adminReq) listChanged(err error) error {
 
 // deletePartitioned deletes every partition and then the partitioned
 // topic's metadata.
-func (b *Broker) deletePartitioned(base engine.TopicName, force bool) error {
+func (b *web) deletePartitioned(base engine.TopicName, force bool) error {
 	n := b.eng.PartitionCount(base.Full)
 	parts := make([]engine.TopicName, 0, n)
 	for i := range n {

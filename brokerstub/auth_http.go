@@ -56,7 +56,7 @@ func (a *adminServer) authorizeHTTP(r *http.Request, rt *route, p map[string]str
 		if !ok {
 			return "", engine.RestErr(http.StatusUnauthorized, "Authentication required")
 		}
-		id, err := b.authenticate(method, d, b.opts.Clock.Now())
+		id, err := b.hooks.authenticate(method, d, b.opts.Clock.Now())
 		if err != nil {
 			b.eng.Log.Info("admin authentication refused", "method", method, "path", r.URL.Path, "err", err)
 			return "", engine.RestErr(http.StatusUnauthorized, "Authentication required")

@@ -34,7 +34,7 @@ type adminTarget struct {
 // RESET_CURSOR, UNSUBSCRIBE, ...) needs consume and the subscription's
 // roles; the topic lists need a namespace grant; everything else is the
 // tenant admins'.
-func (b *Broker) authorizeAdmin(role string, op adminOp, t adminTarget) *engine.RestError {
+func (b *web) authorizeAdmin(role string, op adminOp, t adminTarget) *engine.RestError {
 	switch op.Scope() {
 	case auth.ScopeOpen, auth.ScopeAuthenticated:
 		return nil
@@ -90,7 +90,7 @@ const originalPrincipalHeader = "X-Original-Principal"
 // an original principal is involved both must be allowed, as Pulsar's
 // PulsarWebResource checks. The binary protocol's counterpart is
 // conn.connectOriginal (proxy_roles.go); both ask the auth.Authorizer.
-func (b *Broker) authorizeAdminAs(r *http.Request, role string, op adminOp, target adminTarget) *engine.RestError {
+func (b *web) authorizeAdminAs(r *http.Request, role string, op adminOp, target adminTarget) *engine.RestError {
 	original := ""
 	if b.eng.AuthEnabled() {
 		original = r.Header.Get(originalPrincipalHeader)
@@ -111,7 +111,7 @@ func (b *Broker) authorizeAdminAs(r *http.Request, role string, op adminOp, targ
 // allowTopicOperation reports whether a role that is not the tenant's
 // admin may do op on topic (a full name) and subscription sub
 // (auth.Authorizer.TopicOperation).
-func (b *Broker) allowTopicOperation(role string, op adminOp, topic, sub string) bool {
+func (b *web) allowTopicOperation(role string, op adminOp, topic, sub string) bool {
 	name, err := engine.ParseTopic(topic)
 	if err != nil {
 		return false
@@ -121,7 +121,7 @@ func (b *Broker) allowTopicOperation(role string, op adminOp, topic, sub string)
 
 // allowNamespaceOperation reports whether a role that is not the
 // tenant's admin may do op on namespace ns.
-func (b *Broker) allowNamespaceOperation(role string, op adminOp, ns string) bool {
+func (b *web) allowNamespaceOperation(role string, op adminOp, ns string) bool {
 	return b.eng.Authorizer().NamespaceOperation(role, op, ns)
 }
 

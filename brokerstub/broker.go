@@ -44,7 +44,7 @@ type Broker struct {
 	closed    bool
 	serveWG   sync.WaitGroup // accept loops
 
-	admin *adminServer // admin REST API (admin_server.go)
+	*web // the admin, console and WebSocket APIs (web.go)
 }
 
 // Start starts a broker with the given options.
@@ -61,7 +61,11 @@ func Start(opts Options) (*Broker, error) {
 	}
 	eng := &engine.Engine{Cfg: opts.engineConfig(), Log: opts.Logger}
 	srv := &protocol.Server{Eng: eng, Cfg: opts.serverConfig(), Frames: sync.OnceValue(protocol.NewFramePool)}
-	b := &Broker{eng: eng, srv: srv, opts: opts}
+	b := &Broker{eng: eng, srv: srv, opts: opts, web: &web{eng: eng, opts: opts}}
+	b.web.hooks = webHooks{webServiceURL: b.WebServiceURL, webServiceTLSURL: b.WebServiceTLSURL,
+		brokerServiceURL: b.brokerServiceURL, tlsURL: b.TLSURL, addr: b.Addr, advertise: b.advertise,
+		listener: b.listener, lookupURLs: b.lookupURLs, isClosed: b.isClosed, authenticate: b.authenticate,
+		serveAs: b.serveAs}
 	b.srv.Hooks = protocol.Hooks{Intercept: b.interceptVerdict, Intercepting: func() bool { return b.interceptor.Load() != nil },
 		Authenticate: b.authenticateCredentials, LookupURLs: b.lookupURLs,
 		AdvertisedAddr: func() string { return b.advertise(b.Addr()) }}

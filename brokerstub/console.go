@@ -77,7 +77,7 @@ func consoleTopic(h func(topic string, rq *adminReq) http.Handler) adminHandler 
 }
 
 // whoami says who role is to the broker.
-func (b *Broker) whoami(role string) console.Whoami {
+func (b *web) whoami(role string) console.Whoami {
 	w := console.Whoami{Role: role, Authentication: b.eng.AuthEnabled(), Authorization: b.eng.AuthzOn()}
 	w.SuperUser = !b.eng.AuthzOn() || b.eng.IsSuperUser(role)
 	for _, t := range b.eng.Pol().Tenants() {
@@ -89,13 +89,13 @@ func (b *Broker) whoami(role string) console.Whoami {
 }
 
 // consoleSource implements console.Source.
-type consoleSource struct{ b *Broker }
+type consoleSource struct{ b *web }
 
 // guard holds the admin gate for one snapshot; it fails with
 // console.ErrGone once the broker is closed.
 func (s consoleSource) guard() (func(), error) {
 	s.b.admin.gate.RLock()
-	if s.b.isClosed() {
+	if s.b.hooks.isClosed() {
 		s.b.admin.gate.RUnlock()
 		return nil, fmt.Errorf("%w: %w", console.ErrGone, ErrClosed)
 	}
@@ -211,7 +211,7 @@ func setPolicies(pol map[string]json.RawMessage) map[string]json.RawMessage {
 }
 
 // topicPolicies returns the topic-level policies set on full.
-func (b *Broker) topicPolicies(full string) map[string]json.RawMessage {
+func (b *web) topicPolicies(full string) map[string]json.RawMessage {
 	var out map[string]json.RawMessage
 	for name := range engine.TopicPolicyNames {
 		if v, ok := b.eng.Pol().TopicPolicy(full, name); ok {

@@ -21,7 +21,7 @@ var (
 	// adminFiles serve HTTP: the admin REST API, the console and the
 	// WebSocket API.
 	adminFiles = []string{
-		"admin_analyze.go", "authz_ops.go", "admin_bundles.go", "admin_client_version.go",
+		"admin_analyze.go", "authz_ops.go", "web.go", "admin_bundles.go", "admin_client_version.go",
 		"admin_compaction.go", "admin_functions.go", "admin_lookup.go",
 		"admin_messages.go", "admin_metrics.go", "admin_namespace_policies.go",
 		"admin_namespaces.go", "admin_nonpersistent.go", "admin_packages.go",

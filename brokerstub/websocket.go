@@ -103,7 +103,7 @@ func (a *adminServer) serveWebSocket(w http.ResponseWriter, r *http.Request) boo
 // service: the admin API's credentials, and a token may come as the query
 // parameter "token" instead of the Authorization header (browsers cannot
 // set headers on a WebSocket). It answers 401 "Failed to authenticate".
-func (b *Broker) authenticateWS(w http.ResponseWriter, r *http.Request) (string, bool) {
+func (b *web) authenticateWS(w http.ResponseWriter, r *http.Request) (string, bool) {
 	if !b.eng.AuthEnabled() {
 		return b.opts.AnonymousUserRole, true
 	}
@@ -116,7 +116,7 @@ func (b *Broker) authenticateWS(w http.ResponseWriter, r *http.Request) (string,
 	}
 	method, d, ok := httpCredentials(r)
 	if ok {
-		id, err := b.authenticate(method, d, b.opts.Clock.Now())
+		id, err := b.hooks.authenticate(method, d, b.opts.Clock.Now())
 		if err == nil {
 			return id.Role, true
 		}
@@ -140,7 +140,7 @@ func (s *wsSession) authorizeWS(w http.ResponseWriter, act engine.AuthzAction) b
 
 // wsSession is one WebSocket producer, consumer or reader.
 type wsSession struct {
-	b    *Broker
+	b    *web
 	r    *http.Request
 	q    map[string][]string
 	name engine.TopicName
@@ -208,7 +208,7 @@ func (s *wsSession) upgrade(w http.ResponseWriter) bool {
 	}
 	reg := &b.admin.ws
 	reg.mu.Lock()
-	if b.isClosed() {
+	if b.hooks.isClosed() {
 		reg.mu.Unlock()
 		_ = ws.Close(websocket.CloseGoingAway, "broker closed")
 		return false
@@ -308,7 +308,7 @@ func (s *wsSession) close(code int, reason string) {
 }
 
 // closeWebSockets closes every session and waits for them to end.
-func (b *Broker) closeWebSockets() {
+func (b *web) closeWebSockets() {
 	if b.admin == nil {
 		return
 	}

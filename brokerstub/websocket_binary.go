@@ -48,14 +48,14 @@ var errWSBrokerGone = errors.New("brokerstub: the WebSocket session's broker con
 
 // dialWS opens the binary connection of a session of role and completes
 // CONNECT. onFrame and onClose are set before any frame is read.
-func (b *Broker) dialWS(role string, onFrame func(*wire.Frame), onClose func(error)) (*wsBinary, error) {
+func (b *web) dialWS(role string, onFrame func(*wire.Frame), onClose func(error)) (*wsBinary, error) {
 	client, server := net.Pipe()
-	if b.isClosed() {
+	if b.hooks.isClosed() {
 		_ = client.Close()
 		_ = server.Close()
 		return nil, ErrClosed
 	}
-	b.serveAs(server, "", &Identity{Role: role}) // the internal listener
+	b.hooks.serveAs(server, "", &Identity{Role: role}) // the internal listener
 	w := &wsBinary{nc: client, waiters: map[uint64]chan *proto.BaseCommand{}, onFrame: onFrame, onClose: onClose,
 		done: make(chan struct{}), wake: make(chan struct{}, 1)}
 	go w.readLoop(b.opts.MaxMessageSize + wire.FramePadding)
