@@ -20,8 +20,8 @@ func analyzeBacklog(rq *adminReq) (any, error) {
 		}
 		start = &d
 	}
-	lim := rq.b.opts.BacklogScan
-	clk := rq.b.opts.Clock
+	lim := rq.b.cfg.BacklogScan
+	clk := rq.b.cfg.Clock
 	deadline := clk.Now().Add(lim.MaxTime)
 	var res engine.AnalyzeResult
 	err := rq.onSubscription(func(s *engine.Subscription) error {

@@ -33,7 +33,7 @@ func bundlesData(n int) bundles {
 // defaultBundles fills in the bundles of a namespace created without a
 // bundles policy, or with only numBundles, as Pulsar's createNamespace.
 func (b *web) defaultBundles(pol map[string]json.RawMessage) (map[string]json.RawMessage, error) {
-	n := b.opts.Tenancy.DefaultNumberOfNamespaceBundles
+	n := b.cfg.DefaultNumberOfNamespaceBundles
 	if raw, ok := pol["bundles"]; ok && string(raw) != "null" {
 		var bd struct {
 			Boundaries []string `json:"boundaries"`
@@ -76,5 +76,5 @@ func getBundles(rq *adminReq) (any, error) {
 	if raw, ok := pol["bundles"]; ok && string(raw) != "null" {
 		return raw, nil
 	}
-	return bundlesData(rq.b.opts.Tenancy.DefaultNumberOfNamespaceBundles), nil
+	return bundlesData(rq.b.cfg.DefaultNumberOfNamespaceBundles), nil
 }

@@ -25,7 +25,7 @@ const (
 
 // checkClientVersion refuses the request's client when the check is on.
 func (rq *adminReq) checkClientVersion() error {
-	if !rq.b.opts.Gates.ClientLibraryVersionCheckEnabled {
+	if !rq.b.cfg.ClientLibraryVersionCheckEnabled {
 		return nil
 	}
 	ua := rq.r.Header.Get("User-Agent")

@@ -28,12 +28,12 @@ func lookupTopic(rq *adminReq) (any, error) {
 	}
 	d := lookupData{BrokerURL: plain, BrokerURLTLS: secure, HTTPURL: rq.b.hooks.webServiceURL(), NativeURL: plain,
 		HTTPURLTLS: rq.b.hooks.webServiceTLSURL()}
-	if l, ok := rq.b.hooks.listener(name2); ok && name2 != "" {
-		if l.HTTPURL != "" {
-			d.HTTPURL = l.HTTPURL
+	if httpURL, httpsURL, ok := rq.b.hooks.listenerHTTP(name2); ok && name2 != "" {
+		if httpURL != "" {
+			d.HTTPURL = httpURL
 		}
-		if l.HTTPSURL != "" {
-			d.HTTPURLTLS = l.HTTPSURL
+		if httpsURL != "" {
+			d.HTTPURLTLS = httpsURL
 		}
 	}
 	return d, nil
@@ -47,4 +47,16 @@ type lookupData struct {
 	HTTPURL      string `json:"httpUrl"`
 	HTTPURLTLS   string `json:"httpUrlTls"`
 	NativeURL    string `json:"nativeUrl"`
+}
+
+// listenerHeader is the header an HTTP lookup may name its listener in
+// (Pulsar's TopicLookup takes it, or the listenerName query parameter).
+const listenerHeader = "X-Pulsar-ListenerName"
+
+// httpLookupListener returns the listener an HTTP lookup asks for.
+func httpLookupListener(r *http.Request) string {
+	if n := r.URL.Query().Get("listenerName"); n != "" {
+		return n
+	}
+	return r.Header.Get(listenerHeader)
 }

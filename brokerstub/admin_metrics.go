@@ -41,7 +41,7 @@ func (b *web) metricsText() string {
 	}
 	sort.Slice(ms, func(i, j int) bool { return ms[i].name < ms[j].name })
 	var sb strings.Builder
-	cluster := b.opts.ClusterName
+	cluster := b.cfg.ClusterName
 	series := []struct {
 		name, typ, help string
 		v               func(topicMetrics) int64

@@ -102,7 +102,7 @@ func (b *web) namespacePoliciesOf(ns string, pol map[string]json.RawMessage, per
 	out := &namespacePolicies{
 		AuthPolicies:                          authPolicies{NamespaceAuth: perms, DestinationAuth: b.eng.TopicGrantsOf(ns), SubscriptionAuthRoles: subRoles(pol)},
 		BacklogQuotaMap:                       b.backlogQuotaMap(pol),
-		Bundles:                               rawJSON(bundlesData(b.opts.Tenancy.DefaultNumberOfNamespaceBundles)),
+		Bundles:                               rawJSON(bundlesData(b.cfg.DefaultNumberOfNamespaceBundles)),
 		ClusterDispatchRate:                   empty,
 		TopicDispatchRate:                     empty,
 		SubscriptionDispatchRate:              empty,

@@ -209,7 +209,7 @@ func (b *web) backlogQuotaMap(pol map[string]json.RawMessage) map[string]json.Ra
 		}
 	}
 	if _, ok := out["destination_storage"]; !ok {
-		if q := b.opts.BacklogQuota; q.LimitBytes > 0 || q.LimitSeconds > 0 {
+		if q := b.cfg.BacklogQuota; q.LimitBytes > 0 || q.LimitSeconds > 0 {
 			p := q.Policy
 			if p == "" {
 				p = "producer_request_hold"
@@ -352,4 +352,28 @@ func subRoles(pol map[string]json.RawMessage) map[string][]string {
 		_ = json.Unmarshal(raw, &m)
 	}
 	return m
+}
+
+// limitPolicies are the namespace policies of a count, which Pulsar's
+// NamespacesBase refuses below 0 with 412 "<policy> must be 0 or more".
+var limitPolicies = map[string]bool{
+	"maxProducersPerTopic": true, "maxConsumersPerTopic": true, "maxConsumersPerSubscription": true,
+	"maxSubscriptionsPerTopic": true, "maxTopicsPerNamespace": true,
+	"maxUnackedMessagesPerConsumer": true, "maxUnackedMessagesPerSubscription": true,
+}
+
+// checkLimitPolicy validates the value of a namespace limit policy: nil
+// when it is not one or the value is a count.
+func checkLimitPolicy(policy string, v json.RawMessage) error {
+	if !limitPolicies[policy] {
+		return nil
+	}
+	var n int64
+	if err := json.Unmarshal(v, &n); err != nil {
+		return engine.RestErr(http.StatusBadRequest, "%s: want an integer, got %s", policy, v)
+	}
+	if n < 0 {
+		return engine.RestErr(http.StatusPreconditionFailed, "%s must be 0 or more", policy)
+	}
+	return nil
 }

@@ -65,7 +65,7 @@ func (rq *adminReq) packageName(withVersion bool) (string, string, error) {
 	default:
 		return "", "", engine.RestErr(http.StatusPreconditionFailed, "Invalid package type '%s', it should be function, sink, or source", typ)
 	}
-	if !rq.b.opts.Packages.Enabled {
+	if !rq.b.cfg.Packages.Enabled {
 		return "", "", engine.RestErr(http.StatusServiceUnavailable, "Package Management Service is not enabled in the broker.")
 	}
 	name := typ + "://" + rq.p["tenant"] + "/" + rq.p["ns"]
@@ -200,7 +200,7 @@ func updatePackageMetadata(rq *adminReq) (any, error) {
 		return nil, packageNotFound(key)
 	}
 	m.CreateTime = e.Meta.CreateTime
-	m.ModificationTime = rq.b.opts.Clock.Now().UnixMilli()
+	m.ModificationTime = rq.b.cfg.Clock.Now().UnixMilli()
 	e.Meta = m
 	idx[key] = e
 	return nil, putPackageIndex(kv, idx)
@@ -214,7 +214,7 @@ func uploadPackage(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	file, meta, err := readPackageUpload(rq, rq.b.opts.Packages.MaxSize)
+	file, meta, err := readPackageUpload(rq, rq.b.cfg.Packages.MaxSize)
 	if err != nil {
 		return nil, err
 	}
@@ -231,11 +231,11 @@ func uploadPackage(rq *adminReq) (any, error) {
 	for _, e := range idx {
 		total += e.Size
 	}
-	if lim := rq.b.opts.Packages.MaxTotalSize; total+int64(len(file)) > lim {
+	if lim := rq.b.cfg.Packages.MaxTotalSize; total+int64(len(file)) > lim {
 		return nil, engine.RestErr(http.StatusRequestEntityTooLarge, "packages would take %d bytes, more than Options.Packages.MaxTotalSize (%d); delete some first",
 			total+int64(len(file)), lim)
 	}
-	now := rq.b.opts.Clock.Now().UnixMilli()
+	now := rq.b.cfg.Clock.Now().UnixMilli()
 	meta.CreateTime, meta.ModificationTime = now, now
 	if err := kv.PutMeta(packageDataPrefix+key, file); err != nil {
 		return nil, err

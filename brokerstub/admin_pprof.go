@@ -30,7 +30,7 @@ type handlerReply struct{ h http.Handler }
 // pprofIndex serves the index page at /debug/pprof/; without the final
 // slash it redirects there, so that the page's relative links resolve.
 func pprofIndex(rq *adminReq) (any, error) {
-	if !rq.b.opts.Profiling {
+	if !rq.b.cfg.Profiling {
 		return nil, profilingOff()
 	}
 	if !strings.HasSuffix(rq.r.URL.Path, "/") {
@@ -42,7 +42,7 @@ func pprofIndex(rq *adminReq) (any, error) {
 // pprofProfile serves one profile by name: the four of net/http/pprof's own
 // handlers, or any runtime/pprof profile (heap, goroutine, allocs, …).
 func pprofProfile(rq *adminReq) (any, error) {
-	if !rq.b.opts.Profiling {
+	if !rq.b.cfg.Profiling {
 		return nil, profilingOff()
 	}
 	switch rq.p["profile"] {
@@ -61,7 +61,7 @@ func pprofProfile(rq *adminReq) (any, error) {
 // pprofSymbol serves POST /debug/pprof/symbol (pprof's symbol look-up of
 // the addresses in the body).
 func pprofSymbol(rq *adminReq) (any, error) {
-	if !rq.b.opts.Profiling {
+	if !rq.b.cfg.Profiling {
 		return nil, profilingOff()
 	}
 	return handlerReply{http.HandlerFunc(pprof.Symbol)}, nil

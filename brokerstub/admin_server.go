@@ -86,20 +86,20 @@ type route struct {
 // unless DisableWebServicePort) and loads the admin state from the store.
 func (b *web) startAdmin() error {
 	a := &adminServer{b: b, done: make(chan struct{}),
-		limits: newHTTPLimiter(b.opts.HTTPLimits, b.opts.Clock), conns: newConnSlots(b.opts.HTTPLimits.MaxConnections)}
+		limits: newHTTPLimiter(b.cfg.HTTPLimits, b.cfg.Clock), conns: newConnSlots(b.cfg.HTTPLimits.MaxConnections)}
 	a.register()
 	b.admin = a
-	if b.opts.NoListener {
+	if b.cfg.NoListener {
 		return nil
 	}
-	if !b.opts.DisableWebServicePort {
-		ln, err := net.Listen("tcp", b.opts.HTTPAddr)
+	if !b.cfg.DisableWebServicePort {
+		ln, err := net.Listen("tcp", b.cfg.HTTPAddr)
 		if err != nil {
 			return fmt.Errorf("brokerstub: listen http: %w", err)
 		}
 		a.ln, a.addr = a.conns.limit(ln), ln.Addr().String()
-		if b.opts.WebServiceHAProxyProtocol {
-			a.ln = proxyListener{a.ln} // proxyproto.go
+		if b.cfg.WebServiceHAProxyProtocol {
+			a.ln = a.b.hooks.proxyListener(a.ln) // proxyproto.go
 		}
 		a.srv = b.newHTTPServer(a, slog.LevelWarn)
 		go func() {
@@ -107,12 +107,12 @@ func (b *web) startAdmin() error {
 			_ = a.srv.Serve(a.ln)
 		}()
 	}
-	if b.opts.TLS != nil && b.opts.WebServiceTLSAddr != "" {
-		cfg := b.opts.TLS
-		if b.opts.WebServiceTLS != nil {
-			cfg = b.opts.WebServiceTLS
+	if b.cfg.TLS != nil && b.cfg.WebServiceTLSAddr != "" {
+		cfg := b.cfg.TLS
+		if b.cfg.WebServiceTLS != nil {
+			cfg = b.cfg.WebServiceTLS
 		}
-		raw, err := net.Listen("tcp", b.opts.WebServiceTLSAddr)
+		raw, err := net.Listen("tcp", b.cfg.WebServiceTLSAddr)
 		if err != nil {
 			b.stopAdmin()
 			a.srv = nil
@@ -140,10 +140,10 @@ func (b *web) startAdmin() error {
 func (b *web) newHTTPServer(h http.Handler, level slog.Level) *http.Server {
 	return &http.Server{
 		Handler:           h,
-		ReadHeaderTimeout: b.opts.HTTPReadHeaderTimeout,
-		ReadTimeout:       b.opts.HTTPReadTimeout,
-		IdleTimeout:       b.opts.HTTPIdleTimeout,
-		MaxHeaderBytes:    b.opts.HTTPMaxHeaderBytes,
+		ReadHeaderTimeout: b.cfg.HTTPReadHeaderTimeout,
+		ReadTimeout:       b.cfg.HTTPReadTimeout,
+		IdleTimeout:       b.cfg.HTTPIdleTimeout,
+		MaxHeaderBytes:    b.cfg.HTTPMaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(b.eng.Log.Handler(), level),
 	}
 }
@@ -269,7 +269,7 @@ func (a *adminServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Body != nil {
 		limit := int64(maxAdminBody)
 		if matched.packageBody {
-			limit += a.b.opts.Packages.MaxSize
+			limit += a.b.cfg.Packages.MaxSize
 		}
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 		var mbe *http.MaxBytesError

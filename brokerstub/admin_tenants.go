@@ -44,7 +44,7 @@ func getCluster(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if name == rq.b.opts.ClusterName {
+	if name == rq.b.cfg.ClusterName {
 		return rq.b.clusterData(), nil
 	}
 	return raw, nil
@@ -144,7 +144,7 @@ type internalConfiguration struct {
 
 func getInternalConfig(rq *adminReq) (any, error) {
 	host, _, _ := net.SplitHostPort(rq.b.hooks.advertise(rq.b.hooks.addr()))
-	return internalConfiguration{ClusterName: rq.b.opts.ClusterName, AdvertisedAddress: host}, nil
+	return internalConfiguration{ClusterName: rq.b.cfg.ClusterName, AdvertisedAddress: host}, nil
 }
 
 // dynamicConfigNames are the broker settings the admin API accepts as
@@ -182,7 +182,7 @@ func deleteDynamicConfig(rq *adminReq) (any, error) {
 
 // getRuntimeConfig returns the settings in effect, as strings.
 func getRuntimeConfig(rq *adminReq) (any, error) {
-	o := rq.b.opts
+	o := rq.b.cfg
 	out := map[string]string{
 		"clusterName":                            o.ClusterName,
 		"maxMessageSize":                         strconv.Itoa(o.MaxMessageSize),

@@ -315,7 +315,7 @@ func (a *authFuzz) check(t *testing.T, data []byte) {
 	for _, scheme := range []string{"Bearer ", "Basic ", ""} {
 		r := &http.Request{Header: http.Header{"Authorization": {scheme + string(data)}}}
 		if method, d, ok := httpCredentials(r); ok {
-			id, err := a.b.authenticate(method, d, now)
+			id, err := a.b.authenticate(method, AuthenticationData(d), now)
 			check("http "+scheme, id, err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/auth"
 	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 )
 
@@ -12,8 +13,8 @@ import (
 // AuthenticationFilter: "Authorization: Bearer <token>" is the token
 // method, "Authorization: Basic <base64 user:password>" basic, a client
 // certificate tls, and nothing at all anonymous.
-func httpCredentials(r *http.Request) (string, AuthenticationData, bool) {
-	var d AuthenticationData
+func httpCredentials(r *http.Request) (string, auth.Credentials, bool) {
+	var d auth.Credentials
 	if r.TLS != nil {
 		d.PeerCertificates = r.TLS.PeerCertificates
 	}
@@ -48,15 +49,15 @@ func httpCredentials(r *http.Request) (string, AuthenticationData, bool) {
 func (a *adminServer) authorizeHTTP(r *http.Request, rt *route, p map[string]string) (string, *engine.RestError) {
 	b := a.b
 	if !b.eng.AuthEnabled() && !b.eng.AuthzOn() || rt.op == opOpen {
-		return b.opts.AnonymousUserRole, nil
+		return b.cfg.AnonymousUserRole, nil
 	}
-	role := b.opts.AnonymousUserRole
+	role := b.cfg.AnonymousUserRole
 	if b.eng.AuthEnabled() {
 		method, d, ok := httpCredentials(r)
 		if !ok {
 			return "", engine.RestErr(http.StatusUnauthorized, "Authentication required")
 		}
-		id, err := b.hooks.authenticate(method, d, b.opts.Clock.Now())
+		id, err := b.hooks.authenticate(method, d, b.cfg.Clock.Now())
 		if err != nil {
 			b.eng.Log.Info("admin authentication refused", "method", method, "path", r.URL.Path, "err", err)
 			return "", engine.RestErr(http.StatusUnauthorized, "Authentication required")

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/auth"
-	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 )
 
 // routeProblems returns what is wrong with a route table: a route that
@@ -95,19 +94,4 @@ func TestRouteProblemsFindsAnUndeclaredRoute(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("got %q, want %q", got, want)
 	}
-}
-
-// routeIndex returns the index of the route that serves method on path,
-// as ServeHTTP picks it, -1 for none.
-func (a *adminServer) routeIndex(method, path string) int {
-	segs, ok := engine.SplitPath(path)
-	if !ok {
-		return -1
-	}
-	for i, rt := range a.routes {
-		if _, ok := rt.match(segs); ok && rt.method == method {
-			return i
-		}
-	}
-	return -1
 }

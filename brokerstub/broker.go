@@ -61,11 +61,15 @@ func Start(opts Options) (*Broker, error) {
 	}
 	eng := &engine.Engine{Cfg: opts.engineConfig(), Log: opts.Logger}
 	srv := &protocol.Server{Eng: eng, Cfg: opts.serverConfig(), Frames: sync.OnceValue(protocol.NewFramePool)}
-	b := &Broker{eng: eng, srv: srv, opts: opts, web: &web{eng: eng, opts: opts}}
+	b := &Broker{eng: eng, srv: srv, opts: opts, web: &web{eng: eng, cfg: opts.webConfig()}}
 	b.web.hooks = webHooks{webServiceURL: b.WebServiceURL, webServiceTLSURL: b.WebServiceTLSURL,
 		brokerServiceURL: b.brokerServiceURL, tlsURL: b.TLSURL, addr: b.Addr, advertise: b.advertise,
-		listener: b.listener, lookupURLs: b.lookupURLs, isClosed: b.isClosed, authenticate: b.authenticate,
-		serveAs: b.serveAs}
+		listenerHTTP: func(name string) (string, string, bool) {
+			l, ok := b.listener(name)
+			return l.HTTPURL, l.HTTPSURL, ok
+		},
+		lookupURLs: b.lookupURLs, isClosed: b.isClosed, authenticate: b.authenticateCredentials,
+		serveAs: func(nc net.Conn, listener string, preset *auth.Identity) { b.srv.Serve(nc, listener, preset) }, proxyListener: func(l net.Listener) net.Listener { return proxyListener{l} }}
 	b.srv.Hooks = protocol.Hooks{Intercept: b.interceptVerdict, Intercepting: func() bool { return b.interceptor.Load() != nil },
 		Authenticate: b.authenticateCredentials, LookupURLs: b.lookupURLs,
 		AdvertisedAddr: func() string { return b.advertise(b.Addr()) }}

@@ -54,7 +54,7 @@ type unlockedReply struct{ h http.Handler }
 // consoleOn serves a console handler when Options.Console is set.
 func consoleOn(h func(rq *adminReq) http.Handler) adminHandler {
 	return func(rq *adminReq) (any, error) {
-		if !rq.b.opts.Console {
+		if !rq.b.cfg.Console {
 			return nil, engine.RestErr(http.StatusNotFound, "the console is off: start brokerstub without -console=false (Options.Console)")
 		}
 		return unlockedReply{h(rq)}, nil
@@ -97,7 +97,7 @@ func (s consoleSource) guard() (func(), error) {
 	s.b.admin.gate.RLock()
 	if s.b.hooks.isClosed() {
 		s.b.admin.gate.RUnlock()
-		return nil, fmt.Errorf("%w: %w", console.ErrGone, ErrClosed)
+		return nil, fmt.Errorf("%w: %w", console.ErrGone, engine.ErrClosed)
 	}
 	return s.b.admin.gate.RUnlock, nil
 }
@@ -108,7 +108,7 @@ func problem(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, ErrClosed):
+	case errors.Is(err, engine.ErrClosed):
 		return fmt.Errorf("%w: %w", console.ErrGone, err)
 	case errors.As(err, &re):
 		return &console.Problem{Status: re.Code, Reason: re.Reason}

@@ -18,7 +18,7 @@ import (
 func mapError(err error) *engine.RestError {
 	msg := err.Error()
 	switch {
-	case errors.Is(err, policy.ErrNotFound), errors.Is(err, engine.ErrTopicNotFound), errors.Is(err, ErrNoSubscription):
+	case errors.Is(err, policy.ErrNotFound), errors.Is(err, engine.ErrTopicNotFound), errors.Is(err, engine.ErrNoSubscription):
 		return engine.RestErr(http.StatusNotFound, "%s", trimKind(msg))
 	case errors.Is(err, policy.ErrExists):
 		return engine.RestErr(http.StatusConflict, "%s", trimKind(msg))

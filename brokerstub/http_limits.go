@@ -10,13 +10,14 @@ import (
 	"time"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/engine"
+	"github.com/pulsargo/sdk/internal/clock"
 )
 
 // httpLimiter applies HTTPLimits to requests, in the order of Pulsar's
 // filters: concurrency, rate, debug methods, request size.
 type httpLimiter struct {
-	l     HTTPLimits
-	clock Clock
+	l     httpLimitsConfig
+	clock clock.Clock
 	slots chan struct{} // nil: no concurrency limit
 
 	mu     sync.Mutex
@@ -24,7 +25,7 @@ type httpLimiter struct {
 	last   time.Time
 }
 
-func newHTTPLimiter(l HTTPLimits, clock Clock) *httpLimiter {
+func newHTTPLimiter(l httpLimitsConfig, clock clock.Clock) *httpLimiter {
 	h := &httpLimiter{l: l, clock: clock, tokens: 1, last: clock.Now()}
 	if l.MaxConcurrentRequests > 0 {
 		h.slots = make(chan struct{}, l.MaxConcurrentRequests)

@@ -1,12 +1,5 @@
 package brokerstub
 
-import (
-	"encoding/json"
-	"net/http"
-
-	"github.com/pulsargo/sdk/brokerstub/internal/engine"
-)
-
 // Limits are the broker's limits on what clients may attach, create and
 // hold (Pulsar's broker.conf keys of the same names), with Pulsar's
 // defaults. The namespace and topic policies of the admin API override them
@@ -88,28 +81,4 @@ func (p *configParser) limits(o *Options) {
 	l.MaxUnackedMessagesPerSubscription = unacked("maxUnackedMessagesPerSubscription", 200_000)
 	o.DisableAutoSubscriptionCreation = !p.bool("allowAutoSubscriptionCreation", true)
 	o.DisableNonPersistentTopics = !p.bool("enableNonPersistentTopics", true)
-}
-
-// limitPolicies are the namespace policies of a count, which Pulsar's
-// NamespacesBase refuses below 0 with 412 "<policy> must be 0 or more".
-var limitPolicies = map[string]bool{
-	"maxProducersPerTopic": true, "maxConsumersPerTopic": true, "maxConsumersPerSubscription": true,
-	"maxSubscriptionsPerTopic": true, "maxTopicsPerNamespace": true,
-	"maxUnackedMessagesPerConsumer": true, "maxUnackedMessagesPerSubscription": true,
-}
-
-// checkLimitPolicy validates the value of a namespace limit policy: nil
-// when it is not one or the value is a count.
-func checkLimitPolicy(policy string, v json.RawMessage) error {
-	if !limitPolicies[policy] {
-		return nil
-	}
-	var n int64
-	if err := json.Unmarshal(v, &n); err != nil {
-		return engine.RestErr(http.StatusBadRequest, "%s: want an integer, got %s", policy, v)
-	}
-	if n < 0 {
-		return engine.RestErr(http.StatusPreconditionFailed, "%s must be 0 or more", policy)
-	}
-	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
@@ -166,18 +165,6 @@ func (b *Broker) lookupURLs(name string) (plain, secure string, err error) {
 		return "", "", errors.New(unknownListener(name))
 	}
 	return l.BrokerServiceURL, l.BrokerServiceURLTLS, nil
-}
-
-// listenerHeader is the header an HTTP lookup may name its listener in
-// (Pulsar's TopicLookup takes it, or the listenerName query parameter).
-const listenerHeader = "X-Pulsar-ListenerName"
-
-// httpLookupListener returns the listener an HTTP lookup asks for.
-func httpLookupListener(r *http.Request) string {
-	if n := r.URL.Query().Get("listenerName"); n != "" {
-		return n
-	}
-	return r.Header.Get(listenerHeader)
 }
 
 // listenBindAddresses opens the Options.BindAddresses ports (on the

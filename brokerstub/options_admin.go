@@ -107,3 +107,31 @@ func (o CompactionOptions) withDefaults() CompactionOptions {
 // zero value keeps nothing that every subscription has consumed, as
 // Pulsar's default.
 type Retention = ledger.Retention
+
+// WebSocketOptions configure Pulsar's WebSocket API
+// (/ws/v2/producer/..., /ws/v2/consumer/..., /ws/v2/reader/...) on the
+// web service port, as Pulsar's broker serves it with
+// webSocketServiceEnabled=true.
+type WebSocketOptions struct {
+	// Enabled serves the WebSocket API (webSocketServiceEnabled). Default
+	// false: /ws/ paths answer 404, as Pulsar's.
+	Enabled bool
+	// MaxTextFrameSize bounds a message a client sends, all its fragments
+	// together (webSocketMaxTextFrameSize); a larger one closes the
+	// session with 1009. Default 1048576 (1 MiB), Pulsar's.
+	MaxTextFrameSize int
+	// SessionIdleTimeout closes a session with nothing read or written for
+	// that long, on Options.Clock (webSocketSessionIdleTimeoutMillis).
+	// Default 300 s, Pulsar's.
+	SessionIdleTimeout time.Duration
+}
+
+func (o WebSocketOptions) withDefaults() WebSocketOptions {
+	if o.MaxTextFrameSize <= 0 {
+		o.MaxTextFrameSize = 1 << 20
+	}
+	if o.SessionIdleTimeout <= 0 {
+		o.SessionIdleTimeout = 300 * time.Second
+	}
+	return o
+}

@@ -21,7 +21,7 @@ var (
 	// adminFiles serve HTTP: the admin REST API, the console and the
 	// WebSocket API.
 	adminFiles = []string{
-		"admin_analyze.go", "authz_ops.go", "web.go", "admin_bundles.go", "admin_client_version.go",
+		"admin_analyze.go", "authz_ops.go", "web.go", "admin_routes_index.go", "admin_bundles.go", "admin_client_version.go",
 		"admin_compaction.go", "admin_functions.go", "admin_lookup.go",
 		"admin_messages.go", "admin_metrics.go", "admin_namespace_policies.go",
 		"admin_namespaces.go", "admin_nonpersistent.go", "admin_packages.go",
@@ -44,7 +44,7 @@ var (
 		"config_security.go", "configkeys.go", "control.go", "doc.go", "errors.go",
 		"gates.go", "inspect.go", "keyshared_inspect.go", "keyshared_options.go",
 		"lifecycle.go", "limits.go", "listeners.go", "options.go", "options_admin.go",
-		"options_defaults.go", "broker_web.go", "options_http.go", "options_engine.go", "options_server.go", "proxyproto.go", "ratelimit.go", "tenant_limits.go", "tls.go",
+		"options_defaults.go", "broker_web.go", "options_http.go", "options_web.go", "options_engine.go", "options_server.go", "proxyproto.go", "ratelimit.go", "tenant_limits.go", "tls.go",
 		"tls_keystore.go", "tls_versions.go",
 	}
 )

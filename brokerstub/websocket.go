@@ -12,34 +12,6 @@ import (
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
-// WebSocketOptions configure Pulsar's WebSocket API
-// (/ws/v2/producer/..., /ws/v2/consumer/..., /ws/v2/reader/...) on the
-// web service port, as Pulsar's broker serves it with
-// webSocketServiceEnabled=true.
-type WebSocketOptions struct {
-	// Enabled serves the WebSocket API (webSocketServiceEnabled). Default
-	// false: /ws/ paths answer 404, as Pulsar's.
-	Enabled bool
-	// MaxTextFrameSize bounds a message a client sends, all its fragments
-	// together (webSocketMaxTextFrameSize); a larger one closes the
-	// session with 1009. Default 1048576 (1 MiB), Pulsar's.
-	MaxTextFrameSize int
-	// SessionIdleTimeout closes a session with nothing read or written for
-	// that long, on Options.Clock (webSocketSessionIdleTimeoutMillis).
-	// Default 300 s, Pulsar's.
-	SessionIdleTimeout time.Duration
-}
-
-func (o WebSocketOptions) withDefaults() WebSocketOptions {
-	if o.MaxTextFrameSize <= 0 {
-		o.MaxTextFrameSize = 1 << 20
-	}
-	if o.SessionIdleTimeout <= 0 {
-		o.SessionIdleTimeout = 300 * time.Second
-	}
-	return o
-}
-
 // wsSessions tracks the open sessions, so that Close can wait for them.
 type wsSessions struct {
 	mu   sync.Mutex
@@ -51,7 +23,7 @@ type wsSessions struct {
 // WebSocket API is off, for the admin routes to answer (404).
 func (a *adminServer) serveWebSocket(w http.ResponseWriter, r *http.Request) bool {
 	b := a.b
-	if !b.opts.WebSocket.Enabled || !strings.HasPrefix(r.URL.Path, "/ws/") {
+	if !b.cfg.WebSocket.Enabled || !strings.HasPrefix(r.URL.Path, "/ws/") {
 		return false
 	}
 	segs, ok := engine.SplitPath(r.URL.EscapedPath())
@@ -105,7 +77,7 @@ func (a *adminServer) serveWebSocket(w http.ResponseWriter, r *http.Request) boo
 // set headers on a WebSocket). It answers 401 "Failed to authenticate".
 func (b *web) authenticateWS(w http.ResponseWriter, r *http.Request) (string, bool) {
 	if !b.eng.AuthEnabled() {
-		return b.opts.AnonymousUserRole, true
+		return b.cfg.AnonymousUserRole, true
 	}
 	if tok := r.URL.Query().Get("token"); tok != "" && r.Header.Get("Authorization") == "" {
 		r = r.Clone(r.Context())
@@ -116,7 +88,7 @@ func (b *web) authenticateWS(w http.ResponseWriter, r *http.Request) (string, bo
 	}
 	method, d, ok := httpCredentials(r)
 	if ok {
-		id, err := b.hooks.authenticate(method, d, b.opts.Clock.Now())
+		id, err := b.hooks.authenticate(method, d, b.cfg.Clock.Now())
 		if err == nil {
 			return id.Role, true
 		}
@@ -191,7 +163,7 @@ func (e errorText) Error() string { return string(e) }
 // false when the broker is closing.
 func (s *wsSession) upgrade(w http.ResponseWriter) bool {
 	b := s.b
-	ws, err := websocket.Upgrade(w, s.r, b.opts.WebSocket.MaxTextFrameSize)
+	ws, err := websocket.Upgrade(w, s.r, b.cfg.WebSocket.MaxTextFrameSize)
 	if err != nil {
 		b.eng.Log.Info("websocket upgrade failed", "path", s.r.URL.Path, "err", err)
 		return false
@@ -245,24 +217,24 @@ func (s *wsSession) run(handle func([]byte)) {
 func (s *wsSession) touch() {
 	s.idleMu.Lock()
 	defer s.idleMu.Unlock()
-	s.lastUsed = s.b.opts.Clock.Now()
+	s.lastUsed = s.b.cfg.Clock.Now()
 	if s.stopIdle == nil && !s.closed {
-		s.stopIdle = s.b.opts.Clock.AfterFunc(s.b.opts.WebSocket.SessionIdleTimeout, s.idleCheck)
+		s.stopIdle = s.b.cfg.Clock.AfterFunc(s.b.cfg.WebSocket.SessionIdleTimeout, s.idleCheck)
 	}
 }
 
 // idleCheck closes the session when it has been idle for the timeout,
 // else waits for the rest of it.
 func (s *wsSession) idleCheck() {
-	timeout := s.b.opts.WebSocket.SessionIdleTimeout
+	timeout := s.b.cfg.WebSocket.SessionIdleTimeout
 	s.idleMu.Lock()
-	idle := s.b.opts.Clock.Now().Sub(s.lastUsed)
+	idle := s.b.cfg.Clock.Now().Sub(s.lastUsed)
 	if s.closed {
 		s.idleMu.Unlock()
 		return
 	}
 	if idle < timeout {
-		s.stopIdle = s.b.opts.Clock.AfterFunc(timeout-idle, s.idleCheck)
+		s.stopIdle = s.b.cfg.Clock.AfterFunc(timeout-idle, s.idleCheck)
 		s.idleMu.Unlock()
 		return
 	}

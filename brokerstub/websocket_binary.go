@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/auth"
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/internal/wire"
 )
@@ -53,12 +55,12 @@ func (b *web) dialWS(role string, onFrame func(*wire.Frame), onClose func(error)
 	if b.hooks.isClosed() {
 		_ = client.Close()
 		_ = server.Close()
-		return nil, ErrClosed
+		return nil, engine.ErrClosed
 	}
-	b.hooks.serveAs(server, "", &Identity{Role: role}) // the internal listener
+	b.hooks.serveAs(server, "", &auth.Identity{Role: role}) // the internal listener
 	w := &wsBinary{nc: client, waiters: map[uint64]chan *proto.BaseCommand{}, onFrame: onFrame, onClose: onClose,
 		done: make(chan struct{}), wake: make(chan struct{}, 1)}
-	go w.readLoop(b.opts.MaxMessageSize + wire.FramePadding)
+	go w.readLoop(b.cfg.MaxMessageSize + wire.FramePadding)
 	go w.writeLoop()
 	v := "pulsargo-brokerstub-websocket"
 	pv := wsProtocolVersion

@@ -328,7 +328,7 @@ func (c *wsConsumer) ack(b64 string, nack bool) {
 	pos := &proto.MessageIdData{LedgerId: &key.ledger, EntryId: &key.entry}
 	switch {
 	case nack:
-		c.s.b.opts.Clock.AfterFunc(c.nackDelay, func() {
+		c.s.b.cfg.Clock.AfterFunc(c.nackDelay, func() {
 			_ = c.s.bin.write(&proto.BaseCommand{Type: proto.BaseCommand_REDELIVER_UNACKNOWLEDGED_MESSAGES.Enum(),
 				RedeliverUnacknowledgedMessages: &proto.CommandRedeliverUnacknowledgedMessages{ConsumerId: &cid, MessageIds: []*proto.MessageIdData{pos}}}, nil, nil)
 		})

@@ -50,7 +50,7 @@ func (c *wsConsumer) Deliver(f *wire.Frame) {
 	if ct := md.GetCompression(); ct != proto.CompressionType_NONE {
 		codec, err := compress.Lookup(compress.Type(ct))
 		if err == nil {
-			payload, err = compress.Decompress(codec, nil, payload, int(md.GetUncompressedSize()), c.s.b.opts.MaxMessageSize)
+			payload, err = compress.Decompress(codec, nil, payload, int(md.GetUncompressedSize()), c.s.b.cfg.MaxMessageSize)
 		}
 		if err != nil {
 			c.s.close(websocket.CloseInternalError, "cannot decompress a message")

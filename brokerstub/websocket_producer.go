@@ -170,7 +170,7 @@ func (p *wsProducer) publish(raw []byte) {
 		p.ack(wsProducerAck{Result: sendErr(wsErrPayload), ErrorMsg: "Invalid Base64 message-payload error=" + err.Error(), Context: m.Context})
 		return
 	}
-	now := p.s.b.opts.Clock.Now()
+	now := p.s.b.cfg.Clock.Now()
 	md := &proto.MessageMetadata{PublishTime: gproto.Uint64(uint64(now.UnixMilli()))}
 	for k, v := range m.Properties {
 		md.Properties = append(md.Properties, &proto.KeyValue{Key: gproto.String(k), Value: gproto.String(v)})
