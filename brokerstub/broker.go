@@ -44,7 +44,7 @@ type Broker struct {
 	closed    bool
 	serveWG   sync.WaitGroup // accept loops
 
-	*web // the admin, console and WebSocket APIs (web.go)
+	api *web // the admin, console and WebSocket APIs (web.go)
 }
 
 // Start starts a broker with the given options.
@@ -61,8 +61,8 @@ func Start(opts Options) (*Broker, error) {
 	}
 	eng := &engine.Engine{Cfg: opts.engineConfig(), Log: opts.Logger}
 	srv := &protocol.Server{Eng: eng, Cfg: opts.serverConfig(), Frames: sync.OnceValue(protocol.NewFramePool)}
-	b := &Broker{eng: eng, srv: srv, opts: opts, web: &web{eng: eng, cfg: opts.webConfig()}}
-	b.web.hooks = webHooks{webServiceURL: b.WebServiceURL, webServiceTLSURL: b.WebServiceTLSURL,
+	b := &Broker{eng: eng, srv: srv, opts: opts, api: &web{eng: eng, cfg: opts.webConfig()}}
+	b.api.hooks = webHooks{webServiceURL: b.WebServiceURL, webServiceTLSURL: b.WebServiceTLSURL,
 		brokerServiceURL: b.brokerServiceURL, tlsURL: b.TLSURL, addr: b.Addr, advertise: b.advertise,
 		listenerHTTP: func(name string) (string, string, bool) {
 			l, ok := b.listener(name)
@@ -100,7 +100,7 @@ func Start(opts Options) (*Broker, error) {
 		_ = st.Close()
 		return nil, err
 	}
-	if err := b.startAdmin(); err != nil {
+	if err := b.api.startAdmin(); err != nil {
 		b.shutdown(true)
 		_ = st.Close()
 		return nil, err
@@ -353,7 +353,7 @@ func (b *Broker) Close() error {
 		return nil
 	}
 	b.eng.StopUnackedCheck() // unacked_broker.go
-	b.stopAdmin()
+	b.api.stopAdmin()
 	return b.eng.St.Close()
 }
 
@@ -368,7 +368,7 @@ func (b *Broker) Restart() error { return b.restart(true) }
 func (b *Broker) Crash() error { return b.restart(false) }
 
 func (b *Broker) restart(graceful bool) error {
-	defer b.pauseAdmin()()
+	defer b.api.pauseAdmin()()
 	if !b.shutdown(graceful) {
 		return ErrClosed
 	}

@@ -10,13 +10,13 @@ import "net/http"
 // "http://host:port" (Pulsar's webServiceUrl), or "" with
 // Options.NoListener (use AdminHandler then).
 func (b *Broker) WebServiceURL() string {
-	if b.admin == nil || b.admin.addr == "" {
+	if b.api.admin == nil || b.api.admin.addr == "" {
 		return ""
 	}
-	return "http://" + b.advertise(b.admin.addr)
+	return "http://" + b.advertise(b.api.admin.addr)
 }
 
 // AdminHandler returns the http.Handler that serves the admin REST API,
 // HTTP lookups and /metrics, for tests that serve it themselves (with
 // httptest, or under Options.NoListener).
-func (b *Broker) AdminHandler() http.Handler { return b.admin }
+func (b *Broker) AdminHandler() http.Handler { return b.api.admin }
