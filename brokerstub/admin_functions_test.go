@@ -4,14 +4,16 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/admin"
 )
 
 // The worker's routes, for the role x route tests: open to any
 // authenticated role, as Pulsar answers them before any authorization.
 func init() {
-	for _, wp := range functionsWorkerPaths {
-		for _, pattern := range functionsWorkerPatterns(wp.prefix, wp.depth) {
-			for _, m := range []string{get, put, post, del} {
+	for _, wp := range admin.FunctionsWorkerPaths {
+		for _, pattern := range admin.FunctionsWorkerPatterns(wp.Prefix, wp.Depth) {
+			for _, m := range []string{admin.Get, admin.Put, admin.Post, admin.Del} {
 				adminRouteTable = append(adminRouteTable, adminRouteRow{m, pattern, "AUTHENTICATED", needAuthn})
 			}
 		}
@@ -32,8 +34,8 @@ func TestFunctionsWorkerDisabled(t *testing.T) {
 		{http.MethodGet, "/admin/v2/worker-stats/functionsmetrics"},
 	} {
 		code, body := adminDo(t, b, c.method, c.path, "")
-		if code != http.StatusConflict || !strings.Contains(body, workerDisabled) {
-			t.Errorf("%s %s: %d %s, want 409 %q", c.method, c.path, code, body, workerDisabled)
+		if code != http.StatusConflict || !strings.Contains(body, admin.WorkerDisabled) {
+			t.Errorf("%s %s: %d %s, want 409 %q", c.method, c.path, code, body, admin.WorkerDisabled)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/admin"
 	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 )
 
@@ -84,17 +85,17 @@ func FuzzAdmin(f *testing.F) {
 	}
 	// Issue #31's V1 and V2: a consume role on a topic named like a
 	// subscription, a produce role reading message bodies.
-	f.Add(uint8(0), "subscription-events", []byte(nil), fuzzWho(del, topicPath, roleConsumer))
-	f.Add(uint8(0), "subscription-events", []byte(nil), fuzzWho(post, topicPath+"/terminate", roleConsumer))
-	f.Add(uint8(0), "t", []byte(nil), fuzzWho(post, topicPath+"/{policy}", roleConsumer))
-	f.Add(uint8(0), "t", []byte(nil), fuzzWho(get, topicPath+"/examinemessage", roleProducer))
-	f.Add(uint8(0), "locked", []byte(nil), fuzzWho(get, subPath+"/position/{n}", roleConsumer))
+	f.Add(uint8(0), "subscription-events", []byte(nil), fuzzWho(admin.Del, admin.TopicPath, roleConsumer))
+	f.Add(uint8(0), "subscription-events", []byte(nil), fuzzWho(admin.Post, admin.TopicPath+"/terminate", roleConsumer))
+	f.Add(uint8(0), "t", []byte(nil), fuzzWho(admin.Post, admin.TopicPath+"/{policy}", roleConsumer))
+	f.Add(uint8(0), "t", []byte(nil), fuzzWho(admin.Get, admin.TopicPath+"/examinemessage", roleProducer))
+	f.Add(uint8(0), "locked", []byte(nil), fuzzWho(admin.Get, admin.SubPath+"/position/{n}", roleConsumer))
 	b := RunT(f, Options{NoListener: true})
 	h := b.AdminHandler()
 	az := newAdminAuthzFixture(f)
 	az.setUp(f, "auth", "t")
-	router := &adminServer{}
-	router.register()
+	router := &admin.Server{}
+	router.Register()
 	dirty := false
 	f.Fuzz(func(t *testing.T, m uint8, path string, body []byte, who uint16) {
 		dirty = checkFuzzAuthz(t, az, router, who, path, dirty)
@@ -162,24 +163,24 @@ func fuzzName(path, otherwise string) string {
 // adminRouteTable's row for the route that serves the request. dirty says
 // an earlier request may have changed the grants (setUp restores them
 // first); it returns whether this one may have.
-func checkFuzzAuthz(t *testing.T, az *adminAuthzFixture, router *adminServer, who uint16, path string, dirty bool) bool {
+func checkFuzzAuthz(t *testing.T, az *adminAuthzFixture, router *admin.Server, who uint16, path string, dirty bool) bool {
 	role := testAdminRoles[int(who)%len(testAdminRoles)]
 	row := adminRouteTable[int(who)/len(testAdminRoles)%len(adminRouteTable)]
 	p := concretePath(row.pattern, "auth", fuzzName(path, "t"), fuzzName(path, "s1"))
-	i := router.routeIndex(row.method, p)
+	i := router.RouteIndex(row.method, p)
 	if i < 0 {
 		t.Fatalf("%s %s: no route serves it", row.method, p)
 	}
 	// The route that serves it may be an earlier one (a topic named like
 	// a literal segment); the table's row for that one decides.
-	rt := &router.routes[i]
+	rt := &router.Routes[i]
 	segs, _ := engine.SplitPath(p)
-	caps, _ := rt.match(segs)
+	caps, _ := rt.Match(segs)
 	if caps["tenant"] != "" && caps["tenant"] != "private" || caps["ns"] != "" && caps["ns"] != "auth" {
 		return dirty // names another namespace than the one set up
 	}
 	for _, r := range adminRouteTable {
-		if r.method == rt.method && r.pattern == rt.pattern {
+		if r.method == rt.Method && r.pattern == rt.Pattern {
 			row = r
 		}
 	}
@@ -187,5 +188,5 @@ func checkFuzzAuthz(t *testing.T, az *adminAuthzFixture, router *adminServer, wh
 		az.setUp(t, "auth", "t")
 	}
 	az.checkAdminDecision(t, role, row.method, p, row.need, caps["sub"] == "locked")
-	return row.method != get && row.need.allows(role, caps["sub"] == "locked")
+	return row.method != admin.Get && row.need.allows(role, caps["sub"] == "locked")
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/admin"
 	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 )
 
@@ -14,7 +15,7 @@ import (
 // one, or setting it would not show in the namespace's Policies.
 func TestNamespacePoliciesNameEveryStoredPolicy(t *testing.T) {
 	names := map[string]bool{}
-	typ := reflect.TypeFor[namespacePolicies]()
+	typ := reflect.TypeFor[admin.NamespacePolicies]()
 	for i := range typ.NumField() {
 		tag, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
 		names[tag] = true

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/admin"
 )
 
 const testPkgPath = "/admin/v3/packages/function/public/default/fn"
@@ -51,7 +53,7 @@ func TestPackagesAPI(t *testing.T) {
 		t.Fatalf("download: %d %q", code, out)
 	}
 	code, out := adminDo(t, b, http.MethodGet, testPkgPath+"/v1/metadata", "")
-	var m packageMetadata
+	var m admin.PackageMetadata
 	if code != 200 || json.Unmarshal([]byte(out), &m) != nil || m.Description != "d" || m.Properties["a"] != "b" || m.CreateTime == 0 {
 		t.Fatalf("metadata: %d %s", code, out)
 	}

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/admin"
 	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/brokerstub/internal/protocol"
 	"github.com/pulsargo/sdk/internal/proto"
@@ -314,7 +315,7 @@ func (a *authFuzz) check(t *testing.T, data []byte) {
 	// The admin API's path: an Authorization header.
 	for _, scheme := range []string{"Bearer ", "Basic ", ""} {
 		r := &http.Request{Header: http.Header{"Authorization": {scheme + string(data)}}}
-		if method, d, ok := httpCredentials(r); ok {
+		if method, d, ok := admin.HttpCredentials(r); ok {
 			id, err := a.b.authenticate(method, AuthenticationData(d), now)
 			check("http "+scheme, id, err)
 		}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pulsargo/sdk/brokerstub/internal/admin"
 )
 
 // adminAuthzFixture is a broker with token authentication and
@@ -70,15 +72,15 @@ func (f *adminAuthzFixture) setUp(tb testing.TB, ns, topic string) {
 	tenant := `{"adminRoles":["tadmin"],"allowedClusters":["standalone"]}`
 	nsp := "/admin/v2/namespaces/private/" + ns
 	for _, s := range []struct{ method, path, body string }{
-		{put, "/admin/v2/tenants/private", tenant},
-		{post, "/admin/v2/tenants/private", tenant},
-		{put, nsp, `{}`},
-		{post, nsp + "/permissions/" + roleProducer, `["produce"]`},
-		{post, nsp + "/permissions/" + roleConsumer, `["consume"]`},
-		{post, nsp + "/permissions/" + roleProdCons, `["produce","consume"]`},
-		{post, nsp + "/permissions/subscription/locked", `["other"]`},
-		{put, "/admin/v2/persistent/private/" + ns + "/" + topic, ``},
-		{put, "/admin/v2/persistent/private/" + ns + "/" + topic + "/subscription/s1", ``},
+		{admin.Put, "/admin/v2/tenants/private", tenant},
+		{admin.Post, "/admin/v2/tenants/private", tenant},
+		{admin.Put, nsp, `{}`},
+		{admin.Post, nsp + "/permissions/" + roleProducer, `["produce"]`},
+		{admin.Post, nsp + "/permissions/" + roleConsumer, `["consume"]`},
+		{admin.Post, nsp + "/permissions/" + roleProdCons, `["produce","consume"]`},
+		{admin.Post, nsp + "/permissions/subscription/locked", `["other"]`},
+		{admin.Put, "/admin/v2/persistent/private/" + ns + "/" + topic, ``},
+		{admin.Put, "/admin/v2/persistent/private/" + ns + "/" + topic + "/subscription/s1", ``},
 	} {
 		if code, body := f.do(roleSuper, s.method, s.path, s.body); code/100 != 2 && code != http.StatusConflict {
 			tb.Fatalf("set-up %s %s: %d %s", s.method, s.path, code, body)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/admin"
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
@@ -75,16 +76,16 @@ func TestAdminMessageBodiesNeedConsume(t *testing.T) {
 		base + "/subscriptions",
 	}
 	for _, p := range paths {
-		if code, body := f.do(roleProducer, get, p, ""); code != http.StatusUnauthorized || strings.Contains(body, "secret") {
+		if code, body := f.do(roleProducer, admin.Get, p, ""); code != http.StatusUnauthorized || strings.Contains(body, "secret") {
 			t.Errorf("GET %s as producer: %d %s, want 401 and no body", p, code, body)
 		}
 	}
 	for _, p := range paths[:3] {
-		if code, body := f.do(roleConsumer, get, p, ""); code != http.StatusOK || !strings.Contains(body, "secret body") {
+		if code, body := f.do(roleConsumer, admin.Get, p, ""); code != http.StatusOK || !strings.Contains(body, "secret body") {
 			t.Errorf("GET %s as consumer: %d %q, want 200 with the body", p, code, body)
 		}
 	}
-	if code, body := f.do(roleConsumer, get, paths[3], ""); code != http.StatusOK || !strings.Contains(body, "s1") {
+	if code, body := f.do(roleConsumer, admin.Get, paths[3], ""); code != http.StatusOK || !strings.Contains(body, "s1") {
 		t.Errorf("GET %s as consumer: %d %s, want 200 listing s1", paths[3], code, body)
 	}
 }
@@ -101,23 +102,23 @@ func TestConsumeRoleCannotChangeTopicsNamedSubscription(t *testing.T) {
 		method, path, body string
 		want               int
 	}{
-		{del, events + "?force=true", "", http.StatusForbidden},      // DELETE_TOPIC
-		{post, events + "/terminate", "", http.StatusUnauthorized},   // TERMINATE
-		{put, events + "/unload", "", http.StatusUnauthorized},       // UNLOAD
-		{post, events + "/messageTTL", "5", http.StatusForbidden},    // a topic policy
-		{del, events + "/subscription/s1", "", http.StatusNoContent}, // UNSUBSCRIBE is the consumer's
-		{put, events + "/subscription/s1", "", http.StatusNoContent}, // and so is SUBSCRIBE
-		{post, "/admin/v2/persistent/private/auth/topic-a/subscriptionDispatchRate", `{"dispatchThrottlingRateInMsg":1}`, http.StatusForbidden},
+		{admin.Del, events + "?force=true", "", http.StatusForbidden},      // DELETE_TOPIC
+		{admin.Post, events + "/terminate", "", http.StatusUnauthorized},   // TERMINATE
+		{admin.Put, events + "/unload", "", http.StatusUnauthorized},       // UNLOAD
+		{admin.Post, events + "/messageTTL", "5", http.StatusForbidden},    // a topic policy
+		{admin.Del, events + "/subscription/s1", "", http.StatusNoContent}, // UNSUBSCRIBE is the consumer's
+		{admin.Put, events + "/subscription/s1", "", http.StatusNoContent}, // and so is SUBSCRIBE
+		{admin.Post, "/admin/v2/persistent/private/auth/topic-a/subscriptionDispatchRate", `{"dispatchThrottlingRateInMsg":1}`, http.StatusForbidden},
 	} {
 		if code, body := f.do(roleConsumer, c.method, c.path, c.body); code != c.want {
 			t.Errorf("%s %s as consumer: %d %s, want %d", c.method, c.path, code, body, c.want)
 		}
 	}
-	if code, body := f.do(roleSuper, get, events+"/stats", ""); code != http.StatusOK {
+	if code, body := f.do(roleSuper, admin.Get, events+"/stats", ""); code != http.StatusOK {
 		t.Errorf("the topic is gone: %d %s", code, body)
 	}
 	for _, p := range []string{events + "/messageTTL", "/admin/v2/persistent/private/auth/topic-a/subscriptionDispatchRate"} {
-		if code, body := f.do(roleSuper, get, p, ""); code != http.StatusNoContent {
+		if code, body := f.do(roleSuper, admin.Get, p, ""); code != http.StatusNoContent {
 			t.Errorf("GET %s: %d %s, want no policy set (204)", p, code, body)
 		}
 	}
@@ -141,7 +142,7 @@ func TestAdminTopicGrantsCountLikeNamespaceGrants(t *testing.T) {
 	f := newAdminAuthzFixture(t)
 	f.setUp(t, "auth", "t")
 	f.setUp(t, "auth", "u")
-	if code, body := f.do(roleSuper, post, "/admin/v2/persistent/private/auth/t/permissions/alice", `["consume"]`); code != http.StatusNoContent {
+	if code, body := f.do(roleSuper, admin.Post, "/admin/v2/persistent/private/auth/t/permissions/alice", `["consume"]`); code != http.StatusNoContent {
 		t.Fatalf("grant: %d %s", code, body)
 	}
 	f.tokens["alice"] = hs256(t, []byte(adminAuthzSecret), jwtClaims{"sub": "alice"})
@@ -149,12 +150,12 @@ func TestAdminTopicGrantsCountLikeNamespaceGrants(t *testing.T) {
 		method, path string
 		want         int
 	}{
-		{get, "/admin/v2/persistent/private/auth/t/subscription/s1/position/1", http.StatusNotFound}, // served: no message
-		{get, "/admin/v2/persistent/private/auth/t/stats", http.StatusOK},
-		{post, "/admin/v2/persistent/private/auth/t/messageTTL", http.StatusForbidden}, // a topic policy
-		{get, "/admin/v2/persistent/private/auth/u/stats", http.StatusUnauthorized},
-		{get, "/admin/v2/persistent/private/auth/u/subscription/s1/position/1", http.StatusUnauthorized},
-		{get, "/admin/v2/namespaces/private/auth/topics", http.StatusForbidden},
+		{admin.Get, "/admin/v2/persistent/private/auth/t/subscription/s1/position/1", http.StatusNotFound}, // served: no message
+		{admin.Get, "/admin/v2/persistent/private/auth/t/stats", http.StatusOK},
+		{admin.Post, "/admin/v2/persistent/private/auth/t/messageTTL", http.StatusForbidden}, // a topic policy
+		{admin.Get, "/admin/v2/persistent/private/auth/u/stats", http.StatusUnauthorized},
+		{admin.Get, "/admin/v2/persistent/private/auth/u/subscription/s1/position/1", http.StatusUnauthorized},
+		{admin.Get, "/admin/v2/namespaces/private/auth/topics", http.StatusForbidden},
 	} {
 		if code, body := f.do("alice", c.method, c.path, ""); code != c.want {
 			t.Errorf("%s %s as alice: %d %s, want %d", c.method, c.path, code, body, c.want)

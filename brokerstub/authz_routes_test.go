@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/admin"
 	"github.com/pulsargo/sdk/brokerstub/internal/auth"
 )
 
@@ -12,16 +13,16 @@ import (
 // declares no operation (or one without a name), or one whose operation
 // needs a capture its pattern lacks (a topic operation without {tenant},
 // {ns} and {topic}, ...), which would be decided on an empty name.
-func routeProblems(routes []route) []string {
+func routeProblems(routes []admin.Route) []string {
 	var out []string
 	for _, rt := range routes {
-		where := rt.method + " " + rt.pattern
-		if !rt.op.Named() {
+		where := rt.Method + " " + rt.Pattern
+		if !rt.Op.Named() {
 			out = append(out, where+": no operation")
 			continue
 		}
 		var needs []string
-		switch rt.op.Scope() {
+		switch rt.Op.Scope() {
 		case auth.ScopeTenant, auth.ScopeTenantAdmin:
 			needs = []string{"{tenant}"}
 		case auth.ScopeNamespace, auth.ScopeNamespacePolicy:
@@ -30,8 +31,8 @@ func routeProblems(routes []route) []string {
 			needs = []string{"{tenant}", "{ns}", "{topic}"}
 		}
 		for _, c := range needs {
-			if !slices.Contains(rt.segs, c) {
-				out = append(out, fmt.Sprintf("%s: %s needs %s", where, rt.op, c))
+			if !slices.Contains(rt.Segs, c) {
+				out = append(out, fmt.Sprintf("%s: %s needs %s", where, rt.Op, c))
 			}
 		}
 	}
@@ -44,9 +45,9 @@ func routeProblems(routes []route) []string {
 // route is in that table and every row of it is a route, and each row's
 // request is served by its own route (no earlier route shadows it).
 func TestEveryAdminRouteDeclaresAnOperation(t *testing.T) {
-	a := &adminServer{}
-	a.register()
-	for _, p := range routeProblems(a.routes) {
+	a := &admin.Server{}
+	a.Register()
+	for _, p := range routeProblems(a.Routes) {
 		t.Error(p)
 	}
 	rows := map[string]adminRouteRow{}
@@ -54,8 +55,8 @@ func TestEveryAdminRouteDeclaresAnOperation(t *testing.T) {
 		rows[row.method+" "+row.pattern] = row
 	}
 	seen := map[string]bool{}
-	for i, rt := range a.routes {
-		key := rt.method + " " + rt.pattern
+	for i, rt := range a.Routes {
+		key := rt.Method + " " + rt.Pattern
 		if seen[key] {
 			t.Errorf("%s: registered twice", key)
 		}
@@ -65,12 +66,12 @@ func TestEveryAdminRouteDeclaresAnOperation(t *testing.T) {
 			t.Errorf("%s: not in adminRouteTable; add it with Pulsar's operation", key)
 			continue
 		}
-		if rt.op.String() != row.op {
-			t.Errorf("%s: declares %s, Pulsar's is %s", key, rt.op, row.op)
+		if rt.Op.String() != row.op {
+			t.Errorf("%s: declares %s, Pulsar's is %s", key, rt.Op, row.op)
 		}
 		for _, target := range []struct{ ns, topic string }{{"auth", "t"}, {"subscriptions", "subscription-events"}} {
-			path := concretePath(rt.pattern, target.ns, target.topic, "s1")
-			if j := a.routeIndex(rt.method, path); j != i {
+			path := concretePath(rt.Pattern, target.ns, target.topic, "s1")
+			if j := a.RouteIndex(rt.Method, path); j != i {
 				t.Errorf("%s: %s is served by route %d, not %d", key, path, j, i)
 			}
 		}
@@ -85,11 +86,11 @@ func TestEveryAdminRouteDeclaresAnOperation(t *testing.T) {
 // TestRouteProblemsFindsAnUndeclaredRoute: the walk fails on a route that
 // declares nothing and on one that cannot name what it acts on.
 func TestRouteProblemsFindsAnUndeclaredRoute(t *testing.T) {
-	a := &adminServer{}
-	a.add(get, "/admin/v2/x", 0, nil)
-	a.add(get, "/admin/v2/y/{tenant}/{ns}", topicPeekMessages, nil)
-	a.add(get, "/debug/pprof/{name}", opSuperUser, nil)
-	got := routeProblems(a.routes)
+	a := &admin.Server{}
+	a.Add(admin.Get, "/admin/v2/x", 0, nil)
+	a.Add(admin.Get, "/admin/v2/y/{tenant}/{ns}", admin.TopicPeekMessages, nil)
+	a.Add(admin.Get, "/debug/pprof/{name}", admin.OpSuperUser, nil)
+	got := routeProblems(a.Routes)
 	want := []string{"GET /admin/v2/x: no operation", "GET /admin/v2/y/{tenant}/{ns}: PEEK_MESSAGES needs {topic}"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("got %q, want %q", got, want)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/admin"
 	"github.com/pulsargo/sdk/brokerstub/internal/auth"
 	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
@@ -44,7 +45,7 @@ type Broker struct {
 	closed    bool
 	serveWG   sync.WaitGroup // accept loops
 
-	api *web // the admin, console and WebSocket APIs (web.go)
+	api *admin.Web // the admin, console and WebSocket APIs (web.go)
 }
 
 // Start starts a broker with the given options.
@@ -61,15 +62,15 @@ func Start(opts Options) (*Broker, error) {
 	}
 	eng := &engine.Engine{Cfg: opts.engineConfig(), Log: opts.Logger}
 	srv := &protocol.Server{Eng: eng, Cfg: opts.serverConfig(), Frames: sync.OnceValue(protocol.NewFramePool)}
-	b := &Broker{eng: eng, srv: srv, opts: opts, api: &web{eng: eng, cfg: opts.webConfig()}}
-	b.api.hooks = webHooks{webServiceURL: b.WebServiceURL, webServiceTLSURL: b.WebServiceTLSURL,
-		brokerServiceURL: b.brokerServiceURL, tlsURL: b.TLSURL, addr: b.Addr, advertise: b.advertise,
-		listenerHTTP: func(name string) (string, string, bool) {
+	b := &Broker{eng: eng, srv: srv, opts: opts, api: &admin.Web{Eng: eng, Cfg: opts.webConfig()}}
+	b.api.Hooks = admin.Hooks{WebServiceURL: b.WebServiceURL, WebServiceTLSURL: b.WebServiceTLSURL,
+		BrokerServiceURL: b.brokerServiceURL, TLSURL: b.TLSURL, Addr: b.Addr, Advertise: b.advertise,
+		ListenerHTTP: func(name string) (string, string, bool) {
 			l, ok := b.listener(name)
 			return l.HTTPURL, l.HTTPSURL, ok
 		},
-		lookupURLs: b.lookupURLs, isClosed: b.isClosed, authenticate: b.authenticateCredentials,
-		serveAs: func(nc net.Conn, listener string, preset *auth.Identity) { b.srv.Serve(nc, listener, preset) }, proxyListener: func(l net.Listener) net.Listener { return proxyListener{l} }}
+		LookupURLs: b.lookupURLs, IsClosed: b.isClosed, Authenticate: b.authenticateCredentials,
+		ServeAs: func(nc net.Conn, listener string, preset *auth.Identity) { b.srv.Serve(nc, listener, preset) }, ProxyListener: func(l net.Listener) net.Listener { return proxyListener{l} }}
 	b.srv.Hooks = protocol.Hooks{Intercept: b.interceptVerdict, Intercepting: func() bool { return b.interceptor.Load() != nil },
 		Authenticate: b.authenticateCredentials, LookupURLs: b.lookupURLs,
 		AdvertisedAddr: func() string { return b.advertise(b.Addr()) }}
@@ -100,7 +101,7 @@ func Start(opts Options) (*Broker, error) {
 		_ = st.Close()
 		return nil, err
 	}
-	if err := b.api.startAdmin(); err != nil {
+	if err := b.api.StartAdmin(); err != nil {
 		b.shutdown(true)
 		_ = st.Close()
 		return nil, err
@@ -353,7 +354,7 @@ func (b *Broker) Close() error {
 		return nil
 	}
 	b.eng.StopUnackedCheck() // unacked_broker.go
-	b.api.stopAdmin()
+	b.api.StopAdmin()
 	return b.eng.St.Close()
 }
 
@@ -368,7 +369,7 @@ func (b *Broker) Restart() error { return b.restart(true) }
 func (b *Broker) Crash() error { return b.restart(false) }
 
 func (b *Broker) restart(graceful bool) error {
-	defer b.api.pauseAdmin()()
+	defer b.api.PauseAdmin()()
 	if !b.shutdown(graceful) {
 		return ErrClosed
 	}

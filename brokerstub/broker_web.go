@@ -10,13 +10,13 @@ import "net/http"
 // "http://host:port" (Pulsar's webServiceUrl), or "" with
 // Options.NoListener (use AdminHandler then).
 func (b *Broker) WebServiceURL() string {
-	if b.api.admin == nil || b.api.admin.addr == "" {
+	if b.api.Admin == nil || b.api.Admin.Addr == "" {
 		return ""
 	}
-	return "http://" + b.advertise(b.api.admin.addr)
+	return "http://" + b.advertise(b.api.Admin.Addr)
 }
 
 // AdminHandler returns the http.Handler that serves the admin REST API,
 // HTTP lookups and /metrics, for tests that serve it themselves (with
 // httptest, or under Options.NoListener).
-func (b *Broker) AdminHandler() http.Handler { return b.api.admin }
+func (b *Broker) AdminHandler() http.Handler { return b.api.Admin }

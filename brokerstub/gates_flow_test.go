@@ -6,11 +6,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/admin"
 	"github.com/pulsargo/sdk/brokerstub/internal/engine"
+	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pulsargo/sdk/internal/proto"
 	gproto "google.golang.org/protobuf/proto"
 )
 
@@ -285,7 +286,7 @@ func TestMergePublishers(t *testing.T) {
 		return &engine.PublisherStats{ProducerName: name, MsgRateIn: rate, AverageMsgSize: rate,
 			SupportsPartialProducer: partial, Address: "x"}
 	}
-	got := mergePublishers([][]*engine.PublisherStats{
+	got := admin.MergePublishers([][]*engine.PublisherStats{
 		{pub("b", 1, false), pub("a", 2, false)},
 		{pub("c", 4, false)},
 		{pub("z", 8, true), pub("y", 16, true)},

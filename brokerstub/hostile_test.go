@@ -315,7 +315,7 @@ func TestHostileListeners(t *testing.T) {
 
 	t.Run("incomplete HTTP request", func(t *testing.T) {
 		b := RunT(t, Options{HTTPReadHeaderTimeout: 100 * time.Millisecond})
-		if s := b.api.admin.srv; s.ReadTimeout <= 0 || s.IdleTimeout <= 0 || s.MaxHeaderBytes != 8<<10 {
+		if s := b.api.Admin.Srv; s.ReadTimeout <= 0 || s.IdleTimeout <= 0 || s.MaxHeaderBytes != 8<<10 {
 			t.Fatalf("admin server limits: read %v idle %v max header %d", s.ReadTimeout, s.IdleTimeout, s.MaxHeaderBytes)
 		}
 		nc, err := net.Dial("tcp", strings.TrimPrefix(b.WebServiceURL(), "http://"))

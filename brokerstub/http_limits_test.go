@@ -103,10 +103,10 @@ func TestHTTPDebugMethods(t *testing.T) {
 func TestHTTPMaxConcurrentRequests(t *testing.T) {
 	b := RunT(t, Options{HTTPLimits: HTTPLimits{MaxConcurrentRequests: 1, ConcurrencyWait: 100 * time.Millisecond}})
 	url := b.WebServiceURL() + "/admin/v2/clusters"
-	unpause := b.api.pauseAdmin() // requests that got their slot wait at the gate
+	unpause := b.api.PauseAdmin() // requests that got their slot wait at the gate
 	first := make(chan int, 1)
 	go func() { first <- httpStatus(t, http.MethodGet, url, nil, false) }()
-	for len(b.api.admin.limits.slots) == 0 {
+	for len(b.api.Admin.Limits.Slots) == 0 {
 		time.Sleep(time.Millisecond)
 	}
 	if got := httpStatus(t, http.MethodGet, url, nil, false); got != http.StatusServiceUnavailable {

@@ -9,9 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	gproto "google.golang.org/protobuf/proto"
+	"github.com/pulsargo/sdk/brokerstub/internal/admin"
 
 	"github.com/pulsargo/sdk/internal/proto"
+	gproto "google.golang.org/protobuf/proto"
 )
 
 func lookupListener(c *rawClient, topic, listener string) *proto.CommandLookupTopicResponse {
@@ -114,7 +115,7 @@ func TestAdvertisedListenersLookup(t *testing.T) {
 	get := func(query string, header string) (int, map[string]string) {
 		req, _ := http.NewRequest(http.MethodGet, b.WebServiceURL()+"/lookup/v2/topic/persistent/public/default/listeners"+query, nil)
 		if header != "" {
-			req.Header.Set(listenerHeader, header)
+			req.Header.Set(admin.ListenerHeader, header)
 		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {

@@ -1,11 +1,14 @@
 package brokerstub
 
-import "github.com/pulsargo/sdk/brokerstub/internal/engine"
+import (
+	"github.com/pulsargo/sdk/brokerstub/internal/admin"
+	"github.com/pulsargo/sdk/brokerstub/internal/engine"
+)
 
 // webConfig returns the parts of o that the HTTP side reads (web.go). o
 // has its defaults applied.
-func (o Options) webConfig() webConfig {
-	return webConfig{
+func (o Options) webConfig() admin.Config {
+	return admin.Config{
 		Clock:                            o.Clock,
 		ClusterName:                      o.ClusterName,
 		AnonymousUserRole:                o.AnonymousUserRole,
@@ -29,12 +32,12 @@ func (o Options) webConfig() webConfig {
 		EntryCacheSize:                   o.EntryCacheSize,
 		DisableBatchIndexAck:             o.DisableBatchIndexAck,
 		DisableAutoTopicCreation:         o.DisableAutoTopicCreation,
-		HTTPLimits:                       httpLimitsConfig(o.HTTPLimits),
+		HTTPLimits:                       admin.HTTPLimitsConfig(o.HTTPLimits),
 		DefaultNumberOfNamespaceBundles:  o.Tenancy.DefaultNumberOfNamespaceBundles,
 		ClientLibraryVersionCheckEnabled: o.Gates.ClientLibraryVersionCheckEnabled,
 		BacklogQuota:                     engine.BacklogQuotaConfig(o.BacklogQuota),
-		BacklogScan:                      backlogScanConfig(o.BacklogScan),
-		Packages:                         packagesConfig(o.Packages),
-		WebSocket:                        webSocketConfig(o.WebSocket),
+		BacklogScan:                      admin.BacklogScanConfig(o.BacklogScan),
+		Packages:                         admin.PackagesConfig(o.Packages),
+		WebSocket:                        admin.WebSocketConfig(o.WebSocket),
 	}
 }

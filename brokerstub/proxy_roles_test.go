@@ -6,9 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	gproto "google.golang.org/protobuf/proto"
+	"github.com/pulsargo/sdk/brokerstub/internal/admin"
 
 	"github.com/pulsargo/sdk/internal/proto"
+	gproto "google.golang.org/protobuf/proto"
 )
 
 // proxyBroker has token authentication and authorization, proxy roles
@@ -131,7 +132,7 @@ func TestProxyRolesOnAdminAPI(t *testing.T) {
 		req, _ := http.NewRequest(http.MethodGet, b.WebServiceURL()+"/admin/v2/namespaces/private", nil)
 		req.Header.Set("Authorization", "Bearer "+b.token(role))
 		if original != "" {
-			req.Header.Set(originalPrincipalHeader, original)
+			req.Header.Set(admin.OriginalPrincipalHeader, original)
 		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {

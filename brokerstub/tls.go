@@ -101,8 +101,8 @@ func (b *Broker) TLSURL() string {
 // "https://host:port" (Pulsar's webServiceUrlTls), or "" when
 // Options.WebServiceTLSAddr is not set.
 func (b *Broker) WebServiceTLSURL() string {
-	if b.api.admin == nil || b.api.admin.tlsAddr == "" {
+	if b.api.Admin == nil || b.api.Admin.TlsAddr == "" {
 		return ""
 	}
-	return "https://" + b.advertise(b.api.admin.tlsAddr)
+	return "https://" + b.advertise(b.api.Admin.TlsAddr)
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/admin"
 	"github.com/pulsargo/sdk/brokerstub/internal/websocket"
 	"github.com/pulsargo/sdk/messageid"
 	"github.com/pulsargo/sdk/pulsar"
@@ -56,7 +57,7 @@ func TestWebSocketProduceSDKConsumes(t *testing.T) {
 	}
 	var ids []string
 	for i := range 3 {
-		var ack wsProducerAck
+		var ack admin.WsProducerAck
 		ws.readJSON(&ack)
 		if ack.Result != "ok" || ack.Context != fmt.Sprintf("c%d", i) || ack.MessageID == "" {
 			t.Fatalf("ack %d = %+v", i, ack)
@@ -79,7 +80,7 @@ func TestWebSocketProduceSDKConsumes(t *testing.T) {
 	}
 	// A bad payload is answered, and the session goes on.
 	ws.sendJSON(map[string]any{"payload": "not base64!", "context": "bad"})
-	var ack wsProducerAck
+	var ack admin.WsProducerAck
 	ws.readJSON(&ack)
 	if ack.Result != "send-error:7" || ack.Context != "bad" {
 		t.Fatalf("bad payload ack = %+v", ack)
@@ -108,9 +109,9 @@ func TestWebSocketConsumerAcksSDKBatches(t *testing.T) {
 	if err := prod.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	var got []wsConsumerMessage
+	var got []admin.WsConsumerMessage
 	for range 5 {
-		var m wsConsumerMessage
+		var m admin.WsConsumerMessage
 		ws.readJSON(&m)
 		got = append(got, m)
 	}
@@ -133,7 +134,7 @@ func TestWebSocketConsumerAcksSDKBatches(t *testing.T) {
 		t.Fatalf("upgrade refused: %d %s", code, body)
 	}
 	for i := range 5 {
-		var m wsConsumerMessage
+		var m admin.WsConsumerMessage
 		ws2.readJSON(&m)
 		if p, _ := base64.StdEncoding.DecodeString(m.Payload); string(p) != fmt.Sprintf("b%d", i) {
 			t.Fatalf("redelivered %q, want b%d", p, i)
@@ -143,7 +144,7 @@ func TestWebSocketConsumerAcksSDKBatches(t *testing.T) {
 	if _, err := prod.Send(ctx, &pulsar.ProducerMessage{Payload: []byte("marker")}); err != nil {
 		t.Fatal(err)
 	}
-	var m wsConsumerMessage
+	var m admin.WsConsumerMessage
 	ws2.readJSON(&m)
 	ws2.sendFrame(true, websocket.OpClose, []byte{0x03, 0xE8})
 	ws2.readClose()
@@ -182,7 +183,7 @@ func TestWebSocketReader(t *testing.T) {
 			t.Fatalf("%s: upgrade refused: %d %s", query, code, body)
 		}
 		for _, w := range want {
-			var m wsConsumerMessage
+			var m admin.WsConsumerMessage
 			ws.readJSON(&m)
 			if p, _ := base64.StdEncoding.DecodeString(m.Payload); string(p) != w {
 				t.Fatalf("%s: read %q, want %q", query, p, w)
@@ -222,7 +223,7 @@ func TestWebSocketPullMode(t *testing.T) {
 	// Nothing before a permit: the first frame after the permit is p0, and
 	// only one message comes for one permit (isEndOfTopic's answer is next).
 	ws.sendJSON(map[string]any{"type": "permit", "permitMessages": 1})
-	var m wsConsumerMessage
+	var m admin.WsConsumerMessage
 	ws.readJSON(&m)
 	if p, _ := base64.StdEncoding.DecodeString(m.Payload); string(p) != "p0" {
 		t.Fatalf("first message %q", p)
@@ -308,7 +309,7 @@ func TestWebSocketIdleTimeout(t *testing.T) {
 	}
 	clk.Advance(6 * time.Second)
 	ws.sendJSON(map[string]any{"payload": "AA==", "context": "x"})
-	var ack wsProducerAck
+	var ack admin.WsProducerAck
 	ws.readJSON(&ack)
 	if ack.Result != "ok" {
 		t.Fatalf("ack %+v", ack)
@@ -343,9 +344,9 @@ func TestWebSocketPartitionedTopic(t *testing.T) {
 	partitions := map[int32]bool{}
 	for i := range 8 {
 		prod.sendJSON(map[string]any{"payload": base64.StdEncoding.EncodeToString(fmt.Appendf(nil, "p%d", i)), "key": fmt.Sprintf("key-%d", i)})
-		var ack wsProducerAck
+		var ack admin.WsProducerAck
 		prod.readJSON(&ack)
-		id, err := decodeWSMessageID(ack.MessageID)
+		id, err := admin.DecodeWSMessageID(ack.MessageID)
 		if ack.Result != "ok" || err != nil {
 			t.Fatalf("ack %+v %v", ack, err)
 		}
@@ -356,7 +357,7 @@ func TestWebSocketPartitionedTopic(t *testing.T) {
 	}
 	got := map[string]bool{}
 	for range 8 {
-		var m wsConsumerMessage
+		var m admin.WsConsumerMessage
 		cons.readJSON(&m)
 		p, _ := base64.StdEncoding.DecodeString(m.Payload)
 		got[string(p)] = true
@@ -373,7 +374,7 @@ func TestWebSocketPartitionedTopic(t *testing.T) {
 		t.Fatalf("consumer again: %d %s", code, body)
 	}
 	prod.sendJSON(map[string]any{"payload": base64.StdEncoding.EncodeToString([]byte("marker")), "key": "key-0"})
-	var m wsConsumerMessage
+	var m admin.WsConsumerMessage
 	cons2.readJSON(&m)
 	if p, _ := base64.StdEncoding.DecodeString(m.Payload); string(p) != "marker" {
 		t.Fatalf("after acking all, got %q first, want marker", p)
@@ -399,9 +400,9 @@ func TestWebSocketPullModeBoundedByQueue(t *testing.T) {
 		}
 	}
 	ws.sendJSON(map[string]any{"type": "permit", "permitMessages": 5})
-	var first wsConsumerMessage
+	var first admin.WsConsumerMessage
 	ws.readJSON(&first)
-	var second wsConsumerMessage
+	var second admin.WsConsumerMessage
 	ws.readJSON(&second)
 	time.Sleep(50 * time.Millisecond) // give a wrongly sent third message time to arrive first
 	ws.sendJSON(map[string]string{"type": "isEndOfTopic"})
@@ -411,7 +412,7 @@ func TestWebSocketPullModeBoundedByQueue(t *testing.T) {
 		t.Fatalf("got %v, want the isEndOfTopic answer (2 unacked = receiverQueueSize)", end)
 	}
 	ws.sendJSON(map[string]string{"messageId": first.MessageID})
-	var third wsConsumerMessage
+	var third admin.WsConsumerMessage
 	ws.readJSON(&third)
 	if p, _ := base64.StdEncoding.DecodeString(third.Payload); string(p) != "q2" {
 		t.Fatalf("after an ack got %q, want q2", p)
