@@ -2,11 +2,16 @@ package brokerstub
 
 import (
 	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -36,7 +41,7 @@ var seedTests = map[string][]string{
 		// #35: what pauses a client's reads (outq.go)
 		"TestDeliveriesDoNotPauseReads", "TestAnswersPastHighWaterMarkDoNotPauseByDefault"},
 	"./internal/ledger":    {"TestArenaSlabsStayWithinTwiceTheirEntries"},
-	"./internal/store":     {"TestBoltFileFollowsLiveData"},
+	"./internal/store":     {"TestBoltFileFollowsLiveData", "TestBoltGivesBackMappedPages"},
 	"./internal/keyshared": {"TestSimPIP282Scenario1", "TestSimPIP282Scenario2", "TestSim10762", "TestSimBlockedHashIsCountedOncePerPass"},
 	"./internal/cursor":    {"TestSeedPartialBatchAckSurvivesCrash"},
 	"../pulsar":            {"TestSeekMultiTopic", "TestConsumerMaxPendingChunkedBytes", "TestConsumerReceiveStream", "TestStreamNackMidStream"},
@@ -219,7 +224,7 @@ var seedMutations = []seedMutation{{
 	seed:  "#31 V5: one accept error stops the binary port",
 	file:  "broker.go",
 	old:   "if errors.Is(err, net.ErrClosed) || b.isClosed() {",
-	new:   "if true {",
+	new:   "if errors.Is(err, err) {", // any error; errors stays imported
 	fails: map[string][]string{".": {"TestHostileListeners"}},
 }, {
 	seed:  "#31 V6: an empty brokerServicePort keeps the plaintext port",
@@ -335,6 +340,63 @@ func TestSeedMutationsApply(t *testing.T) {
 		}
 		if n := strings.Count(string(src), m.old); n != 1 {
 			t.Errorf("%s (%s): the guard %q occurs %d times, want once: update the mutation", m.file, m.seed, m.old, n)
+			continue
+		}
+		for pkg, want := range m.fails {
+			for _, name := range want {
+				if !slices.Contains(seedTests[pkg], name) {
+					t.Errorf("%s (%s): %s is not in seedTests[%q], so TestSeedMutations never runs it", m.file, m.seed, name, pkg)
+				}
+			}
+		}
+		// A mutant that does not build is caught by nothing: the commonest
+		// cause is an import whose last use the mutation removes.
+		if lost := importsLost(t, string(src), strings.Replace(string(src), m.old, m.new, 1)); len(lost) > 0 {
+			t.Errorf("%s (%s): the mutation leaves %v imported and unused: keep a use in new", m.file, m.seed, lost)
 		}
 	}
+}
+
+// importsLost returns the imports that src uses and mutated no longer
+// does (or fails the test if mutated does not parse).
+func importsLost(t *testing.T, src, mutated string) []string {
+	t.Helper()
+	used := func(text string) (map[string]bool, []string) {
+		f, err := parser.ParseFile(token.NewFileSet(), "", text, 0)
+		if err != nil {
+			t.Errorf("the mutated file does not parse: %v", err)
+			return nil, nil
+		}
+		var names []string
+		for _, im := range f.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			name := path.Base(p)
+			if im.Name != nil {
+				name = im.Name.Name
+			}
+			names = append(names, name)
+		}
+		got := map[string]bool{}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok {
+				if id, ok := sel.X.(*ast.Ident); ok {
+					got[id.Name] = true
+				}
+			}
+			return true
+		})
+		return got, names
+	}
+	before, names := used(src)
+	after, _ := used(mutated)
+	if after == nil {
+		return nil
+	}
+	var lost []string
+	for _, name := range names {
+		if before[name] && !after[name] {
+			lost = append(lost, name)
+		}
+	}
+	return lost
 }
