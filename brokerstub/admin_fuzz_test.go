@@ -94,8 +94,7 @@ func FuzzAdmin(f *testing.F) {
 	h := b.AdminHandler()
 	az := newAdminAuthzFixture(f)
 	az.setUp(f, "auth", "t")
-	router := &admin.Server{}
-	router.Register()
+	router := &admin.Server{Routes: admin.Routes()}
 	dirty := false
 	f.Fuzz(func(t *testing.T, m uint8, path string, body []byte, who uint16) {
 		dirty = checkFuzzAuthz(t, az, router, who, path, dirty)

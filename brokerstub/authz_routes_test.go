@@ -45,8 +45,7 @@ func routeProblems(routes []admin.Route) []string {
 // route is in that table and every row of it is a route, and each row's
 // request is served by its own route (no earlier route shadows it).
 func TestEveryAdminRouteDeclaresAnOperation(t *testing.T) {
-	a := &admin.Server{}
-	a.Register()
+	a := &admin.Server{Routes: admin.Routes()}
 	for _, p := range routeProblems(a.Routes) {
 		t.Error(p)
 	}
@@ -86,11 +85,11 @@ func TestEveryAdminRouteDeclaresAnOperation(t *testing.T) {
 // TestRouteProblemsFindsAnUndeclaredRoute: the walk fails on a route that
 // declares nothing and on one that cannot name what it acts on.
 func TestRouteProblemsFindsAnUndeclaredRoute(t *testing.T) {
-	a := &admin.Server{}
-	a.Add(admin.Get, "/admin/v2/x", 0, nil)
-	a.Add(admin.Get, "/admin/v2/y/{tenant}/{ns}", admin.TopicPeekMessages, nil)
-	a.Add(admin.Get, "/debug/pprof/{name}", admin.OpSuperUser, nil)
-	got := routeProblems(a.Routes)
+	got := routeProblems([]admin.Route{
+		admin.NewRoute(admin.Get, "/admin/v2/x", 0, nil),
+		admin.NewRoute(admin.Get, "/admin/v2/y/{tenant}/{ns}", admin.TopicPeekMessages, nil),
+		admin.NewRoute(admin.Get, "/debug/pprof/{name}", admin.OpSuperUser, nil),
+	})
 	want := []string{"GET /admin/v2/x: no operation", "GET /admin/v2/y/{tenant}/{ns}: PEEK_MESSAGES needs {topic}"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("got %q, want %q", got, want)

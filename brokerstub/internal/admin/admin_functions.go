@@ -33,7 +33,7 @@ var FunctionsWorkerPaths = []struct {
 
 // registerFunctionsWorker adds the worker's routes: every method, every
 // depth, one answer.
-func (a *Server) registerFunctionsWorker() {
+func (a *routeTable) registerFunctionsWorker() {
 	for _, wp := range FunctionsWorkerPaths {
 		for _, pattern := range FunctionsWorkerPatterns(wp.Prefix, wp.Depth) {
 			for _, m := range []string{Get, Put, Post, Del} {

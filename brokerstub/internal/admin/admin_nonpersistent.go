@@ -18,7 +18,7 @@ const NpTopicPath = "/admin/v2/non-persistent/{tenant}/{ns}/{topic}"
 
 // registerNonPersistent adds the routes; they go before the routes with a
 // {domain} segment.
-func (a *Server) registerNonPersistent() {
+func (a *routeTable) registerNonPersistent() {
 	a.Add(Get, "/admin/v2/non-persistent/{tenant}/{ns}", nsGetTopics, npListTopics)
 	a.Add(Get, NpTopicPath+"/stats", topicGetStats, inNonPersistent(npTopicStats))
 	a.Add(Get, NpTopicPath+"/partitioned-stats", topicGetStats, inNonPersistent(npPartitionedStats))

@@ -42,7 +42,7 @@ const (
 // packages serializes the packages API's changes to the store.
 type packages struct{ mu sync.Mutex }
 
-func (a *Server) registerPackages() {
+func (a *routeTable) registerPackages() {
 	const base = "/admin/v3/packages/{type}/{tenant}/{ns}"
 	a.Add(Get, base, nsPackages, listPackages)
 	a.Add(Get, base+"/{pkg}", nsPackages, listPackageVersions)
@@ -51,7 +51,7 @@ func (a *Server) registerPackages() {
 	a.Add(Post, base+"/{pkg}/{version}", nsPackages, uploadPackage)
 	// An upload's body is bounded by Options.Packages.MaxSize, not the
 	// admin API's 1 MiB (room added for the multipart framing and metadata).
-	a.Routes[len(a.Routes)-1].packageBody = true
+	a.routes[len(a.routes)-1].packageBody = true
 	a.Add(Get, base+"/{pkg}/{version}", nsPackages, downloadPackage)
 	a.Add(Del, base+"/{pkg}/{version}", nsPackages, deletePackage)
 }

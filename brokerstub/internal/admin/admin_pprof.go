@@ -12,7 +12,7 @@ import (
 // when Options.Profiling is set (404 otherwise). They are a super-user
 // operation: a heap or goroutine profile shows message bytes, topic names
 // and credentials in flight.
-func (a *Server) registerPprof() {
+func (a *routeTable) registerPprof() {
 	a.Add(Get, "/debug/pprof", OpSuperUser, pprofIndex)
 	a.Add(Get, "/debug/pprof/{profile}", OpSuperUser, pprofProfile)
 	a.Add(Post, "/debug/pprof/symbol", OpSuperUser, pprofSymbol)

@@ -19,7 +19,7 @@ const (
 // operation it is (authz_ops.go; it alone decides who may use the route)
 // and handler. Literal segments come before captures that could match
 // them.
-func (a *Server) Register() {
+func (a *routeTable) Register() {
 	a.Add(Get, "/admin/v2/clusters", opAuthenticated, getClusters)
 	a.Add(Get, "/admin/v2/clusters/{cluster}", OpSuperUser, getCluster)
 	a.Add(Get, "/admin/v2/brokers", brokerList, getBrokers)

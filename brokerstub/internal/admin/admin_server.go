@@ -12,9 +12,11 @@ import (
 	"net/http"
 	"net/url"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 
+	"github.com/pulsargo/sdk/brokerstub/internal/console"
 	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 )
 
@@ -35,7 +37,7 @@ type Server struct {
 	tlsSrv  *http.Server
 	TlsAddr string
 	tlsDone chan struct{}
-	Routes  []Route
+	Routes  []Route // Routes(), shared by every broker
 	// Limits and conns apply Options.HTTPLimits (http_limits.go).
 	Limits *httpLimiter
 	conns  connSlots
@@ -87,7 +89,10 @@ type Route struct {
 func (b *Web) StartAdmin() error {
 	a := &Server{b: b, done: make(chan struct{}),
 		Limits: newHTTPLimiter(b.Cfg.HTTPLimits, b.Cfg.Clock), conns: newConnSlots(b.Cfg.HTTPLimits.MaxConnections)}
-	a.Register()
+	a.Routes = Routes()
+	if b.Cfg.Console {
+		b.console = console.New(consoleSource{b}, console.Options{})
+	}
 	b.Admin = a
 	if b.Cfg.NoListener {
 		return nil
@@ -175,14 +180,32 @@ func (b *Web) PauseAdmin() func() {
 	return b.Admin.gate.Unlock
 }
 
+// routeTable collects the routes while Register lists them.
+type routeTable struct{ routes []Route }
+
 // Add registers a route and the operation it is, which alone decides who
 // may use it (authorizeAdmin); patterns are slash-separated segments where
 // "{name}" captures one segment and "{domain}" captures only "persistent"
 // or "non-persistent". Earlier routes win.
-func (a *Server) Add(method, pattern string, op adminOp, h adminHandler) {
-	segs := strings.Split(strings.Trim(pattern, "/"), "/")
-	a.Routes = append(a.Routes, Route{Method: method, Pattern: pattern, Segs: segs, Op: op, domain: routeDomain(segs), h: h})
+func (a *routeTable) Add(method, pattern string, op adminOp, h adminHandler) {
+	a.routes = append(a.routes, NewRoute(method, pattern, op, h))
 }
+
+// NewRoute returns the route table's line for method, pattern, op and h.
+func NewRoute(method, pattern string, op adminOp, h adminHandler) Route {
+	segs := strings.Split(strings.Trim(pattern, "/"), "/")
+	return Route{Method: method, Pattern: pattern, Segs: segs, Op: op, domain: routeDomain(segs), h: h}
+}
+
+// Routes returns the route table, built once per process: it holds no
+// broker's state (a handler finds its broker in its request), and no one
+// changes it after it is built, so every broker of a test binary shares
+// it instead of splitting some 300 patterns at each Start.
+var Routes = sync.OnceValue(func() []Route {
+	var t routeTable
+	t.Register()
+	return slices.Clip(t.routes)
+})
 
 func (rt Route) Match(segs []string) (map[string]string, bool) {
 	if len(segs) != len(rt.Segs) {

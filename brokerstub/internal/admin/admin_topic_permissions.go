@@ -13,7 +13,7 @@ import (
 // kept in the namespace's auth_policies.destination_auth and honoured with
 // the namespace's on LOOKUP, PRODUCER and SUBSCRIBE (allowTopic).
 
-func (a *Server) registerTopicPermissions() {
+func (a *routeTable) registerTopicPermissions() {
 	a.Add(Get, TopicPath+"/permissions", opTenantAdmin, getTopicPermissions)
 	a.Add(Post, TopicPath+"/permissions/{role}", opTenantAdmin, grantTopicPermission)
 	a.Add(Del, TopicPath+"/permissions/{role}", opTenantAdmin, revokeTopicPermission)

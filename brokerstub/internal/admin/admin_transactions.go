@@ -20,7 +20,7 @@ import (
 // them, as Pulsar serves them (the official Go client's tests read
 // transactionMetadata as the anonymous role of a broker with authorization
 // on).
-func (a *Server) registerTransactions() {
+func (a *routeTable) registerTransactions() {
 	const base = "/admin/v3/transactions"
 	a.Add(Get, base+"/coordinatorStats", opAuthenticated, txnCoordinatorStats)
 	a.Add(Get, base+"/transactionMetadata/{most}/{least}", opAuthenticated, txnMetadata)

@@ -32,18 +32,17 @@ import (
 // GET_STATS; the cursor and Key_Shared pages and the message browser show
 // message keys or bodies, so they need PEEK_MESSAGES (consume, and the
 // subscription's roles).
-func (a *Server) registerConsole() {
-	c := console.New(consoleSource{a.b}, console.Options{})
+func (a *routeTable) registerConsole() {
 	const api = "/console/api"
 	const topic = "/{domain}/{tenant}/{ns}/{topic}"
-	a.Add(Get, "/console", opOpen, consoleOn(func(*adminReq) http.Handler { return c.Page() }))
-	a.Add(Get, "/console/{asset}", opOpen, consoleOn(func(rq *adminReq) http.Handler { return c.Asset(rq.p["asset"]) }))
-	a.Add(Get, api+"/whoami", opAuthenticated, consoleOn(func(rq *adminReq) http.Handler { return c.Whoami(rq.b.whoami(rq.role)) }))
-	a.Add(Get, api+"/overview", opAuthenticated, consoleOn(func(rq *adminReq) http.Handler { return c.Overview(rq.role) }))
-	a.Add(Get, api+"/topic"+topic, topicGetStats, consoleTopic(func(n string, _ *adminReq) http.Handler { return c.Topic(n) }))
-	a.Add(Get, api+"/cursor"+topic+"/{sub}", TopicPeekMessages, consoleTopic(func(n string, rq *adminReq) http.Handler { return c.Cursor(n, rq.p["sub"]) }))
-	a.Add(Get, api+"/keyshared"+topic+"/{sub}", TopicPeekMessages, consoleTopic(func(n string, rq *adminReq) http.Handler { return c.KeyShared(n, rq.p["sub"]) }))
-	a.Add(Get, api+"/messages"+topic, TopicPeekMessages, consoleTopic(func(n string, _ *adminReq) http.Handler { return c.Messages(n) }))
+	a.Add(Get, "/console", opOpen, consoleOn(func(rq *adminReq) http.Handler { return rq.b.console.Page() }))
+	a.Add(Get, "/console/{asset}", opOpen, consoleOn(func(rq *adminReq) http.Handler { return rq.b.console.Asset(rq.p["asset"]) }))
+	a.Add(Get, api+"/whoami", opAuthenticated, consoleOn(func(rq *adminReq) http.Handler { return rq.b.console.Whoami(rq.b.whoami(rq.role)) }))
+	a.Add(Get, api+"/overview", opAuthenticated, consoleOn(func(rq *adminReq) http.Handler { return rq.b.console.Overview(rq.role) }))
+	a.Add(Get, api+"/topic"+topic, topicGetStats, consoleTopic(func(n string, rq *adminReq) http.Handler { return rq.b.console.Topic(n) }))
+	a.Add(Get, api+"/cursor"+topic+"/{sub}", TopicPeekMessages, consoleTopic(func(n string, rq *adminReq) http.Handler { return rq.b.console.Cursor(n, rq.p["sub"]) }))
+	a.Add(Get, api+"/keyshared"+topic+"/{sub}", TopicPeekMessages, consoleTopic(func(n string, rq *adminReq) http.Handler { return rq.b.console.KeyShared(n, rq.p["sub"]) }))
+	a.Add(Get, api+"/messages"+topic, TopicPeekMessages, consoleTopic(func(n string, rq *adminReq) http.Handler { return rq.b.console.Messages(n) }))
 }
 
 // unlockedReply is an answer an http.Handler writes outside the admin

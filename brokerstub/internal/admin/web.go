@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/auth"
+	"github.com/pulsargo/sdk/brokerstub/internal/console"
 	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/internal/clock"
 )
@@ -33,6 +34,10 @@ type Web struct {
 	Cfg Config
 
 	Admin *Server // the admin server while the broker runs (admin_server.go)
+
+	// console serves the web console's pages (console.go); nil without
+	// Config.Console.
+	console *console.Console
 
 	// What the HTTP side asks of the rest of the broker, set by the root.
 	Hooks Hooks
