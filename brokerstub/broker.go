@@ -60,9 +60,25 @@ func Start(opts Options) (*Broker, error) {
 	if err := opts.validateListeners(); err != nil { // listeners.go
 		return nil, err
 	}
-	eng := &engine.Engine{Cfg: opts.engineConfig(), Log: opts.Logger}
-	srv := &protocol.Server{Eng: eng, Cfg: opts.serverConfig(), Frames: sync.OnceValue(protocol.NewFramePool)}
-	b := &Broker{eng: eng, srv: srv, opts: opts, api: &admin.Web{Eng: eng, Cfg: opts.webConfig()}}
+	b := &Broker{opts: opts}
+	st, err := b.openStore()
+	if err != nil {
+		return nil, err
+	}
+	var cache *ledger.Cache
+	if opts.DataDir != "" {
+		// Without a data dir memory is the store: there is nothing to
+		// read dropped entries back from.
+		cache = ledger.NewCache(opts.EntryCacheSize)
+	}
+	// Topics are created only once the listeners run, when b.srv is set.
+	b.eng, err = engine.New(opts.engineConfig(), opts.Logger, st, cache, func() { b.srv.TopicListChanged() })
+	if err != nil {
+		_ = st.Close()
+		return nil, err
+	}
+	b.srv = &protocol.Server{Eng: b.eng, Cfg: opts.serverConfig(), Frames: sync.OnceValue(protocol.NewFramePool)}
+	b.api = &admin.Web{Eng: b.eng, Cfg: opts.webConfig()}
 	b.api.Hooks = admin.Hooks{WebServiceURL: b.WebServiceURL, WebServiceTLSURL: b.WebServiceTLSURL,
 		BrokerServiceURL: b.brokerServiceURL, TLSURL: b.TLSURL, Addr: b.Addr, Advertise: b.advertise,
 		ListenerHTTP: func(name string) (string, string, bool) {
@@ -76,26 +92,6 @@ func Start(opts Options) (*Broker, error) {
 		AdvertisedAddr: func() string { return b.advertise(b.Addr()) }}
 	if opts.HAProxyProtocol {
 		b.srv.Hooks.Proxied = func(nc net.Conn) net.Conn { return newProxyConn(nc, false) }
-	}
-	b.eng.TopicsChanged = b.srv.TopicListChanged
-	if opts.DataDir != "" {
-		// Without a data dir memory is the store: there is nothing to
-		// read dropped entries back from.
-		b.eng.Cache = ledger.NewCache(opts.EntryCacheSize)
-	}
-	schemas, err := engine.NewSchemaRegistry(b.eng)
-	if err != nil {
-		return nil, err
-	}
-	b.eng.Schemas = schemas
-	st, err := b.openStore()
-	if err != nil {
-		return nil, err
-	}
-	b.eng.St = st
-	if err := b.eng.LoadPolicies(); err != nil {
-		_ = st.Close()
-		return nil, err
 	}
 	if err := b.listen(opts.Addr); err != nil {
 		_ = st.Close()
@@ -381,8 +377,7 @@ func (b *Broker) restart(graceful bool) error {
 		if err != nil {
 			return err
 		}
-		b.eng.St = st
-		if err := b.eng.LoadPolicies(); err != nil {
+		if err := b.eng.ReplaceStore(st); err != nil {
 			return err
 		}
 	}

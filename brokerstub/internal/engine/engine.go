@@ -10,8 +10,8 @@
 // an Engine from its Options (Config) and serves it over the binary
 // protocol, the admin API and the WebSocket API:
 //
-//	e := &engine.Engine{Cfg: cfg, Log: logger}
-//	e.St = store.NewMemory()
+//	e, err := engine.New(cfg, logger, store.NewMemory(), nil)
+//	...
 //	e.StartTopics()
 //	t, err := e.TopicForUse(name) // loaded, or created on first use
 //	...
@@ -33,8 +33,7 @@ import (
 )
 
 // Engine is the data path of one broker: the loaded topics, their lock,
-// and what they share. The root makes one at start (Start), sets its
-// store, entry cache, schema registry and TopicsChanged hook, and calls
+// and what they share. The root makes one at start with New and calls
 // StartTopics / StopTopics around each run of its listeners.
 type Engine struct {
 	Cfg Config // config.go
