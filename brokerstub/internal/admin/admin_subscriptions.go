@@ -51,7 +51,7 @@ func (rq *adminReq) onSubscription(f func(s *engine.Subscription) error) error {
 	}
 	found := false
 	err = rq.forEachPartition(name, false, func(t *engine.Topic) error {
-		s := t.Subs[rq.p["sub"]]
+		s := t.Subscription(rq.p["sub"])
 		if s == nil {
 			return nil
 		}
@@ -71,7 +71,7 @@ func listSubscriptions(rq *adminReq) (any, error) {
 	}
 	seen := map[string]bool{}
 	err = rq.forEachPartition(name, false, func(t *engine.Topic) error {
-		for n := range t.Subs {
+		for _, n := range t.SubscriptionNames() {
 			seen[n] = true
 		}
 		return nil
@@ -101,7 +101,7 @@ func createSubscription(rq *adminReq) (any, error) {
 	sub := rq.p["sub"]
 	exists := false
 	err = rq.forEachPartition(name, rq.b.Eng.AutoTopicAllowed(name), func(t *engine.Topic) error {
-		if t.Subs[sub] != nil {
+		if t.Subscription(sub) != nil {
 			exists = true
 			return nil
 		}
@@ -122,14 +122,7 @@ func createSubscription(rq *adminReq) (any, error) {
 
 func deleteSubscription(rq *adminReq) (any, error) {
 	force := rq.flag("force")
-	return nil, rq.onSubscription(func(s *engine.Subscription) error {
-		if len(s.Consumers) > 0 && !force {
-			return engine.RestErr(http.StatusPreconditionFailed, "Subscription has active connected consumers")
-		}
-		s.DisconnectAll(false)
-		delete(s.T.Subs, s.Name)
-		return s.T.B.St.DeleteCursor(s.T.Name.Full, s.Name)
-	})
+	return nil, rq.onSubscription(func(s *engine.Subscription) error { return s.Delete(force) })
 }
 
 func resetCursorByTime(rq *adminReq) (any, error) {
@@ -138,7 +131,7 @@ func resetCursorByTime(rq *adminReq) (any, error) {
 		return nil, err
 	}
 	return nil, rq.onSubscription(func(s *engine.Subscription) error {
-		s.RewindTo(s.T.Led.FindByPublishTime(uint64(max(ts, 0))))
+		s.ResetCursorByTime(ts)
 		return nil
 	})
 }
@@ -162,10 +155,7 @@ func resetCursorByID(rq *adminReq) (any, error) {
 		return nil, err
 	}
 	return nil, rq.onSubscription(func(s *engine.Subscription) error {
-		if d.PartitionIndex != nil && *d.PartitionIndex >= 0 && s.T.Name.Partition >= 0 && *d.PartitionIndex != s.T.Name.Partition {
-			return nil
-		}
-		s.RewindTo(s.T.IdPosition(d))
+		s.ResetCursorToID(d)
 		return nil
 	})
 }
@@ -176,26 +166,14 @@ func skipMessages(rq *adminReq) (any, error) {
 		return nil, err
 	}
 	return nil, rq.onSubscription(func(s *engine.Subscription) error {
-		p := s.Cur.MarkDelete()
-		for range n {
-			next, ok := s.Cur.NextUnacked(p)
-			if !ok {
-				break
-			}
-			s.AckEntry(next)
-			p = next
-		}
-		s.Persist(false)
-		s.Dispatch()
+		s.SkipMessages(n)
 		return nil
 	})
 }
 
 func skipAll(rq *adminReq) (any, error) {
 	return nil, rq.onSubscription(func(s *engine.Subscription) error {
-		if last, ok := s.T.Led.Last(); ok {
-			s.AckThrough(last)
-		}
+		s.SkipAll()
 		return nil
 	})
 }
@@ -221,9 +199,7 @@ func expireAllSubscriptions(rq *adminReq) (any, error) {
 		return nil, err
 	}
 	return nil, rq.forEachPartition(name, false, func(t *engine.Topic) error {
-		for _, s := range t.Subs {
-			s.ExpireMessages(secs) // ttl.go
-		}
+		t.ExpireAllSubscriptions(secs) // ttl.go
 		return nil
 	})
 }
