@@ -101,15 +101,9 @@ func createSubscription(rq *adminReq) (any, error) {
 	sub := rq.p["sub"]
 	exists := false
 	err = rq.forEachPartition(name, rq.b.Eng.AutoTopicAllowed(name), func(t *engine.Topic) error {
-		if t.Subscription(sub) != nil {
-			exists = true
-			return nil
-		}
-		if err := t.RefuseSubscriptionREST(); err != nil { // limits_admin.go
-			return err
-		}
-		t.AddDurableSubscription(sub, t.IdPosition(d))
-		return nil
+		there, err := t.CreateSubscriptionAt(sub, d)
+		exists = exists || there
+		return err
 	})
 	if err != nil {
 		return nil, err

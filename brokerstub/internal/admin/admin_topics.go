@@ -324,10 +324,7 @@ func terminateTopic(rq *adminReq) (any, error) {
 		return nil, err
 	}
 	var id engine.MessageIDJSON
-	err = rq.onTopic(name, func(t *engine.Topic) {
-		id = t.LastMessageJSON()
-		t.Terminate()
-	})
+	err = rq.onTopic(name, func(t *engine.Topic) { id = t.TerminateTopic() })
 	return id, err
 }
 

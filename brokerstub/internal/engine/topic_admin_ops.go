@@ -132,3 +132,27 @@ func (t *Topic) Counts() TopicCounts {
 	}
 	return c
 }
+
+// CreateSubscriptionAt creates the durable subscription sub whose first
+// message is the one at the id d (latest when d names none), as the admin
+// API does; exists is true, and nothing changes, when sub is there
+// already. Beyond the subscription limits it is refused
+// (RefuseSubscriptionREST).
+func (t *Topic) CreateSubscriptionAt(sub string, d ResetCursorData) (exists bool, err error) {
+	if t.Subs[sub] != nil {
+		return true, nil
+	}
+	if err := t.RefuseSubscriptionREST(); err != nil { // limits_admin.go
+		return false, err
+	}
+	t.AddDurableSubscription(sub, t.IdPosition(d))
+	return false, nil
+}
+
+// TerminateTopic terminates the topic (no more messages are accepted) and
+// returns the id of its last message.
+func (t *Topic) TerminateTopic() MessageIDJSON {
+	id := t.LastMessageJSON()
+	t.Terminate()
+	return id
+}
