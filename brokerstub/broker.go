@@ -48,6 +48,9 @@ type Broker struct {
 	api *admin.Web // the admin, console and WebSocket APIs (web.go)
 }
 
+// The engine offers the HTTP side all it asks for (internal/admin/engine.go).
+var _ admin.Engine = (*engine.Engine)(nil)
+
 // Start starts a broker with the given options.
 func Start(opts Options) (*Broker, error) {
 	opts = opts.withDefaults()

@@ -27,10 +27,10 @@ func analyzeBacklog(rq *adminReq) (any, error) {
 	err := rq.onSubscription(func(s *engine.Subscription) error {
 		var from *ledger.Position
 		if start != nil {
-			if start.PartitionIndex != nil && *start.PartitionIndex >= 0 && s.T.Name.Partition >= 0 && *start.PartitionIndex != s.T.Name.Partition {
+			p, ok := s.PositionOfID(*start)
+			if !ok {
 				return nil
 			}
-			p := s.T.IdPosition(*start)
 			from = &p
 		}
 		s.Analyze(&res, from, lim.MaxEntries, func() bool { return !clk.Now().Before(deadline) })

@@ -98,7 +98,7 @@ func getEntry(rq *adminReq) (any, error) {
 	}
 	var e ledger.Entry
 	var ok bool
-	if err := rq.onTopic(name, func(t *engine.Topic) { e, ok = t.Led.Get(ledger.Position{Ledger: l, Entry: en}) }); err != nil {
+	if err := rq.onTopic(name, func(t *engine.Topic) { e, ok = t.EntryAt(ledger.Position{Ledger: l, Entry: en}) }); err != nil {
 		return nil, err
 	}
 	if !ok {
@@ -127,19 +127,7 @@ func peekMessage(rq *adminReq) (any, error) {
 	}
 	var e ledger.Entry
 	var ok bool
-	err = rq.onTopic(name, func(t *engine.Topic) {
-		s := t.Subs[rq.p["sub"]]
-		if s == nil {
-			s = t.AddDurableSubscription(rq.p["sub"], engine.BeforeFirst)
-		}
-		p := s.Cur.MarkDelete()
-		for i := int64(0); i < n; i++ {
-			if p, ok = s.Cur.NextUnacked(p); !ok {
-				return
-			}
-		}
-		e, ok = t.Led.Get(p)
-	})
+	err = rq.onTopic(name, func(t *engine.Topic) { e, ok = t.PeekMessage(rq.p["sub"], n) })
 	switch {
 	case err != nil:
 		return nil, err
@@ -168,24 +156,7 @@ func examineMessage(rq *adminReq) (any, error) {
 	latest := rq.q.Get("initialPosition") == "latest"
 	var e ledger.Entry
 	var ok bool
-	err = rq.onTopic(name, func(t *engine.Topic) {
-		var p ledger.Position
-		if latest {
-			p, ok = t.Led.Last()
-		} else {
-			p, ok = t.Led.First()
-		}
-		for i := int64(1); ok && i < n; i++ {
-			if latest {
-				p, ok = t.Led.Prev(p)
-			} else {
-				p, ok = t.Led.Next(p)
-			}
-		}
-		if ok {
-			e, ok = t.Led.Get(p)
-		}
-	})
+	err = rq.onTopic(name, func(t *engine.Topic) { e, ok = t.ExamineMessage(n, latest) })
 	if err != nil {
 		return nil, err
 	}

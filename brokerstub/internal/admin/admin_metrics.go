@@ -25,15 +25,11 @@ func (b *Web) metricsText() string {
 	for _, t := range ts {
 		var m topicMetrics
 		err := t.Call(func() {
-			m = topicMetrics{name: t.Name.Full, namespace: t.Name.Namespace,
-				producers: len(t.Producers), subscriptions: len(t.Subs),
-				msgIn: t.Adm.In.Msgs, bytesIn: t.Adm.In.Bytes, msgOut: t.Adm.Out.Msgs, bytesOut: t.Adm.Out.Bytes,
-				stored: t.StorageSize()}
-			for _, s := range t.Subs {
-				m.consumers += len(s.Consumers)
-				n, _ := s.BacklogOf()
-				m.backlog += n
-			}
+			n, c := t.TopicName(), t.Counts()
+			m = topicMetrics{name: n.Full, namespace: n.Namespace,
+				producers: c.Producers, subscriptions: c.Subscriptions, consumers: c.Consumers,
+				msgIn: c.MsgIn, bytesIn: c.BytesIn, msgOut: c.MsgOut, bytesOut: c.BytesOut,
+				stored: c.StorageSize, backlog: c.Backlog}
 		})
 		if err == nil {
 			ms = append(ms, m)

@@ -58,8 +58,8 @@ func npListTopics(rq *adminReq) (any, error) {
 	}
 	out := []string{}
 	for _, t := range rq.b.Eng.LoadedTopics() {
-		if full := t.Name.Full; t.Np != nil && t.Name.Namespace == ns && !strings.Contains(full, "/__change_events") {
-			out = append(out, full)
+		if n := t.TopicName(); t.IsNonPersistent() && n.Namespace == ns && !strings.Contains(n.Full, "/__change_events") {
+			out = append(out, n.Full)
 		}
 	}
 	return sortedNames(out), nil

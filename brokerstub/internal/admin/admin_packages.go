@@ -81,7 +81,7 @@ func (rq *adminReq) packageName(withVersion bool) (string, string, error) {
 
 // packageIndex reads the index of stored packages.
 func (b *Web) packageIndex() (map[string]packageEntry, policy.KV, error) {
-	kv, ok := b.Eng.St.(policy.KV)
+	kv, ok := b.Eng.MetaKV()
 	if !ok {
 		return nil, nil, errors.New("brokerstub: store cannot keep packages")
 	}

@@ -164,13 +164,7 @@ func messageIDByTime(rq *adminReq) (any, error) {
 	}
 	var id engine.MessageIDJSON
 	found := false
-	err = rq.onTopic(name, func(t *engine.Topic) {
-		pos := t.Led.FindByPublishTime(uint64(max(ts, 0)))
-		if _, ok := t.Led.Get(pos); ok {
-			found = true
-			id = engine.MessageIDJSON{LedgerID: pos.Ledger, EntryID: pos.Entry, PartitionIndex: t.Name.Partition}
-		}
-	})
+	err = rq.onTopic(name, func(t *engine.Topic) { id, found = t.MessageIDByTime(ts) })
 	if err != nil {
 		return nil, err
 	}
@@ -209,7 +203,7 @@ func partitionedStats(rq *adminReq) (any, error) {
 	loaded := false
 	err = rq.forEachPartition(name, false, func(t *engine.Topic) error {
 		st := t.Stats(rq.statsOptions())
-		parts[t.Name.Full] = st
+		parts[t.TopicName().Full] = st
 		if loaded {
 			total.TopicStats.Add(st) // admin_nonpersistent.go
 		} else {

@@ -33,7 +33,7 @@ func getSchema(rq *adminReq) (any, error) {
 			return nil, schemaNotFound()
 		}
 	}
-	got, err := rq.b.Eng.Schemas.Get(engine.SchemaID(name), v)
+	got, err := rq.b.Eng.SchemaRegistry().Get(engine.SchemaID(name), v)
 	if errors.Is(err, schema.ErrNotFound) {
 		return nil, schemaNotFound()
 	}
@@ -149,7 +149,7 @@ func getAllSchemas(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	all, err := rq.b.Eng.Schemas.All(engine.SchemaID(name))
+	all, err := rq.b.Eng.SchemaRegistry().All(engine.SchemaID(name))
 	if err != nil {
 		return nil, err
 	}
@@ -272,7 +272,7 @@ func postSchema(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := rq.b.Eng.Schemas.Register(engine.SchemaID(name), s)
+	v, err := rq.b.Eng.SchemaRegistry().Register(engine.SchemaID(name), s)
 	if err != nil {
 		return nil, schemaRefusal(err)
 	}
@@ -290,11 +290,11 @@ func testSchemaCompatibility(rq *adminReq) (any, error) {
 		return nil, err
 	}
 	id := engine.SchemaID(name)
-	err = rq.b.Eng.Schemas.IsCompatible(id, s)
+	err = rq.b.Eng.SchemaRegistry().IsCompatible(id, s)
 	if err != nil && !errors.Is(err, schema.ErrIncompatible) {
 		return nil, schemaRefusal(err)
 	}
-	return accepted(compatibilityResponse{Compatibility: err == nil, Strategy: rq.b.Eng.Schemas.Effective(id).Strategy.String()})
+	return accepted(compatibilityResponse{Compatibility: err == nil, Strategy: rq.b.Eng.SchemaRegistry().Effective(id).Strategy.String()})
 }
 
 // getSchemaVersion answers 202 with the version of the schema in the body
@@ -305,7 +305,7 @@ func getSchemaVersion(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := rq.b.Eng.Schemas.FindVersion(engine.SchemaID(name), s)
+	v, err := rq.b.Eng.SchemaRegistry().FindVersion(engine.SchemaID(name), s)
 	if err != nil {
 		return nil, err
 	}

@@ -133,7 +133,7 @@ func (b *Web) StartAdmin() error {
 			_ = a.tlsSrv.Serve(tln)
 		}()
 	}
-	b.Eng.Log.Info("brokerstub web service", "url", b.Hooks.WebServiceURL(), "tls_url", b.Hooks.WebServiceTLSURL())
+	b.Eng.Logger().Info("brokerstub web service", "url", b.Hooks.WebServiceURL(), "tls_url", b.Hooks.WebServiceTLSURL())
 	return nil
 }
 
@@ -149,7 +149,7 @@ func (b *Web) newHTTPServer(h http.Handler, level slog.Level) *http.Server {
 		ReadTimeout:       b.Cfg.HTTPReadTimeout,
 		IdleTimeout:       b.Cfg.HTTPIdleTimeout,
 		MaxHeaderBytes:    b.Cfg.HTTPMaxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(b.Eng.Log.Handler(), level),
+		ErrorLog:          slog.NewLogLogger(b.Eng.Logger().Handler(), level),
 	}
 }
 
@@ -239,7 +239,7 @@ func (rt Route) Match(segs []string) (map[string]string, bool) {
 func (a *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		if v := recover(); v != nil {
-			a.b.Eng.Log.Error("admin handler panic", "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
+			a.b.Eng.Logger().Error("admin handler panic", "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
 			writeError(w, engine.RestErr(http.StatusServiceUnavailable, "internal error: %v", v))
 		}
 	}()

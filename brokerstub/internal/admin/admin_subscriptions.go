@@ -51,7 +51,7 @@ func (rq *adminReq) onSubscription(f func(s *engine.Subscription) error) error {
 	}
 	found := false
 	err = rq.forEachPartition(name, false, func(t *engine.Topic) error {
-		s := t.Subs[rq.p["sub"]]
+		s := t.Subscription(rq.p["sub"])
 		if s == nil {
 			return nil
 		}
@@ -71,7 +71,7 @@ func listSubscriptions(rq *adminReq) (any, error) {
 	}
 	seen := map[string]bool{}
 	err = rq.forEachPartition(name, false, func(t *engine.Topic) error {
-		for n := range t.Subs {
+		for _, n := range t.SubscriptionNames() {
 			seen[n] = true
 		}
 		return nil
@@ -101,15 +101,9 @@ func createSubscription(rq *adminReq) (any, error) {
 	sub := rq.p["sub"]
 	exists := false
 	err = rq.forEachPartition(name, rq.b.Eng.AutoTopicAllowed(name), func(t *engine.Topic) error {
-		if t.Subs[sub] != nil {
-			exists = true
-			return nil
-		}
-		if err := t.RefuseSubscriptionREST(); err != nil { // limits_admin.go
-			return err
-		}
-		t.AddDurableSubscription(sub, t.IdPosition(d))
-		return nil
+		there, err := t.CreateSubscriptionAt(sub, d)
+		exists = exists || there
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -122,14 +116,7 @@ func createSubscription(rq *adminReq) (any, error) {
 
 func deleteSubscription(rq *adminReq) (any, error) {
 	force := rq.flag("force")
-	return nil, rq.onSubscription(func(s *engine.Subscription) error {
-		if len(s.Consumers) > 0 && !force {
-			return engine.RestErr(http.StatusPreconditionFailed, "Subscription has active connected consumers")
-		}
-		s.DisconnectAll(false)
-		delete(s.T.Subs, s.Name)
-		return s.T.B.St.DeleteCursor(s.T.Name.Full, s.Name)
-	})
+	return nil, rq.onSubscription(func(s *engine.Subscription) error { return s.Delete(force) })
 }
 
 func resetCursorByTime(rq *adminReq) (any, error) {
@@ -138,7 +125,7 @@ func resetCursorByTime(rq *adminReq) (any, error) {
 		return nil, err
 	}
 	return nil, rq.onSubscription(func(s *engine.Subscription) error {
-		s.RewindTo(s.T.Led.FindByPublishTime(uint64(max(ts, 0))))
+		s.ResetCursorByTime(ts)
 		return nil
 	})
 }
@@ -162,10 +149,7 @@ func resetCursorByID(rq *adminReq) (any, error) {
 		return nil, err
 	}
 	return nil, rq.onSubscription(func(s *engine.Subscription) error {
-		if d.PartitionIndex != nil && *d.PartitionIndex >= 0 && s.T.Name.Partition >= 0 && *d.PartitionIndex != s.T.Name.Partition {
-			return nil
-		}
-		s.RewindTo(s.T.IdPosition(d))
+		s.ResetCursorToID(d)
 		return nil
 	})
 }
@@ -176,26 +160,14 @@ func skipMessages(rq *adminReq) (any, error) {
 		return nil, err
 	}
 	return nil, rq.onSubscription(func(s *engine.Subscription) error {
-		p := s.Cur.MarkDelete()
-		for range n {
-			next, ok := s.Cur.NextUnacked(p)
-			if !ok {
-				break
-			}
-			s.AckEntry(next)
-			p = next
-		}
-		s.Persist(false)
-		s.Dispatch()
+		s.SkipMessages(n)
 		return nil
 	})
 }
 
 func skipAll(rq *adminReq) (any, error) {
 	return nil, rq.onSubscription(func(s *engine.Subscription) error {
-		if last, ok := s.T.Led.Last(); ok {
-			s.AckThrough(last)
-		}
+		s.SkipAll()
 		return nil
 	})
 }
@@ -221,9 +193,7 @@ func expireAllSubscriptions(rq *adminReq) (any, error) {
 		return nil, err
 	}
 	return nil, rq.forEachPartition(name, false, func(t *engine.Topic) error {
-		for _, s := range t.Subs {
-			s.ExpireMessages(secs) // ttl.go
-		}
+		t.ExpireAllSubscriptions(secs) // ttl.go
 		return nil
 	})
 }

@@ -116,10 +116,10 @@ func putPartitions(rq *adminReq) (any, error) {
 	if rq.b.Eng.PartitionCount(name.Full) > 0 || rq.b.Eng.TopicExists(name) {
 		return nil, engine.RestErr(http.StatusConflict, "This topic already exists")
 	}
-	if err := rq.b.Eng.St.SetPartitions(name.Full, n); err != nil {
+	if err := rq.b.Eng.SetPartitions(name.Full, n); err != nil {
 		return nil, err
 	}
-	rq.b.Eng.TopicsChanged() // the topic-list watchers (engine.go)
+	rq.b.Eng.NotifyTopicsChanged() // the topic-list watchers (engine.go)
 	return nil, rq.b.setTopicProperties(name, props)
 }
 
@@ -150,7 +150,7 @@ func postPartitions(rq *adminReq) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := rq.listChanged(rq.b.Eng.St.SetPartitions(name.Full, n)); err != nil {
+	if err := rq.listChanged(rq.b.Eng.SetPartitions(name.Full, n)); err != nil {
 		return nil, err
 	}
 	return nil, rq.addSubscriptions(name, cur, subs)
@@ -161,10 +161,8 @@ func postPartitions(rq *adminReq) (any, error) {
 func (rq *adminReq) durableSubscriptions(name engine.TopicName) ([]string, error) {
 	seen := map[string]bool{}
 	err := rq.forEachPartition(name, false, func(t *engine.Topic) error {
-		for n, s := range t.Subs {
-			if s.Durable {
-				seen[n] = true
-			}
+		for _, n := range t.DurableSubscriptionNames() {
+			seen[n] = true
 		}
 		return nil
 	})
@@ -192,13 +190,7 @@ func (rq *adminReq) addSubscriptions(name engine.TopicName, from int, subs []str
 		if err != nil {
 			return err
 		}
-		if err := t.Call(func() {
-			for _, sub := range subs {
-				if t.Subs[sub] == nil {
-					t.AddDurableSubscription(sub, engine.BeforeFirst)
-				}
-			}
-		}); err != nil {
+		if err := t.Call(func() { t.AddMissingSubscriptions(subs) }); err != nil {
 			return err
 		}
 	}
@@ -332,10 +324,7 @@ func terminateTopic(rq *adminReq) (any, error) {
 		return nil, err
 	}
 	var id engine.MessageIDJSON
-	err = rq.onTopic(name, func(t *engine.Topic) {
-		id = t.LastMessageJSON()
-		t.Terminate()
-	})
+	err = rq.onTopic(name, func(t *engine.Topic) { id = t.TerminateTopic() })
 	return id, err
 }
 

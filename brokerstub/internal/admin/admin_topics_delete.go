@@ -26,7 +26,7 @@ func deleteTopicHandler(rq *adminReq) (any, error) {
 // that succeeded, and returns err.
 func (rq *adminReq) listChanged(err error) error {
 	if err == nil {
-		rq.b.Eng.TopicsChanged()
+		rq.b.Eng.NotifyTopicsChanged()
 	}
 	return err
 }
@@ -56,7 +56,7 @@ func (b *Web) deletePartitioned(base engine.TopicName, force bool) error {
 			return err
 		}
 	}
-	if err := b.Eng.St.SetPartitions(base.Full, 0); err != nil {
+	if err := b.Eng.SetPartitions(base.Full, 0); err != nil {
 		return err
 	}
 	if err := b.Eng.ForgetTopicGrants(base); err != nil {

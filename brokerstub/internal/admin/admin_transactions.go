@@ -30,7 +30,7 @@ func (a *routeTable) registerTransactions() {
 
 // txnCoordinator returns the coordinator for an admin request, or 503.
 func (rq *adminReq) txnCoordinator() (*txn.Coordinator, error) {
-	c := rq.b.Eng.Tc.Load()
+	c := rq.b.Eng.TxnCoordinator()
 	if c == nil {
 		return nil, engine.RestErr(http.StatusServiceUnavailable, "This Broker is not configured with transactionCoordinatorEnabled=true.")
 	}

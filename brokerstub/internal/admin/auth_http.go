@@ -59,7 +59,7 @@ func (a *Server) authorizeHTTP(r *http.Request, rt *Route, p map[string]string) 
 		}
 		id, err := b.Hooks.Authenticate(method, d, b.Cfg.Clock.Now())
 		if err != nil {
-			b.Eng.Log.Info("admin authentication refused", "method", method, "path", r.URL.Path, "err", err)
+			b.Eng.Logger().Info("admin authentication refused", "method", method, "path", r.URL.Path, "err", err)
 			return "", engine.RestErr(http.StatusUnauthorized, "Authentication required")
 		}
 		role = id.Role
@@ -68,7 +68,7 @@ func (a *Server) authorizeHTTP(r *http.Request, rt *Route, p map[string]string) 
 		return role, nil
 	}
 	if re := b.authorizeAdminAs(r, role, rt.Op, adminTargetOf(rt, p)); re != nil { // authz_admin.go
-		b.Eng.Log.Info("admin authorization refused", "role", role, "operation", rt.Op.String(), "method", r.Method, "path", r.URL.Path)
+		b.Eng.Logger().Info("admin authorization refused", "role", role, "operation", rt.Op.String(), "method", r.Method, "path", r.URL.Path)
 		return role, re
 	}
 	return role, nil

@@ -12,8 +12,6 @@ import (
 	"github.com/pulsargo/sdk/brokerstub/internal/console"
 	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
-
-	pb "github.com/pulsargo/sdk/internal/proto"
 )
 
 // The web console (Options.Console): its routes are lines of the admin
@@ -149,7 +147,7 @@ func (s consoleSource) Overview(role string) (console.Overview, error) {
 	// listed without opening them.
 	loaded := map[string]*engine.Topic{}
 	for _, t := range b.Eng.LoadedTopics() {
-		loaded[t.Name.Full] = t
+		loaded[t.TopicName().Full] = t
 	}
 	byNS := map[string][]string{}
 	for _, full := range b.Eng.TopicNames() {
@@ -231,60 +229,23 @@ func (s consoleSource) summary(full string, t *engine.Topic) console.TopicSummar
 	}
 	_ = t.Call(func() {
 		t.Prune()
+		c := t.Counts()
 		ts.Loaded = true
-		ts.Producers, ts.Subscriptions = len(t.Producers), len(t.Subs)
-		ts.MsgIn, ts.MsgOut = t.Adm.In.Msgs, t.Adm.Out.Msgs
-		ts.StorageSize, ts.Entries = t.StorageSize(), t.Led.Len()
-		for _, sub := range t.Subs {
-			ts.Consumers += len(sub.Consumers)
-			n, _ := sub.BacklogOf()
-			ts.Backlog += n
-		}
+		ts.Producers, ts.Subscriptions, ts.Consumers = c.Producers, c.Subscriptions, c.Consumers
+		ts.MsgIn, ts.MsgOut = c.MsgIn, c.MsgOut
+		ts.StorageSize, ts.Entries, ts.Backlog = c.StorageSize, c.Entries, c.Backlog
 	})
 	return ts
 }
 
 func (s consoleSource) Topic(full string) (console.Topic, error) {
 	var out console.Topic
-	err := s.onTopic(full, func(t *engine.Topic) {
-		t.Prune()
-		out = console.Topic{Name: full, Terminated: t.Adm.Terminated, MsgIn: t.Adm.In.Msgs, BytesIn: t.Adm.In.Bytes,
-			MsgOut: t.Adm.Out.Msgs, StorageSize: t.StorageSize(), Producers: []console.Producer{},
-			Subscriptions: []console.Subscription{}, Ledgers: []console.Ledger{}}
-		for p := range t.Producers {
-			cp := console.Producer{ID: p.Id, Name: p.Name, AccessMode: accessModeName(p.Mode)}
-			if pi := t.Adm.Producers[p]; pi != nil {
-				cp.Address, cp.MsgIn, cp.BytesIn = pi.Address, pi.Msgs, pi.Bytes
-			}
-			out.Producers = append(out.Producers, cp)
-		}
-		slices.SortFunc(out.Producers, func(a, b console.Producer) int { return strings.Compare(a.Name, b.Name) })
-		if t.Access != nil {
-			for _, w := range t.Access.Waiting {
-				out.Waiting = append(out.Waiting, w.P.Name)
-			}
-		}
-		for _, sub := range t.Subs {
-			cs := sub.Summary()
-			out.Backlog += cs.Backlog
-			out.Subscriptions = append(out.Subscriptions, cs)
-		}
-		slices.SortFunc(out.Subscriptions, func(a, b console.Subscription) int { return strings.Compare(a.Name, b.Name) })
-		for _, sg := range t.Led.Segments() {
-			out.Ledgers = append(out.Ledgers, console.Ledger{ID: sg.ID, Entries: sg.Entries, Size: sg.Size, Current: sg.ID == t.Led.CurrentLedger()})
-		}
-		if p, ok := t.Led.First(); ok {
-			out.First = engine.PosString(p)
-		}
-		if p, ok := t.Led.Last(); ok {
-			out.Last = engine.PosString(p)
-		}
-	})
+	err := s.onTopic(full, func(t *engine.Topic) { out = t.ConsoleTopic(full) })
 	if err != nil {
 		return out, err
 	}
 	out.Policies = s.b.topicPolicies(full)
-	if v, err := s.b.Eng.Schemas.Get(engine.SchemaID(mustParse(full)), -1); err == nil {
+	if v, err := s.b.Eng.SchemaRegistry().Get(engine.SchemaID(mustParse(full)), -1); err == nil {
 		out.Schema = v.Schema.Type.String()
 	}
 	return out, nil
@@ -295,16 +256,12 @@ func mustParse(full string) engine.TopicName {
 	return n
 }
 
-func accessModeName(m pb.ProducerAccessMode) string {
-	return strings.ToUpper(m.String()[:1]) + m.String()[1:]
-}
-
 // subOf returns the named subscription or the console's 404.
 func subOf(t *engine.Topic, sub string) (*engine.Subscription, error) {
-	if s := t.Subs[sub]; s != nil {
+	if s := t.Subscription(sub); s != nil {
 		return s, nil
 	}
-	return nil, &console.Problem{Status: http.StatusNotFound, Reason: "Subscription " + sub + " not found on " + t.Name.Full}
+	return nil, &console.Problem{Status: http.StatusNotFound, Reason: "Subscription " + sub + " not found on " + t.TopicName().Full}
 }
 
 // maxConsoleEntry is the largest payload the message browser copies out
@@ -325,60 +282,24 @@ func (s consoleSource) Messages(full, from string, n int) (console.Messages, err
 		}
 		start = p
 	}
-	type raw struct {
-		pos        ledger.Position
-		meta, body []byte
-		size       int
-	}
-	var got []raw
-	budget := maxConsolePage
+	var page engine.LedgerPage
 	err := s.onTopic(full, func(t *engine.Topic) {
-		if p, ok := t.Led.First(); ok {
-			out.First = engine.PosString(p)
-			if from == "" {
-				start = p
-			}
-		}
-		if p, ok := t.Led.Last(); ok {
-			out.Last = engine.PosString(p)
-		}
-		if p, ok := t.Led.Prev(start); ok {
-			back := p
-			for range n - 1 {
-				if q, ok := t.Led.Prev(back); ok {
-					back = q
-				}
-			}
-			if back.Compare(start) < 0 {
-				out.Prev = engine.PosString(back)
-			}
-		}
-		t.Led.Scan(start, func(e ledger.Entry) bool {
-			if len(got) == n {
-				out.Next = engine.PosString(e.Pos)
-				return false
-			}
-			r := raw{pos: e.Pos, meta: slices.Clone(e.Meta), size: len(e.Meta) + len(e.Payload)}
-			if len(e.Payload) <= min(maxConsoleEntry, budget) {
-				r.body = slices.Clone(e.Payload)
-				budget -= len(e.Payload)
-			}
-			got = append(got, r)
-			return true
-		})
+		page = t.ReadPage(start, from == "", n, maxConsoleEntry, maxConsolePage)
 	})
 	if err != nil {
 		return out, err
 	}
+	out.First, out.Last, out.Prev, out.Next = page.First, page.Last, page.Prev, page.Next
 	if out.From == "" {
 		out.From = out.First
 	}
-	if v, err := s.b.Eng.Schemas.Get(engine.SchemaID(mustParse(full)), -1); err == nil {
+	if v, err := s.b.Eng.SchemaRegistry().Get(engine.SchemaID(mustParse(full)), -1); err == nil {
 		out.Schema, out.SchemaData = v.Schema.Type.String(), v.Schema.Data
 	}
+	got := page.Entries
 	for i := range got {
-		e := console.DecodeEntry(engine.PosString(got[i].pos), got[i].meta, got[i].body, got[i].size)
-		got[i].body = nil
+		e := console.DecodeEntry(engine.PosString(got[i].Pos), got[i].Meta, got[i].Body, got[i].Size)
+		got[i].Body = nil
 		e.Decode(out.Schema, out.SchemaData)
 		out.Entries = append(out.Entries, e)
 	}

@@ -1,12 +1,8 @@
 package admin
 
 import (
-	"net/http"
-
 	"github.com/pulsargo/sdk/brokerstub/internal/console"
 	"github.com/pulsargo/sdk/brokerstub/internal/engine"
-
-	pb "github.com/pulsargo/sdk/internal/proto"
 )
 
 func (s consoleSource) KeyShared(full, sub string) (console.KeyShared, error) {
@@ -18,11 +14,7 @@ func (s consoleSource) KeyShared(full, sub string) (console.KeyShared, error) {
 			subErr = err
 			return
 		}
-		if sb.Ks == nil || sb.Typ != pb.CommandSubscribe_Key_Shared {
-			subErr = &console.Problem{Status: http.StatusConflict, Reason: "Subscription " + sub + " is " + engine.SubTypeNames[sb.Typ] + ", not Key_Shared"}
-			return
-		}
-		out = sb.KeySharedView()
+		out, subErr = sb.ConsoleKeyShared()
 	})
 	if err == nil {
 		err = subErr

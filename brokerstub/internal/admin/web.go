@@ -2,10 +2,13 @@
 // route table, each route declaring the operation authorization decides
 // from), HTTP lookups, /metrics, the web console and the WebSocket API.
 //
-// A Web serves them over the engine (internal/engine) and asks the rest of
-// the broker (its URLs and listeners, authentication, a binary-protocol
-// connection for a WebSocket session) through Hooks, which the root sets;
-// it is configured by Config, which the root makes from its Options:
+// A Web serves them over the engine (internal/engine), which it sees
+// through the narrow interface Engine (engine.go): the engine methods it
+// calls, and the topics' and subscriptions' methods, never their fields.
+// It asks the rest of the broker (its URLs and listeners, authentication,
+// a binary-protocol connection for a WebSocket session) through Hooks,
+// which the root sets; it is configured by Config, which the root makes
+// from its Options:
 //
 //	w := &admin.Web{Eng: eng, Cfg: cfg}
 //	w.Hooks = admin.Hooks{WebServiceURL: ..., Authenticate: ..., ServeAs: ...}
@@ -30,7 +33,7 @@ import (
 // Web is the HTTP side of a broker: the admin REST API, HTTP lookups,
 // /metrics, the console and the WebSocket API.
 type Web struct {
-	Eng *engine.Engine
+	Eng Engine // the engine, through the narrow interface of engine.go
 	Cfg Config
 
 	Admin *Server // the admin server while the broker runs (admin_server.go)

@@ -92,7 +92,7 @@ func (b *Web) authenticateWS(w http.ResponseWriter, r *http.Request) (string, bo
 		if err == nil {
 			return id.Role, true
 		}
-		b.Eng.Log.Info("websocket authentication refused", "method", method, "path", r.URL.Path, "err", err)
+		b.Eng.Logger().Info("websocket authentication refused", "method", method, "path", r.URL.Path, "err", err)
 	}
 	http.Error(w, "Failed to authenticate", http.StatusUnauthorized)
 	return "", false
@@ -105,7 +105,7 @@ func (s *wsSession) authorizeWS(w http.ResponseWriter, act engine.AuthzAction) b
 	if !s.b.Eng.AuthzOn() || s.b.Eng.AllowTopic(s.role, s.name, act, s.sub) {
 		return true
 	}
-	s.b.Eng.Log.Info("websocket authorization refused", "role", s.role, "topic", s.name.Full)
+	s.b.Eng.Logger().Info("websocket authorization refused", "role", s.role, "topic", s.name.Full)
 	http.Error(w, "Not authorized", http.StatusForbidden)
 	return false
 }
@@ -165,7 +165,7 @@ func (s *wsSession) upgrade(w http.ResponseWriter) bool {
 	b := s.b
 	ws, err := websocket.Upgrade(w, s.r, b.Cfg.WebSocket.MaxTextFrameSize)
 	if err != nil {
-		b.Eng.Log.Info("websocket upgrade failed", "path", s.r.URL.Path, "err", err)
+		b.Eng.Logger().Info("websocket upgrade failed", "path", s.r.URL.Path, "err", err)
 		return false
 	}
 	s.idleMu.Lock()

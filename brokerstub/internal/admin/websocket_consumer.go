@@ -270,13 +270,13 @@ func (c *wsConsumer) command(raw []byte) {
 				cid := uint64(i)
 				return &proto.BaseCommand{Type: proto.BaseCommand_UNSUBSCRIBE.Enum(), Unsubscribe: &proto.CommandUnsubscribe{ConsumerId: &cid, RequestId: &rid}}
 			}, false); err != nil {
-				c.s.b.Eng.Log.Info("websocket unsubscribe failed", "topic", c.s.name.Full, "subscription", c.s.sub, "err", err)
+				c.s.b.Eng.Logger().Info("websocket unsubscribe failed", "topic", c.s.name.Full, "subscription", c.s.sub, "err", err)
 				return
 			}
 		}
 		c.s.close(websocket.CloseNormal, "unsubscribed")
 	default:
-		c.s.b.Eng.Log.Info("websocket consumer: unknown command type", "type", m.Type)
+		c.s.b.Eng.Logger().Info("websocket consumer: unknown command type", "type", m.Type)
 	}
 }
 
