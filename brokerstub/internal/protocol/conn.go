@@ -355,8 +355,8 @@ func (c *Conn) Send(cmd *proto.BaseCommand) { c.write(cmd) }
 // its id (peer).
 func (c *Conn) DropProducer(p *engine.Producer) {
 	c.mu.Lock()
-	if c.producers[p.Id] == p {
-		delete(c.producers, p.Id)
+	if c.producers[p.ID()] == p {
+		delete(c.producers, p.ID())
 	}
 	c.mu.Unlock()
 }
@@ -415,10 +415,10 @@ func (c *Conn) DetachAll() {
 	c.mu.Unlock()
 	c.b.Watch.removeConn(c)
 	for _, p := range prods {
-		p.T.RemoveProducer(p)
+		p.Detach()
 	}
 	for _, cs := range cons {
-		cs.Sub.T.RemoveConsumer(cs)
+		cs.Detach()
 	}
 }
 

@@ -1,8 +1,6 @@
 package protocol
 
 import (
-	"github.com/pulsargo/sdk/brokerstub/internal/engine"
-	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 	"github.com/pulsargo/sdk/brokerstub/internal/txn"
 	"github.com/pulsargo/sdk/internal/proto"
 )
@@ -17,16 +15,7 @@ func (c *Conn) handleAck(m *proto.CommandAck) {
 		c.handleTxnAck(cs, m, id) // txn_ack.go
 		return
 	}
-	t := cs.Sub.T
-	ok := t.Do(func() {
-		code, msg := cs.Sub.Ack(cs, m)
-		cs.Sub.Persist(false)
-		c.ackResponse(m, code, msg)
-		if msg == "" {
-			cs.Sub.Dispatch()
-		}
-	})
-	if !ok {
+	if !cs.Ack(m, func(code proto.ServerError, msg string) { c.ackResponse(m, code, msg) }) {
 		c.ackResponse(m, proto.ServerError_ServiceNotReady, "topic is being unloaded")
 	}
 }
@@ -54,23 +43,5 @@ func (c *Conn) handleRedeliver(m *proto.CommandRedeliverUnacknowledgedMessages) 
 		c.log.Warn("redeliver for unknown consumer", "consumer", m.GetConsumerId())
 		return
 	}
-	var only []ledger.Position
-	for _, id := range m.GetMessageIds() {
-		only = append(only, engine.PosOf(id))
-	}
-	all := len(m.GetMessageIds()) == 0
-	cs.Sub.T.Do(func() {
-		if cs.Closed {
-			return
-		}
-		if m.ConsumerEpoch != nil {
-			cs.Epoch = m.GetConsumerEpoch()
-		}
-		if all {
-			cs.Sub.Requeue(cs, nil)
-		} else {
-			cs.Sub.Requeue(cs, only)
-		}
-		cs.Sub.Dispatch()
-	})
+	cs.Redeliver(m)
 }
