@@ -20,6 +20,10 @@ import (
 	"github.com/pulsargo/sdk/brokerstub/internal/store"
 )
 
+// The engine is the data path the binary protocol takes through its
+// narrow interface (internal/protocol/engine.go).
+var _ protocol.Engine = (*engine.Engine)(nil)
+
 // Broker is an in-process Apache Pulsar broker speaking the binary protocol.
 // Start one with Start or RunT; point any Pulsar client at URL(). All methods
 // are safe for concurrent use.
@@ -61,7 +65,7 @@ func Start(opts Options) (*Broker, error) {
 		return nil, err
 	}
 	eng := &engine.Engine{Cfg: opts.engineConfig(), Log: opts.Logger}
-	srv := &protocol.Server{Eng: eng, Cfg: opts.serverConfig(), Frames: sync.OnceValue(protocol.NewFramePool)}
+	srv := &protocol.Server{Eng: eng, Log: eng.Log, Cfg: opts.serverConfig(), Frames: sync.OnceValue(protocol.NewFramePool)}
 	b := &Broker{eng: eng, srv: srv, opts: opts, api: &admin.Web{Eng: eng, Cfg: opts.webConfig()}}
 	b.api.Hooks = admin.Hooks{WebServiceURL: b.WebServiceURL, WebServiceTLSURL: b.WebServiceTLSURL,
 		BrokerServiceURL: b.brokerServiceURL, TLSURL: b.TLSURL, Addr: b.Addr, Advertise: b.advertise,

@@ -66,7 +66,7 @@ func NewConn(b *Server, nc net.Conn) *Conn {
 	id := b.connSeq.Add(1)
 	return &Conn{
 		b: b, id: id, nc: nc, Out: frameq.New[outFrame](), done: make(chan struct{}),
-		log:       b.Eng.Log.With("conn", id, "remote", nc.RemoteAddr().String()),
+		log:       b.Log.With("conn", id, "remote", nc.RemoteAddr().String()),
 		Outq:      newOutBudget(b.Cfg),
 		producers: map[uint64]*engine.Producer{},
 		consumers: map[uint64]*engine.Consumer{},

@@ -47,14 +47,15 @@ func (c *Conn) handleSend(m *proto.CommandSend, f *wire.Frame) bool {
 	// goroutine releases it once the ledger has copied the entry (or the
 	// SEND failed), so the read loop must not.
 	op := &sendOp{c: c, p: p, f: f.Move(), np: np}
-	op.req = engine.SendRequest{Frame: &op.f, Seq: m.GetSequenceId(), Highest: m.GetHighestSequenceId(), Num: num, Size: len(f.Payload)}
-	op.req.Txn, op.req.InTxn = txn.IDOf(m.TxnidMostBits, m.TxnidLeastBits)
+	id, inTxn := txn.IDOf(m.TxnidMostBits, m.TxnidLeastBits)
+	op.req = engine.SendRequest{Frame: &op.f, Seq: m.GetSequenceId(), Highest: m.GetHighestSequenceId(),
+		Num: num, Size: len(op.f.Payload), Txn: id, InTxn: inTxn}
 	c.Sends.Take(op.f.Size) // given back by release (send_budget.go)
 	// The publish rates may pause this connection's reads (ratelimit_publish.go).
 	c.chargePublish(p, num, len(op.f.RawMeta)+len(op.f.Payload))
 	if !p.Do(op.run) {
 		op.release()
-		c.write(engine.SendError(p.ID(), op.req.Seq, proto.ServerError_ServiceNotReady, "topic is being unloaded"))
+		c.write(engine.SendError(p.ID(), m.GetSequenceId(), proto.ServerError_ServiceNotReady, "topic is being unloaded"))
 	}
 	return true
 }
