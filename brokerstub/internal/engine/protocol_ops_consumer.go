@@ -59,14 +59,20 @@ func (cs *Consumer) AddPermits(n int64) {
 	})
 }
 
-// Ack applies ACK m of cs and persists the cursor, then calls reply with
-// the outcome (msg "" for success) on the topic goroutine. It reports
-// false if the topic has stopped (reply was not called).
-func (cs *Consumer) Ack(m *proto.CommandAck, reply func(code proto.ServerError, msg string)) bool {
+// AckAnswerer answers a consumer's ACKs: the connection it is attached
+// through. msg "" means success.
+type AckAnswerer interface {
+	AnswerAck(m *proto.CommandAck, code proto.ServerError, msg string)
+}
+
+// Ack applies ACK m of cs and persists the cursor, then answers it
+// through to on the topic goroutine. It reports false if the topic has
+// stopped (nothing was answered).
+func (cs *Consumer) Ack(m *proto.CommandAck, to AckAnswerer) bool {
 	return cs.Sub.T.Do(func() {
 		code, msg := cs.Sub.Ack(cs, m)
 		cs.Sub.Persist(false)
-		reply(code, msg)
+		to.AnswerAck(m, code, msg)
 		if msg == "" {
 			cs.Sub.Dispatch()
 		}
@@ -74,16 +80,15 @@ func (cs *Consumer) Ack(m *proto.CommandAck, reply func(code proto.ServerError, 
 }
 
 // TxnAck holds ACK m of cs pending in transaction id (txn_ack.go), then
-// calls reply with the outcome (msg "" for success) on the topic
-// goroutine. It reports false if the topic has stopped (reply was not
-// called).
-func (cs *Consumer) TxnAck(id txn.ID, m *proto.CommandAck, reply func(code proto.ServerError, msg string)) bool {
+// answers it through to on the topic goroutine. It reports false if the
+// topic has stopped (nothing was answered).
+func (cs *Consumer) TxnAck(id txn.ID, m *proto.CommandAck, to AckAnswerer) bool {
 	return cs.Sub.T.Do(func() {
 		if err := cs.Sub.TxnAck(id, m); err != nil {
-			reply(TxnErrorCode(err), txn.ErrorText(err))
+			to.AnswerAck(m, TxnErrorCode(err), txn.ErrorText(err))
 			return
 		}
-		reply(0, "")
+		to.AnswerAck(m, 0, "")
 	})
 }
 

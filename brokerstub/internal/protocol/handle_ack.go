@@ -8,21 +8,21 @@ import (
 func (c *Conn) handleAck(m *proto.CommandAck) {
 	cs := c.consumer(m.GetConsumerId())
 	if cs == nil {
-		c.ackResponse(m, proto.ServerError_ConsumerNotFound, "consumer not found")
+		c.AnswerAck(m, proto.ServerError_ConsumerNotFound, "consumer not found")
 		return
 	}
 	if id, ok := txn.IDOf(m.TxnidMostBits, m.TxnidLeastBits); ok {
 		c.handleTxnAck(cs, m, id) // txn_ack.go
 		return
 	}
-	if !cs.Ack(m, func(code proto.ServerError, msg string) { c.ackResponse(m, code, msg) }) {
-		c.ackResponse(m, proto.ServerError_ServiceNotReady, "topic is being unloaded")
+	if !cs.Ack(m, c) {
+		c.AnswerAck(m, proto.ServerError_ServiceNotReady, "topic is being unloaded")
 	}
 }
 
-// ackResponse sends an ack receipt when the client asked for one (by
-// setting request_id); msg == "" means success.
-func (c *Conn) ackResponse(m *proto.CommandAck, code proto.ServerError, msg string) {
+// AnswerAck sends an ack receipt when the client asked for one (by
+// setting request_id); msg == "" means success (engine.AckAnswerer).
+func (c *Conn) AnswerAck(m *proto.CommandAck, code proto.ServerError, msg string) {
 	if m.RequestId == nil {
 		if msg != "" {
 			c.log.Info("ack failed", "consumer", m.GetConsumerId(), "err", msg)

@@ -148,8 +148,8 @@ func (c *Conn) txnCaller() txn.Caller { return txn.ByRole(c.Role()) }
 // handleTxnAck holds a transactional ACK pending and answers it with the
 // transaction id in ACK_RESPONSE, as Pulsar does.
 func (c *Conn) handleTxnAck(cs *engine.Consumer, m *proto.CommandAck, id txn.ID) {
-	ok := cs.TxnAck(id, m, func(code proto.ServerError, msg string) { c.ackResponse(m, code, msg) })
+	ok := cs.TxnAck(id, m, c)
 	if !ok {
-		c.ackResponse(m, proto.ServerError_ServiceNotReady, "topic is being unloaded")
+		c.AnswerAck(m, proto.ServerError_ServiceNotReady, "topic is being unloaded")
 	}
 }
