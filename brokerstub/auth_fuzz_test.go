@@ -219,7 +219,7 @@ func newAuthFuzz() (*authFuzz, error) {
 	o := Options{AuthenticationEnabled: true,
 		AuthenticationProviders: []AuthenticationProvider{a.hmacP, basic, NewTLSProvider()}}
 	eng := &engine.Engine{Cfg: o.engineConfig()}
-	a.b = &Broker{eng: eng, srv: &protocol.Server{Eng: eng, Cfg: o.serverConfig()}, opts: o}
+	a.b = &Broker{eng: eng, srv: &protocol.Server{Eng: eng, Log: eng.Log, Cfg: o.serverConfig()}, opts: o}
 	return a, nil
 }
 

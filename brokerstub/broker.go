@@ -20,6 +20,14 @@ import (
 	"github.com/pulsargo/sdk/brokerstub/internal/store"
 )
 
+// The engine offers the binary protocol and the HTTP side what they ask of
+// it through their narrow interfaces (internal/protocol/engine.go,
+// internal/admin/engine.go).
+var (
+	_ protocol.Engine = (*engine.Engine)(nil)
+	_ admin.Engine    = (*engine.Engine)(nil)
+)
+
 // Broker is an in-process Apache Pulsar broker speaking the binary protocol.
 // Start one with Start or RunT; point any Pulsar client at URL(). All methods
 // are safe for concurrent use.
@@ -47,9 +55,6 @@ type Broker struct {
 
 	api *admin.Web // the admin, console and WebSocket APIs (web.go)
 }
-
-// The engine offers the HTTP side all it asks for (internal/admin/engine.go).
-var _ admin.Engine = (*engine.Engine)(nil)
 
 // Start starts a broker with the given options.
 func Start(opts Options) (*Broker, error) {
@@ -80,7 +85,7 @@ func Start(opts Options) (*Broker, error) {
 		_ = st.Close()
 		return nil, err
 	}
-	b.srv = &protocol.Server{Eng: b.eng, Cfg: opts.serverConfig(), Frames: sync.OnceValue(protocol.NewFramePool)}
+	b.srv = &protocol.Server{Eng: b.eng, Log: opts.Logger, Cfg: opts.serverConfig(), Frames: sync.OnceValue(protocol.NewFramePool)}
 	b.api = &admin.Web{Eng: b.eng, Cfg: opts.webConfig()}
 	b.api.Hooks = admin.Hooks{WebServiceURL: b.WebServiceURL, WebServiceTLSURL: b.WebServiceTLSURL,
 		BrokerServiceURL: b.brokerServiceURL, TLSURL: b.TLSURL, Addr: b.Addr, Advertise: b.advertise,

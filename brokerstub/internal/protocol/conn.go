@@ -66,7 +66,7 @@ func NewConn(b *Server, nc net.Conn) *Conn {
 	id := b.connSeq.Add(1)
 	return &Conn{
 		b: b, id: id, nc: nc, Out: frameq.New[outFrame](), done: make(chan struct{}),
-		log:       b.Eng.Log.With("conn", id, "remote", nc.RemoteAddr().String()),
+		log:       b.Log.With("conn", id, "remote", nc.RemoteAddr().String()),
 		Outq:      newOutBudget(b.Cfg),
 		producers: map[uint64]*engine.Producer{},
 		consumers: map[uint64]*engine.Consumer{},
@@ -355,8 +355,8 @@ func (c *Conn) Send(cmd *proto.BaseCommand) { c.write(cmd) }
 // its id (peer).
 func (c *Conn) DropProducer(p *engine.Producer) {
 	c.mu.Lock()
-	if c.producers[p.Id] == p {
-		delete(c.producers, p.Id)
+	if c.producers[p.ID()] == p {
+		delete(c.producers, p.ID())
 	}
 	c.mu.Unlock()
 }
@@ -415,10 +415,10 @@ func (c *Conn) DetachAll() {
 	c.mu.Unlock()
 	c.b.Watch.removeConn(c)
 	for _, p := range prods {
-		p.T.RemoveProducer(p)
+		p.Detach()
 	}
 	for _, cs := range cons {
-		cs.Sub.T.RemoveConsumer(cs)
+		cs.Detach()
 	}
 }
 

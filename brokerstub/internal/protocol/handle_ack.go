@@ -1,8 +1,6 @@
 package protocol
 
 import (
-	"github.com/pulsargo/sdk/brokerstub/internal/engine"
-	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 	"github.com/pulsargo/sdk/brokerstub/internal/txn"
 	"github.com/pulsargo/sdk/internal/proto"
 )
@@ -10,30 +8,21 @@ import (
 func (c *Conn) handleAck(m *proto.CommandAck) {
 	cs := c.consumer(m.GetConsumerId())
 	if cs == nil {
-		c.ackResponse(m, proto.ServerError_ConsumerNotFound, "consumer not found")
+		c.AnswerAck(m, proto.ServerError_ConsumerNotFound, "consumer not found")
 		return
 	}
 	if id, ok := txn.IDOf(m.TxnidMostBits, m.TxnidLeastBits); ok {
 		c.handleTxnAck(cs, m, id) // txn_ack.go
 		return
 	}
-	t := cs.Sub.T
-	ok := t.Do(func() {
-		code, msg := cs.Sub.Ack(cs, m)
-		cs.Sub.Persist(false)
-		c.ackResponse(m, code, msg)
-		if msg == "" {
-			cs.Sub.Dispatch()
-		}
-	})
-	if !ok {
-		c.ackResponse(m, proto.ServerError_ServiceNotReady, "topic is being unloaded")
+	if !cs.Ack(m, c) {
+		c.AnswerAck(m, proto.ServerError_ServiceNotReady, "topic is being unloaded")
 	}
 }
 
-// ackResponse sends an ack receipt when the client asked for one (by
-// setting request_id); msg == "" means success.
-func (c *Conn) ackResponse(m *proto.CommandAck, code proto.ServerError, msg string) {
+// AnswerAck sends an ack receipt when the client asked for one (by
+// setting request_id); msg == "" means success (engine.AckAnswerer).
+func (c *Conn) AnswerAck(m *proto.CommandAck, code proto.ServerError, msg string) {
 	if m.RequestId == nil {
 		if msg != "" {
 			c.log.Info("ack failed", "consumer", m.GetConsumerId(), "err", msg)
@@ -54,23 +43,5 @@ func (c *Conn) handleRedeliver(m *proto.CommandRedeliverUnacknowledgedMessages) 
 		c.log.Warn("redeliver for unknown consumer", "consumer", m.GetConsumerId())
 		return
 	}
-	var only []ledger.Position
-	for _, id := range m.GetMessageIds() {
-		only = append(only, engine.PosOf(id))
-	}
-	all := len(m.GetMessageIds()) == 0
-	cs.Sub.T.Do(func() {
-		if cs.Closed {
-			return
-		}
-		if m.ConsumerEpoch != nil {
-			cs.Epoch = m.GetConsumerEpoch()
-		}
-		if all {
-			cs.Sub.Requeue(cs, nil)
-		} else {
-			cs.Sub.Requeue(cs, only)
-		}
-		cs.Sub.Dispatch()
-	})
+	cs.Redeliver(m)
 }

@@ -2,8 +2,6 @@ package protocol
 
 import (
 	"github.com/pulsargo/sdk/brokerstub/internal/engine"
-	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
-	"github.com/pulsargo/sdk/brokerstub/internal/schema"
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
@@ -41,31 +39,19 @@ func (c *Conn) handleSubscribe(m *proto.CommandSubscribe) {
 		c.sendError(rid, engine.SchemaError(err), err.Error())
 		return
 	}
-	cs := &engine.Consumer{
-		Id: m.GetConsumerId(), Name: m.GetConsumerName(), Peer: c,
-		Typ: m.GetSubType(), Priority: m.GetPriorityLevel(), Epoch: m.GetConsumerEpoch(),
-		Pending:   map[ledger.Position]engine.PendingEntry{},
-		KeyShared: m.GetKeySharedMeta(),
-		// AUTO_CONSUME consumers do not make a topic active for schemas.
-		AutoConsume: m.GetSchema().GetType() == proto.Schema_Type(schema.AutoConsume),
-	}
+	cs := engine.NewConsumer(c, m)
 	// Register first so that messages dispatched right after success find
 	// the consumer; undone below if the subscription refuses it.
 	c.mu.Lock()
-	c.consumers[cs.Id] = cs
+	c.consumers[cs.ID()] = cs
 	c.mu.Unlock()
-	attached := false
-	callErr := t.Call(func() {
-		if attached = t.Subscribe(cs, m); attached {
-			t.NoteConsumer(cs, m)
-		}
-	})
+	attached, callErr := t.AttachConsumer(cs, m)
 	if callErr != nil {
 		c.sendError(rid, proto.ServerError_ServiceNotReady, callErr.Error())
 	}
 	if !attached {
 		c.mu.Lock()
-		delete(c.consumers, cs.Id)
+		delete(c.consumers, cs.ID())
 		c.mu.Unlock()
 	}
 }
@@ -82,16 +68,7 @@ func (c *Conn) handleFlow(m *proto.CommandFlow) {
 		c.log.Warn("flow for unknown consumer", "consumer", m.GetConsumerId())
 		return
 	}
-	n := int64(m.GetMessagePermits())
-	t := cs.Sub.T
-	t.Do(func() {
-		if cs.Closed {
-			return
-		}
-		cs.Permits += n
-		t.NoteFlow(cs)
-		cs.Sub.Dispatch()
-	})
+	cs.AddPermits(int64(m.GetMessagePermits()))
 }
 
 func (c *Conn) handleCloseConsumer(m *proto.CommandCloseConsumer) {
@@ -101,7 +78,7 @@ func (c *Conn) handleCloseConsumer(m *proto.CommandCloseConsumer) {
 	delete(c.consumers, m.GetConsumerId())
 	c.mu.Unlock()
 	if cs != nil {
-		_ = cs.Sub.T.Call(func() { cs.Sub.RemoveConsumer(cs) })
+		cs.Close()
 	}
 	c.sendSuccess(rid)
 }
@@ -113,30 +90,7 @@ func (c *Conn) handleUnsubscribe(m *proto.CommandUnsubscribe) {
 		c.sendError(rid, proto.ServerError_ConsumerNotFound, "consumer not found")
 		return
 	}
-	t := cs.Sub.T
-	var code proto.ServerError
-	var msg string
-	err := t.Call(func() {
-		s := cs.Sub
-		if len(s.Consumers) > 1 && !m.GetForce() {
-			code, msg = proto.ServerError_ConsumerBusy, "subscription "+s.Name+" has other consumers"
-			return
-		}
-		for _, other := range s.Consumers {
-			if other != cs {
-				other.Closed = true
-				other.Peer.Send(engine.CloseConsumerCmd(other.Id))
-			}
-		}
-		s.Consumers = nil
-		cs.Closed = true
-		delete(t.Subs, s.Name)
-		if s.Durable {
-			if err := t.B.St.DeleteCursor(t.Name.Full, s.Name); err != nil {
-				code, msg = proto.ServerError_PersistenceError, err.Error()
-			}
-		}
-	})
+	code, msg, err := cs.Unsubscribe(m.GetForce())
 	switch {
 	case err != nil:
 		c.sendError(rid, proto.ServerError_ServiceNotReady, err.Error())
@@ -144,7 +98,7 @@ func (c *Conn) handleUnsubscribe(m *proto.CommandUnsubscribe) {
 		c.sendError(rid, code, msg)
 	default:
 		c.mu.Lock()
-		delete(c.consumers, cs.Id)
+		delete(c.consumers, cs.ID())
 		c.mu.Unlock()
 		c.sendSuccess(rid)
 	}
@@ -158,13 +112,7 @@ func (c *Conn) handleConsumerStats(m *proto.CommandConsumerStats) {
 			RequestId: &rid, ErrorCode: proto.ServerError_ConsumerNotFound.Enum(), ErrorMessage: Strp("consumer not found")}})
 		return
 	}
-	_ = cs.Sub.T.Call(func() {
-		permits := uint64(max(cs.Permits, 0))
-		unacked := uint64(len(cs.Pending))
-		typ := cs.Typ.String()
-		c.write(&proto.BaseCommand{Type: proto.BaseCommand_CONSUMER_STATS_RESPONSE.Enum(), ConsumerStatsResponse: &proto.CommandConsumerStatsResponse{
-			RequestId: &rid, ConsumerName: &cs.Name, AvailablePermits: &permits, UnackedMessages: &unacked, Type: &typ}})
-	})
+	cs.AnswerStats(rid)
 }
 
 // checkSubscriptionAuthMode refuses a SUBSCRIBE whose subscription name the

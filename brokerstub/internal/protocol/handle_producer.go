@@ -22,15 +22,8 @@ func (c *Conn) handleProducer(m *proto.CommandProducer) {
 	c.mu.Lock()
 	if p, ok := c.producers[m.GetProducerId()]; ok {
 		c.mu.Unlock()
-		if p.Waiting.Load() {
-			// As Pulsar: the first request is still being processed.
-			c.sendError(rid, proto.ServerError_ServiceNotReady, "Producer is already present on the connection")
-			return
-		}
 		// A retried create of a producer that exists: same answer again.
-		last := int64(-1)
-		_ = p.T.Call(func() { last = p.T.Dedup.LastSequenceID(p.Name) })
-		c.producerSuccess(rid, p.Name, engine.WithSchemaVersion(p.SchemaVersion), engine.WithLastSequenceID(last))
+		c.write(p.AnswerRetry(rid))
 		return
 	}
 	c.mu.Unlock()
@@ -44,65 +37,19 @@ func (c *Conn) handleProducer(m *proto.CommandProducer) {
 		c.sendError(rid, engine.SchemaError(err), err.Error())
 		return
 	}
-	p := &engine.Producer{Id: m.GetProducerId(), Name: m.GetProducerName(), Peer: c, T: t, Mode: m.GetProducerAccessMode(), SchemaVersion: version}
-	var adm engine.Admission
-	last := int64(-1)
-	if err := t.Call(func() {
-		// Max producers, terminated topics and exceeded backlog quotas
-		// refuse producers (limits.go, backlog_quota.go).
-		if code, reason := t.RefuseProducerLimit(); reason != "" {
-			adm = engine.Admission{Code: code, Msg: reason}
-			return
-		}
-		if code, reason := t.RefuseSameAddressProducer(c); reason != "" {
-			adm = engine.Admission{Code: code, Msg: reason} // gates.go
-			return
-		}
-		if code, reason := t.RefuseProducer(); reason != "" {
-			adm = engine.Admission{Code: code, Msg: reason}
-			return
-		}
-		if t.Np == nil {
-			// A non-persistent topic keeps no subscription without a
-			// consumer: Pulsar ignores initial_subscription_name there.
-			adm = t.CreateInitialSubscription(m)
-		}
-		if adm.Msg == "" {
-			adm = t.Admit(p, rid, m)
-		}
-		if adm.Msg == "" {
-			// Registered on the topic goroutine, so that fencing or
-			// admission (access.go) never races with it.
-			c.mu.Lock()
-			c.producers[p.Id] = p
-			c.mu.Unlock()
-			if !adm.Waiting {
-				t.NoteProducer(p, m)
-				last = t.Dedup.LastSequenceID(p.Name)
-			}
-		}
-		if adm.Waiting {
-			// Queued (WaitForExclusive): answered again, ready, when
-			// admitted; this answer goes first.
-			c.producerSuccess(rid, p.Name, engine.NotReady, engine.WithSchemaVersion(version))
-		}
-	}); err != nil {
+	p := engine.NewProducer(c, t, m, version)
+	answer, err := t.AttachProducer(p, rid, m, func() {
+		c.mu.Lock()
+		c.producers[p.ID()] = p
+		c.mu.Unlock()
+	})
+	if err != nil {
 		c.sendError(rid, proto.ServerError_ServiceNotReady, err.Error())
 		return
 	}
-	if adm.Msg != "" {
-		c.sendError(rid, adm.Code, adm.Msg)
-		return
+	if answer != nil { // nil: queued, answered when admitted
+		c.write(answer)
 	}
-	if adm.Waiting {
-		return
-	}
-	c.producerSuccess(rid, p.Name, engine.WithEpoch(adm.Epoch), engine.WithSchemaVersion(p.SchemaVersion), engine.WithLastSequenceID(last))
-}
-
-// producerSuccess answers a PRODUCER; opts set optional fields.
-func (c *Conn) producerSuccess(rid uint64, name string, opts ...func(*proto.CommandProducerSuccess)) {
-	c.write(engine.ProducerSuccessCmd(rid, name, opts...))
 }
 
 func (c *Conn) handleCloseProducer(m *proto.CommandCloseProducer) {
@@ -112,7 +59,7 @@ func (c *Conn) handleCloseProducer(m *proto.CommandCloseProducer) {
 	delete(c.producers, m.GetProducerId())
 	c.mu.Unlock()
 	if p != nil {
-		_ = p.T.Call(func() { p.T.ProducerGone(p) })
+		p.Close()
 	}
 	c.sendSuccess(rid)
 }

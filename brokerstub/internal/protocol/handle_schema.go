@@ -48,7 +48,7 @@ func (c *Conn) handleGetSchema(m *proto.CommandGetSchema) {
 		return
 	}
 	id := engine.SchemaID(name)
-	got, err := c.b.Eng.Schemas.Get(id, version)
+	got, err := c.b.Eng.Schema(id, version)
 	switch {
 	case errors.Is(err, schema.ErrNotFound):
 		fail(proto.ServerError_TopicNotFound, "Topic not found or no-schema "+m.GetTopic())

@@ -1,7 +1,6 @@
 package protocol
 
 import (
-	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
@@ -19,29 +18,11 @@ func (c *Conn) handleSeek(m *proto.CommandSeek) {
 		c.sendError(rid, proto.ServerError_NotAllowedError, "seek needs a message id or a publish time")
 		return
 	}
-	t := cs.Sub.T
-	if t.Np != nil {
+	if cs.NonPersistent() {
 		c.npSeek(rid)
 		return
 	}
-	err := t.Call(func() {
-		s := cs.Sub
-		var pos ledger.Position
-		var ackSet []int64
-		if id := m.GetMessageId(); id != nil {
-			pos = t.SeekPosition(id)
-			if !t.B.Cfg.DisableBatchIndexAck {
-				ackSet = id.GetAckSet()
-			}
-		} else {
-			pos = t.Led.FindByPublishTime(m.GetMessagePublishTime())
-		}
-		s.DisconnectAll(true)
-		s.Reset(pos, ackSet)
-		s.Persist(false)
-		c.sendSuccess(rid)
-	})
-	if err != nil {
+	if err := cs.Seek(m, func() { c.sendSuccess(rid) }); err != nil {
 		c.sendError(rid, proto.ServerError_ServiceNotReady, err.Error())
 	}
 }
@@ -55,16 +36,11 @@ func (c *Conn) handleGetLastMessageID(m *proto.CommandGetLastMessageId) {
 		c.sendError(rid, proto.ServerError_ConsumerNotFound, "consumer not found")
 		return
 	}
-	t := cs.Sub.T
-	if t.Np != nil {
+	if cs.NonPersistent() {
 		c.npLastMessageID(rid)
 		return
 	}
-	err := t.Call(func() {
-		resp := &proto.CommandGetLastMessageIdResponse{RequestId: &rid, LastMessageId: t.LastMessageIDFor(cs)}
-		if t.Name.Domain == "persistent" {
-			resp.ConsumerMarkDeletePosition = t.MarkDeleteID(cs.Sub.Cur.MarkDelete())
-		}
+	err := cs.LastMessageID(rid, func(resp *proto.CommandGetLastMessageIdResponse) {
 		c.write(&proto.BaseCommand{Type: proto.BaseCommand_GET_LAST_MESSAGE_ID_RESPONSE.Enum(), GetLastMessageIdResponse: resp})
 	})
 	if err != nil {

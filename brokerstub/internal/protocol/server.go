@@ -4,12 +4,13 @@
 // topic-list watchers.
 //
 // A Server holds the connections. It reaches the data path through the
-// engine (internal/engine), and asks the rest of the broker (the
+// engine (internal/engine) as an Engine, a narrow interface (engine.go),
+// and asks the rest of the broker (the
 // Interceptor, the authentication providers, the listeners' URLs) through
 // Hooks, which the root sets; it is configured by Config, which the root
 // makes from its Options:
 //
-//	s := &protocol.Server{Eng: eng, Cfg: cfg, Frames: sync.OnceValue(protocol.NewFramePool)}
+//	s := &protocol.Server{Eng: eng, Log: logger, Cfg: cfg, Frames: sync.OnceValue(protocol.NewFramePool)}
 //	s.Hooks = protocol.Hooks{Intercept: ..., Authenticate: ..., LookupURLs: ..., AdvertisedAddr: ...}
 //	s.Open()
 //	s.Serve(nc, "", nil) // for each accepted connection
@@ -20,13 +21,13 @@
 package protocol
 
 import (
+	"log/slog"
 	"net"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/pulsargo/sdk/brokerstub/internal/auth"
-	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/internal/clock"
 	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/internal/wire"
@@ -35,7 +36,8 @@ import (
 // Server is the binary protocol side of a broker: its connections, the
 // lookups they have in flight and their topic-list watchers.
 type Server struct {
-	Eng *engine.Engine
+	Eng Engine       // the data path (engine.go)
+	Log *slog.Logger // the broker's logger (Options.Logger)
 	Cfg Config
 
 	connSeq atomic.Uint64
@@ -146,7 +148,7 @@ func (s *Server) Serve(nc net.Conn, listener string, preset *auth.Identity) {
 	}
 	host := remoteHost(nc)
 	if msg := s.connLimitRefusal(nc, host); msg != "" {
-		s.Eng.Log.Warn("brokerstub: connection refused", "remote", nc.RemoteAddr().String(), "reason", msg)
+		s.Log.Warn("brokerstub: connection refused", "remote", nc.RemoteAddr().String(), "reason", msg)
 		go refuseConn(nc, msg)
 		return
 	}

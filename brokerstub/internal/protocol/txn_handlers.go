@@ -38,7 +38,7 @@ func (c *Conn) handleTxnCommand(cmd *proto.BaseCommand) bool {
 
 // txnRefused answers a coordinator command when transactions are off.
 func (c *Conn) txnRefused(rid uint64) bool {
-	if c.b.Eng.Tc.Load() != nil {
+	if c.b.Eng.TxnEnabled() {
 		return false
 	}
 	c.sendError(rid, proto.ServerError_NotAllowedError, txn.DisabledMsg)
@@ -148,15 +148,8 @@ func (c *Conn) txnCaller() txn.Caller { return txn.ByRole(c.Role()) }
 // handleTxnAck holds a transactional ACK pending and answers it with the
 // transaction id in ACK_RESPONSE, as Pulsar does.
 func (c *Conn) handleTxnAck(cs *engine.Consumer, m *proto.CommandAck, id txn.ID) {
-	t := cs.Sub.T
-	ok := t.Do(func() {
-		if err := cs.Sub.TxnAck(id, m); err != nil {
-			c.ackResponse(m, engine.TxnErrorCode(err), txn.ErrorText(err))
-			return
-		}
-		c.ackResponse(m, 0, "")
-	})
+	ok := cs.TxnAck(id, m, c)
 	if !ok {
-		c.ackResponse(m, proto.ServerError_ServiceNotReady, "topic is being unloaded")
+		c.AnswerAck(m, proto.ServerError_ServiceNotReady, "topic is being unloaded")
 	}
 }
