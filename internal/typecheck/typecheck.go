@@ -18,6 +18,7 @@ import (
 	"go/token"
 	"go/types"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,6 +32,13 @@ import (
 // (types.Info.Uses, Defs and Selections) and the file set its positions
 // refer to.
 func Dir(dir, importPath string) (*types.Package, *types.Info, *token.FileSet, error) {
+	return DirWith(dir, importPath, nil)
+}
+
+// DirWith is Dir with extra source files (name to source) added to the
+// package, as a test plants the mistake its check must find. They may
+// import only what the package in dir depends on.
+func DirWith(dir, importPath string, extra map[string]string) (*types.Package, *types.Info, *token.FileSet, error) {
 	fset := token.NewFileSet()
 	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
@@ -42,6 +50,13 @@ func Dir(dir, importPath string) (*types.Package, *types.Info, *token.FileSet, e
 			continue
 		}
 		af, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution|parser.ParseComments)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		parsed = append(parsed, af)
+	}
+	for _, name := range slices.Sorted(maps.Keys(extra)) {
+		af, err := parser.ParseFile(fset, name, extra[name], parser.SkipObjectResolution|parser.ParseComments)
 		if err != nil {
 			return nil, nil, nil, err
 		}
