@@ -147,7 +147,7 @@ func TestAdminSchemaKeyValue(t *testing.T) {
 		t.Fatalf("version of the spaced form: %d %s", code, body)
 	}
 	// Over the binary protocol the data is the binary encoding.
-	got, err := b.eng.Schemas.Get(engine.SchemaID(mustParseTopic(t, "persistent://public/default/kv")), 0)
+	got, err := b.eng.SchemaRegistry().Get(engine.SchemaID(mustParseTopic(t, "persistent://public/default/kv")), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

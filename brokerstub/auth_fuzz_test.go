@@ -12,6 +12,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/base64"
 	"errors"
+	"log/slog"
 	"math/big"
 	"net"
 	"net/http"
@@ -23,6 +24,7 @@ import (
 	"github.com/pulsargo/sdk/brokerstub/internal/admin"
 	"github.com/pulsargo/sdk/brokerstub/internal/engine"
 	"github.com/pulsargo/sdk/brokerstub/internal/protocol"
+	"github.com/pulsargo/sdk/brokerstub/internal/store"
 	"github.com/pulsargo/sdk/internal/proto"
 	"github.com/pulsargo/sdk/internal/wire"
 	"golang.org/x/crypto/bcrypt"
@@ -217,9 +219,12 @@ func newAuthFuzz() (*authFuzz, error) {
 		return nil, err
 	}
 	o := Options{AuthenticationEnabled: true,
-		AuthenticationProviders: []AuthenticationProvider{a.hmacP, basic, NewTLSProvider()}}
-	eng := &engine.Engine{Cfg: o.engineConfig()}
-	a.b = &Broker{eng: eng, srv: &protocol.Server{Eng: eng, Log: eng.Log, Cfg: o.serverConfig()}, opts: o}
+		AuthenticationProviders: []AuthenticationProvider{a.hmacP, basic, NewTLSProvider()}}.withDefaults()
+	eng, err := engine.New(o.engineConfig(), slog.New(slog.DiscardHandler), store.NewMemory(), nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	a.b = &Broker{eng: eng, srv: &protocol.Server{Eng: eng, Log: eng.Logger(), Cfg: o.serverConfig()}, opts: o}
 	return a, nil
 }
 

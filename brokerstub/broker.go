@@ -226,7 +226,7 @@ func (b *Broker) listen(addr string) error {
 		b.serveWG.Add(1)
 		go b.acceptLoopFor(l, b.opts.BindAddresses[i].Listener)
 	}
-	b.eng.Log.Info("brokerstub listening", "url", b.URL(), "tls_url", b.TLSURL())
+	b.eng.Logger().Info("brokerstub listening", "url", b.URL(), "tls_url", b.TLSURL())
 	return nil
 }
 
@@ -254,7 +254,7 @@ func (b *Broker) acceptLoopFor(ln net.Listener, listener string) {
 				return
 			}
 			delay = min(max(2*delay, acceptRetryMin), acceptRetryMax)
-			b.eng.Log.Warn("brokerstub: accept failed; retrying", "addr", ln.Addr().String(), "err", err, "retry_in", delay)
+			b.eng.Logger().Warn("brokerstub: accept failed; retrying", "addr", ln.Addr().String(), "err", err, "retry_in", delay)
 			time.Sleep(delay)
 			continue
 		}
@@ -359,7 +359,7 @@ func (b *Broker) Close() error {
 	}
 	b.eng.StopUnackedCheck() // unacked_broker.go
 	b.api.StopAdmin()
-	return b.eng.St.Close()
+	return b.eng.Store().Close()
 }
 
 // Restart stops the broker gracefully (cursors flushed, as on a clean
@@ -378,7 +378,7 @@ func (b *Broker) restart(graceful bool) error {
 		return ErrClosed
 	}
 	if b.opts.DataDir != "" {
-		if err := b.eng.St.Close(); err != nil {
+		if err := b.eng.Store().Close(); err != nil {
 			return err
 		}
 		st, err := b.openStore()

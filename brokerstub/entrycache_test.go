@@ -30,15 +30,15 @@ func TestEntryCacheReadsBackFromDataDir(t *testing.T) {
 		p.Send("k", pl)
 		want = append(want, pl)
 	}
-	st := b.eng.Cache.Stats()
+	st := b.eng.EntryCache().Stats()
 	require.LessOrEqual(t, st.Size, int64(budget), "slabs over the budget: %+v", st)
 	require.Positive(t, st.Evicted)
 	c.flow(1, 1000)
 	assert.Equal(t, want, payloads(c.sync(1)), "entries read back whole and in order")
-	assert.Positive(t, b.eng.Cache.Stats().ReadBacks, "no entry came from the data dir")
+	assert.Positive(t, b.eng.EntryCache().Stats().ReadBacks, "no entry came from the data dir")
 
 	require.NoError(t, b.Unload(topic))
-	assert.Zero(t, b.eng.Cache.Stats().Size, "an unloaded topic still holds cache")
+	assert.Zero(t, b.eng.EntryCache().Stats().Size, "an unloaded topic still holds cache")
 }
 
 // Entries every durable subscription has acknowledged leave memory once the
@@ -56,13 +56,13 @@ func TestEntryCacheDropsAcknowledged(t *testing.T) {
 		ps = append(ps, p.Send("k", fmt.Sprintf("%04d", i)+strings.Repeat("x", 4<<10)))
 	}
 	require.Len(t, c.sync(1), 100)
-	before := b.eng.Cache.Stats()
+	before := b.eng.EntryCache().Stats()
 	require.Zero(t, before.Evicted)
 	c.ack(1, ps[:90]...)
 	c.barrier(1)
 	clk.Advance(time.Minute) // the cursor flush persists the mark-delete (if the ack did not)
 	c.barrier(1)
-	after := b.eng.Cache.Stats().Size
+	after := b.eng.EntryCache().Stats().Size
 	// The slabs of entries 0-89 go; the last (256 KiB of 512) holds 90-99.
 	assert.LessOrEqual(t, after, before.Size*3/5, "acknowledged entries stayed in memory")
 	// The ten left are still delivered whole after a redelivery.

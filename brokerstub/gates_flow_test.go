@@ -176,7 +176,7 @@ func TestMaxUnackedMessagesPerBroker(t *testing.T) {
 	pa.Send("", "a13")
 	require.Len(t, c.sync(1), 1, "the first check comes after 10 minutes")
 	clk.Advance(time.Second) // the check: 13 >= 10, topic a holds 13 > 5
-	require.True(t, b.eng.Unacked.Blocked.Load())
+	require.True(t, b.eng.UnackedBlocked())
 	pa.Send("", "a14")
 	assert.Empty(t, c.sync(1), "blocked: over its share")
 	code, body := adminDo(t, b, http.MethodGet, "/admin/v2/persistent/public/default/unacked-a/stats", "")
@@ -195,11 +195,11 @@ func TestMaxUnackedMessagesPerBroker(t *testing.T) {
 	assert.Len(t, c.sync(1), 1, "a14 after a's acks")
 
 	clk.Advance(engine.UnackedCheckEvery) // 2 + 6 = 8 >= 10/2: the broker stays blocked
-	assert.True(t, b.eng.Unacked.Blocked.Load())
+	assert.True(t, b.eng.UnackedBlocked())
 	c.ack(2, positions(gotB)...)
 	assert.Len(t, c.sync(2), 1, "b7 after b's acks")
 	clk.Advance(engine.UnackedCheckEvery) // 2 + 1 < 5: unblocked
-	assert.False(t, b.eng.Unacked.Blocked.Load())
+	assert.False(t, b.eng.UnackedBlocked())
 	for range 8 {
 		pb.Send("", "b")
 	}

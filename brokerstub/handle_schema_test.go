@@ -215,7 +215,7 @@ func TestSchemaStrategyOptionsAndPolicy(t *testing.T) {
 		}
 	}
 	// A namespace policy overrides the broker's.
-	b.eng.Schemas.SetPolicy("public/default", schema.Policy{Strategy: schema.AlwaysIncompatible})
+	b.eng.SchemaRegistry().SetPolicy("public/default", schema.Policy{Strategy: schema.AlwaysIncompatible})
 	if _, perr := c.producer(schemaTopic, 10, pbSchema(proto.Schema_Int32, "")); perr.GetError() != proto.ServerError_IncompatibleSchema {
 		t.Fatalf("ALWAYS_INCOMPATIBLE: %v", perr)
 	}

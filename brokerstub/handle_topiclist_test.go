@@ -84,7 +84,7 @@ func TestWatchTopicListNotifiesCreatedTopics(t *testing.T) {
 	// does, which then calls topicListChanged).
 	require.NoError(t, b.Unload("persistent://public/default/orders-1"))
 	c.expect(proto.BaseCommand_CLOSE_PRODUCER)
-	require.NoError(t, b.eng.St.DeleteTopic("persistent://public/default/orders-1"))
+	require.NoError(t, b.eng.Store().DeleteTopic("persistent://public/default/orders-1"))
 	b.srv.TopicListChanged()
 	up = w.expectWatchUpdate()
 	assert.Equal(t, []string{"persistent://public/default/orders-1"}, up.GetDeletedTopics())

@@ -130,10 +130,10 @@ func TestNonPersistentNothingSurvivesRestartOrCrash(t *testing.T) {
 		} else {
 			require.NoError(t, b.Restart())
 		}
-		stored, err := b.eng.St.Topics()
+		stored, err := b.eng.Store().Topics()
 		require.NoError(t, err)
 		assert.Empty(t, stored, "a non-persistent topic leaves nothing in the data dir")
-		cursors, err := b.eng.St.Cursors(npTopic)
+		cursors, err := b.eng.Store().Cursors(npTopic)
 		require.NoError(t, err)
 		assert.Empty(t, cursors)
 		code, _ := adminDo(t, b, "GET", "/admin/v2/non-persistent/public/default/np/stats", "")

@@ -80,20 +80,21 @@ func TestRoomsUseEngineThroughMethods(t *testing.T) {
 	}
 }
 
-// TestEngineStateUsesFindsAField plants a field read of each kind in the
-// protocol room: a topic's field, one reached through another, one of an
-// unexported engine type; and a data type's field, which may be read.
+// TestEngineStateUsesFindsAField plants field reads in the protocol room:
+// a topic's, a consumer's, one reached through another, and a data type's,
+// which may be read. (What the engine does not export, the compiler keeps
+// out already.)
 func TestEngineStateUsesFindsAField(t *testing.T) {
 	planted := `package protocol
 
 import "github.com/pulsargo/sdk/brokerstub/internal/engine"
 
-func planted(t *engine.Topic, c *engine.Consumer, r engine.Refusal) (any, any, any, any, string) {
-	return t.Name, c.Sub.T, t.Dedup, t.Rates.Publish, r.Text
+func planted(t *engine.Topic, c *engine.Consumer, r engine.Refusal) (any, any, any, string) {
+	return t.Subs["s"].Cur, c.Permits, t.Led, r.Text
 }
 `
 	got := engineStateUses(t, "internal/protocol", rootImportPath+"/internal/protocol", map[string]string{"planted.go": planted})
-	want := []string{"planted.go:6: Consumer.Sub", "planted.go:6: Subscription.T", "planted.go:6: Topic.Dedup", "planted.go:6: Topic.Name", "planted.go:6: Topic.Rates", "planted.go:6: topicRates.Publish"}
+	want := []string{"planted.go:6: Consumer.Permits", "planted.go:6: Subscription.Cur", "planted.go:6: Topic.Led", "planted.go:6: Topic.Subs"}
 	if !slices.Equal(got, want) {
 		t.Errorf("found %q, want %q", got, want)
 	}

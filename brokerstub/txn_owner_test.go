@@ -63,7 +63,7 @@ func TestTxnOwnershipVerified(t *testing.T) {
 	assert.Equal(t, proto.ServerError_TransactionNotFound, bob.addSubscription(t1, topic, "s").GetError())
 	require.Nil(t, alice.addPartition(t1, topic).Error)
 	require.Nil(t, alice.addSubscription(t1, topic, "s").Error)
-	meta, err := b.eng.Tc.Load().Snapshot(t1)
+	meta, err := b.eng.TxnCoordinator().Snapshot(t1)
 	require.NoError(t, err)
 	assert.Equal(t, txn.Open, meta.Status, "bob's commit changed nothing")
 	assert.Equal(t, []string{topic}, meta.Partitions, "bob's add changed nothing")
@@ -94,7 +94,7 @@ func TestTxnOwnershipWithoutAuthorization(t *testing.T) {
 // owner.
 func TestTxnOwnerlessRecordLoads(t *testing.T) {
 	b, secret := txnOwnerBroker(t, true, t.TempDir())
-	kv, ok := b.eng.St.(store.MetaStore)
+	kv, ok := b.eng.Store().(store.MetaStore)
 	require.True(t, ok)
 	timeout := b.opts.Clock.Now().Add(time.Hour).UnixMilli()
 	old := fmt.Sprintf(`{"next":1,"txns":[{"least":0,"status":0,"openedAt":1,"timeoutAt":%d}]}`, timeout)

@@ -144,7 +144,7 @@ func TestTxnWrongStateGetsInvalidTxnStatus(t *testing.T) {
 	b := RunT(t, txnOptions())
 	c, other := dialTxn(t, b), dialTxn(t, b)
 	id := c.newTxn(60_000)
-	tc := b.eng.Tc.Load()
+	tc := b.eng.TxnCoordinator()
 	inPhaseTwo, release := make(chan struct{}), make(chan struct{})
 	tc.SetBeforePhaseTwo(func(txn.ID) bool { close(inPhaseTwo); <-release; return true })
 	c.Send(&proto.BaseCommand{Type: proto.BaseCommand_END_TXN.Enum(), EndTxn: &proto.CommandEndTxn{
@@ -193,7 +193,7 @@ func TestTxnCrashBetweenPhasesCommits(t *testing.T) {
 	receiptOf(t, pc.publish(1, name, 0, "committed", &committing))
 	receiptOf(t, pc.publish(1, name, 1, "open", &open))
 	receiptOf(t, pc.publish(1, name, 2, "plain", nil))
-	tc := b.eng.Tc.Load()
+	tc := b.eng.TxnCoordinator()
 	tc.SetBeforePhaseTwo(func(txn.ID) bool { return false }) // the broker dies here
 	assert.Equal(t, proto.ServerError_ServiceNotReady, pc.endTxn(committing, true).GetError())
 

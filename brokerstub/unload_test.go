@@ -30,7 +30,7 @@ func TestUnloadFlushesAcksBeforeClientsReconnect(t *testing.T) {
 			defer mu.Unlock()
 			for topic := range atClose {
 				if atClose[topic] == nil {
-					st, _, err := b.eng.St.LoadCursor(topic, "s")
+					st, _, err := b.eng.Store().LoadCursor(topic, "s")
 					if err == nil {
 						atClose[topic] = st
 					}
@@ -61,7 +61,7 @@ func TestUnloadFlushesAcksBeforeClientsReconnect(t *testing.T) {
 		mu.Unlock()
 		require.NoError(t, b.Unload(topic))
 		c.expect(proto.BaseCommand_CLOSE_PRODUCER)
-		final, ok, err := b.eng.St.LoadCursor(topic, "s")
+		final, ok, err := b.eng.Store().LoadCursor(topic, "s")
 		require.NoError(t, err)
 		require.True(t, ok)
 		mu.Lock()

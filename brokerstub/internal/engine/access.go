@@ -35,7 +35,7 @@ type accessState struct {
 // waiter is a WaitForExclusive producer queued on a topic: the request its
 // PRODUCER came with, to be answered when it is admitted.
 type waiter struct {
-	P   *Producer
+	p   *Producer
 	rid uint64
 	req *uint64                // the topic_epoch it asked for, if any
 	cmd *proto.CommandProducer // its PRODUCER, for the stats once admitted
@@ -51,20 +51,20 @@ const epochKeyPrefix = "topic-epoch/"
 // first exclusive producer). A store that cannot be read is logged and
 // treated as no epoch.
 func (t *Topic) epoch() (uint64, bool) {
-	kv, ok := t.B.St.(store.MetaStore)
+	kv, ok := t.b.st.(store.MetaStore)
 	if !ok {
 		return 0, false
 	}
-	raw, found, err := kv.GetMeta(epochKeyPrefix + t.Name.Full)
+	raw, found, err := kv.GetMeta(epochKeyPrefix + t.name.Full)
 	if err != nil || !found {
 		if err != nil {
-			t.B.Log.Error("read topic epoch", "topic", t.Name.Full, "err", err)
+			t.b.log.Error("read topic epoch", "topic", t.name.Full, "err", err)
 		}
 		return 0, false
 	}
 	v, err := strconv.ParseUint(string(raw), 10, 64)
 	if err != nil {
-		t.B.Log.Error("stored topic epoch", "topic", t.Name.Full, "value", string(raw), "err", err)
+		t.b.log.Error("stored topic epoch", "topic", t.name.Full, "value", string(raw), "err", err)
 		return 0, false
 	}
 	return v, true
@@ -72,21 +72,21 @@ func (t *Topic) epoch() (uint64, bool) {
 
 // setEpoch persists the topic's epoch; a store failure is logged.
 func (t *Topic) setEpoch(v uint64) {
-	kv, ok := t.B.St.(store.MetaStore)
+	kv, ok := t.b.st.(store.MetaStore)
 	if !ok {
 		return
 	}
-	if err := kv.PutMeta(epochKeyPrefix+t.Name.Full, strconv.AppendUint(nil, v, 10)); err != nil {
-		t.B.Log.Error("persist topic epoch", "topic", t.Name.Full, "err", err)
+	if err := kv.PutMeta(epochKeyPrefix+t.name.Full, strconv.AppendUint(nil, v, 10)); err != nil {
+		t.b.log.Error("persist topic epoch", "topic", t.name.Full, "err", err)
 	}
 }
 
 // Admission is the topic's answer to a PRODUCER.
 type Admission struct {
-	Code    proto.ServerError
-	Msg     string // "" when admitted or queued
-	Waiting bool   // queued: answer producer_ready=false now
-	Epoch   *uint64
+	code    proto.ServerError
+	msg     string // "" when admitted or queued
+	waiting bool   // queued: answer producer_ready=false now
+	epoch   *uint64
 }
 
 func (t *Topic) accessOf() *accessState {
@@ -96,57 +96,57 @@ func (t *Topic) accessOf() *accessState {
 	return t.Access
 }
 
-// Admit decides on producer p, asked for by request rid with m; it runs on
+// admit decides on producer p, asked for by request rid with m; it runs on
 // the topic goroutine.
-func (t *Topic) Admit(p *Producer, rid uint64, m *proto.CommandProducer) Admission {
+func (t *Topic) admit(p *Producer, rid uint64, m *proto.CommandProducer) Admission {
 	a := t.accessOf()
-	if p.Name == "" {
+	if p.name == "" {
 		// Named now, so that a queued producer's first answer has its name.
-		p.Name = fmt.Sprintf("brokerstub-%d-%d", p.Peer.ConnID(), p.Id)
+		p.name = fmt.Sprintf("brokerstub-%d-%d", p.peer.ConnID(), p.id)
 	}
 	cur, hasCur := t.epoch()
 	req := m.TopicEpoch
 	moved := func() (Admission, bool) {
 		if req != nil && hasCur && *req < cur {
-			return Admission{Code: proto.ServerError_ProducerFenced, Msg: fmt.Sprintf(
+			return Admission{code: proto.ServerError_ProducerFenced, msg: fmt.Sprintf(
 				"Topic epoch has already moved. Current epoch: %d, Producer epoch: %d", cur, *req)}, true
 		}
 		return Admission{}, false
 	}
 	busyName := func() string {
 		if a.exclusive != nil {
-			return a.exclusive.Name
+			return a.exclusive.name
 		}
 		return "null"
 	}
-	switch p.Mode {
+	switch p.mode {
 	case proto.ProducerAccessMode_Shared:
 		if a.exclusive != nil || len(a.Waiting) > 0 {
-			return Admission{Code: proto.ServerError_ProducerBusy, Msg: "Topic has an existing exclusive producer: " + busyName()}
+			return Admission{code: proto.ServerError_ProducerBusy, msg: "Topic has an existing exclusive producer: " + busyName()}
 		}
 		if !t.addProducer(p) {
 			return t.nameTaken(p)
 		}
-		return Admission{Epoch: t.epochPtr()}
+		return Admission{epoch: t.epochPtr()}
 	case proto.ProducerAccessMode_Exclusive:
 		if a.exclusive != nil || len(a.Waiting) > 0 {
-			return Admission{Code: proto.ServerError_ProducerFenced, Msg: "Topic has an existing exclusive producer: " + busyName()}
+			return Admission{code: proto.ServerError_ProducerFenced, msg: "Topic has an existing exclusive producer: " + busyName()}
 		}
-		if len(t.Producers) > 0 {
-			return Admission{Code: proto.ServerError_ProducerFenced, Msg: "Topic has existing shared producers"}
+		if len(t.producers) > 0 {
+			return Admission{code: proto.ServerError_ProducerFenced, msg: "Topic has existing shared producers"}
 		}
 	case proto.ProducerAccessMode_ExclusiveWithFencing:
-		if a.exclusive != nil || len(t.Producers) > 0 {
+		if a.exclusive != nil || len(t.producers) > 0 {
 			t.fenceAll()
 		}
 	case proto.ProducerAccessMode_WaitForExclusive:
-		if a.exclusive != nil || len(t.Producers) > 0 {
-			a.Waiting = append(a.Waiting, waiter{P: p, rid: rid, req: req, cmd: m})
-			p.Waiting.Store(true)
-			return Admission{Waiting: true}
+		if a.exclusive != nil || len(t.producers) > 0 {
+			a.Waiting = append(a.Waiting, waiter{p: p, rid: rid, req: req, cmd: m})
+			p.waiting.Store(true)
+			return Admission{waiting: true}
 		}
 	default:
-		return Admission{Code: proto.ServerError_UnknownError, Msg: fmt.Sprintf("Invalid producer access mode: %s", p.Mode)}
+		return Admission{code: proto.ServerError_UnknownError, msg: fmt.Sprintf("Invalid producer access mode: %s", p.mode)}
 	}
 	if adm, ok := moved(); ok {
 		return adm
@@ -154,11 +154,11 @@ func (t *Topic) Admit(p *Producer, rid uint64, m *proto.CommandProducer) Admissi
 	if !t.addProducer(p) {
 		return t.nameTaken(p)
 	}
-	return Admission{Epoch: t.takeExclusive(p, req)}
+	return Admission{epoch: t.takeExclusive(p, req)}
 }
 
 func (t *Topic) nameTaken(p *Producer) Admission {
-	return Admission{Code: proto.ServerError_ProducerBusy, Msg: fmt.Sprintf("Producer with name '%s' is already connected to topic '%s'", p.Name, t.Name.Full)}
+	return Admission{code: proto.ServerError_ProducerBusy, msg: fmt.Sprintf("Producer with name '%s' is already connected to topic '%s'", p.name, t.name.Full)}
 }
 
 func (t *Topic) epochPtr() *uint64 {
@@ -190,25 +190,25 @@ func (t *Topic) fenceAll() {
 	waiting := a.Waiting
 	a.Waiting = nil
 	for _, w := range waiting {
-		w.P.Peer.Send(ErrorCmd(w.rid, proto.ServerError_ProducerFenced, "Fenced out"))
-		w.P.Peer.DropProducer(w.P)
+		w.p.peer.Send(ErrorCmd(w.rid, proto.ServerError_ProducerFenced, "Fenced out"))
+		w.p.peer.DropProducer(w.p)
 	}
 	t.closeProducers()
 	a.exclusive = nil
 }
 
-// ProducerGone detaches p (closed by its client, or its connection lost)
+// producerGone detaches p (closed by its client, or its connection lost)
 // from the topic or its waiting queue, and admits the next waiting producer
 // when the topic is free.
-func (t *Topic) ProducerGone(p *Producer) {
-	delete(t.Producers, p)
-	t.Dedup.producerLeft(p.Name, t.B.Cfg.Clock.Now()) // dedup_inactive.go
-	t.life.lastActive = t.B.Cfg.Clock.Now()           // inactive.go, as Pulsar's handleProducerRemoved
+func (t *Topic) producerGone(p *Producer) {
+	delete(t.producers, p)
+	t.dedup.producerLeft(p.name, t.b.cfg.Clock.Now()) // dedup_inactive.go
+	t.life.lastActive = t.b.cfg.Clock.Now()           // inactive.go, as Pulsar's handleProducerRemoved
 	a := t.Access
 	if a == nil {
 		return
 	}
-	a.Waiting = slices.DeleteFunc(a.Waiting, func(w waiter) bool { return w.P == p })
+	a.Waiting = slices.DeleteFunc(a.Waiting, func(w waiter) bool { return w.p == p })
 	if a.exclusive == p {
 		a.exclusive = nil
 	}
@@ -219,27 +219,27 @@ func (t *Topic) ProducerGone(p *Producer) {
 // attached, answering its PRODUCER with producer_ready=true.
 func (t *Topic) admitWaiting() {
 	a := t.Access
-	for a.exclusive == nil && len(t.Producers) == 0 && len(a.Waiting) > 0 {
+	for a.exclusive == nil && len(t.producers) == 0 && len(a.Waiting) > 0 {
 		w := a.Waiting[0]
 		a.Waiting = a.Waiting[1:]
 		cur, hasCur := t.epoch()
 		if w.req != nil && hasCur && *w.req < cur {
-			w.P.Peer.Send(ErrorCmd(w.rid, proto.ServerError_ProducerFenced, fmt.Sprintf(
+			w.p.peer.Send(ErrorCmd(w.rid, proto.ServerError_ProducerFenced, fmt.Sprintf(
 				"Topic epoch has already moved. Current epoch: %d, Producer epoch: %d", cur, *w.req)))
-			w.P.Peer.DropProducer(w.P)
+			w.p.peer.DropProducer(w.p)
 			continue
 		}
-		if !t.addProducer(w.P) {
-			adm := t.nameTaken(w.P)
-			w.P.Peer.Send(ErrorCmd(w.rid, adm.Code, adm.Msg))
-			w.P.Peer.DropProducer(w.P)
+		if !t.addProducer(w.p) {
+			adm := t.nameTaken(w.p)
+			w.p.peer.Send(ErrorCmd(w.rid, adm.code, adm.msg))
+			w.p.peer.DropProducer(w.p)
 			continue
 		}
-		epoch := t.takeExclusive(w.P, w.req)
-		w.P.Waiting.Store(false)
-		t.NoteProducer(w.P, w.cmd)
-		w.P.Peer.Send(ProducerSuccessCmd(w.rid, w.P.Name, WithEpoch(epoch), WithSchemaVersion(w.P.SchemaVersion),
-			WithLastSequenceID(t.Dedup.LastSequenceID(w.P.Name))))
+		epoch := t.takeExclusive(w.p, w.req)
+		w.p.waiting.Store(false)
+		t.noteProducer(w.p, w.cmd)
+		w.p.peer.Send(producerSuccessCmd(w.rid, w.p.name, withEpoch(epoch), withSchemaVersion(w.p.schemaVersion),
+			withLastSequenceID(t.dedup.LastSequenceID(w.p.name))))
 	}
 }
 
@@ -250,8 +250,8 @@ func (t *Topic) dropWaiting() {
 		return
 	}
 	for _, w := range t.Access.Waiting {
-		w.P.Peer.Send(ErrorCmd(w.rid, proto.ServerError_ServiceNotReady, "topic is being unloaded"))
-		w.P.Peer.DropProducer(w.P)
+		w.p.peer.Send(ErrorCmd(w.rid, proto.ServerError_ServiceNotReady, "topic is being unloaded"))
+		w.p.peer.DropProducer(w.p)
 	}
 	t.Access.Waiting = nil
 	t.Access.exclusive = nil

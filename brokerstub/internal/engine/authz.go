@@ -14,15 +14,15 @@ const (
 )
 
 // AuthzOn reports whether authorization is checked.
-func (b *Engine) AuthzOn() bool { return b.Cfg.AuthorizationEnabled }
+func (b *Engine) AuthzOn() bool { return b.cfg.AuthorizationEnabled }
 
 // Authorizer returns the decisions of internal/auth over the broker's
 // options and its policy store (authz_grants.go).
 func (b *Engine) Authorizer() *auth.Authorizer {
 	return &auth.Authorizer{
-		SuperUsers: b.Cfg.SuperUserRoles,
-		ProxyRoles: b.Cfg.ProxyRoles,
-		Wildcards:  b.Cfg.AuthorizationAllowWildcardsMatching,
+		SuperUsers: b.cfg.SuperUserRoles,
+		ProxyRoles: b.cfg.ProxyRoles,
+		Wildcards:  b.cfg.AuthorizationAllowWildcardsMatching,
 		Grants:     policyGrants{b},
 	}
 }
@@ -56,4 +56,4 @@ func AuthTopic(name TopicName) auth.Topic {
 }
 
 // AuthEnabled reports whether clients must authenticate.
-func (b *Engine) AuthEnabled() bool { return b.Cfg.AuthenticationEnabled }
+func (b *Engine) AuthEnabled() bool { return b.cfg.AuthenticationEnabled }

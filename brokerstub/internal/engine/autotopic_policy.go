@@ -37,7 +37,7 @@ func (b *Engine) AutoTopicAllowed(name TopicName) bool {
 	if o, ok := b.autoTopicOverrideOf(name); ok {
 		return o.Allow
 	}
-	return !b.Cfg.DisableAutoTopicCreation
+	return !b.cfg.DisableAutoTopicCreation
 }
 
 // autoTopicPartitions is how many partitions an auto-created topic of name
@@ -49,5 +49,5 @@ func (b *Engine) autoTopicPartitions(name TopicName) int {
 		}
 		return max(*o.Partitions, 0)
 	}
-	return b.Cfg.AutoTopicCreationPartitions
+	return b.cfg.AutoTopicCreationPartitions
 }

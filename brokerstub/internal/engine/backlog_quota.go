@@ -44,7 +44,7 @@ func (q *quota) merge(raw json.RawMessage, size bool) {
 // namespace's, else the broker's default (Options.BacklogQuota), per quota
 // type (destination_storage limits bytes, message_age limits seconds).
 func (b *Engine) backlogQuota(name TopicName) quota {
-	d := b.Cfg.BacklogQuota
+	d := b.cfg.BacklogQuota
 	q := quota{limitBytes: d.LimitBytes, limitSeconds: d.LimitSeconds, policy: d.Policy}
 	pol := b.Pol()
 	base := name.Base
@@ -77,9 +77,9 @@ func (t *Topic) quotaExceeded(q quota) bool {
 	if !q.set() {
 		return false
 	}
-	now := t.B.Cfg.Clock.Now().UnixMilli()
+	now := t.b.cfg.Clock.Now().UnixMilli()
 	for _, s := range t.Subs {
-		if !s.Durable {
+		if !s.durable {
 			continue
 		}
 		if q.limitSeconds > 0 {
@@ -105,40 +105,40 @@ func (s *Subscription) backlogBytes() int64 {
 		if !ok {
 			return n
 		}
-		if e, ok := s.T.Led.Get(next); ok {
+		if e, ok := s.t.Led.Get(next); ok {
 			n += int64(len(e.Meta) + len(e.Payload))
 		}
 		p = next
 	}
 }
 
-// RefuseProducer returns why a new producer may not attach: the topic is
+// refuseProducer returns why a new producer may not attach: the topic is
 // terminated, or its backlog quota is exceeded (with Pulsar's error for the
 // quota's policy). Topic goroutine.
-func (t *Topic) RefuseProducer() (proto.ServerError, string) {
-	if t.Adm.Terminated {
+func (t *Topic) refuseProducer() (proto.ServerError, string) {
+	if t.adm.terminated {
 		return proto.ServerError_TopicTerminatedError, "Topic was already terminated"
 	}
-	q := t.B.backlogQuota(t.Name)
+	q := t.b.backlogQuota(t.name)
 	if q.policy == "consumer_backlog_eviction" || !t.quotaExceeded(q) {
 		return 0, ""
 	}
 	if q.policy == "producer_exception" {
-		return proto.ServerError_ProducerBlockedQuotaExceededException, fmt.Sprintf("Cannot create producer on topic with backlog quota exceeded: %s", t.Name.Full)
+		return proto.ServerError_ProducerBlockedQuotaExceededException, fmt.Sprintf("Cannot create producer on topic with backlog quota exceeded: %s", t.name.Full)
 	}
-	return proto.ServerError_ProducerBlockedQuotaExceededError, fmt.Sprintf("Cannot create producer on topic with backlog quota exceeded: %s", t.Name.Full)
+	return proto.ServerError_ProducerBlockedQuotaExceededError, fmt.Sprintf("Cannot create producer on topic with backlog quota exceeded: %s", t.name.Full)
 }
 
 // armQuotaCheck schedules the next periodic backlog quota check.
 func (t *Topic) armQuotaCheck() {
-	every := t.B.Cfg.BacklogQuota.CheckInterval
+	every := t.b.cfg.BacklogQuota.CheckInterval
 	if every < 0 {
 		return
 	}
 	if every == 0 {
 		every = 60 * time.Second
 	}
-	t.Adm.stopQuota = t.B.Cfg.Clock.AfterFunc(every, func() {
+	t.adm.stopQuota = t.b.cfg.Clock.AfterFunc(every, func() {
 		t.Do(func() {
 			t.checkQuota()
 			t.armQuotaCheck()
@@ -152,24 +152,24 @@ func (t *Topic) armQuotaCheck() {
 // consumer_backlog_eviction acknowledges the oldest messages of the
 // subscriptions over the limit. Topic goroutine.
 func (t *Topic) checkQuota() {
-	q := t.B.backlogQuota(t.Name)
+	q := t.b.backlogQuota(t.name)
 	if !t.quotaExceeded(q) {
 		return
 	}
-	t.B.Log.Info("backlog quota exceeded", "topic", t.Name.Full, "policy", q.policy)
+	t.b.log.Info("backlog quota exceeded", "topic", t.name.Full, "policy", q.policy)
 	if q.policy != "consumer_backlog_eviction" {
 		t.closeProducers()
 		return
 	}
 	for _, s := range t.Subs {
-		for s.Durable && t.quotaExceeded(quota{limitBytes: q.limitBytes, limitSeconds: q.limitSeconds}) {
+		for s.durable && t.quotaExceeded(quota{limitBytes: q.limitBytes, limitSeconds: q.limitSeconds}) {
 			next, ok := s.Cur.NextUnacked(s.Cur.MarkDelete())
 			if !ok {
 				break
 			}
-			s.AckEntry(next)
+			s.ackEntry(next)
 		}
-		s.Persist(false)
+		s.persist(false)
 	}
 }
 

@@ -57,17 +57,17 @@ var ErrCompactNonPersistent = errors.New("compaction is only possible on persist
 // error in the log: readCompacted readers then read the whole topic until
 // the next compaction.
 func (t *Topic) loadCompacted() {
-	raw, ok, err := t.B.St.LoadCursor(t.Name.Full, compactedViewKey)
+	raw, ok, err := t.b.st.LoadCursor(t.name.Full, compactedViewKey)
 	if err != nil || !ok {
 		if err != nil {
-			t.B.Log.Error("load compacted view", "topic", t.Name.Full, "err", err)
+			t.b.log.Error("load compacted view", "topic", t.name.Full, "err", err)
 		}
 		return
 	}
 	v, err := compaction.Decode(raw)
 	if err != nil {
-		t.B.Log.Error("load compacted view; readCompacted reads the whole topic until the next compaction",
-			"topic", t.Name.Full, "err", err)
+		t.b.log.Error("load compacted view; readCompacted reads the whole topic until the next compaction",
+			"topic", t.name.Full, "err", err)
 		return
 	}
 	t.compact.view = v
@@ -80,13 +80,13 @@ func (t *Topic) loadCompacted() {
 // It does nothing on a topic with nothing new since the last compaction
 // ("Skip compaction of the empty topic").
 func (t *Topic) CompactNow() error {
-	if t.Np != nil {
+	if t.np != nil {
 		return ErrCompactNonPersistent
 	}
 	err := t.compactInto()
 	if err != nil {
 		t.compact.status, t.compact.lastError = compactionError, err.Error()
-		t.B.Log.Error("compaction failed", "topic", t.Name.Full, "err", err)
+		t.b.log.Error("compaction failed", "topic", t.name.Full, "err", err)
 		return err
 	}
 	t.compact.status, t.compact.lastError = compactionSuccess, ""
@@ -105,11 +105,11 @@ func (t *Topic) compactInto() error {
 		return nil // nothing new to compact
 	}
 	entries := t.compactionInput(old, from, horizon)
-	v, _, err := compaction.Compact(entries, horizon, compaction.Options{MaxUncompressedSize: t.B.Cfg.MaxMessageSize})
+	v, _, err := compaction.Compact(entries, horizon, compaction.Options{MaxUncompressedSize: t.b.cfg.MaxMessageSize})
 	if err != nil {
 		return err
 	}
-	if err := t.B.St.SaveCursor(t.Name.Full, compactedViewKey, v.Encode()); err != nil {
+	if err := t.b.st.SaveCursor(t.name.Full, compactedViewKey, v.Encode()); err != nil {
 		return fmt.Errorf("store the compacted view: %w", err)
 	}
 	t.compact.view = v
@@ -151,7 +151,7 @@ func (t *Topic) markHorizon(horizon ledger.Position) {
 	if s == nil {
 		cur := cursor.New(horizon, t.Led, t.cursorOptions())
 		s = t.newSubscription(compactionSubscription, true, proto.CommandSubscribe_Exclusive, cur)
-		t.Subs[s.Name] = s
+		t.Subs[s.name] = s
 	} else if s.Cur.MarkDelete().Less(horizon) {
 		s.Cur.AckCumulative(horizon, nil, 0)
 		if s.readPos.Less(horizon) {
@@ -169,16 +169,16 @@ func (t *Topic) markHorizon(horizon ledger.Position) {
 // compacts the topic: the topic policy, else the namespace policy, else
 // the broker's; 0 for never.
 func (b *Engine) compactionThreshold(name TopicName) int64 {
-	return b.intPolicy(name, "compactionThreshold", "compaction_threshold", int(b.Cfg.Compaction.ThresholdBytes))
+	return b.intPolicy(name, "compactionThreshold", "compaction_threshold", int(b.cfg.Compaction.ThresholdBytes))
 }
 
 // armCompactionMonitor schedules the topic's next compaction check (on the
 // topic goroutine).
 func (t *Topic) armCompactionMonitor() {
-	if t.Np != nil {
+	if t.np != nil {
 		return
 	}
-	t.compact.stopMonitor = t.B.Cfg.Clock.AfterFunc(t.B.Cfg.Compaction.MonitorInterval, func() {
+	t.compact.stopMonitor = t.b.cfg.Clock.AfterFunc(t.b.cfg.Compaction.MonitorInterval, func() {
 		t.Do(func() {
 			t.checkCompaction()
 			t.armCompactionMonitor()
@@ -197,8 +197,8 @@ func (t *Topic) stopCompactionMonitor() {
 // subscription (the whole topic before the first compaction) is over the
 // threshold, as Pulsar's PersistentTopic.checkCompaction.
 func (t *Topic) checkCompaction() {
-	threshold := t.B.compactionThreshold(t.Name)
-	if threshold <= 0 || isSystemTopic(t.Name.Full) {
+	threshold := t.b.compactionThreshold(t.name)
+	if threshold <= 0 || isSystemTopic(t.name.Full) {
 		return
 	}
 	from := ledger.Earliest

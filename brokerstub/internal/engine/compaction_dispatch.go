@@ -31,12 +31,12 @@ func refuseReadCompacted(m *proto.CommandSubscribe) (proto.ServerError, string) 
 // readsCompacted reports whether s dispatches from the compacted view: the
 // topic has one and the active consumer asked for it.
 func (s *Subscription) readsCompacted() bool {
-	return s.T.compact.view != nil && s.isSingleActive() && s.active != nil && s.active.readCompacted
+	return s.t.compact.view != nil && s.isSingleActive() && s.active != nil && s.active.readCompacted
 }
 
 // dispatchCompacted is dispatch for a readCompacted subscription.
 func (s *Subscription) dispatchCompacted() {
-	v := s.T.compact.view
+	v := s.t.compact.view
 	for {
 		pos, replayed, ok := s.nextCompacted(v)
 		if !ok {
@@ -46,23 +46,23 @@ func (s *Subscription) dispatchCompacted() {
 		e, ok := s.compactedEntry(v, pos)
 		if !ok {
 			if replayed {
-				s.Replay.Remove(pos)
+				s.replay.Remove(pos)
 			} else {
 				s.readPos = pos
 			}
 			continue
 		}
-		in := s.T.info(e)
+		in := s.t.info(e)
 		cs := s.pick(in)
 		if cs == nil {
 			return
 		}
 		if replayed {
-			s.Replay.Remove(pos)
+			s.replay.Remove(pos)
 		} else {
 			s.readPos = pos
 		}
-		s.Deliver(cs, e, in, 0)
+		s.deliver(cs, e, in, 0)
 	}
 }
 
@@ -71,14 +71,14 @@ func (s *Subscription) dispatchCompacted() {
 // the topic after the horizon.
 func (s *Subscription) nextCompacted(v *compaction.View) (ledger.Position, bool, bool) {
 	for {
-		p, ok := s.Replay.First()
+		p, ok := s.replay.First()
 		if !ok {
 			break
 		}
 		if !s.Cur.IsAcked(p) && !s.txnHeld(p) {
 			return p, true, true
 		}
-		s.Replay.Remove(p)
+		s.replay.Remove(p)
 	}
 	for s.readPos.Less(v.Horizon) {
 		e, ok := v.Next(s.readPos)
@@ -101,14 +101,14 @@ func (s *Subscription) compactedEntry(v *compaction.View, p ledger.Position) (le
 	if !v.Horizon.Less(p) {
 		return v.Get(p)
 	}
-	return s.T.Led.Get(p)
+	return s.t.Led.Get(p)
 }
 
-// LastMessageIDFor is the last message id GetLastMessageId gives cs: for a
+// lastMessageIDFor is the last message id GetLastMessageId gives cs: for a
 // readCompacted consumer of a topic compacted up to its last entry, the
 // last message of the view (-1:-1 when it is empty), as Pulsar does, so
 // that a reader's hasNext does not wait for a message compacted out.
-func (t *Topic) LastMessageIDFor(cs *Consumer) *proto.MessageIdData {
+func (t *Topic) lastMessageIDFor(cs *Consumer) *proto.MessageIdData {
 	v := t.compact.view
 	if !cs.readCompacted || v == nil {
 		return t.lastMessageID()
@@ -116,11 +116,11 @@ func (t *Topic) LastMessageIDFor(cs *Consumer) *proto.MessageIdData {
 	if last, ok := t.lastDispatchable(); ok && v.Horizon.Less(last) {
 		return t.lastMessageID()
 	}
-	part, batch := int32(t.Name.Partition), int32(-1)
+	part, batch := int32(t.name.Partition), int32(-1)
 	l, e := int64(-1), int64(-1)
 	if le, ok := v.Last(); ok {
 		l, e = le.Pos.Ledger, le.Pos.Entry
-		batch = compaction.LastIndex(le, compaction.Options{MaxUncompressedSize: t.B.Cfg.MaxMessageSize})
+		batch = compaction.LastIndex(le, compaction.Options{MaxUncompressedSize: t.b.cfg.MaxMessageSize})
 	}
 	ul, ue := uint64(l), uint64(e)
 	return &proto.MessageIdData{LedgerId: &ul, EntryId: &ue, Partition: &part, BatchIndex: &batch}

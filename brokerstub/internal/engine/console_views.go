@@ -9,9 +9,9 @@ import (
 	"github.com/pulsargo/sdk/brokerstub/internal/txn"
 )
 
-// CursorEntry is one entry's state for the cursor line. Topic goroutine.
-func (s *Subscription) CursorEntry(e ledger.Entry, holder map[ledger.Position]string, delayed map[ledger.Position]bool, acks *txn.PendingAcks) console.CursorEntry {
-	in := s.T.peekInfo(e)
+// cursorEntry is one entry's state for the cursor line. Topic goroutine.
+func (s *Subscription) cursorEntry(e ledger.Entry, holder map[ledger.Position]string, delayed map[ledger.Position]bool, acks *txn.PendingAcks) console.CursorEntry {
+	in := s.t.peekInfo(e)
 	ce := console.CursorEntry{Pos: PosString(e.Pos), Key: string(in.key), DeliverAt: in.deliverAt, Redelivered: s.redeliveries[e.Pos]}
 	if in.batched {
 		ce.Batch = in.numMessages
@@ -22,8 +22,8 @@ func (s *Subscription) CursorEntry(e ledger.Entry, holder map[ledger.Position]st
 	if in.inTxn {
 		ce.Txn = in.txn.String()
 	}
-	if s.Ks != nil && len(in.key) > 0 {
-		h := s.Ks.Hash(in.murmur)
+	if s.ks != nil && len(in.key) > 0 {
+		h := s.ks.Hash(in.murmur)
 		ce.Hash = &h
 	}
 	switch {
@@ -31,7 +31,7 @@ func (s *Subscription) CursorEntry(e ledger.Entry, holder map[ledger.Position]st
 		ce.State = "acked"
 	case holder[e.Pos] != "":
 		ce.State, ce.Consumer = "pending", holder[e.Pos]
-	case s.Replay.Contains(e.Pos):
+	case s.replay.Contains(e.Pos):
 		ce.State = "replay"
 	case delayed[e.Pos]:
 		ce.State = "delayed"
@@ -75,12 +75,12 @@ func (t *Topic) peekInfo(e ledger.Entry) *entryInfo {
 	return parseEntryInfo(e)
 }
 
-// KeySharedView builds page 4 from the inspection snapshot
+// keySharedView builds page 4 from the inspection snapshot
 // (keySharedSnapshot) and the replay set. Topic goroutine.
-func (s *Subscription) KeySharedView() console.KeyShared {
+func (s *Subscription) keySharedView() console.KeyShared {
 	st := s.keySharedSnapshot()
-	sel := s.Ks.Selector()
-	out := console.KeyShared{Topic: s.T.Name.Full, Subscription: s.Name, Mode: st.Mode, Selector: st.Selector,
+	sel := s.ks.Selector()
+	out := console.KeyShared{Topic: s.t.name.Full, Subscription: s.name, Mode: st.Mode, Selector: st.Selector,
 		OutOfOrder: st.OutOfOrder, RangeStart: st.HashRange.Start, RangeEnd: st.HashRange.End,
 		ReadPosition: PosString(s.readPos), MarkDelete: PosString(s.Cur.MarkDelete()), ReplaySize: st.ReplaySize,
 		LookAheadLimit: st.LookAheadLimit, Consumers: []console.KSConsumer{}, Draining: []console.Draining{},
@@ -93,7 +93,7 @@ func (s *Subscription) KeySharedView() console.KeyShared {
 	for i, c := range st.Consumers {
 		cs := s.Consumers[i]
 		kc := console.KSConsumer{ID: c.Id, Name: c.Name, Permits: c.Permits, Pending: c.Pending, Draining: len(c.Draining)}
-		for _, pe := range cs.Pending {
+		for _, pe := range cs.pending {
 			kc.Unacked += int64(max(pe.batch, 1))
 		}
 		for _, r := range c.Ranges {
@@ -104,7 +104,7 @@ func (s *Subscription) KeySharedView() console.KeyShared {
 			dr := console.Draining{Hash: d.Hash, HeldBy: c.Name, HeldByID: c.Id, Unacked: d.Unacked, Blocked: d.Blocked}
 			if id, ok := sel.Select(d.Hash); ok {
 				if o := byKS[id]; o != nil {
-					dr.Owner, dr.OwnerID = o.Name, o.Id
+					dr.Owner, dr.OwnerID = o.name, o.id
 				}
 			}
 			out.Draining = append(out.Draining, dr)
@@ -113,7 +113,7 @@ func (s *Subscription) KeySharedView() console.KeyShared {
 	for _, a := range sel.Assignments() {
 		ro := console.RangeOwner{Start: a.Range.Start, End: a.Range.End}
 		if cs := byKS[a.Consumer]; cs != nil {
-			ro.Consumer, ro.Name = cs.Id, cs.Name
+			ro.Consumer, ro.Name = cs.id, cs.name
 		}
 		out.Ranges = append(out.Ranges, ro)
 	}
@@ -122,20 +122,20 @@ func (s *Subscription) KeySharedView() console.KeyShared {
 		drainingAt[d.Hash] = d
 	}
 	switch {
-	case s.Replay.Len() >= st.LookAheadLimit:
-		out.NormalReadStopped = fmt.Sprintf("the replay set holds %d entries, the look-ahead limit is %d: no new entry is read until it shrinks", s.Replay.Len(), st.LookAheadLimit)
-	case !s.Ks.NormalReadAllowed():
+	case s.replay.Len() >= st.LookAheadLimit:
+		out.NormalReadStopped = fmt.Sprintf("the replay set holds %d entries, the look-ahead limit is %d: no new entry is read until it shrinks", s.replay.Len(), st.LookAheadLimit)
+	case !s.ks.NormalReadAllowed():
 		out.NormalReadStopped = "no consumer has permits"
 	}
-	for i := range s.Replay.Len() {
+	for i := range s.replay.Len() {
 		if i == maxHeldBack {
 			out.HeldBackMore = true
 			break
 		}
-		p, h := s.Replay.At(i)
+		p, h := s.replay.At(i)
 		hb := console.HeldBack{Pos: PosString(p), Hash: h}
-		if e, ok := s.T.Led.Get(p); ok {
-			hb.Key = string(s.T.peekInfo(e).key)
+		if e, ok := s.t.Led.Get(p); ok {
+			hb.Key = string(s.t.peekInfo(e).key)
 		}
 		id, owned := sel.Select(h)
 		owner := byKS[id]
@@ -143,40 +143,40 @@ func (s *Subscription) KeySharedView() console.KeyShared {
 		switch {
 		case !owned || owner == nil:
 			hb.Reason = "no consumer owns its hash"
-		case draining && d.HeldByID != owner.Id:
-			hb.Reason = fmt.Sprintf("hash draining: waits for %s to ack %d entries (or leave) before %s gets it", d.HeldBy, d.Unacked, owner.Name)
+		case draining && d.HeldByID != owner.id:
+			hb.Reason = fmt.Sprintf("hash draining: waits for %s to ack %d entries (or leave) before %s gets it", d.HeldBy, d.Unacked, owner.name)
 		case owner.Permits <= 0:
-			hb.Reason = owner.Name + " has no permits"
+			hb.Reason = owner.name + " has no permits"
 		default:
-			hb.Reason = "ready for " + owner.Name + " on the next dispatch pass"
+			hb.Reason = "ready for " + owner.name + " on the next dispatch pass"
 		}
 		out.HeldBack = append(out.HeldBack, hb)
 	}
 	return out
 }
 
-// Summary is the subscription's line on the topic page. Topic goroutine.
-func (s *Subscription) Summary() console.Subscription {
-	backlog, _ := s.BacklogOf()
-	out := console.Subscription{Name: s.Name, Type: SubTypeNames[s.Typ], Durable: s.Durable, Backlog: backlog,
+// summary is the subscription's line on the topic page. Topic goroutine.
+func (s *Subscription) summary() console.Subscription {
+	backlog, _ := s.backlogOf()
+	out := console.Subscription{Name: s.name, Type: subTypeNames[s.typ], Durable: s.durable, Backlog: backlog,
 		MarkDelete: PosString(s.Cur.MarkDelete()), ReadPosition: PosString(s.readPos), Blocked: s.Blocked,
 		Consumers: []console.Consumer{}}
-	if sc := s.T.Adm.subs[s.Name]; sc != nil {
-		out.MsgOut = sc.Msgs
+	if sc := s.t.adm.subs[s.name]; sc != nil {
+		out.MsgOut = sc.msgs
 	}
 	for _, n := range s.redeliveries {
 		out.Redeliveries += int64(n)
 	}
 	if s.active != nil {
-		out.Active = s.active.Name
+		out.Active = s.active.name
 	}
 	for _, cs := range s.Consumers {
-		c := console.Consumer{ID: cs.Id, Name: cs.Name, Permits: cs.Permits, Pending: len(cs.Pending), Blocked: cs.Blocked, Priority: cs.Priority}
-		for _, pe := range cs.Pending {
+		c := console.Consumer{ID: cs.id, Name: cs.name, Permits: cs.Permits, Pending: len(cs.pending), Blocked: cs.Blocked, Priority: cs.priority}
+		for _, pe := range cs.pending {
 			c.Unacked += int64(max(pe.batch, 1))
 		}
-		if ci := s.T.Adm.consumers[cs]; ci != nil {
-			c.Address = ci.Address
+		if ci := s.t.adm.consumers[cs]; ci != nil {
+			c.Address = ci.address
 		}
 		out.Unacked += c.Unacked
 		out.Consumers = append(out.Consumers, c)

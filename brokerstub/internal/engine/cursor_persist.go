@@ -4,15 +4,15 @@ package engine
 // set (graceful stop), else those the cursor says are due.
 func (t *Topic) flushCursors(force bool) {
 	for _, s := range t.Subs {
-		s.Persist(force)
+		s.persist(force)
 	}
 }
 
-// Persist writes the cursor's state to the store when it is dirty and, unless
+// persist writes the cursor's state to the store when it is dirty and, unless
 // force is set, due (flush interval passed, or an immediate mark-delete
 // persist allowed by the rate limit).
-func (s *Subscription) Persist(force bool) {
-	if !s.Durable {
+func (s *Subscription) persist(force bool) {
+	if !s.durable {
 		return
 	}
 	var state []byte
@@ -25,11 +25,11 @@ func (s *Subscription) Persist(force bool) {
 	if ok {
 		s.save(state)
 	}
-	s.T.trimLedgers() // the mark-delete position may have moved (retention.go)
+	s.t.trimLedgers() // the mark-delete position may have moved (retention.go)
 }
 
 func (s *Subscription) save(state []byte) {
-	if err := s.T.B.St.SaveCursor(s.T.Name.Full, s.Name, state); err != nil {
-		s.T.B.Log.Error("persist cursor", "topic", s.T.Name.Full, "sub", s.Name, "err", err)
+	if err := s.t.b.st.SaveCursor(s.t.name.Full, s.name, state); err != nil {
+		s.t.b.log.Error("persist cursor", "topic", s.t.name.Full, "sub", s.name, "err", err)
 	}
 }

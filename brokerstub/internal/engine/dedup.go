@@ -50,7 +50,7 @@ func (b *Engine) dedupEnabledFor(name TopicName) bool {
 			return on
 		}
 	}
-	return b.Cfg.BrokerDeduplicationEnabled
+	return b.cfg.BrokerDeduplicationEnabled
 }
 
 // PoliciesChanged applies the policies of a namespace (only nil) or of one
@@ -63,7 +63,7 @@ func (b *Engine) PoliciesChanged(namespace string, only *TopicName) {
 	b.mu.Lock()
 	var ts []*Topic
 	for _, t := range b.topics {
-		if only == nil && t.Name.Namespace == namespace || only != nil && t.Name.Base == only.Base {
+		if only == nil && t.name.Namespace == namespace || only != nil && t.name.Base == only.Base {
 			ts = append(ts, t)
 		}
 	}
@@ -77,12 +77,12 @@ func (b *Engine) PoliciesChanged(namespace string, only *TopicName) {
 // Topic goroutine.
 func (t *Topic) applyPolicies() {
 	t.checkDedup()
-	t.Limits = t.B.limitsFor(t.Name) // limits.go
+	t.limits = t.b.limitsFor(t.name) // limits.go
 	t.applyRates()                   // ratelimit_dispatch.go
 	for _, s := range t.Subs {
 		s.recheckUnacked()
 		if s.delayed != nil {
-			s.delayed.tr.SetTick(s.delayTick().Milliseconds(), t.B.Cfg.DelayedDeliveryStrict)
+			s.delayed.tr.SetTick(s.delayTick().Milliseconds(), t.b.cfg.DelayedDeliveryStrict)
 		}
 		s.releaseDue()
 		s.Dispatch()
@@ -93,27 +93,27 @@ func (t *Topic) applyPolicies() {
 // from the stored entries) or off (forgetting it) to match the policy. It
 // runs on the topic goroutine.
 func (t *Topic) checkDedup() {
-	on := t.B.dedupEnabledFor(t.Name)
+	on := t.b.dedupEnabledFor(t.name)
 	switch {
-	case on && t.Dedup == nil:
-		t.Dedup = &dedup{highest: map[string]int64{}}
+	case on && t.dedup == nil:
+		t.dedup = &dedup{highest: map[string]int64{}}
 		if first, ok := t.Led.First(); ok {
 			t.Led.Scan(first, func(e ledger.Entry) bool {
 				var md pb.MessageMetadata
 				if err := (gproto.UnmarshalOptions{AllowPartial: true}).Unmarshal(e.Meta, &md); err == nil {
-					t.Dedup.Record(&md, md.GetProducerName(), md.GetSequenceId(), md.GetHighestSequenceId())
+					t.dedup.record(&md, md.GetProducerName(), md.GetSequenceId(), md.GetHighestSequenceId())
 				}
 				return true
 			})
 		}
 	case !on:
-		t.Dedup = nil
+		t.dedup = nil
 	}
 }
 
-// IsDuplicate reports whether a SEND of producer name with sequence id seq
+// isDuplicate reports whether a SEND of producer name with sequence id seq
 // was stored already (MessageDeduplication.isDuplicate).
-func (d *dedup) IsDuplicate(md *pb.MessageMetadata, name string, seq uint64) bool {
+func (d *dedup) isDuplicate(md *pb.MessageMetadata, name string, seq uint64) bool {
 	if d == nil || !lastChunk(md) {
 		return false
 	}
@@ -121,9 +121,9 @@ func (d *dedup) IsDuplicate(md *pb.MessageMetadata, name string, seq uint64) boo
 	return ok && int64(seq) <= last
 }
 
-// Record notes a stored SEND (recordMessagePersisted): the highest of its
+// record notes a stored SEND (recordMessagePersisted): the highest of its
 // sequence id and highest_sequence_id, for the last chunk only.
-func (d *dedup) Record(md *pb.MessageMetadata, name string, seq, highest uint64) {
+func (d *dedup) record(md *pb.MessageMetadata, name string, seq, highest uint64) {
 	if d == nil || !lastChunk(md) {
 		return
 	}
@@ -151,7 +151,7 @@ func lastChunk(md *pb.MessageMetadata) bool {
 	return md.GetChunkId() == md.GetNumChunksFromMsg()-1
 }
 
-// DupReceipt is the SEND_RECEIPT Pulsar gives a duplicate: message id -1:-1.
-func (t *Topic) DupReceipt(producerID, seq, highest uint64) *pb.BaseCommand {
+// dupReceipt is the SEND_RECEIPT Pulsar gives a duplicate: message id -1:-1.
+func (t *Topic) dupReceipt(producerID, seq, highest uint64) *pb.BaseCommand {
 	return t.Receipt(producerID, seq, highest, ledger.Position{Ledger: -1, Entry: -1})
 }

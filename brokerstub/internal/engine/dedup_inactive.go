@@ -50,8 +50,8 @@ func (d *dedup) purgeInactive(cutoff time.Time) {
 // purgeInactiveProducers is one run of
 // BrokerService.checkMessageDeduplicationInfo.
 func (b *Engine) purgeInactiveProducers() {
-	cutoff := b.Cfg.Clock.Now().Add(-b.Cfg.Lifecycle.DedupProducerInactivityTimeout)
+	cutoff := b.cfg.Clock.Now().Add(-b.cfg.Lifecycle.DedupProducerInactivityTimeout)
 	for _, t := range b.LoadedTopics() {
-		_ = t.Call(func() { t.Dedup.purgeInactive(cutoff) })
+		_ = t.Call(func() { t.dedup.purgeInactive(cutoff) })
 	}
 }

@@ -34,7 +34,7 @@ type delayedState struct {
 	lastTick int64       // when the timer last fired (Unix ms)
 }
 
-func (s *Subscription) nowMillis() int64 { return s.T.B.Cfg.Clock.Now().UnixMilli() }
+func (s *Subscription) nowMillis() int64 { return s.t.b.cfg.Clock.Now().UnixMilli() }
 
 // delayedDeliveryPolicy is Pulsar's DelayedDeliveryPolicies JSON, the
 // delayedDelivery policy of a namespace (delayed_delivery_policies) or a
@@ -57,7 +57,7 @@ type delaySettings struct {
 // (Options.DisableDelayedDelivery, DelayedDeliveryTickTime and
 // DelayedDeliveryMaxDelay). A policy's tick time of 0 keeps the broker's.
 func (b *Engine) delayedDelivery(name TopicName) delaySettings {
-	d := delaySettings{active: !b.Cfg.DisableDelayedDelivery, tick: b.Cfg.DelayedDeliveryTickTime, maxDelay: b.Cfg.DelayedDeliveryMaxDelay}
+	d := delaySettings{active: !b.cfg.DisableDelayedDelivery, tick: b.cfg.DelayedDeliveryTickTime, maxDelay: b.cfg.DelayedDeliveryMaxDelay}
 	if raw, ok := b.appliedPolicy(name, "delayedDelivery"); ok {
 		var p delayedDeliveryPolicy
 		if json.Unmarshal(raw, &p) == nil {
@@ -71,14 +71,14 @@ func (b *Engine) delayedDelivery(name TopicName) delaySettings {
 	return d
 }
 
-// ExceedsMaxDelay returns why a message is refused — its deliver_at_time is
+// exceedsMaxDelay returns why a message is refused — its deliver_at_time is
 // further after its publish time than the topic's maximum delivery delay,
 // as Pulsar's isExceedMaximumDeliveryDelay — or "". Topic goroutine.
-func (t *Topic) ExceedsMaxDelay(md *proto.MessageMetadata) string {
+func (t *Topic) exceedsMaxDelay(md *proto.MessageMetadata) string {
 	if md.DeliverAtTime == nil {
 		return ""
 	}
-	d := t.B.delayedDelivery(t.Name)
+	d := t.b.delayedDelivery(t.name)
 	if !d.active || d.maxDelay <= 0 || md.GetDeliverAtTime()-int64(md.GetPublishTime()) <= d.maxDelay.Milliseconds() {
 		return ""
 	}
@@ -110,14 +110,14 @@ func CheckDelayedDelivery(v json.RawMessage) string {
 // Key_Shared (Exclusive and Failover deliver at once, as Pulsar's
 // single-active dispatchers do).
 func (s *Subscription) delayApplies() bool {
-	if s.Typ != proto.CommandSubscribe_Shared && s.Typ != proto.CommandSubscribe_Key_Shared {
+	if s.typ != proto.CommandSubscribe_Shared && s.typ != proto.CommandSubscribe_Key_Shared {
 		return false
 	}
-	return s.T.B.delayedDelivery(s.T.Name).active
+	return s.t.b.delayedDelivery(s.t.name).active
 }
 
 // delayTick is the tick of the topic's delayed delivery.
-func (s *Subscription) delayTick() time.Duration { return s.T.B.delayedDelivery(s.T.Name).tick }
+func (s *Subscription) delayTick() time.Duration { return s.t.b.delayedDelivery(s.t.name).tick }
 
 // holdDelayed is asked for every entry read for the first time: it reports
 // whether the entry is held for later delivery, and arms the timer.
@@ -126,7 +126,7 @@ func (s *Subscription) holdDelayed(p ledger.Position, in *entryInfo) bool {
 		return false
 	}
 	if s.delayed == nil {
-		s.delayed = &delayedState{tr: delayed.New(s.delayTick().Milliseconds(), s.T.B.Cfg.DelayedDeliveryStrict)}
+		s.delayed = &delayedState{tr: delayed.New(s.delayTick().Milliseconds(), s.t.b.cfg.DelayedDeliveryStrict)}
 	}
 	if !s.delayed.tr.Add(p, in.deliverAt, s.nowMillis()) {
 		return false
@@ -156,12 +156,12 @@ func (s *Subscription) releaseDue() {
 			continue
 		}
 		var hash int32
-		if s.Ks != nil {
-			if e, ok := s.T.Led.Get(p); ok {
-				hash = s.ksEntry(s.T.info(e)).Hash
+		if s.ks != nil {
+			if e, ok := s.t.Led.Get(p); ok {
+				hash = s.ksEntry(s.t.info(e)).Hash
 			}
 		}
-		s.Replay.Add(p, hash)
+		s.replay.Add(p, hash)
 	}
 	s.armDelayed()
 }
@@ -187,16 +187,16 @@ func (s *Subscription) armDelayed() {
 	}
 	wait = max(wait, 0)
 	d.gen++
-	gen, t := d.gen, s.T
+	gen, t := d.gen, s.t
 	d.target = next
-	d.stop = t.B.Cfg.Clock.AfterFunc(time.Duration(wait)*time.Millisecond, func() {
+	d.stop = t.b.cfg.Clock.AfterFunc(time.Duration(wait)*time.Millisecond, func() {
 		t.Do(func() {
 			if d.gen != gen || d.stop == nil {
 				return
 			}
 			d.stop, d.target = nil, 0
 			d.lastTick = s.nowMillis()
-			if t.Subs[s.Name] == s {
+			if t.Subs[s.name] == s {
 				s.Dispatch()
 			}
 		})
@@ -221,8 +221,8 @@ func (s *Subscription) clearDelayed() {
 	}
 }
 
-// DelayedPositions returns the positions held, in order (for inspection).
-func (s *Subscription) DelayedPositions() []ledger.Position {
+// delayedPositions returns the positions held, in order (for inspection).
+func (s *Subscription) delayedPositions() []ledger.Position {
 	if s.delayed == nil {
 		return nil
 	}
@@ -247,7 +247,7 @@ func (b *Engine) DelayedPositionsOf(topic, subscription string) ([]ledger.Positi
 			return
 		}
 		found = true
-		out = s.DelayedPositions()
+		out = s.delayedPositions()
 	}); err != nil {
 		return nil, err
 	}

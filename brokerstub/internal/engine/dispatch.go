@@ -18,7 +18,7 @@ func (t *Topic) dispatchAll() {
 // other types stop at the first entry that no consumer can take now, so
 // that per-consumer order is kept.
 func (s *Subscription) Dispatch() {
-	if len(s.Consumers) == 0 || s.T.Np != nil {
+	if len(s.Consumers) == 0 || s.t.np != nil {
 		return // a non-persistent topic pushes as it publishes (nonpersistent.go)
 	}
 	s.releaseDue()
@@ -32,8 +32,8 @@ func (s *Subscription) Dispatch() {
 	if s.rateHeld() {
 		return // at its dispatch rate until the timer (ratelimit_dispatch.go)
 	}
-	if s.Ks != nil {
-		s.Ks.Dispatch(ksSource{s})
+	if s.ks != nil {
+		s.ks.Dispatch(ksSource{s})
 		s.rateHeld() // arms the timer if the rate stopped it
 		return
 	}
@@ -47,12 +47,12 @@ func (s *Subscription) Dispatch() {
 			s.endOfTopic()
 			return
 		}
-		e, ok := s.T.Led.Get(pos)
+		e, ok := s.t.Led.Get(pos)
 		if !ok {
-			s.Replay.Remove(pos)
+			s.replay.Remove(pos)
 			continue
 		}
-		in := s.T.info(e)
+		in := s.t.info(e)
 		if !replayed && s.holdDelayed(pos, in) {
 			s.readPos = pos // held for later (delayed.go)
 			continue
@@ -62,11 +62,11 @@ func (s *Subscription) Dispatch() {
 			return
 		}
 		if replayed {
-			s.Replay.Remove(pos)
+			s.replay.Remove(pos)
 		} else {
 			s.readPos = pos
 		}
-		s.Deliver(cs, e, in, 0)
+		s.deliver(cs, e, in, 0)
 		if s.rl.held && s.rateHeld() {
 			return
 		}
@@ -78,14 +78,14 @@ func (s *Subscription) Dispatch() {
 // after readPos. Entries pending in a transaction are passed over.
 func (s *Subscription) nextCandidate() (ledger.Position, bool, bool) {
 	for {
-		p, ok := s.Replay.First()
+		p, ok := s.replay.First()
 		if !ok {
 			break
 		}
 		if !s.Cur.IsAcked(p) && !s.txnHeld(p) {
 			return p, true, true
 		}
-		s.Replay.Remove(p) // acknowledged, or pending in a transaction (txn_topic.go)
+		s.replay.Remove(p) // acknowledged, or pending in a transaction (txn_topic.go)
 	}
 	p, ok := s.nextUnread()
 	return p, false, ok
@@ -97,9 +97,9 @@ func (s *Subscription) nextCandidate() (ledger.Position, bool, bool) {
 // messages it passes, as Pulsar's dispatcher does (txn_topic.go).
 func (s *Subscription) nextUnread() (ledger.Position, bool) {
 	p := s.readPos
-	limit, limited := s.T.txnReadLimit()
+	limit, limited := s.t.txnReadLimit()
 	for {
-		next, ok := s.T.Led.Next(p)
+		next, ok := s.t.Led.Next(p)
 		if !ok || (limited && !next.Less(limit)) {
 			return ledger.Position{}, false
 		}
@@ -117,7 +117,7 @@ func (s *Subscription) nextUnread() (ledger.Position, bool) {
 // Shared subscription, or nil when the consumer it must go to has no
 // permits.
 func (s *Subscription) pick(in *entryInfo) *Consumer {
-	switch s.Typ {
+	switch s.typ {
 	case proto.CommandSubscribe_Exclusive, proto.CommandSubscribe_Failover:
 		if s.active != nil && s.active.Permits > 0 {
 			return s.active
@@ -144,7 +144,7 @@ func (s *Subscription) pick(in *entryInfo) *Consumer {
 	if cs == nil {
 		return nil
 	}
-	s.run.took(cs, in, s.T.B.Cfg.Gates.DispatcherMaxRoundRobinBatchSize)
+	s.run.took(cs, in, s.t.b.cfg.Gates.DispatcherMaxRoundRobinBatchSize)
 	if in.uuid != "" {
 		if in.chunkID == in.numChunks-1 {
 			delete(s.chunkOwner, in.uuid)
@@ -155,16 +155,16 @@ func (s *Subscription) pick(in *entryInfo) *Consumer {
 	return cs
 }
 
-// Deliver sends the entry to cs, with the ack set of its batch when part of
+// deliver sends the entry to cs, with the ack set of its batch when part of
 // it is acknowledged, charges cs's permits for the messages it holds and
 // records it as pending at cs with its sticky key hash (0 unless Key_Shared).
-func (s *Subscription) Deliver(cs *Consumer, e ledger.Entry, in *entryInfo, hash int32) {
+func (s *Subscription) deliver(cs *Consumer, e ledger.Entry, in *entryInfo, hash int32) {
 	if in.uuid != "" && in.chunkID == in.numChunks-1 {
 		delete(s.chunkOwner, in.uuid)
 	}
 	var ackSet []int64
 	count := int64(in.numMessages)
-	if !s.T.B.Cfg.DisableBatchIndexAck && in.numMessages > 1 {
+	if !s.t.b.cfg.DisableBatchIndexAck && in.numMessages > 1 {
 		ackSet = s.Cur.AckSet(e.Pos)
 		count = int64(s.Cur.UnackedInEntry(e.Pos, int(in.numMessages)))
 		ackSet, count = s.txnDeliverAckSet(e.Pos, int(in.numMessages), ackSet, count)
@@ -172,10 +172,10 @@ func (s *Subscription) Deliver(cs *Consumer, e ledger.Entry, in *entryInfo, hash
 	cs.Permits -= count
 	s.countOut(cs, count, len(e.Payload))
 	s.chargeDispatch(count, len(e.Meta)+len(e.Payload)) // ratelimit_dispatch.go
-	if _, held := cs.Pending[e.Pos]; !held {
+	if _, held := cs.pending[e.Pos]; !held {
 		s.noteDelivered(cs, int64(max(in.numMessages, 1))) // unacked.go
 	}
-	cs.Pending[e.Pos] = PendingEntry{batch: in.numMessages, hash: hash}
+	cs.pending[e.Pos] = PendingEntry{batch: in.numMessages, hash: hash}
 
 	s.writeEntry(cs, e.Pos, ackSet, e)
 }
@@ -185,7 +185,7 @@ func (s *Subscription) Deliver(cs *Consumer, e ledger.Entry, in *entryInfo, hash
 // epoch, built in the subscription's reused command: the frame header is
 // all it allocates.
 func (s *Subscription) writeEntry(cs *Consumer, pos ledger.Position, ackSet []int64, e ledger.Entry) {
-	cmd := s.scratch.Fill(cs.Id, uint64(pos.Ledger), uint64(pos.Entry), int32(s.T.Name.Partition),
-		ackSet, s.redeliveryCount(pos), cs.Epoch)
-	cs.Peer.Deliver(cmd, e)
+	cmd := s.scratch.fill(cs.id, uint64(pos.Ledger), uint64(pos.Entry), int32(s.t.name.Partition),
+		ackSet, s.redeliveryCount(pos), cs.epoch)
+	cs.peer.Deliver(cmd, e)
 }

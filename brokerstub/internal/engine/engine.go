@@ -10,7 +10,7 @@
 // an Engine from its Options (Config) and serves it over the binary
 // protocol, the admin API and the WebSocket API:
 //
-//	e, err := engine.New(cfg, logger, store.NewMemory(), nil)
+//	e, err := engine.New(cfg, logger, store.NewMemory(), nil, nil)
 //	...
 //	e.StartTopics()
 //	t, err := e.TopicForUse(name) // loaded, or created on first use
@@ -36,12 +36,12 @@ import (
 // and what they share. The root makes one at start with New and calls
 // StartTopics / StopTopics around each run of its listeners.
 type Engine struct {
-	Cfg Config // config.go
-	Log *slog.Logger
+	cfg Config // config.go
+	log *slog.Logger
 
-	Schemas *schema.Registry // schema_registry.go
-	Cache   *ledger.Cache    // entry bytes in memory (Options.EntryCacheSize); nil without a DataDir
-	St      store.Store
+	schemas *schema.Registry // schema_registry.go
+	cache   *ledger.Cache    // entry bytes in memory (Options.EntryCacheSize); nil without a DataDir
+	st      store.Store
 
 	// mu guards topics and stopped.
 	mu       sync.Mutex
@@ -50,16 +50,16 @@ type Engine struct {
 	topicsWG sync.WaitGroup // topic goroutines
 
 	policies atomic.Pointer[policy.State] // tenants, namespaces, policies
-	Unacked  brokerUnacked                // the broker-wide unacked limit (unacked_broker.go)
+	unacked  brokerUnacked                // the broker-wide unacked limit (unacked_broker.go)
 	rates    brokerRates                  // broker-wide rate limits (ratelimit.go)
 	sweeps   sweeps                       // periodic checks of the loaded topics (inactive.go)
 
-	// Tc is the transaction coordinator (txn.go); nil when off.
-	Tc atomic.Pointer[txn.Coordinator]
+	// tc is the transaction coordinator (txn.go); nil when off.
+	tc atomic.Pointer[txn.Coordinator]
 
-	// TopicsChanged tells the topic-list watchers (the protocol side)
+	// topicsChanged tells the topic-list watchers (the protocol side)
 	// that a topic was created or deleted.
-	TopicsChanged func()
+	topicsChanged func()
 }
 
 // StartTopics opens the engine for topics, at start and after a restart.

@@ -40,7 +40,7 @@ const failoverRingReplicas = 100
 // isSingleActive reports whether the subscription delivers to one active
 // consumer (Exclusive and Failover).
 func (s *Subscription) isSingleActive() bool {
-	return s.Typ == proto.CommandSubscribe_Exclusive || s.Typ == proto.CommandSubscribe_Failover
+	return s.typ == proto.CommandSubscribe_Exclusive || s.typ == proto.CommandSubscribe_Failover
 }
 
 // pickActive chooses the active consumer of an Exclusive or Failover
@@ -54,20 +54,20 @@ func (s *Subscription) pickActive() bool {
 	}
 	sorted := slices.Clone(s.Consumers)
 	sort.SliceStable(sorted, func(i, j int) bool {
-		if sorted[i].Priority != sorted[j].Priority {
-			return sorted[i].Priority < sorted[j].Priority
+		if sorted[i].priority != sorted[j].priority {
+			return sorted[i].priority < sorted[j].priority
 		}
-		return sorted[i].Name < sorted[j].Name
+		return sorted[i].name < sorted[j].name
 	})
 	n := 1
-	for n < len(sorted) && sorted[n].Priority == sorted[0].Priority {
+	for n < len(sorted) && sorted[n].priority == sorted[0].priority {
 		n++
 	}
 	var idx int
-	if p := s.T.Name.Partition; p >= 0 && !s.T.B.Cfg.ActiveConsumerFailoverConsistentHashing {
+	if p := s.t.name.Partition; p >= 0 && !s.t.b.cfg.ActiveConsumerFailoverConsistentHashing {
 		idx = p % n
 	} else {
-		idx = ringPick(s.T.Name.Full, sorted[:n])
+		idx = ringPick(s.t.name.Full, sorted[:n])
 	}
 	next := sorted[idx]
 	if next == s.active {
@@ -89,7 +89,7 @@ func ringPick(topic string, consumers []*Consumer) int {
 	byHash := make(map[uint32]int, len(consumers)*failoverRingReplicas)
 	for i, cs := range consumers {
 		for j := range failoverRingReplicas {
-			byHash[JavaHash(cs.Name+strconv.Itoa(j))] = i
+			byHash[JavaHash(cs.name+strconv.Itoa(j))] = i
 		}
 	}
 	ring := make([]point, 0, len(byHash))
@@ -115,8 +115,8 @@ func JavaHash(s string) uint32 { return murmur3.Sum32([]byte(s), 0) & 0x7fffffff
 // broker's clock unless a rewind is pending already. It does not dispatch;
 // callers do.
 func (s *Subscription) activeChanged() {
-	delay := s.T.B.Cfg.ActiveConsumerFailoverDelay
-	if s.Typ != proto.CommandSubscribe_Failover || delay <= 0 {
+	delay := s.t.b.cfg.ActiveConsumerFailoverDelay
+	if s.typ != proto.CommandSubscribe_Failover || delay <= 0 {
 		s.rewindActive()
 		return
 	}
@@ -124,14 +124,14 @@ func (s *Subscription) activeChanged() {
 		return
 	}
 	s.rewindGen++
-	gen, t := s.rewindGen, s.T
-	s.rewindStop = t.B.Cfg.Clock.AfterFunc(delay, func() {
+	gen, t := s.rewindGen, s.t
+	s.rewindStop = t.b.cfg.Clock.AfterFunc(delay, func() {
 		t.Do(func() {
 			if s.rewindGen != gen || s.rewindStop == nil {
 				return
 			}
 			s.rewindStop = nil
-			if t.Subs[s.Name] != s || !s.isSingleActive() {
+			if t.Subs[s.name] != s || !s.isSingleActive() {
 				return
 			}
 			s.rewindActive()
@@ -160,9 +160,9 @@ func (s *Subscription) cancelRewind() {
 // active one.
 func (s *Subscription) rewindActive() {
 	for _, cs := range s.Consumers {
-		s.Requeue(cs, nil)
+		s.requeue(cs, nil)
 	}
-	if s.active != nil && s.Typ == proto.CommandSubscribe_Failover {
+	if s.active != nil && s.typ == proto.CommandSubscribe_Failover {
 		for _, cs := range s.Consumers {
 			s.notifyActive(cs)
 		}
@@ -172,7 +172,7 @@ func (s *Subscription) rewindActive() {
 // notifyActive tells cs whether it is the active consumer of its Failover
 // subscription (ACTIVE_CONSUMER_CHANGE).
 func (s *Subscription) notifyActive(cs *Consumer) {
-	id, active := cs.Id, cs == s.active
-	cs.Peer.Send(&proto.BaseCommand{Type: proto.BaseCommand_ACTIVE_CONSUMER_CHANGE.Enum(),
+	id, active := cs.id, cs == s.active
+	cs.peer.Send(&proto.BaseCommand{Type: proto.BaseCommand_ACTIVE_CONSUMER_CHANGE.Enum(),
 		ActiveConsumerChange: &proto.CommandActiveConsumerChange{ConsumerId: &id, IsActive: &active}})
 }

@@ -18,7 +18,7 @@ const (
 	msgSubTypeOff          = "Topic[{%s}] doesn't support %s sub type!"
 	msgNoPersistent        = "Broker is unable to load persistent topic"
 	msgEncryptionRequired  = "Encryption is required in %s"
-	MsgMustEncrypt         = "Messages must be encrypted"
+	msgMustEncrypt         = "Messages must be encrypted"
 	msgSameAddrProducers   = "Topic '%s' reached max same address producers limit"
 	msgSameAddrConsumers   = "Topic reached max same address consumers limit"
 	MsgClientLibNoAgent    = "Client lib is not compatible to access partitioned metadata: version in user-agent is not present"
@@ -30,7 +30,7 @@ var errPersistentOff = &Refusal{proto.ServerError_NotAllowedError, msgNoPersiste
 // refusePersistent returns an error for a persistent topic when the broker
 // does not load them (enablePersistentTopics=false).
 func (b *Engine) refusePersistent(name TopicName) error {
-	if name.Domain == "persistent" && b.Cfg.Gates.DisablePersistentTopics {
+	if name.Domain == "persistent" && b.cfg.Gates.DisablePersistentTopics {
 		return errPersistentOff
 	}
 	return nil
@@ -42,7 +42,7 @@ func (b *Engine) refusePersistent(name TopicName) error {
 // subscription_types_enabled, else the broker's list leaves out. Pulsar's
 // namespace events topic is exempt.
 func (b *Engine) refuseSubscriptionType(name TopicName, typ proto.CommandSubscribe_SubType) (proto.ServerError, string) {
-	if typ == proto.CommandSubscribe_Key_Shared && b.Cfg.Gates.DisableKeyShared {
+	if typ == proto.CommandSubscribe_Key_Shared && b.cfg.Gates.DisableKeyShared {
 		return proto.ServerError_NotAllowedError, msgKeySharedOff
 	}
 	if strings.HasSuffix(name.Base, "/__change_events") {
@@ -71,7 +71,7 @@ func (b *Engine) subTypesEnabled(name TopicName) []proto.CommandSubscribe_SubTyp
 			return t
 		}
 	}
-	if g := b.Cfg.Gates.SubscriptionTypesEnabled; g != nil {
+	if g := b.cfg.Gates.SubscriptionTypesEnabled; g != nil {
 		var out []proto.CommandSubscribe_SubType
 		for _, s := range g {
 			out = append(out, SubTypeByName[strings.TrimSpace(s)])
@@ -115,7 +115,7 @@ func (b *Engine) RefuseUnencryptedProducer(name TopicName, encrypted bool) (prot
 	if encrypted || exemptFromLimits(name) {
 		return 0, ""
 	}
-	if b.Cfg.Gates.EncryptionRequireOnProducer || b.encryptionRequired(name) {
+	if b.cfg.Gates.EncryptionRequireOnProducer || b.encryptionRequired(name) {
 		return proto.ServerError_MetadataError, fmt.Sprintf(msgEncryptionRequired, name.Full)
 	}
 	return 0, ""
@@ -132,22 +132,22 @@ func clientHost(pr peer) string {
 	return a
 }
 
-// RefuseSameAddressProducer returns why one more producer from pr may not
+// refuseSameAddressProducer returns why one more producer from pr may not
 // attach: ProducerBusy at MaxSameAddressProducersPerTopic. Topic
 // goroutine.
-func (t *Topic) RefuseSameAddressProducer(pr peer) (proto.ServerError, string) {
-	n := t.B.Cfg.Gates.MaxSameAddressProducersPerTopic
-	if n <= 0 || exemptFromLimits(t.Name) {
+func (t *Topic) refuseSameAddressProducer(pr peer) (proto.ServerError, string) {
+	n := t.b.cfg.Gates.MaxSameAddressProducersPerTopic
+	if n <= 0 || exemptFromLimits(t.name) {
 		return 0, ""
 	}
 	host, have := clientHost(pr), 0
-	for p := range t.Producers {
-		if clientHost(p.Peer) == host {
+	for p := range t.producers {
+		if clientHost(p.peer) == host {
 			have++
 		}
 	}
 	if have >= n {
-		return proto.ServerError_ProducerBusy, fmt.Sprintf(msgSameAddrProducers, t.Name.Full)
+		return proto.ServerError_ProducerBusy, fmt.Sprintf(msgSameAddrProducers, t.name.Full)
 	}
 	return 0, ""
 }
@@ -156,14 +156,14 @@ func (t *Topic) RefuseSameAddressProducer(pr peer) (proto.ServerError, string) {
 // attach: ConsumerBusy at MaxSameAddressConsumersPerTopic, all
 // subscriptions together. Topic goroutine.
 func (t *Topic) refuseSameAddressConsumer(pr peer) (proto.ServerError, string) {
-	n := t.B.Cfg.Gates.MaxSameAddressConsumersPerTopic
-	if n <= 0 || exemptFromLimits(t.Name) {
+	n := t.b.cfg.Gates.MaxSameAddressConsumersPerTopic
+	if n <= 0 || exemptFromLimits(t.name) {
 		return 0, ""
 	}
 	host, have := clientHost(pr), 0
 	for _, s := range t.Subs {
 		for _, cs := range s.Consumers {
-			if clientHost(cs.Peer) == host {
+			if clientHost(cs.peer) == host {
 				have++
 			}
 		}
@@ -177,7 +177,7 @@ func (t *Topic) refuseSameAddressConsumer(pr peer) (proto.ServerError, string) {
 // redeliveryCount is the redelivery count a MESSAGE carries for pos: 0
 // when the tracker is off (DisableRedeliveryTracker).
 func (s *Subscription) redeliveryCount(pos ledger.Position) uint32 {
-	if s.T.B.Cfg.Gates.DisableRedeliveryTracker {
+	if s.t.b.cfg.Gates.DisableRedeliveryTracker {
 		return 0
 	}
 	return s.redeliveries[pos]
@@ -189,10 +189,10 @@ func (s *Subscription) redeliveryCount(pos ledger.Position) uint32 {
 // subscription that would be refused for not existing is left to
 // refuseConsumerLimit. Topic goroutine.
 func (t *Topic) refuseSubscribe(sub *Subscription, m *proto.CommandSubscribe) (proto.ServerError, string) {
-	if sub == nil && m.GetDurable() && t.Np == nil && !t.Limits.autoSubscription && !exemptFromLimits(t.Name) {
+	if sub == nil && m.GetDurable() && t.np == nil && !t.limits.autoSubscription && !exemptFromLimits(t.name) {
 		return 0, ""
 	}
-	return t.B.refuseSubscriptionType(t.Name, m.GetSubType())
+	return t.b.refuseSubscriptionType(t.name, m.GetSubType())
 }
 
 // The subscription types of SubscriptionTypesEnabled, as Pulsar names them.

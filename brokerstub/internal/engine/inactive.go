@@ -32,7 +32,7 @@ type inactivePolicy struct {
 
 // inactivePolicyFor is the inactive topic policy in effect for a topic.
 func (b *Engine) inactivePolicyFor(name TopicName) inactivePolicy {
-	l := b.Cfg.Lifecycle
+	l := b.cfg.Lifecycle
 	p := inactivePolicy{
 		Mode:          l.InactiveTopicDeleteMode,
 		MaxInactive:   int64(l.InactiveTopicMaxDuration / time.Second),
@@ -65,10 +65,10 @@ type lifeState struct {
 // inactiveVerdict reports whether the topic is to be deleted now for
 // inactivity, updating when it was last active. Topic goroutine.
 func (t *Topic) inactiveVerdict(now time.Time) bool {
-	if exemptFromLimits(t.Name) { // system topics
+	if exemptFromLimits(t.name) { // system topics
 		return false
 	}
-	p := t.B.inactivePolicyFor(t.Name)
+	p := t.b.inactivePolicyFor(t.name)
 	if !p.WhileInactive {
 		return false
 	}
@@ -82,7 +82,7 @@ func (t *Topic) inactiveVerdict(now time.Time) bool {
 	}
 	// PersistentTopic.shouldTopicBeRetained: the retention time keeps an
 	// inactive topic that long.
-	if r := t.B.Retention(t.Name).Time; r < 0 || idle < r {
+	if r := t.b.Retention(t.name).Time; r < 0 || idle < r {
 		return false
 	}
 	return true
@@ -90,7 +90,7 @@ func (t *Topic) inactiveVerdict(now time.Time) bool {
 
 // active is PersistentTopic.isActive(mode). Topic goroutine.
 func (t *Topic) active(mode string) bool {
-	if len(t.Producers) > 0 {
+	if len(t.producers) > 0 {
 		return true
 	}
 	for _, s := range t.Subs {
@@ -123,7 +123,7 @@ func (b *Engine) StartSweeps() {
 	s.mu.Lock()
 	s.stopped, s.stops = false, map[int]func() bool{}
 	s.mu.Unlock()
-	l := b.Cfg.Lifecycle
+	l := b.cfg.Lifecycle
 	if !l.DisableInactiveTopicDeletion {
 		// As Pulsar, with the broker's deletion off no policy turns it on.
 		b.every(0, l.InactiveTopicCheckInterval, b.checkInactiveTopics)
@@ -149,7 +149,7 @@ func (b *Engine) every(k int, d time.Duration, f func()) {
 	s := &b.sweeps
 	var arm func()
 	arm = func() { // s.mu held
-		s.stops[k] = b.Cfg.Clock.AfterFunc(d, func() {
+		s.stops[k] = b.cfg.Clock.AfterFunc(d, func() {
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			if s.stopped {
@@ -166,16 +166,16 @@ func (b *Engine) every(k int, d time.Duration, f func()) {
 
 // checkInactiveTopics is one run of BrokerService.checkGC.
 func (b *Engine) checkInactiveTopics() {
-	now := b.Cfg.Clock.Now()
+	now := b.cfg.Clock.Now()
 	for _, t := range b.LoadedTopics() {
 		var gone bool
 		if t.Call(func() { gone = t.inactiveVerdict(now) }) != nil || !gone {
 			continue
 		}
 		if b.deleteInactive(t, now) {
-			b.Log.Info("topic deleted for inactivity", "topic", t.Name.Full)
-			b.TopicsChanged()
-			b.deleteInactivePartitioned(t.Name)
+			b.log.Info("topic deleted for inactivity", "topic", t.name.Full)
+			b.topicsChanged()
+			b.deleteInactivePartitioned(t.name)
 		}
 	}
 }
@@ -187,7 +187,7 @@ func (b *Engine) checkInactiveTopics() {
 func (b *Engine) deleteInactive(t *Topic, now time.Time) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.stopped || b.topics[t.Name.Full] != t {
+	if b.stopped || b.topics[t.name.Full] != t {
 		return false
 	}
 	gone := false
@@ -198,17 +198,17 @@ func (b *Engine) deleteInactive(t *Topic, now time.Time) bool {
 	}) != nil || !gone {
 		return false
 	}
-	delete(b.topics, t.Name.Full)
+	delete(b.topics, t.name.Full)
 	t.stop(false)
-	if err := b.St.DeleteTopic(t.Name.Full); err != nil {
-		b.Log.Warn("delete inactive topic", "topic", t.Name.Full, "err", err)
+	if err := b.st.DeleteTopic(t.name.Full); err != nil {
+		b.log.Warn("delete inactive topic", "topic", t.name.Full, "err", err)
 		return false
 	}
-	if err := b.ForgetTopicGrants(t.Name); err != nil {
-		b.Log.Warn("delete inactive topic grants", "topic", t.Name.Full, "err", err)
+	if err := b.ForgetTopicGrants(t.name); err != nil {
+		b.log.Warn("delete inactive topic grants", "topic", t.name.Full, "err", err)
 	}
-	if err := b.Pol().ForgetTopic(t.Name.Full); err != nil {
-		b.Log.Warn("delete inactive topic policies", "topic", t.Name.Full, "err", err)
+	if err := b.Pol().ForgetTopic(t.name.Full); err != nil {
+		b.log.Warn("delete inactive topic policies", "topic", t.name.Full, "err", err)
 	}
 	return true
 }
@@ -218,7 +218,7 @@ func (b *Engine) deleteInactive(t *Topic, now time.Time) bool {
 // left (PersistentTopic.tryToDeletePartitionedMetadata), with
 // DeleteInactivePartitionedTopicMetadata.
 func (b *Engine) deleteInactivePartitioned(name TopicName) {
-	if !b.Cfg.Lifecycle.DeleteInactivePartitionedTopicMetadata || name.Partition < 0 {
+	if !b.cfg.Lifecycle.DeleteInactivePartitionedTopicMetadata || name.Partition < 0 {
 		return
 	}
 	base, err := ParseTopic(name.Base)
@@ -229,7 +229,7 @@ func (b *Engine) deleteInactivePartitioned(name TopicName) {
 	if n == 0 {
 		return
 	}
-	stored, _ := b.St.Topics()
+	stored, _ := b.st.Topics()
 	have := map[string]bool{}
 	for _, full := range stored {
 		have[full] = true
@@ -244,14 +244,14 @@ func (b *Engine) deleteInactivePartitioned(name TopicName) {
 			return
 		}
 	}
-	if err := b.St.SetPartitions(base.Full, 0); err != nil {
-		b.Log.Warn("delete inactive partitioned topic", "topic", base.Full, "err", err)
+	if err := b.st.SetPartitions(base.Full, 0); err != nil {
+		b.log.Warn("delete inactive partitioned topic", "topic", base.Full, "err", err)
 		return
 	}
 	_ = b.ForgetTopicGrants(base)
 	_ = b.Pol().ForgetTopic(base.Full)
-	b.TopicsChanged()
-	b.Log.Info("partitioned topic deleted for inactivity", "topic", base.Full)
+	b.topicsChanged()
+	b.log.Info("partitioned topic deleted for inactivity", "topic", base.Full)
 }
 
 // The modes of InactiveTopicDeleteMode (Pulsar's InactiveTopicDeleteMode).

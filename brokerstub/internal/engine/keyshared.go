@@ -17,7 +17,7 @@ import (
 // KeySharedMeta (nil means AUTO_SPLIT, ordered, as Pulsar's default) and
 // the broker's Key_Shared options.
 func (t *Topic) keySharedConfig(meta *proto.KeySharedMeta) keyshared.Config {
-	o := t.B.Cfg.KeyShared
+	o := t.b.cfg.KeyShared
 	return keyshared.Config{
 		Mode:                     meta.GetKeySharedMode(),
 		AllowOutOfOrderDelivery:  meta.GetAllowOutOfOrderDelivery(),
@@ -34,12 +34,12 @@ func (t *Topic) keySharedConfig(meta *proto.KeySharedMeta) keyshared.Config {
 // (ConsumerBusy), and the selector may refuse it (ConsumerAssignError, for
 // instance overlapping sticky ranges), with Pulsar's messages.
 func (s *Subscription) addKeyShared(cs *Consumer) (proto.ServerError, string, bool) {
-	meta := cs.KeyShared
-	if len(s.Consumers) == 0 || s.Ks == nil {
-		s.Ks = keyshared.NewKeyShared(s.T.keySharedConfig(meta), &s.Replay)
+	meta := cs.keyShared
+	if len(s.Consumers) == 0 || s.ks == nil {
+		s.ks = keyshared.NewKeyShared(s.t.keySharedConfig(meta), &s.replay)
 		s.ksByID = map[keyshared.ConsumerID]*Consumer{}
 		s.rewind()
-	} else if err := s.Ks.CheckPolicy(meta.GetKeySharedMode(), meta.GetAllowOutOfOrderDelivery()); err != nil {
+	} else if err := s.ks.CheckPolicy(meta.GetKeySharedMode(), meta.GetAllowOutOfOrderDelivery()); err != nil {
 		return proto.ServerError_ConsumerBusy, err.Error(), false
 	}
 	s.ksSeq++
@@ -48,11 +48,11 @@ func (s *Subscription) addKeyShared(cs *Consumer) (proto.ServerError, string, bo
 	for _, r := range meta.GetHashRanges() {
 		ranges = append(ranges, keyshared.Range{Start: r.GetStart(), End: r.GetEnd()})
 	}
-	err := s.Ks.Add(keyshared.Member{
-		ID: id, Name: cs.Name, Label: s.consumerLabel(cs), Ranges: ranges,
+	err := s.ks.Add(keyshared.Member{
+		ID: id, Name: cs.name, Label: s.consumerLabel(cs), Ranges: ranges,
 		Permits: cs.availablePermits, // 0 while blocked on unacked messages (unacked.go)
 		Pending: func(yield func(int32) bool) {
-			for _, pe := range cs.Pending {
+			for _, pe := range cs.pending {
 				if !yield(pe.hash) {
 					return
 				}
@@ -75,7 +75,7 @@ func (s *Subscription) addKeyShared(cs *Consumer) (proto.ServerError, string, bo
 // sticky-range conflict message.
 func (s *Subscription) consumerLabel(cs *Consumer) string {
 	return fmt.Sprintf("Consumer{subscription=PersistentSubscription{topic=%s, name=%s}, consumerId=%d, consumerName=%s, address=/%s}",
-		s.T.Name.Full, s.Name, cs.Id, cs.Name, cs.Peer.RemoteAddr())
+		s.t.name.Full, s.name, cs.id, cs.name, cs.peer.RemoteAddr())
 }
 
 // removeKeyShared detaches cs, whose pending entries are back in the replay
@@ -83,14 +83,14 @@ func (s *Subscription) consumerLabel(cs *Consumer) string {
 // subscription rewinds to its mark-delete position, as Pulsar's dispatcher
 // does.
 func (s *Subscription) removeKeyShared(cs *Consumer) {
-	if s.Ks == nil || cs.ksID == 0 {
+	if s.ks == nil || cs.ksID == 0 {
 		return
 	}
-	s.Ks.Remove(cs.ksID)
+	s.ks.Remove(cs.ksID)
 	delete(s.ksByID, cs.ksID)
 	cs.ksID = 0
 	if len(s.Consumers) == 0 {
-		s.Ks.Reset()
+		s.ks.Reset()
 		s.rewind()
 	}
 }
@@ -100,13 +100,13 @@ func (s *Subscription) removeKeyShared(cs *Consumer) {
 // order.
 func (s *Subscription) rewind() {
 	s.readPos = s.Cur.MarkDelete()
-	s.Replay.Clear()
+	s.replay.Clear()
 	s.clearDelayed()
 }
 
 // ksEntry is what the dispatcher needs to know of an entry.
 func (s *Subscription) ksEntry(in *entryInfo) keyshared.Entry {
-	return keyshared.Entry{Hash: s.Ks.Hash(in.murmur), ChunkUUID: in.uuid, ChunkID: in.chunkID, NumChunks: in.numChunks}
+	return keyshared.Entry{Hash: s.ks.Hash(in.murmur), ChunkUUID: in.uuid, ChunkID: in.chunkID, NumChunks: in.numChunks}
 }
 
 // ksSource lets the dispatcher read and send a subscription's entries.
@@ -117,11 +117,11 @@ func (src ksSource) Entry(p ledger.Position) (keyshared.Entry, bool) {
 	if s.Cur.IsAcked(p) || s.txnHeld(p) {
 		return keyshared.Entry{}, false // acknowledged, or pending in a transaction (txn_topic.go)
 	}
-	e, ok := s.T.Led.Get(p)
+	e, ok := s.t.Led.Get(p)
 	if !ok {
 		return keyshared.Entry{}, false
 	}
-	return s.ksEntry(s.T.info(e)), true
+	return s.ksEntry(s.t.info(e)), true
 }
 
 func (src ksSource) Next() (ledger.Position, keyshared.Entry, bool) {
@@ -132,8 +132,8 @@ func (src ksSource) Next() (ledger.Position, keyshared.Entry, bool) {
 			return p, keyshared.Entry{}, false
 		}
 		s.readPos = p
-		e, _ := s.T.Led.Get(p)
-		in := s.T.info(e)
+		e, _ := s.t.Led.Get(p)
+		in := s.t.info(e)
 		if s.holdDelayed(p, in) {
 			continue // held for later (delayed.go), blocking nothing
 		}
@@ -143,8 +143,8 @@ func (src ksSource) Next() (ledger.Position, keyshared.Entry, bool) {
 
 func (src ksSource) Send(id keyshared.ConsumerID, p ledger.Position, ent keyshared.Entry) {
 	s := src.s
-	e, _ := s.T.Led.Get(p)
-	s.Deliver(s.ksByID[id], e, s.T.info(e), ent.Hash)
+	e, _ := s.t.Led.Get(p)
+	s.deliver(s.ksByID[id], e, s.t.info(e), ent.Hash)
 }
 
 // KsSnapshot is a Key_Shared subscription's dispatcher, taken on the
@@ -174,13 +174,13 @@ type ksConsumerSnapshot struct {
 // keySharedSnapshot takes the snapshot of s, a Key_Shared subscription.
 // Topic goroutine.
 func (s *Subscription) keySharedSnapshot() KsSnapshot {
-	cfg, sel := s.Ks.Config(), s.Ks.Selector()
+	cfg, sel := s.ks.Config(), s.ks.Selector()
 	out := KsSnapshot{
 		Mode:           cfg.Mode.String(),
 		OutOfOrder:     cfg.AllowOutOfOrderDelivery,
 		HashRange:      sel.KeyHashRange(),
-		ReplaySize:     s.Replay.Len(),
-		LookAheadLimit: s.Ks.LookAheadLimit(),
+		ReplaySize:     s.replay.Len(),
+		LookAheadLimit: s.ks.LookAheadLimit(),
 		ReadPos:        s.readPos,
 	}
 	switch sel.(type) {
@@ -196,8 +196,8 @@ func (s *Subscription) keySharedSnapshot() KsSnapshot {
 		ranges[a.Consumer] = append(ranges[a.Consumer], a.Range)
 	}
 	for _, cs := range s.Consumers {
-		out.Consumers = append(out.Consumers, ksConsumerSnapshot{Id: cs.Id, Name: cs.Name, Ranges: ranges[cs.ksID],
-			Permits: cs.Permits, Pending: len(cs.Pending), Draining: s.Ks.Draining(cs.ksID)})
+		out.Consumers = append(out.Consumers, ksConsumerSnapshot{Id: cs.id, Name: cs.name, Ranges: ranges[cs.ksID],
+			Permits: cs.Permits, Pending: len(cs.pending), Draining: s.ks.Draining(cs.ksID)})
 	}
 	return out
 }
@@ -220,7 +220,7 @@ func (b *Engine) KeySharedOf(topic, subscription string) (KsSnapshot, error) {
 			return
 		}
 		found = true
-		if s.Ks == nil || s.Typ != proto.CommandSubscribe_Key_Shared {
+		if s.ks == nil || s.typ != proto.CommandSubscribe_Key_Shared {
 			return
 		}
 		keyShared = true

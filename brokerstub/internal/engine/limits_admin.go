@@ -28,15 +28,15 @@ func (b *Engine) refuseAutoPartitioned(name TopicName, n int) error {
 	return nil
 }
 
-// RefuseSubscriptionREST is the admin API's answer to creating one more
+// refuseSubscriptionREST is the admin API's answer to creating one more
 // subscription on t at its max subscriptions: PersistentTopic's
 // getDurableSubscription checks checkMaxSubscriptionsPerTopicExceed for
 // the admin API's createSubscription as for SUBSCRIBE, and its
 // NotAllowedException is 409 with its text
 // (PulsarWebResource.resumeAsyncResponseExceptionally). Topic goroutine.
-func (t *Topic) RefuseSubscriptionREST() error {
-	if n := t.Limits.subscriptions; n > 0 && int64(len(t.Subs)) >= n && !exemptFromLimits(t.Name) {
-		return RestErr(http.StatusConflict, msgMaxSubscriptions, t.Name.Full)
+func (t *Topic) refuseSubscriptionREST() error {
+	if n := t.limits.subscriptions; n > 0 && int64(len(t.Subs)) >= n && !exemptFromLimits(t.name) {
+		return RestErr(http.StatusConflict, msgMaxSubscriptions, t.name.Full)
 	}
 	return nil
 }

@@ -43,13 +43,13 @@ type topicLimits struct {
 	producers, consumers, consumersPerSub, subscriptions int64
 	unackedPerConsumer, unackedPerSub                    int64
 	autoSubscription                                     bool
-	EncryptionRequired                                   bool // the namespace's encryption_required (gates.go)
+	encryptionRequired                                   bool // the namespace's encryption_required (gates.go)
 }
 
 // limitsFor resolves the limits of a topic: its topic-level policy (set on
 // it or on its partitioned topic), else its namespace's, else the broker's.
 func (b *Engine) limitsFor(name TopicName) topicLimits {
-	l := b.Cfg.Limits
+	l := b.cfg.Limits
 	return topicLimits{
 		producers:          b.intPolicy(name, "maxProducers", "max_producers_per_topic", l.MaxProducersPerTopic),
 		consumers:          b.intPolicy(name, "maxConsumers", "max_consumers_per_topic", l.MaxConsumersPerTopic),
@@ -58,7 +58,7 @@ func (b *Engine) limitsFor(name TopicName) topicLimits {
 		unackedPerConsumer: b.intPolicy(name, "maxUnackedMessagesOnConsumer", "max_unacked_messages_per_consumer", l.MaxUnackedMessagesPerConsumer),
 		unackedPerSub:      b.intPolicy(name, "maxUnackedMessagesOnSubscription", "max_unacked_messages_per_subscription", l.MaxUnackedMessagesPerSubscription),
 		autoSubscription:   b.autoSubscriptionCreation(name),
-		EncryptionRequired: b.encryptionRequired(name),
+		encryptionRequired: b.encryptionRequired(name),
 	}
 }
 
@@ -95,14 +95,14 @@ func (b *Engine) autoSubscriptionCreation(name TopicName) bool {
 	if raw, ok, _ := pol.NamespacePolicy(name.Namespace, "autoSubscriptionCreationOverride"); ok && json.Unmarshal(raw, &o) == nil && o.Allow != nil {
 		return *o.Allow
 	}
-	return !b.Cfg.DisableAutoSubscriptionCreation
+	return !b.cfg.DisableAutoSubscriptionCreation
 }
 
-// RefuseProducerLimit returns why one more producer may not attach to the
+// refuseProducerLimit returns why one more producer may not attach to the
 // topic: ProducerBusy at its max producers. Topic goroutine.
-func (t *Topic) RefuseProducerLimit() (proto.ServerError, string) {
-	if n := t.Limits.producers; n > 0 && int64(len(t.Producers)) >= n && !exemptFromLimits(t.Name) {
-		return proto.ServerError_ProducerBusy, fmt.Sprintf(msgMaxProducers, t.Name.Full)
+func (t *Topic) refuseProducerLimit() (proto.ServerError, string) {
+	if n := t.limits.producers; n > 0 && int64(len(t.producers)) >= n && !exemptFromLimits(t.name) {
+		return proto.ServerError_ProducerBusy, fmt.Sprintf(msgMaxProducers, t.name.Full)
 	}
 	return 0, ""
 }
@@ -114,10 +114,10 @@ func (t *Topic) RefuseProducerLimit() (proto.ServerError, string) {
 // consumers of the subscription are checked by addConsumer. Topic
 // goroutine.
 func (t *Topic) refuseConsumerLimit(sub *Subscription, durable bool) (proto.ServerError, string) {
-	if exemptFromLimits(t.Name) {
+	if exemptFromLimits(t.name) {
 		return 0, ""
 	}
-	if n := t.Limits.consumers; n > 0 {
+	if n := t.limits.consumers; n > 0 {
 		var have int64
 		for _, s := range t.Subs {
 			have += int64(len(s.Consumers))
@@ -129,11 +129,11 @@ func (t *Topic) refuseConsumerLimit(sub *Subscription, durable bool) (proto.Serv
 	if sub != nil {
 		return 0, ""
 	}
-	if durable && t.Np == nil && !t.Limits.autoSubscription {
+	if durable && t.np == nil && !t.limits.autoSubscription {
 		return proto.ServerError_SubscriptionNotFound, msgNoSubscription
 	}
-	if n := t.Limits.subscriptions; n > 0 && int64(len(t.Subs)) >= n {
-		return proto.ServerError_NotAllowedError, fmt.Sprintf(msgMaxSubscriptions, t.Name.Full)
+	if n := t.limits.subscriptions; n > 0 && int64(len(t.Subs)) >= n {
+		return proto.ServerError_NotAllowedError, fmt.Sprintf(msgMaxSubscriptions, t.name.Full)
 	}
 	return 0, ""
 }
@@ -142,7 +142,7 @@ func (t *Topic) refuseConsumerLimit(sub *Subscription, durable bool) (proto.Serv
 // the subscription: ConsumerBusy at its max consumers (Failover, Shared and
 // Key_Shared; an Exclusive subscription takes one anyway).
 func (s *Subscription) refuseSubscriptionConsumer() (proto.ServerError, string) {
-	if n := s.T.Limits.consumersPerSub; n > 0 && int64(len(s.Consumers)) >= n && !exemptFromLimits(s.T.Name) {
+	if n := s.t.limits.consumersPerSub; n > 0 && int64(len(s.Consumers)) >= n && !exemptFromLimits(s.t.name) {
 		return proto.ServerError_ConsumerBusy, msgMaxSubConsumers
 	}
 	return 0, ""
@@ -155,7 +155,7 @@ func exemptFromLimits(name TopicName) bool { return isSystemTopic(name.Full) }
 // refuseNonPersistent returns an error for a non-persistent topic when the
 // broker does not load them (enableNonPersistentTopics=false).
 func (b *Engine) refuseNonPersistent(name TopicName) error {
-	if name.Domain == NonPersistentDomain && b.Cfg.DisableNonPersistentTopics {
+	if name.Domain == NonPersistentDomain && b.cfg.DisableNonPersistentTopics {
 		return errNonPersistentOff
 	}
 	return nil
@@ -169,7 +169,7 @@ func (b *Engine) topicsOver(name TopicName, n int) bool {
 	if name.Domain != "persistent" || exemptFromLimits(name) {
 		return false
 	}
-	limit := int64(b.Cfg.Limits.MaxTopicsPerNamespace)
+	limit := int64(b.cfg.Limits.MaxTopicsPerNamespace)
 	if raw, ok, _ := b.Pol().NamespacePolicy(name.Namespace, "max_topics_per_namespace"); ok && string(raw) != "null" {
 		var v FlexInt
 		if json.Unmarshal(raw, &v) == nil {
@@ -201,7 +201,7 @@ func (b *Engine) RefuseNewTopicREST(name TopicName, n int) error {
 // broker's MaxNumPartitionsPerPartitionedTopic when set below the stub's
 // own bound.
 func (b *Engine) MaxPartitionsAllowed() int {
-	if n := b.Cfg.Limits.MaxNumPartitionsPerPartitionedTopic; n > 0 && n < maxPartitions {
+	if n := b.cfg.Limits.MaxNumPartitionsPerPartitionedTopic; n > 0 && n < maxPartitions {
 		return n
 	}
 	return maxPartitions

@@ -27,7 +27,7 @@ func PartitionName(base string, i int) string { return topicname.PartitionName(b
 
 func PosString(p ledger.Position) string { return fmt.Sprintf("%d:%d", p.Ledger, p.Entry) }
 
-var SubTypeNames = map[proto.CommandSubscribe_SubType]string{
+var subTypeNames = map[proto.CommandSubscribe_SubType]string{
 	proto.CommandSubscribe_Exclusive: "Exclusive", proto.CommandSubscribe_Shared: "Shared",
 	proto.CommandSubscribe_Failover: "Failover", proto.CommandSubscribe_Key_Shared: "Key_Shared",
 }

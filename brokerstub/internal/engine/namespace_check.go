@@ -30,14 +30,14 @@ func (b *Engine) NamespaceReady(name TopicName) bool {
 	if pol.HasNamespace(name.Namespace) {
 		return true
 	}
-	if !b.Cfg.AutoCreateNamespaces {
+	if !b.cfg.AutoCreateNamespaces {
 		return false
 	}
 	if err := b.CreateNamespace(name.Namespace); err != nil {
-		b.Log.Warn("create namespace on first use", "namespace", name.Namespace, "err", err)
+		b.log.Warn("create namespace on first use", "namespace", name.Namespace, "err", err)
 		return false
 	}
-	b.Log.Info("namespace created on first use", "namespace", name.Namespace)
+	b.log.Info("namespace created on first use", "namespace", name.Namespace)
 	return true
 }
 
@@ -48,7 +48,7 @@ func (b *Engine) CreateNamespace(namespace string) error {
 		return fmt.Errorf("brokerstub: namespace %q: want tenant/namespace", namespace)
 	}
 	pol := b.Pol()
-	err := pol.CreateTenant(tenant, policy.Tenant{AllowedClusters: []string{b.Cfg.ClusterName}})
+	err := pol.CreateTenant(tenant, policy.Tenant{AllowedClusters: []string{b.cfg.ClusterName}})
 	if err != nil && !errors.Is(err, policy.ErrExists) {
 		return fmt.Errorf("brokerstub: create tenant %s: %w", tenant, err)
 	}

@@ -14,16 +14,16 @@ import (
 // memory is then the store. topicsChanged, if not nil, is called when a
 // topic is created or deleted (the topic-list watchers of the protocol).
 func New(cfg Config, log *slog.Logger, st store.Store, cache *ledger.Cache, topicsChanged func()) (*Engine, error) {
-	e := &Engine{Cfg: cfg, Log: log, St: st, Cache: cache, TopicsChanged: topicsChanged}
-	if e.TopicsChanged == nil {
-		e.TopicsChanged = func() {}
+	e := &Engine{cfg: cfg, log: log, st: st, cache: cache, topicsChanged: topicsChanged}
+	if e.topicsChanged == nil {
+		e.topicsChanged = func() {}
 	}
-	schemas, err := NewSchemaRegistry(e)
+	schemas, err := newSchemaRegistry(e)
 	if err != nil {
 		return nil, err
 	}
-	e.Schemas = schemas
-	if err := e.LoadPolicies(); err != nil {
+	e.schemas = schemas
+	if err := e.loadPolicies(); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -33,6 +33,6 @@ func New(cfg Config, log *slog.Logger, st store.Store, cache *ledger.Cache, topi
 // when a broker restarts over its data dir; the topics are stopped, and
 // the caller has closed the old store.
 func (b *Engine) ReplaceStore(st store.Store) error {
-	b.St = st
-	return b.LoadPolicies()
+	b.st = st
+	return b.loadPolicies()
 }

@@ -34,13 +34,13 @@ func newNPState() *npState { return &npState{drops: map[*Subscription]*Rate{}} }
 // non-persistent topic, in send receipts and deliveries alike.
 var npMessageID = ledger.Position{Ledger: 0, Entry: 0}
 
-// PublishNonPersistent answers a SEND on a non-persistent topic and pushes
+// publishNonPersistent answers a SEND on a non-persistent topic and pushes
 // the message to the subscriptions. As Pulsar, the receipt (0:0) goes
 // first, then each subscription's dispatcher gets the message. Topic
 // goroutine.
-func (t *Topic) PublishNonPersistent(p *Producer, seq, highest uint64, meta, payload []byte, num int32) {
-	p.Peer.Send(t.Receipt(p.Id, seq, highest, npMessageID))
-	t.CountIn(p, num, len(payload))
+func (t *Topic) publishNonPersistent(p *Producer, seq, highest uint64, meta, payload []byte, num int32) {
+	p.peer.Send(t.Receipt(p.id, seq, highest, npMessageID))
+	t.countIn(p, num, len(payload))
 	in := parseEntryInfo(ledger.Entry{Meta: meta, Payload: payload, NumMessages: num})
 	for _, s := range t.Subs {
 		s.pushNonPersistent(in, meta, payload)
@@ -62,7 +62,7 @@ func (s *Subscription) pushNonPersistent(in *entryInfo, meta, payload []byte) {
 	}
 	n := int64(in.numMessages)
 	if cs == nil || cs.Permits <= 0 {
-		s.T.Np.dropRate(s).Record(s.T.B.Cfg.Clock.Now(), n)
+		s.t.np.dropRate(s).Record(s.t.b.cfg.Clock.Now(), n)
 		return
 	}
 	cs.Permits -= n
@@ -79,14 +79,14 @@ func (s *Subscription) pushNonPersistent(in *entryInfo, meta, payload []byte) {
 // non-persistent dispatchers: on Shared the chunks of a message can go to
 // different consumers.
 func (s *Subscription) npTarget(in *entryInfo) (cs *Consumer, selected bool) {
-	switch s.Typ {
+	switch s.typ {
 	case proto.CommandSubscribe_Exclusive, proto.CommandSubscribe_Failover:
 		return s.active, true
 	case proto.CommandSubscribe_Key_Shared:
-		if s.Ks == nil {
+		if s.ks == nil {
 			return nil, false
 		}
-		id, ok := s.Ks.Selector().Select(s.Ks.Hash(in.murmur))
+		id, ok := s.ks.Selector().Select(s.ks.Hash(in.murmur))
 		if !ok {
 			return nil, false
 		}
@@ -97,7 +97,7 @@ func (s *Subscription) npTarget(in *entryInfo) (cs *Consumer, selected bool) {
 	for i := range s.Consumers {
 		at := (s.next + i) % len(s.Consumers)
 		c := s.Consumers[at]
-		if c.Permits > 0 && (best == nil || c.Priority < best.Priority) {
+		if c.Permits > 0 && (best == nil || c.priority < best.priority) {
 			best, bestAt = c, at
 		}
 	}
@@ -113,11 +113,11 @@ func (np *npState) dropRate(s *Subscription) *Rate {
 	r := np.drops[s]
 	if r == nil {
 		for old := range np.drops {
-			if old.T.Subs[old.Name] != old {
+			if old.t.Subs[old.name] != old {
 				delete(np.drops, old)
 			}
 		}
-		r = &Rate{Start: s.T.Adm.openedAt}
+		r = &Rate{Start: s.t.adm.openedAt}
 		np.drops[s] = r
 	}
 	return r

@@ -14,22 +14,22 @@ import (
 
 // NpDropID is the message id of a dropped non-persistent message's
 // receipt (Pulsar's -1:-1).
-var NpDropID = ledger.Position{Ledger: -1, Entry: -1}
+var npDropID = ledger.Position{Ledger: -1, Entry: -1}
 
-// PublisherDropRate is the drop rate of producer p, made on first use;
+// publisherDropRate is the drop rate of producer p, made on first use;
 // the rates of producers gone are pruned then. Topic goroutine.
-func (np *npState) PublisherDropRate(p *Producer) *Rate {
+func (np *npState) publisherDropRate(p *Producer) *Rate {
 	if np.pubDrops == nil {
 		np.pubDrops = map[*Producer]*Rate{}
 	}
 	r := np.pubDrops[p]
 	if r == nil {
 		for old := range np.pubDrops {
-			if _, ok := p.T.Producers[old]; !ok {
+			if _, ok := p.t.producers[old]; !ok {
 				delete(np.pubDrops, old)
 			}
 		}
-		r = &Rate{Start: p.T.Adm.openedAt}
+		r = &Rate{Start: p.t.adm.openedAt}
 		np.pubDrops[p] = r
 	}
 	return r
@@ -38,10 +38,10 @@ func (np *npState) PublisherDropRate(p *Producer) *Rate {
 // publisherDropValue is the msgDropRate of the publisher named name in the
 // stats, 0 when it dropped nothing. Topic goroutine.
 func (t *Topic) publisherDropValue(name any) float64 {
-	for p, r := range t.Np.pubDrops {
-		if p.Name == name {
-			if _, ok := t.Producers[p]; ok {
-				return r.Value(t.B.Cfg.Clock.Now())
+	for p, r := range t.np.pubDrops {
+		if p.name == name {
+			if _, ok := t.producers[p]; ok {
+				return r.Value(t.b.cfg.Clock.Now())
 			}
 		}
 	}

@@ -10,9 +10,9 @@ import (
 // peer is the connection a producer or consumer is attached through, as
 // the data path (topics, subscriptions, dispatch) sees it: what it queues
 // for the client and what it says of the client for stats, limits and
-// logs. *conn implements it (conn.go); the data path names no connection
-// type, so that the binary protocol can leave the root package (issue
-// #34). No method blocks: each queues for the connection's writer or
+// logs. The binary protocol's *protocol.Conn implements it
+// (internal/protocol/conn.go); the data path names no connection type. No
+// method blocks: each queues for the connection's writer or
 // reads what the connection knows.
 type peer interface {
 	// Deliver queues a payload frame: cmd (a MESSAGE) with e's metadata

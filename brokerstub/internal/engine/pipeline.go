@@ -66,7 +66,7 @@ func (q *durableQueue) take(buf []finishedAppend) []finishedAppend {
 // before appendEntry returns. The ledger copies b's bytes before
 // appendEntry returns, unless b.Own is ledger.Given. Topic goroutine.
 func (t *Topic) AppendEntry(b ledger.Bytes, publishTime uint64, num int32, sync bool, finish func(ledger.Position, error)) {
-	if t.Dedup != nil || sync || !t.Led.Pipelines() {
+	if t.dedup != nil || sync || !t.Led.Pipelines() {
 		// The entries still in flight join the ledger first, so that this
 		// one follows them.
 		t.awaitDurable()

@@ -16,13 +16,13 @@ import (
 // Pol returns the broker's admin state.
 func (b *Engine) Pol() *policy.State { return b.policies.Load() }
 
-// LoadPolicies (re)reads the admin state from the current store.
-func (b *Engine) LoadPolicies() error {
-	kv, ok := b.St.(policy.KV)
+// loadPolicies (re)reads the admin state from the current store.
+func (b *Engine) loadPolicies() error {
+	kv, ok := b.st.(policy.KV)
 	if !ok {
 		return errors.New("brokerstub: store cannot keep admin state")
 	}
-	st, err := policy.Load(kv, b.Cfg.ClusterName, json.RawMessage("{}"))
+	st, err := policy.Load(kv, b.cfg.ClusterName, json.RawMessage("{}"))
 	if err != nil {
 		return fmt.Errorf("brokerstub: %w", err)
 	}

@@ -18,20 +18,20 @@ import (
 // it is not yet subscribed (AttachConsumer).
 func NewConsumer(pr peer, m *proto.CommandSubscribe) *Consumer {
 	return &Consumer{
-		Id: m.GetConsumerId(), Name: m.GetConsumerName(), Peer: pr,
-		Typ: m.GetSubType(), Priority: m.GetPriorityLevel(), Epoch: m.GetConsumerEpoch(),
-		Pending:   map[ledger.Position]PendingEntry{},
-		KeyShared: m.GetKeySharedMeta(),
+		id: m.GetConsumerId(), name: m.GetConsumerName(), peer: pr,
+		typ: m.GetSubType(), priority: m.GetPriorityLevel(), epoch: m.GetConsumerEpoch(),
+		pending:   map[ledger.Position]PendingEntry{},
+		keyShared: m.GetKeySharedMeta(),
 		// AUTO_CONSUME consumers do not make a topic active for schemas.
-		AutoConsume: m.GetSchema().GetType() == proto.Schema_Type(schema.AutoConsume),
+		autoConsume: m.GetSchema().GetType() == proto.Schema_Type(schema.AutoConsume),
 	}
 }
 
 // ID is the consumer's id on its connection.
-func (cs *Consumer) ID() uint64 { return cs.Id }
+func (cs *Consumer) ID() uint64 { return cs.id }
 
 // NonPersistent reports whether the consumer's topic is non-persistent.
-func (cs *Consumer) NonPersistent() bool { return cs.Sub.T.Np != nil }
+func (cs *Consumer) NonPersistent() bool { return cs.sub.t.np != nil }
 
 // AttachConsumer subscribes cs as SUBSCRIBE m asks, on the topic
 // goroutine, and answers the client; it reports whether cs was attached,
@@ -39,7 +39,7 @@ func (cs *Consumer) NonPersistent() bool { return cs.Sub.T.Np != nil }
 func (t *Topic) AttachConsumer(cs *Consumer, m *proto.CommandSubscribe) (attached bool, err error) {
 	err = t.Call(func() {
 		if attached = t.Subscribe(cs, m); attached {
-			t.NoteConsumer(cs, m)
+			t.noteConsumer(cs, m)
 		}
 	})
 	return attached, err
@@ -48,14 +48,14 @@ func (t *Topic) AttachConsumer(cs *Consumer, m *proto.CommandSubscribe) (attache
 // AddPermits gives cs n more permits (FLOW) and dispatches to it, unless
 // it has closed. It does not wait.
 func (cs *Consumer) AddPermits(n int64) {
-	t := cs.Sub.T
+	t := cs.sub.t
 	t.Do(func() {
-		if cs.Closed {
+		if cs.closed {
 			return
 		}
 		cs.Permits += n
-		t.NoteFlow(cs)
-		cs.Sub.Dispatch()
+		t.noteFlow(cs)
+		cs.sub.Dispatch()
 	})
 }
 
@@ -69,12 +69,12 @@ type AckAnswerer interface {
 // through to on the topic goroutine. It reports false if the topic has
 // stopped (nothing was answered).
 func (cs *Consumer) Ack(m *proto.CommandAck, to AckAnswerer) bool {
-	return cs.Sub.T.Do(func() {
-		code, msg := cs.Sub.Ack(cs, m)
-		cs.Sub.Persist(false)
+	return cs.sub.t.Do(func() {
+		code, msg := cs.sub.Ack(cs, m)
+		cs.sub.persist(false)
 		to.AnswerAck(m, code, msg)
 		if msg == "" {
-			cs.Sub.Dispatch()
+			cs.sub.Dispatch()
 		}
 	})
 }
@@ -83,8 +83,8 @@ func (cs *Consumer) Ack(m *proto.CommandAck, to AckAnswerer) bool {
 // answers it through to on the topic goroutine. It reports false if the
 // topic has stopped (nothing was answered).
 func (cs *Consumer) TxnAck(id txn.ID, m *proto.CommandAck, to AckAnswerer) bool {
-	return cs.Sub.T.Do(func() {
-		if err := cs.Sub.TxnAck(id, m); err != nil {
+	return cs.sub.t.Do(func() {
+		if err := cs.sub.txnAck(id, m); err != nil {
 			to.AnswerAck(m, TxnErrorCode(err), txn.ErrorText(err))
 			return
 		}
@@ -98,22 +98,22 @@ func (cs *Consumer) TxnAck(id txn.ID, m *proto.CommandAck, to AckAnswerer) bool 
 func (cs *Consumer) Redeliver(m *proto.CommandRedeliverUnacknowledgedMessages) {
 	var only []ledger.Position
 	for _, id := range m.GetMessageIds() {
-		only = append(only, PosOf(id))
+		only = append(only, posOf(id))
 	}
 	all := len(m.GetMessageIds()) == 0
-	cs.Sub.T.Do(func() {
-		if cs.Closed {
+	cs.sub.t.Do(func() {
+		if cs.closed {
 			return
 		}
 		if m.ConsumerEpoch != nil {
-			cs.Epoch = m.GetConsumerEpoch()
+			cs.epoch = m.GetConsumerEpoch()
 		}
 		if all {
-			cs.Sub.Requeue(cs, nil)
+			cs.sub.requeue(cs, nil)
 		} else {
-			cs.Sub.Requeue(cs, only)
+			cs.sub.requeue(cs, only)
 		}
-		cs.Sub.Dispatch()
+		cs.sub.Dispatch()
 	})
 }
 
@@ -123,22 +123,22 @@ func (cs *Consumer) Redeliver(m *proto.CommandRedeliverUnacknowledgedMessages) {
 // cursor is reset. It returns an error when the topic stopped. A
 // persistent topic's only (NonPersistent).
 func (cs *Consumer) Seek(m *proto.CommandSeek, done func()) error {
-	t := cs.Sub.T
+	t := cs.sub.t
 	return t.Call(func() {
-		s := cs.Sub
+		s := cs.sub
 		var pos ledger.Position
 		var ackSet []int64
 		if id := m.GetMessageId(); id != nil {
-			pos = t.SeekPosition(id)
-			if !t.B.Cfg.DisableBatchIndexAck {
+			pos = t.seekPosition(id)
+			if !t.b.cfg.DisableBatchIndexAck {
 				ackSet = id.GetAckSet()
 			}
 		} else {
 			pos = t.Led.FindByPublishTime(m.GetMessagePublishTime())
 		}
-		s.DisconnectAll(true)
+		s.disconnectAll(true)
 		s.Reset(pos, ackSet)
-		s.Persist(false)
+		s.persist(false)
 		done()
 	})
 }
@@ -148,11 +148,11 @@ func (cs *Consumer) Seek(m *proto.CommandSeek, done func()) error {
 // persistent topic, the subscription's mark-delete position, as Pulsar's
 // ServerCnx since 2.8. It returns an error when the topic stopped.
 func (cs *Consumer) LastMessageID(rid uint64, answer func(*proto.CommandGetLastMessageIdResponse)) error {
-	t := cs.Sub.T
+	t := cs.sub.t
 	return t.Call(func() {
-		resp := &proto.CommandGetLastMessageIdResponse{RequestId: &rid, LastMessageId: t.LastMessageIDFor(cs)}
-		if t.Name.Domain == "persistent" {
-			resp.ConsumerMarkDeletePosition = t.MarkDeleteID(cs.Sub.Cur.MarkDelete())
+		resp := &proto.CommandGetLastMessageIdResponse{RequestId: &rid, LastMessageId: t.lastMessageIDFor(cs)}
+		if t.name.Domain == "persistent" {
+			resp.ConsumerMarkDeletePosition = t.markDeleteID(cs.sub.Cur.MarkDelete())
 		}
 		answer(resp)
 	})
@@ -161,12 +161,12 @@ func (cs *Consumer) LastMessageID(rid uint64, answer func(*proto.CommandGetLastM
 // AnswerStats answers CONSUMER_STATS request rid of cs on the topic
 // goroutine: its name, permits, unacknowledged entries and type.
 func (cs *Consumer) AnswerStats(rid uint64) {
-	_ = cs.Sub.T.Call(func() {
+	_ = cs.sub.t.Call(func() {
 		permits := uint64(max(cs.Permits, 0))
-		unacked := uint64(len(cs.Pending))
-		typ := cs.Typ.String()
-		cs.Peer.Send(&proto.BaseCommand{Type: proto.BaseCommand_CONSUMER_STATS_RESPONSE.Enum(), ConsumerStatsResponse: &proto.CommandConsumerStatsResponse{
-			RequestId: &rid, ConsumerName: &cs.Name, AvailablePermits: &permits, UnackedMessages: &unacked, Type: &typ}})
+		unacked := uint64(len(cs.pending))
+		typ := cs.typ.String()
+		cs.peer.Send(&proto.BaseCommand{Type: proto.BaseCommand_CONSUMER_STATS_RESPONSE.Enum(), ConsumerStatsResponse: &proto.CommandConsumerStatsResponse{
+			RequestId: &rid, ConsumerName: &cs.name, AvailablePermits: &permits, UnackedMessages: &unacked, Type: &typ}})
 	})
 }
 
@@ -176,24 +176,24 @@ func (cs *Consumer) AnswerStats(rid uint64) {
 // PersistenceError when the cursor could not be deleted (msg "" for
 // success), or an error when the topic stopped.
 func (cs *Consumer) Unsubscribe(force bool) (code proto.ServerError, msg string, err error) {
-	t := cs.Sub.T
+	t := cs.sub.t
 	err = t.Call(func() {
-		s := cs.Sub
+		s := cs.sub
 		if len(s.Consumers) > 1 && !force {
-			code, msg = proto.ServerError_ConsumerBusy, "subscription "+s.Name+" has other consumers"
+			code, msg = proto.ServerError_ConsumerBusy, "subscription "+s.name+" has other consumers"
 			return
 		}
 		for _, other := range s.Consumers {
 			if other != cs {
-				other.Closed = true
-				other.Peer.Send(CloseConsumerCmd(other.Id))
+				other.closed = true
+				other.peer.Send(closeConsumerCmd(other.id))
 			}
 		}
 		s.Consumers = nil
-		cs.Closed = true
-		delete(t.Subs, s.Name)
-		if s.Durable {
-			if err := t.B.St.DeleteCursor(t.Name.Full, s.Name); err != nil {
+		cs.closed = true
+		delete(t.Subs, s.name)
+		if s.durable {
+			if err := t.b.st.DeleteCursor(t.name.Full, s.name); err != nil {
 				code, msg = proto.ServerError_PersistenceError, err.Error()
 			}
 		}
@@ -203,8 +203,8 @@ func (cs *Consumer) Unsubscribe(force bool) (code proto.ServerError, msg string,
 
 // Close takes cs off its subscription for CLOSE_CONSUMER and waits until
 // it is.
-func (cs *Consumer) Close() { _ = cs.Sub.T.Call(func() { cs.Sub.RemoveConsumer(cs) }) }
+func (cs *Consumer) Close() { _ = cs.sub.t.Call(func() { cs.sub.removeConsumer(cs) }) }
 
 // Detach takes cs off its subscription after its connection closed,
 // without waiting.
-func (cs *Consumer) Detach() { cs.Sub.T.RemoveConsumer(cs) }
+func (cs *Consumer) Detach() { cs.sub.t.removeConsumer(cs) }

@@ -7,8 +7,8 @@ import "github.com/pulsargo/sdk/brokerstub/internal/schema"
 
 // Schema is version v of the schema stored under id (SchemaID; v -1: the
 // latest), or schema.ErrNotFound.
-func (b *Engine) Schema(id string, v int64) (schema.Version, error) { return b.Schemas.Get(id, v) }
+func (b *Engine) Schema(id string, v int64) (schema.Version, error) { return b.schemas.Get(id, v) }
 
 // TxnEnabled reports whether the transaction coordinator runs
 // (Options.TransactionCoordinatorEnabled).
-func (b *Engine) TxnEnabled() bool { return b.Tc.Load() != nil }
+func (b *Engine) TxnEnabled() bool { return b.tc.Load() != nil }

@@ -34,7 +34,7 @@ type SendRequest struct {
 }
 
 // NonPersistent reports whether the producer's topic is non-persistent.
-func (p *Producer) NonPersistent() bool { return p.T.Np != nil }
+func (p *Producer) NonPersistent() bool { return p.t.np != nil }
 
 // Store stores the SEND r of p, or refuses it (encryption required,
 // transactions on a non-persistent topic, a terminated topic, a delay
@@ -42,39 +42,39 @@ func (p *Producer) NonPersistent() bool { return p.T.Np != nil }
 // duplicate; the receipt goes once the entry is durable (pipeline.go).
 // Topic goroutine (Producer.Do).
 func (p *Producer) Store(r *SendRequest) {
-	t, seq, highest := p.T, r.Seq, r.Highest
+	t, seq, highest := p.t, r.Seq, r.Highest
 	rawMeta, payload, md := r.Frame.RawMeta, r.Frame.Payload, r.Frame.Meta
-	if t.Limits.EncryptionRequired && len(md.GetEncryptionKeys()) == 0 {
-		p.Peer.Send(SendError(p.Id, seq, proto.ServerError_MetadataError, MsgMustEncrypt)) // gates.go
+	if t.limits.encryptionRequired && len(md.GetEncryptionKeys()) == 0 {
+		p.peer.Send(SendError(p.id, seq, proto.ServerError_MetadataError, msgMustEncrypt)) // gates.go
 		return
 	}
-	if t.Np != nil && r.InTxn { // as Pulsar's NonPersistentTopic
-		p.Peer.Send(SendError(p.Id, seq, proto.ServerError_NotAllowedError, "Do not support transaction on non-persistent topics"))
+	if t.np != nil && r.InTxn { // as Pulsar's NonPersistentTopic
+		p.peer.Send(SendError(p.id, seq, proto.ServerError_NotAllowedError, "Do not support transaction on non-persistent topics"))
 		return
 	}
-	if t.Np != nil {
+	if t.np != nil {
 		// Consumers' queues keep what they are sent until it is
 		// written, so they get a copy of the pooled frame.
 		meta, body := slices.Clone(rawMeta), slices.Clone(payload)
-		t.PublishNonPersistent(p, seq, highest, meta, body, r.Num)
+		t.publishNonPersistent(p, seq, highest, meta, body, r.Num)
 		return
 	}
-	if t.Adm.Terminated {
-		p.Peer.Send(SendError(p.Id, seq, proto.ServerError_TopicTerminatedError, "Topic was already terminated"))
+	if t.adm.terminated {
+		p.peer.Send(SendError(p.id, seq, proto.ServerError_TopicTerminatedError, "Topic was already terminated"))
 		return
 	}
-	if msg := t.ExceedsMaxDelay(md); msg != "" { // delayed.go
-		p.Peer.Send(SendError(p.Id, seq, proto.ServerError_NotAllowedError, msg))
+	if msg := t.exceedsMaxDelay(md); msg != "" { // delayed.go
+		p.peer.Send(SendError(p.id, seq, proto.ServerError_NotAllowedError, msg))
 		return
 	}
-	if t.Dedup.IsDuplicate(md, p.Name, seq) {
-		p.Peer.Send(t.DupReceipt(p.Id, seq, highest))
+	if t.dedup.isDuplicate(md, p.name, seq) {
+		p.peer.Send(t.dupReceipt(p.id, seq, highest))
 		return
 	}
 	stored := rawMeta
 	if r.InTxn {
-		if err := t.TxnAdmitSend(r.Txn); err != nil { // txn_topic.go
-			p.Peer.Send(SendError(p.Id, seq, TxnErrorCode(err), txn.ErrorText(err)))
+		if err := t.txnAdmitSend(r.Txn); err != nil { // txn_topic.go
+			p.peer.Send(SendError(p.id, seq, TxnErrorCode(err), txn.ErrorText(err)))
 			return
 		}
 		stored = txn.Tagged(rawMeta, r.Txn)
@@ -101,23 +101,23 @@ func (p *Producer) Store(r *SendRequest) {
 // failed): the receipt, or a SEND_ERROR. Topic goroutine; r.Frame may be
 // released by now: only its decoded Meta is used.
 func (p *Producer) stored(r *SendRequest, pos ledger.Position, err error) {
-	t := p.T
+	t := p.t
 	if err != nil {
-		t.B.Log.Error("store entry", "topic", t.Name.Full, "producer", p.Name, "err", err)
-		p.Peer.Send(SendError(p.Id, r.Seq, proto.ServerError_PersistenceError, err.Error()))
+		t.b.log.Error("store entry", "topic", t.name.Full, "producer", p.name, "err", err)
+		p.peer.Send(SendError(p.id, r.Seq, proto.ServerError_PersistenceError, err.Error()))
 		return
 	}
 	md := r.Frame.Meta
 	if r.InTxn {
-		t.TxnStored(r.Txn, pos)
+		t.txnStored(r.Txn, pos)
 	} else {
 		// A transaction's entry has its info parsed from the stored,
 		// txn-tagged metadata instead.
-		t.NoteInfo(pos, md, r.Num)
+		t.noteInfo(pos, md, r.Num)
 	}
-	t.CountIn(p, r.Num, r.Size)
-	t.Dedup.Record(md, p.Name, r.Seq, r.Highest)
-	p.Peer.Send(p.Receipt.Fill(p.Id, r.Seq, r.Highest, pos, int32(t.Name.Partition)))
+	t.countIn(p, r.Num, r.Size)
+	t.dedup.record(md, p.name, r.Seq, r.Highest)
+	p.peer.Send(p.receipt.fill(p.id, r.Seq, r.Highest, pos, int32(t.name.Partition)))
 }
 
 // DropNonPersistent drops a SEND of p (a non-persistent topic's) that its
@@ -125,10 +125,10 @@ func (p *Producer) stored(r *SendRequest, pos ledger.Position, err error) {
 // drop rate, and answered with the receipt of a dropped message. It
 // reports false if the topic has stopped (nothing was answered).
 func (p *Producer) DropNonPersistent(seq, highest uint64, num int64) bool {
-	t := p.T
+	t := p.t
 	return t.Do(func() {
-		t.Np.PublisherDropRate(p).Record(t.B.Cfg.Clock.Now(), num)
-		p.Peer.Send(t.Receipt(p.Id, seq, highest, NpDropID))
+		t.np.publisherDropRate(p).Record(t.b.cfg.Clock.Now(), num)
+		p.peer.Send(t.Receipt(p.id, seq, highest, npDropID))
 	})
 }
 
@@ -138,16 +138,16 @@ func (p *Producer) DropNonPersistent(seq, highest uint64, num int64) bool {
 // a token again. Connection goroutine (the counters and rates are safe to
 // use from any goroutine).
 func (p *Producer) ChargePublish(msgs int32, size int, held func(*RatePair, time.Duration)) {
-	t := p.T
-	t.Rates.PublishedMsgs.Add(int64(max(msgs, 1)))
-	t.Rates.PublishedBytes.Add(int64(size))
-	br, tr := t.B.BrokerRates().Publish, t.Rates.Publish.Load()
+	t := p.t
+	t.rates.publishedMsgs.Add(int64(max(msgs, 1)))
+	t.rates.publishedBytes.Add(int64(size))
+	br, tr := t.b.brokerRates().publish, t.rates.publish.Load()
 	if br == nil && tr == nil {
 		return
 	}
-	now := t.B.Cfg.Clock.Now()
+	now := t.b.cfg.Clock.Now()
 	for _, rp := range []*RatePair{br, tr} {
-		rp.Consume(int64(max(msgs, 1)), int64(size), now)
+		rp.consume(int64(max(msgs, 1)), int64(size), now)
 		if w := rp.Wait(now); w > 0 {
 			held(rp, w)
 		}

@@ -33,12 +33,12 @@ const statsInterval = 60 * time.Second
 type topicRates struct {
 	dispatch *RatePair // the topic's dispatch buckets; nil: none
 	subSpec  rateSpec  // each subscription's dispatch rate
-	// Publish are the topic's publish buckets, read by connection
+	// publish are the topic's publish buckets, read by connection
 	// goroutines (ratelimit_publish.go); nil: none.
-	Publish atomic.Pointer[RatePair]
+	publish atomic.Pointer[RatePair]
 	// published counts the messages and bytes SENT to the topic, for its
 	// average publish rate (connection goroutines add).
-	PublishedMsgs, PublishedBytes atomic.Int64
+	publishedMsgs, publishedBytes atomic.Int64
 	// The average publish rate over the last stats interval, and where
 	// that interval started. Topic goroutine.
 	pubRateMsgs, pubRateBytes int64
@@ -64,15 +64,15 @@ type subRates struct {
 // namespace's and the broker's, keeping the buckets of a rate that did not
 // change. Topic goroutine; on load and on every policy change.
 func (t *Topic) applyRates() {
-	b, now := t.B, t.B.Cfg.Clock.Now()
-	r := &t.Rates
+	b, now := t.b, t.b.cfg.Clock.Now()
+	r := &t.rates
 	if r.pubMark.IsZero() {
 		r.pubMark = now
 	}
-	r.dispatch = r.dispatch.renew(b.dispatchRateFor(t.Name, topicDispatch), now)
-	r.subSpec = b.dispatchRateFor(t.Name, subscriptionDispatch)
-	r.Publish.Store(r.Publish.Load().renew(b.publishRateFor(t.Name), now))
-	if spec := b.subscribeRateFor(t.Name); spec != r.subscribe {
+	r.dispatch = r.dispatch.renew(b.dispatchRateFor(t.name, topicDispatch), now)
+	r.subSpec = b.dispatchRateFor(t.name, subscriptionDispatch)
+	r.publish.Store(r.publish.Load().renew(b.publishRateFor(t.name), now))
+	if spec := b.subscribeRateFor(t.name); spec != r.subscribe {
 		r.subscribe, r.subscribers = spec, nil
 	}
 }
@@ -80,15 +80,15 @@ func (t *Topic) applyRates() {
 // subPair returns the subscription's dispatch buckets, made anew when its
 // rate changed (applyRates).
 func (s *Subscription) subPair() *RatePair {
-	if spec := s.T.Rates.subSpec; !s.rl.inited || s.rl.spec != spec {
-		s.rl.pair, s.rl.spec, s.rl.inited = newRatePair(spec, s.T.B.Cfg.Clock.Now()), spec, true
+	if spec := s.t.rates.subSpec; !s.rl.inited || s.rl.spec != spec {
+		s.rl.pair, s.rl.spec, s.rl.inited = newRatePair(spec, s.t.b.cfg.Clock.Now()), spec, true
 	}
 	return s.rl.pair
 }
 
 // dispatchLimited reports whether any dispatch rate applies to s.
 func (s *Subscription) dispatchLimited() bool {
-	return s.subPair() != nil || s.T.Rates.dispatch != nil || s.T.B.BrokerRates().dispatch != nil
+	return s.subPair() != nil || s.t.rates.dispatch != nil || s.t.b.brokerRates().dispatch != nil
 }
 
 // rateHeld reports whether s must wait for its dispatch rates, arming the
@@ -97,20 +97,20 @@ func (s *Subscription) rateHeld() bool {
 	if !s.rl.held && !s.dispatchLimited() {
 		return false
 	}
-	now := s.T.B.Cfg.Clock.Now()
+	now := s.t.b.cfg.Clock.Now()
 	s.relativeRates(now)
-	w := max(s.T.B.BrokerRates().dispatch.Wait(now), s.T.Rates.dispatch.Wait(now), s.subPair().Wait(now))
+	w := max(s.t.b.brokerRates().dispatch.Wait(now), s.t.rates.dispatch.Wait(now), s.subPair().Wait(now))
 	if w == 0 {
 		s.rl.held = false
 		return false
 	}
 	s.rl.held = true
 	if s.rl.wake == nil {
-		t := s.T
-		s.rl.wake = t.B.Cfg.Clock.AfterFunc(w, func() {
+		t := s.t
+		s.rl.wake = t.b.cfg.Clock.AfterFunc(w, func() {
 			t.Do(func() {
 				s.rl.wake = nil
-				if t.Subs[s.Name] == s {
+				if t.Subs[s.name] == s {
 					s.Dispatch()
 				}
 			})
@@ -125,16 +125,16 @@ func (s *Subscription) chargeDispatch(msgs int64, size int) {
 	if !s.dispatchLimited() {
 		return
 	}
-	r := s.T.B.Cfg.RateLimits
+	r := s.t.b.cfg.RateLimits
 	if r.DispatchSparesCaughtUp && !s.backlogged() {
 		return
 	}
 	if r.DispatchCountsEntries {
 		msgs = 1
 	}
-	now := s.T.B.Cfg.Clock.Now()
-	for _, p := range []*RatePair{s.T.B.BrokerRates().dispatch, s.T.Rates.dispatch, s.subPair()} {
-		p.Consume(msgs, int64(size), now)
+	now := s.t.b.cfg.Clock.Now()
+	for _, p := range []*RatePair{s.t.b.brokerRates().dispatch, s.t.rates.dispatch, s.subPair()} {
+		p.consume(msgs, int64(size), now)
 		if p.Wait(now) > 0 {
 			s.rl.held = true
 		}
@@ -143,20 +143,20 @@ func (s *Subscription) chargeDispatch(msgs int64, size int) {
 
 // backlogged reports whether s is backloggedEntries or more behind.
 func (s *Subscription) backlogged() bool {
-	last, ok := s.T.Led.Last()
+	last, ok := s.t.Led.Last()
 	return ok && s.Cur.Backlog(last) >= backloggedEntries
 }
 
 // relativeRates brings the rates relative to the publish rate up to date:
 // the topic's average publish rate over the last stats interval is added.
 func (s *Subscription) relativeRates(now time.Time) {
-	t := s.T
-	if !t.Rates.subSpec.relative && (t.Rates.dispatch == nil || !t.Rates.dispatch.spec.relative) {
+	t := s.t
+	if !t.rates.subSpec.relative && (t.rates.dispatch == nil || !t.rates.dispatch.spec.relative) {
 		return
 	}
-	r := &t.Rates
+	r := &t.rates
 	if d := now.Sub(r.pubMark); d >= statsInterval {
-		msgs, bytes := r.PublishedMsgs.Load(), r.PublishedBytes.Load()
+		msgs, bytes := r.publishedMsgs.Load(), r.publishedBytes.Load()
 		r.pubRateMsgs = int64(float64(msgs-r.pubMarkMsgs) / d.Seconds())
 		r.pubRateBytes = int64(float64(bytes-r.pubMarkBytes) / d.Seconds())
 		r.pubMark, r.pubMarkMsgs, r.pubMarkBytes = now, msgs, bytes

@@ -49,7 +49,7 @@ func (p *RatePair) renew(spec rateSpec, now time.Time) *RatePair {
 	return newRatePair(spec, now)
 }
 
-func (p *RatePair) Consume(msgs, bytes int64, now time.Time) {
+func (p *RatePair) consume(msgs, bytes int64, now time.Time) {
 	if p == nil {
 		return
 	}
@@ -94,14 +94,14 @@ func (p *RatePair) relativeTo(msgsPerSec, bytesPerSec int64, now time.Time) {
 // first use.
 type brokerRates struct {
 	once              sync.Once
-	Publish, dispatch *RatePair
+	publish, dispatch *RatePair
 }
 
-func (b *Engine) BrokerRates() *brokerRates {
+func (b *Engine) brokerRates() *brokerRates {
 	br := &b.rates
 	br.once.Do(func() {
-		r, now := b.Cfg.RateLimits, b.Cfg.Clock.Now()
-		br.Publish = newRatePair(rateSpec{msgs: r.BrokerPublishMsgRate, bytes: r.BrokerPublishByteRate, period: time.Second}, now)
+		r, now := b.cfg.RateLimits, b.cfg.Clock.Now()
+		br.publish = newRatePair(rateSpec{msgs: r.BrokerPublishMsgRate, bytes: r.BrokerPublishByteRate, period: time.Second}, now)
 		br.dispatch = newRatePair(rateSpec{msgs: r.BrokerDispatchMsgRate, bytes: r.BrokerDispatchByteRate, period: time.Second}, now)
 	})
 	return br
@@ -157,7 +157,7 @@ func (b *Engine) policyValue(raw json.RawMessage, ok bool, out any) bool {
 	if json.Unmarshal(raw, &m) != nil {
 		return false
 	}
-	if v, ok := m[b.Cfg.ClusterName]; ok && len(m) == 1 {
+	if v, ok := m[b.cfg.ClusterName]; ok && len(m) == 1 {
 		raw = v
 	}
 	return json.Unmarshal(raw, out) == nil
@@ -177,7 +177,7 @@ const (
 func (b *Engine) dispatchRateFor(name TopicName, kind dispatchKind) rateSpec {
 	pol := b.Pol()
 	topicField, nsFields := "dispatchRate", []string{"topicDispatchRate", "clusterDispatchRate"}
-	r := b.Cfg.RateLimits
+	r := b.cfg.RateLimits
 	def := rateSpec{msgs: r.TopicDispatchMsgRate, bytes: r.TopicDispatchByteRate, period: time.Second, relative: r.DispatchRelativeToPublishRate}
 	if kind == subscriptionDispatch {
 		topicField, nsFields = "subscriptionDispatchRate", []string{"subscriptionDispatchRate"}
@@ -215,7 +215,7 @@ func (b *Engine) publishRateFor(name TopicName) rateSpec {
 	if raw, ok, _ := pol.NamespacePolicy(name.Namespace, "publishMaxMessageRate"); b.policyValue(raw, ok, &j) {
 		return spec()
 	}
-	r := b.Cfg.RateLimits
+	r := b.cfg.RateLimits
 	return rateSpec{msgs: r.TopicPublishMsgRate, bytes: r.TopicPublishByteRate, period: time.Second}
 }
 
@@ -235,7 +235,7 @@ func (b *Engine) subscribeRateFor(name TopicName) rateSpec {
 	if raw, ok, _ := pol.NamespacePolicy(name.Namespace, "clusterSubscribeRate"); b.policyValue(raw, ok, &j) {
 		return spec()
 	}
-	r := b.Cfg.RateLimits
+	r := b.cfg.RateLimits
 	return rateSpec{msgs: r.SubscribeRatePerConsumer, period: r.SubscribeRatePeriod}
 }
 

@@ -29,26 +29,26 @@ type subscriberKey struct {
 // refuseSubscribeRate returns Pulsar's refusal of cs's subscribe beyond its
 // subscribe rate, or "" when it may go on (and is counted).
 func (t *Topic) refuseSubscribeRate(cs *Consumer) string {
-	spec := t.Rates.subscribe
-	if t.Np != nil || !spec.on() || exemptFromLimits(t.Name) {
+	spec := t.rates.subscribe
+	if t.np != nil || !spec.on() || exemptFromLimits(t.name) {
 		return ""
 	}
 	host := ""
-	if a := cs.Peer.RemoteAddr(); a != nil {
+	if a := cs.peer.RemoteAddr(); a != nil {
 		host = a.String()
 		if h, _, err := net.SplitHostPort(host); err == nil {
 			host = h
 		}
 	}
-	key := subscriberKey{host: host, name: cs.Name, id: cs.Id}
-	now := t.B.Cfg.Clock.Now()
-	bk := t.Rates.subscribers[key]
+	key := subscriberKey{host: host, name: cs.name, id: cs.id}
+	now := t.b.cfg.Clock.Now()
+	bk := t.rates.subscribers[key]
 	if bk == nil {
-		if t.Rates.subscribers == nil || len(t.Rates.subscribers) >= maxSubscribers {
+		if t.rates.subscribers == nil || len(t.rates.subscribers) >= maxSubscribers {
 			t.pruneSubscribers()
 		}
 		bk = ratelimit.New(spec.msgs, spec.period, now)
-		t.Rates.subscribers[key] = bk
+		t.rates.subscribers[key] = bk
 	}
 	if bk.Tokens(now) < 1 {
 		return msgSubscribeRate
@@ -60,17 +60,17 @@ func (t *Topic) refuseSubscribeRate(cs *Consumer) string {
 // pruneSubscribers drops the buckets that are full again; if that leaves
 // the map at its bound, it starts afresh.
 func (t *Topic) pruneSubscribers() {
-	if t.Rates.subscribers == nil {
-		t.Rates.subscribers = map[subscriberKey]*ratelimit.Bucket{}
+	if t.rates.subscribers == nil {
+		t.rates.subscribers = map[subscriberKey]*ratelimit.Bucket{}
 		return
 	}
-	now := t.B.Cfg.Clock.Now()
-	for k, bk := range t.Rates.subscribers {
+	now := t.b.cfg.Clock.Now()
+	for k, bk := range t.rates.subscribers {
 		if rate, _ := bk.Rate(); bk.Tokens(now) >= rate {
-			delete(t.Rates.subscribers, k)
+			delete(t.rates.subscribers, k)
 		}
 	}
-	if len(t.Rates.subscribers) >= maxSubscribers {
-		clear(t.Rates.subscribers)
+	if len(t.rates.subscribers) >= maxSubscribers {
+		clear(t.rates.subscribers)
 	}
 }

@@ -50,7 +50,7 @@ func (b *Engine) TopicForUse(name TopicName) (*Topic, error) {
 	}
 	t, err := b.GetTopic(name, create)
 	if err == nil && !existed {
-		b.TopicsChanged() // auto-created: tell the topic-list watchers
+		b.topicsChanged() // auto-created: tell the topic-list watchers
 	}
 	return t, err
 }
@@ -65,11 +65,11 @@ func (b *Engine) TopicExists(name TopicName) bool {
 }
 
 func (b *Engine) storedLocked(name TopicName) bool {
-	parts, _ := b.St.Partitions()
+	parts, _ := b.st.Partitions()
 	if n, ok := parts[name.Base]; ok && (name.Partition < 0 || name.Partition < n) {
 		return true
 	}
-	stored, _ := b.St.Topics()
+	stored, _ := b.st.Topics()
 	return slices.Contains(stored, name.Full)
 }
 
@@ -85,7 +85,7 @@ func (b *Engine) PartitionCountOf(name TopicName) int {
 }
 
 func (b *Engine) PartitionCount(full string) int {
-	parts, err := b.St.Partitions()
+	parts, err := b.st.Partitions()
 	if err != nil {
 		return 0
 	}
@@ -93,9 +93,9 @@ func (b *Engine) PartitionCount(full string) int {
 }
 
 func (b *Engine) PartitionedTopics() map[string]int {
-	parts, err := b.St.Partitions()
+	parts, err := b.st.Partitions()
 	if err != nil {
-		b.Log.Warn("list partitioned topics", "err", err)
+		b.log.Warn("list partitioned topics", "err", err)
 	}
 	return parts
 }
@@ -115,10 +115,10 @@ func (b *Engine) CreatePartitionedTopic(topic string, n int) error {
 	if cur := b.PartitionCount(name.Full); cur != 0 && cur != n {
 		return fmt.Errorf("brokerstub: %s already has %d partitions", name.Full, cur)
 	}
-	if err := b.St.SetPartitions(name.Full, n); err != nil {
+	if err := b.st.SetPartitions(name.Full, n); err != nil {
 		return err
 	}
-	b.TopicsChanged()
+	b.topicsChanged()
 	return nil
 }
 
@@ -136,7 +136,7 @@ func (b *Engine) Unload(topicName string) error {
 	}
 	if name.Partition < 0 {
 		for full, t := range b.topics {
-			if t.Name.Base == name.Full {
+			if t.name.Base == name.Full {
 				ts = append(ts, t)
 				delete(b.topics, full)
 			}
@@ -166,7 +166,7 @@ func (b *Engine) AutoCreatePartitions(name TopicName) (int, error) {
 	if err := b.refuseAutoPartitioned(name, n); err != nil { // limits_admin.go
 		return 0, err
 	}
-	if err := b.St.SetPartitions(name.Full, n); err != nil {
+	if err := b.st.SetPartitions(name.Full, n); err != nil {
 		return 0, err
 	}
 	return n, nil

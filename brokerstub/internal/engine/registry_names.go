@@ -6,9 +6,9 @@ import "sort"
 // partitions of partitioned topics, sorted.
 func (b *Engine) TopicNames() []string {
 	seen := map[string]bool{}
-	stored, err := b.St.Topics()
+	stored, err := b.st.Topics()
 	if err != nil {
-		b.Log.Warn("list stored topics", "err", err)
+		b.log.Warn("list stored topics", "err", err)
 	}
 	for _, t := range stored {
 		seen[t] = true

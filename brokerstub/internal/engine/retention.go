@@ -89,7 +89,7 @@ func (b *Engine) Retention(name TopicName) ledger.Retention {
 			return p.Retention()
 		}
 	}
-	return b.Cfg.Retention
+	return b.cfg.Retention
 }
 
 // slowestDurable returns the persisted mark-delete position of the slowest
@@ -101,7 +101,7 @@ func (t *Topic) slowestDurable() (ledger.Position, bool) {
 	var slowest ledger.Position
 	found := false
 	for _, s := range t.Subs {
-		if !s.Durable {
+		if !s.durable {
 			continue
 		}
 		if md := s.Cur.PersistedMarkDelete(); !found || md.Less(slowest) {
@@ -116,7 +116,7 @@ func (t *Topic) slowestDurable() (ledger.Position, bool) {
 // what goes (non-durable ones: readers) are first moved past it. Topic
 // goroutine.
 func (t *Topic) trimLedgers() {
-	if t.Name.Domain != "persistent" {
+	if t.name.Domain != "persistent" {
 		return
 	}
 	slowest, durable := t.slowestDurable()
@@ -128,7 +128,7 @@ func (t *Topic) trimLedgers() {
 	if !t.Led.OldestConsumed(slowest, durable) {
 		return // the common case, without reading the policies
 	}
-	gone := t.Led.Trimmable(slowest, durable, t.B.Retention(t.Name), t.B.Cfg.Clock.Now())
+	gone := t.Led.Trimmable(slowest, durable, t.b.Retention(t.name), t.b.cfg.Clock.Now())
 	if len(gone) == 0 {
 		return
 	}
@@ -139,7 +139,7 @@ func (t *Topic) trimLedgers() {
 		}
 	}
 	if err := t.Led.DeleteBefore(last.Ledger + 1); err != nil {
-		t.B.Log.Error("trim ledgers", "topic", t.Name.Full, "err", err)
+		t.b.log.Error("trim ledgers", "topic", t.name.Full, "err", err)
 		return
 	}
 	for p := range t.infos {
@@ -148,14 +148,14 @@ func (t *Topic) trimLedgers() {
 		}
 	}
 	t.pruneAborted() // txn_topic.go
-	t.B.Log.Debug("trimmed ledgers", "topic", t.Name.Full, "ledgers", len(gone), "through", last)
+	t.b.log.Debug("trimmed ledgers", "topic", t.name.Full, "ledgers", len(gone), "through", last)
 }
 
 // afterAppend trims when the entry at p filled its ledger: Pulsar closes a
 // full ledger and trims at once. Topic goroutine.
 func (t *Topic) afterAppend(p ledger.Position) {
 	// Full by entries, or closed by another rule (internal/ledger/rollover.go).
-	if p.Entry == int64(t.B.Cfg.LedgerRolloverEntries)-1 || t.Led.Closed() {
+	if p.Entry == int64(t.b.cfg.LedgerRolloverEntries)-1 || t.Led.Closed() {
 		t.trimLedgers()
 	}
 }
@@ -182,7 +182,7 @@ func (p *policyTimers) stop() {
 
 // armRetentionCheck schedules the next periodic trim.
 func (t *Topic) armRetentionCheck() {
-	t.timers.stopRetention = t.B.Cfg.Clock.AfterFunc(t.B.Cfg.RetentionCheckInterval, func() {
+	t.timers.stopRetention = t.b.cfg.Clock.AfterFunc(t.b.cfg.RetentionCheckInterval, func() {
 		t.Do(func() {
 			t.trimLedgers()
 			t.armRetentionCheck()

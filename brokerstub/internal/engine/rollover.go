@@ -20,7 +20,7 @@ import (
 
 // rolloverOptions sets the rollover limits of a topic's ledger.
 func (b *Engine) rolloverOptions(o *ledger.Options) {
-	l := b.Cfg.Lifecycle
+	l := b.cfg.Lifecycle
 	o.MaxSize = l.LedgerMaxSize
 	o.MaxRolloverTime = l.LedgerMaxRolloverTime
 	o.MinRolloverTime = l.LedgerMinRolloverTime
@@ -29,10 +29,10 @@ func (b *Engine) rolloverOptions(o *ledger.Options) {
 // armRollover starts the periodic rollover checks of a persistent topic.
 // Topic goroutine.
 func (t *Topic) armRollover() {
-	if t.Np != nil {
+	if t.np != nil {
 		return
 	}
-	l := t.B.Cfg.Lifecycle
+	l := t.b.cfg.Lifecycle
 	var stops []func() bool
 	if d := l.LedgerMaxRolloverTime; d > 0 {
 		stops = append(stops, t.rollEvery(d, func(now time.Time) bool { return t.Led.RollIfFull(now) }))
@@ -55,12 +55,12 @@ func (t *Topic) rollEvery(d time.Duration, roll func(now time.Time) bool) func()
 	var stop func() bool
 	var arm func()
 	arm = func() {
-		stop = t.B.Cfg.Clock.AfterFunc(d, func() {
+		stop = t.b.cfg.Clock.AfterFunc(d, func() {
 			t.Do(func() {
 				if t.life.stopRollover == nil {
 					return // stopped
 				}
-				if roll(t.B.Cfg.Clock.Now()) {
+				if roll(t.b.cfg.Clock.Now()) {
 					t.trimLedgers() // retention.go
 				}
 				arm()

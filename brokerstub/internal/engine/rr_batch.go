@@ -21,7 +21,7 @@ type rrRun struct {
 // the run is not full and the consumer is attached and has permits.
 func (s *Subscription) continueRun() *Consumer {
 	r := &s.run
-	if r.cs == nil || r.full || r.cs.Closed || r.cs.availablePermits() <= 0 {
+	if r.cs == nil || r.full || r.cs.closed || r.cs.availablePermits() <= 0 {
 		return nil
 	}
 	return r.cs

@@ -10,25 +10,25 @@ import (
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
-// NewSchemaRegistry builds the registry over the broker's current store,
+// newSchemaRegistry builds the registry over the broker's current store,
 // with the broker-level policy of opts.
-func NewSchemaRegistry(b *Engine) (*schema.Registry, error) {
+func newSchemaRegistry(b *Engine) (*schema.Registry, error) {
 	def := schema.Policy{}
-	if s := b.Cfg.SchemaCompatibilityStrategy; s != "" {
+	if s := b.cfg.SchemaCompatibilityStrategy; s != "" {
 		st, err := schema.ParseStrategy(s)
 		if err != nil {
 			return nil, fmt.Errorf("brokerstub: SchemaCompatibilityStrategy: %w", err)
 		}
 		def.Strategy = st
 	}
-	if b.Cfg.DisableSchemaAutoUpdate {
+	if b.cfg.DisableSchemaAutoUpdate {
 		def.AutoUpdate = new(bool)
 	}
-	if b.Cfg.SchemaValidationEnforced {
+	if b.cfg.SchemaValidationEnforced {
 		t := true
 		def.ValidationEnforced = &t
 	}
-	r := schema.New(func() schema.Store { return b.St.(store.SchemaStore) }, b.Cfg.Clock.Now, def)
+	r := schema.New(func() schema.Store { return b.st.(store.SchemaStore) }, b.cfg.Clock.Now, def)
 	r.SetLookup(b.schemaPolicy) // the namespace and topic policies: schema_policies.go
 	return r, nil
 }
@@ -74,9 +74,9 @@ func SchemaError(err error) proto.ServerError {
 func (b *Engine) AddProducerSchema(name TopicName, p *proto.Schema) ([]byte, error) {
 	s, ok := fromProto(p)
 	if !ok {
-		return []byte{}, b.Schemas.CheckProducerWithoutSchema(SchemaID(name))
+		return []byte{}, b.schemas.CheckProducerWithoutSchema(SchemaID(name))
 	}
-	v, err := b.Schemas.AddSchema(SchemaID(name), s)
+	v, err := b.schemas.AddSchema(SchemaID(name), s)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +95,7 @@ func (t *Topic) CheckConsumerSchema(p *proto.Schema) error {
 	if err := t.Call(func() { active = t.schemaActive() }); err != nil {
 		return err
 	}
-	return t.B.Schemas.CheckConsumer(SchemaID(t.Name), s, active)
+	return t.b.schemas.CheckConsumer(SchemaID(t.name), s, active)
 }
 
 // schemaActive reports whether the topic is in use, so that a consumer's
@@ -103,12 +103,12 @@ func (t *Topic) CheckConsumerSchema(p *proto.Schema) error {
 // other than AUTO_CONSUME ones, or stored entries (Pulsar counts the entries
 // added since the topic was loaded; the stub counts those stored).
 func (t *Topic) schemaActive() bool {
-	if len(t.Producers) > 0 || t.Led.Len() > 0 {
+	if len(t.producers) > 0 || t.Led.Len() > 0 {
 		return true
 	}
 	for _, s := range t.Subs {
 		for _, cs := range s.Consumers {
-			if !cs.AutoConsume {
+			if !cs.autoConsume {
 				return true
 			}
 		}
@@ -126,5 +126,5 @@ func (b *Engine) DeleteSchema(topic string, force bool) (int64, error) {
 	if err != nil {
 		return -1, err
 	}
-	return b.Schemas.Delete(SchemaID(name), force)
+	return b.schemas.Delete(SchemaID(name), force)
 }

@@ -28,15 +28,15 @@ func (b *Engine) subscriptionExpiration(name TopicName) time.Duration {
 			return time.Duration(max(minutes, 0)) * time.Minute
 		}
 	}
-	return b.Cfg.Lifecycle.SubscriptionExpiration
+	return b.cfg.Lifecycle.SubscriptionExpiration
 }
 
 // checkInactiveSubscriptions is one run of
 // BrokerService.checkInactiveSubscriptions.
 func (b *Engine) checkInactiveSubscriptions() {
-	now := b.Cfg.Clock.Now()
+	now := b.cfg.Clock.Now()
 	for _, t := range b.LoadedTopics() {
-		if t.Name.Domain != "persistent" {
+		if t.name.Domain != "persistent" {
 			continue
 		}
 		_ = t.Call(func() { t.expireSubscriptions(now) })
@@ -50,13 +50,13 @@ func (t *Topic) expireSubscriptions(now time.Time) {
 		t.life.subIdleSince = map[string]time.Time{}
 	}
 	for name := range t.life.subIdleSince {
-		if s := t.Subs[name]; s == nil || !s.Durable {
+		if s := t.Subs[name]; s == nil || !s.durable {
 			delete(t.life.subIdleSince, name)
 		}
 	}
-	exp := t.B.subscriptionExpiration(t.Name)
+	exp := t.b.subscriptionExpiration(t.name)
 	for name, s := range t.Subs {
-		if !s.Durable || name == compactionSubscription {
+		if !s.durable || name == compactionSubscription {
 			continue
 		}
 		since, seen := t.life.subIdleSince[name]
@@ -72,25 +72,25 @@ func (t *Topic) expireSubscriptions(now time.Time) {
 // deleteExpiredSubscription deletes a subscription without consumers.
 // Topic goroutine.
 func (t *Topic) deleteExpiredSubscription(s *Subscription) {
-	s.DisconnectAll(false)
-	delete(t.Subs, s.Name)
-	delete(t.life.subIdleSince, s.Name)
-	if err := t.B.St.DeleteCursor(t.Name.Full, s.Name); err != nil {
-		t.B.Log.Warn("delete expired subscription", "topic", t.Name.Full, "subscription", s.Name, "err", err)
+	s.disconnectAll(false)
+	delete(t.Subs, s.name)
+	delete(t.life.subIdleSince, s.name)
+	if err := t.b.st.DeleteCursor(t.name.Full, s.name); err != nil {
+		t.b.log.Warn("delete expired subscription", "topic", t.name.Full, "subscription", s.name, "err", err)
 		return
 	}
-	t.B.Log.Info("subscription deleted for inactivity", "topic", t.Name.Full, "subscription", s.Name)
+	t.b.log.Info("subscription deleted for inactivity", "topic", t.name.Full, "subscription", s.name)
 	t.trimLedgers() // what only it kept may go now (retention.go)
 }
 
 // subscriptionIdle notes that s lost its last consumer: its idle time
 // counts from now. Topic goroutine.
 func (t *Topic) subscriptionIdle(s *Subscription) {
-	if !s.Durable || len(s.Consumers) > 0 {
+	if !s.durable || len(s.Consumers) > 0 {
 		return
 	}
 	if t.life.subIdleSince == nil {
 		t.life.subIdleSince = map[string]time.Time{}
 	}
-	t.life.subIdleSince[s.Name] = t.B.Cfg.Clock.Now()
+	t.life.subIdleSince[s.name] = t.b.cfg.Clock.Now()
 }

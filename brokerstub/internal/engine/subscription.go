@@ -11,23 +11,23 @@ import (
 
 // BeforeFirst is the cursor position meaning "nothing acknowledged yet":
 // the ledger's Next of it is the topic's first entry.
-var BeforeFirst = ledger.Position{Ledger: -1, Entry: -1}
+var beforeFirst = ledger.Position{Ledger: -1, Entry: -1}
 
 // Subscription is a named cursor on a topic with the consumers attached to
 // it and its dispatcher state. Owned by the topic goroutine.
 type Subscription struct {
-	T       *Topic
-	Name    string
-	Durable bool
-	Typ     proto.CommandSubscribe_SubType
+	t       *Topic
+	name    string
+	durable bool
+	typ     proto.CommandSubscribe_SubType
 	Cur     *cursor.Cursor
 
 	// readPos is the last position normal dispatch has read; entries after
 	// it have never been dispatched since the last reset.
 	readPos ledger.Position
-	// Replay holds positions to deliver again, in order, before any new
+	// replay holds positions to deliver again, in order, before any new
 	// entry (on Key_Shared, before any new entry of the same hash).
-	Replay keyshared.Replay
+	replay keyshared.Replay
 	// redeliveries counts how often each position was handed out again.
 	redeliveries map[ledger.Position]uint32
 	// scratch is the MESSAGE command reused for every delivery (outq.go).
@@ -49,7 +49,7 @@ type Subscription struct {
 
 	// Key_Shared: the dispatcher (nil for other types), its consumers by
 	// dispatcher id, and the last id given out. See keyshared.go.
-	Ks     *keyshared.KeyShared
+	ks     *keyshared.KeyShared
 	ksByID map[keyshared.ConsumerID]*Consumer
 	ksSeq  keyshared.ConsumerID
 
@@ -70,26 +70,26 @@ type Subscription struct {
 // Consumer is one consumer attached to a subscription. Its fields are owned
 // by the topic goroutine.
 type Consumer struct {
-	Id       uint64
-	Name     string
-	Peer     peer // its connection
-	Sub      *Subscription
-	Typ      proto.CommandSubscribe_SubType
-	Priority int32
-	Epoch    uint64
+	id       uint64
+	name     string
+	peer     peer // its connection
+	sub      *Subscription
+	typ      proto.CommandSubscribe_SubType
+	priority int32
+	epoch    uint64
 	Permits  int64
-	// Pending holds the entries delivered to this consumer and not yet fully
+	// pending holds the entries delivered to this consumer and not yet fully
 	// acknowledged.
-	Pending map[ledger.Position]PendingEntry
-	Closed  bool
-	// AutoConsume is set for a consumer with an AUTO_CONSUME schema
+	pending map[ledger.Position]PendingEntry
+	closed  bool
+	// autoConsume is set for a consumer with an AUTO_CONSUME schema
 	// (handle_schema.go).
-	AutoConsume bool
+	autoConsume bool
 
-	// KeyShared is the KeySharedMeta of a Key_Shared subscribe (may be nil:
+	// keyShared is the KeySharedMeta of a Key_Shared subscribe (may be nil:
 	// AUTO_SPLIT, ordered); ksID is the consumer's id in the subscription's
 	// Key_Shared dispatcher, 0 when it is not attached to one.
-	KeyShared *proto.KeySharedMeta
+	keyShared *proto.KeySharedMeta
 	ksID      keyshared.ConsumerID
 
 	// Unacked counts the messages of pending; blocked is set at the
@@ -113,15 +113,15 @@ type PendingEntry struct {
 // clock.
 func (t *Topic) cursorOptions() cursor.Options {
 	o := cursor.DefaultOptions()
-	o.FlushInterval = t.B.Cfg.CursorFlushInterval
-	o.Now = t.B.Cfg.Clock.Now
+	o.FlushInterval = t.b.cfg.CursorFlushInterval
+	o.Now = t.b.cfg.Clock.Now
 	return o
 }
 
 // restoreSubscriptions recreates the durable subscriptions persisted for
 // this topic, with their cursors as last flushed.
 func (t *Topic) restoreSubscriptions() error {
-	states, err := t.B.St.Cursors(t.Name.Full)
+	states, err := t.b.st.Cursors(t.name.Full)
 	if err != nil {
 		return err
 	}
@@ -131,8 +131,8 @@ func (t *Topic) restoreSubscriptions() error {
 		}
 		cur, err := cursor.Restore(state, t.Led, t.cursorOptions())
 		if err != nil {
-			t.B.Log.Error("restore cursor; starting it from the first entry", "topic", t.Name.Full, "sub", name, "err", err)
-			cur = cursor.New(BeforeFirst, t.Led, t.cursorOptions())
+			t.b.log.Error("restore cursor; starting it from the first entry", "topic", t.name.Full, "sub", name, "err", err)
+			cur = cursor.New(beforeFirst, t.Led, t.cursorOptions())
 		}
 		s := t.newSubscription(name, true, proto.CommandSubscribe_Exclusive, cur)
 		t.Subs[name] = s
@@ -142,7 +142,7 @@ func (t *Topic) restoreSubscriptions() error {
 
 func (t *Topic) newSubscription(name string, durable bool, typ proto.CommandSubscribe_SubType, cur *cursor.Cursor) *Subscription {
 	return &Subscription{
-		T: t, Name: name, Durable: durable && t.Np == nil, Typ: typ, Cur: cur, // non-persistent: never saved
+		t: t, name: name, durable: durable && t.np == nil, typ: typ, Cur: cur, // non-persistent: never saved
 		readPos:      cur.MarkDelete(),
 		redeliveries: map[ledger.Position]uint32{},
 		chunkOwner:   map[string]*Consumer{},
@@ -159,9 +159,9 @@ func (t *Topic) startPosition(m *proto.CommandSubscribe) ledger.Position {
 			if hasLast {
 				return last
 			}
-			return BeforeFirst
+			return beforeFirst
 		case l < 0: // earliest
-			return BeforeFirst
+			return beforeFirst
 		case e >= 0:
 			// As Pulsar: the start id is taken as a batch position, so the
 			// cursor steps back one entry, the start entry is delivered and
@@ -171,7 +171,7 @@ func (t *Topic) startPosition(m *proto.CommandSubscribe) ledger.Position {
 		return ledger.Position{Ledger: l, Entry: e}
 	}
 	if m.GetInitialPosition() == proto.CommandSubscribe_Earliest || !hasLast {
-		return BeforeFirst
+		return beforeFirst
 	}
 	return last
 }
@@ -179,54 +179,54 @@ func (t *Topic) startPosition(m *proto.CommandSubscribe) ledger.Position {
 // addConsumer attaches cs; it returns a Pulsar error code and message when
 // the subscription refuses it.
 func (s *Subscription) addConsumer(cs *Consumer) (proto.ServerError, string, bool) {
-	if len(s.Consumers) > 0 && s.Typ != cs.Typ {
-		return proto.ServerError_ConsumerBusy, "subscription " + s.Name + " is of a different type", false
+	if len(s.Consumers) > 0 && s.typ != cs.typ {
+		return proto.ServerError_ConsumerBusy, "subscription " + s.name + " is of a different type", false
 	}
-	if len(s.Consumers) > 0 && s.Typ == proto.CommandSubscribe_Exclusive {
-		return proto.ServerError_ConsumerBusy, "exclusive consumer is already connected to " + s.Name, false
+	if len(s.Consumers) > 0 && s.typ == proto.CommandSubscribe_Exclusive {
+		return proto.ServerError_ConsumerBusy, "exclusive consumer is already connected to " + s.name, false
 	}
 	if code, msg := s.refuseSubscriptionConsumer(); msg != "" {
 		return code, msg, false // limits.go
 	}
-	if cs.Typ == proto.CommandSubscribe_Key_Shared {
+	if cs.typ == proto.CommandSubscribe_Key_Shared {
 		if code, msg, ok := s.addKeyShared(cs); !ok {
 			return code, msg, false
 		}
 	} else {
-		s.Ks = nil
+		s.ks = nil
 	}
-	if s.Typ != cs.Typ {
+	if s.typ != cs.typ {
 		s.cancelRewind()
 	}
-	s.Typ = cs.Typ
+	s.typ = cs.typ
 	s.Consumers = append(s.Consumers, cs)
 	if s.pickActive() {
 		s.activeChanged()
-	} else if s.active != nil && s.Typ == proto.CommandSubscribe_Failover {
+	} else if s.active != nil && s.typ == proto.CommandSubscribe_Failover {
 		s.notifyActive(cs)
 	}
 	return 0, "", true
 }
 
-// RemoveConsumer detaches cs and puts what it had not acknowledged back for
+// removeConsumer detaches cs and puts what it had not acknowledged back for
 // redelivery.
-func (s *Subscription) RemoveConsumer(cs *Consumer) {
+func (s *Subscription) removeConsumer(cs *Consumer) {
 	i := slices.Index(s.Consumers, cs)
 	if i < 0 {
 		return
 	}
 	s.Consumers = slices.Delete(s.Consumers, i, i+1)
-	cs.Closed = true
-	s.T.subscriptionIdle(s) // subexpiry.go
-	s.Requeue(cs, nil)
+	cs.closed = true
+	s.t.subscriptionIdle(s) // subexpiry.go
+	s.requeue(cs, nil)
 	s.removeKeyShared(cs)
 	for uuid, owner := range s.chunkOwner {
 		if owner == cs {
 			delete(s.chunkOwner, uuid)
 		}
 	}
-	if !s.Durable && len(s.Consumers) == 0 {
-		delete(s.T.Subs, s.Name)
+	if !s.durable && len(s.Consumers) == 0 {
+		delete(s.t.Subs, s.name)
 		return
 	}
 	if s.pickActive() && len(s.Consumers) > 0 {
@@ -235,23 +235,23 @@ func (s *Subscription) RemoveConsumer(cs *Consumer) {
 	s.Dispatch()
 }
 
-// Requeue moves cs's pending entries (all, or those in only) back to the
+// requeue moves cs's pending entries (all, or those in only) back to the
 // replay queue, with their sticky key hashes, and counts the redelivery.
-func (s *Subscription) Requeue(cs *Consumer, only []ledger.Position) {
+func (s *Subscription) requeue(cs *Consumer, only []ledger.Position) {
 	move := func(p ledger.Position) {
-		pe := cs.Pending[p]
+		pe := cs.pending[p]
 		s.Release(cs, p)
 		s.redeliveries[p]++
-		s.Replay.Add(p, pe.hash)
+		s.replay.Add(p, pe.hash)
 	}
 	if only == nil {
-		for p := range cs.Pending {
+		for p := range cs.pending {
 			move(p)
 		}
 		return
 	}
 	for _, p := range only {
-		if _, ok := cs.Pending[p]; ok {
+		if _, ok := cs.pending[p]; ok {
 			move(p)
 		}
 	}
@@ -262,14 +262,14 @@ func (s *Subscription) Requeue(cs *Consumer, only []ledger.Position) {
 // hash draining at it can move on; one that left has been removed from the
 // dispatcher already.
 func (s *Subscription) Release(cs *Consumer, p ledger.Position) bool {
-	pe, ok := cs.Pending[p]
+	pe, ok := cs.pending[p]
 	if !ok {
 		return false
 	}
-	delete(cs.Pending, p)
+	delete(cs.pending, p)
 	s.noteReleased(cs, int64(max(pe.batch, 1))) // unacked.go
-	if s.Ks != nil && cs.ksID != 0 && !cs.Closed {
-		s.Ks.Released(cs.ksID, pe.hash)
+	if s.ks != nil && cs.ksID != 0 && !cs.closed {
+		s.ks.Released(cs.ksID, pe.hash)
 	}
 	return true
 }
@@ -279,15 +279,15 @@ func (s *Subscription) Release(cs *Consumer, p ledger.Position) bool {
 func (s *Subscription) Reset(pos ledger.Position, ackSet []int64) {
 	s.Cur.Reset(pos, ackSet)
 	s.readPos = s.Cur.MarkDelete()
-	s.Replay.Clear()
+	s.replay.Clear()
 	s.clearDelayed()
 	s.redeliveries = map[ledger.Position]uint32{}
 	s.chunkOwner = map[string]*Consumer{}
 	for _, cs := range s.Consumers {
-		clear(cs.Pending)
+		clear(cs.pending)
 	}
 	s.forgetUnacked()
-	if s.Ks != nil {
-		s.Ks.Forget()
+	if s.ks != nil {
+		s.ks.Forget()
 	}
 }

@@ -7,42 +7,42 @@ import "github.com/pulsargo/sdk/internal/proto"
 // the acks of a committed transaction (txn_ack.go).
 func (s *Subscription) Ack(cs *Consumer, m *proto.CommandAck) (proto.ServerError, string) {
 	cumulative := m.GetAckType() == proto.CommandAck_Cumulative
-	if cumulative && (s.Typ == proto.CommandSubscribe_Shared || s.Typ == proto.CommandSubscribe_Key_Shared) {
+	if cumulative && (s.typ == proto.CommandSubscribe_Shared || s.typ == proto.CommandSubscribe_Key_Shared) {
 		// As Pulsar's Consumer.messageAcked: ignored (clients refuse to send
 		// it), and a requested receipt reports success.
-		s.T.B.Log.Warn("Received cumulative ack on shared subscription, ignoring",
-			"topic", s.T.Name.Full, "sub", s.Name, "consumer", cs.Id)
+		s.t.b.log.Warn("Received cumulative ack on shared subscription, ignoring",
+			"topic", s.t.name.Full, "sub", s.name, "consumer", cs.id)
 		return 0, ""
 	}
 	for _, id := range m.GetMessageId() {
-		pos := PosOf(id)
-		e, ok := s.T.Led.Get(pos)
+		pos := posOf(id)
+		e, ok := s.t.Led.Get(pos)
 		if !ok {
 			continue
 		}
-		batch := int(s.T.info(e).numMessages)
+		batch := int(s.t.info(e).numMessages)
 		ackSet := id.GetAckSet()
-		if len(ackSet) > 0 && s.T.B.Cfg.DisableBatchIndexAck {
+		if len(ackSet) > 0 && s.t.b.cfg.DisableBatchIndexAck {
 			// As Pulsar with batch-index acks off: an ack of part of a batch
 			// acknowledges nothing of it (individual) or only what precedes
 			// it (cumulative); the whole batch is redelivered, never lost.
 			if !cumulative {
 				continue
 			}
-			prev, ok := s.T.Led.Prev(pos)
+			prev, ok := s.t.Led.Prev(pos)
 			if !ok {
 				continue
 			}
 			pos, ackSet = prev, nil
-			if pe, ok := s.T.Led.Get(pos); ok {
-				batch = int(s.T.info(pe).numMessages)
+			if pe, ok := s.t.Led.Get(pos); ok {
+				batch = int(s.t.info(pe).numMessages)
 			}
 		}
 		if cumulative {
 			s.Cur.AckCumulative(pos, ackSet, batch)
 			md := s.Cur.MarkDelete()
 			for _, other := range s.Consumers {
-				for p := range other.Pending {
+				for p := range other.pending {
 					if !md.Less(p) {
 						s.Release(other, p)
 					}
@@ -62,7 +62,7 @@ func (s *Subscription) Ack(cs *Consumer, m *proto.CommandAck) (proto.ServerError
 					}
 				}
 			}
-			s.Replay.Remove(pos)
+			s.replay.Remove(pos)
 			delete(s.redeliveries, pos)
 		}
 	}

@@ -10,17 +10,17 @@ import (
 // the partition a message id names. Each runs on its topic's goroutine
 // (Topic.Call).
 
-// IsDurable reports whether the subscription is durable.
-func (s *Subscription) IsDurable() bool { return s.Durable }
+// isDurable reports whether the subscription is durable.
+func (s *Subscription) isDurable() bool { return s.durable }
 
 // PositionOfID returns the ledger position of the message id d on the
 // subscription's topic, ok false when d names another partition of a
 // partitioned topic.
 func (s *Subscription) PositionOfID(d ResetCursorData) (p ledger.Position, ok bool) {
-	if d.PartitionIndex != nil && *d.PartitionIndex >= 0 && s.T.Name.Partition >= 0 && *d.PartitionIndex != s.T.Name.Partition {
+	if d.PartitionIndex != nil && *d.PartitionIndex >= 0 && s.t.name.Partition >= 0 && *d.PartitionIndex != s.t.name.Partition {
 		return p, false
 	}
-	return s.T.IdPosition(d), true
+	return s.t.idPosition(d), true
 }
 
 // Delete removes the subscription and its stored cursor, disconnecting its
@@ -29,22 +29,22 @@ func (s *Subscription) Delete(force bool) error {
 	if len(s.Consumers) > 0 && !force {
 		return RestErr(http.StatusPreconditionFailed, "Subscription has active connected consumers")
 	}
-	s.DisconnectAll(false)
-	delete(s.T.Subs, s.Name)
-	return s.T.B.St.DeleteCursor(s.T.Name.Full, s.Name)
+	s.disconnectAll(false)
+	delete(s.t.Subs, s.name)
+	return s.t.b.st.DeleteCursor(s.t.name.Full, s.name)
 }
 
 // ResetCursorByTime rewinds (or moves on) the cursor to the first message
 // published at or after ts (Unix ms).
 func (s *Subscription) ResetCursorByTime(ts int64) {
-	s.RewindTo(s.T.Led.FindByPublishTime(uint64(max(ts, 0))))
+	s.rewindTo(s.t.Led.FindByPublishTime(uint64(max(ts, 0))))
 }
 
 // ResetCursorToID rewinds (or moves on) the cursor to the message id d,
 // unless d names another partition.
 func (s *Subscription) ResetCursorToID(d ResetCursorData) {
 	if p, ok := s.PositionOfID(d); ok {
-		s.RewindTo(p)
+		s.rewindTo(p)
 	}
 }
 
@@ -57,16 +57,16 @@ func (s *Subscription) SkipMessages(n int64) {
 		if !ok {
 			break
 		}
-		s.AckEntry(next)
+		s.ackEntry(next)
 		p = next
 	}
-	s.Persist(false)
+	s.persist(false)
 	s.Dispatch()
 }
 
 // SkipAll acknowledges the whole backlog (clear-backlog).
 func (s *Subscription) SkipAll() {
-	if last, ok := s.T.Led.Last(); ok {
+	if last, ok := s.t.Led.Last(); ok {
 		s.AckThrough(last)
 	}
 }

@@ -24,7 +24,7 @@ func (s *Subscription) Analyze(res *AnalyzeResult, from *ledger.Position, maxEnt
 			res.Aborted = true
 			return
 		}
-		e, ok := s.T.Led.Get(next)
+		e, ok := s.t.Led.Get(next)
 		if !ok {
 			continue
 		}
@@ -34,7 +34,7 @@ func (s *Subscription) Analyze(res *AnalyzeResult, from *ledger.Position, maxEnt
 		}
 		res.LastMessageID = id
 		res.Entries++
-		res.Messages += int64(s.T.info(e).numMessages)
+		res.Messages += int64(s.t.info(e).numMessages)
 	}
 }
 

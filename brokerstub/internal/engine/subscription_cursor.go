@@ -5,18 +5,18 @@ package engine
 
 import "github.com/pulsargo/sdk/brokerstub/internal/ledger"
 
-// AckEntry acknowledges the whole entry at p for the subscription, as an
+// ackEntry acknowledges the whole entry at p for the subscription, as an
 // admin skip or expiry does, and forgets any delivery of it.
-func (s *Subscription) AckEntry(p ledger.Position) {
-	e, ok := s.T.Led.Get(p)
+func (s *Subscription) ackEntry(p ledger.Position) {
+	e, ok := s.t.Led.Get(p)
 	if !ok {
 		return
 	}
-	s.Cur.AckIndividual(p, nil, int(s.T.info(e).numMessages))
+	s.Cur.AckIndividual(p, nil, int(s.t.info(e).numMessages))
 	for _, cs := range s.Consumers {
 		s.Release(cs, p)
 	}
-	s.Replay.Remove(p)
+	s.replay.Remove(p)
 	delete(s.redeliveries, p)
 }
 
@@ -27,19 +27,19 @@ func (s *Subscription) AckThrough(p ledger.Position) {
 		if !ok || p.Less(next) {
 			break
 		}
-		s.AckEntry(next)
+		s.ackEntry(next)
 	}
-	s.Persist(false)
+	s.persist(false)
 	s.Dispatch()
 }
 
-// RewindTo resets the subscription to pos like a seek: consumers are
+// rewindTo resets the subscription to pos like a seek: consumers are
 // disconnected and reconnect to read from there.
-func (s *Subscription) RewindTo(pos ledger.Position) {
-	s.DisconnectAll(true)
-	if s.T.Subs[s.Name] == nil { // a non-durable one went with its consumers
+func (s *Subscription) rewindTo(pos ledger.Position) {
+	s.disconnectAll(true)
+	if s.t.Subs[s.name] == nil { // a non-durable one went with its consumers
 		return
 	}
 	s.Reset(pos, nil)
-	s.Persist(false)
+	s.persist(false)
 }

@@ -5,7 +5,7 @@ import "net/http"
 // RefuseForceDeleteNamespace is Pulsar's answer to ?force=true on a
 // namespace when the broker does not allow it.
 func (b *Engine) RefuseForceDeleteNamespace(force bool) error {
-	if force && !b.Cfg.Tenancy.ForceDeleteNamespaceAllowed {
+	if force && !b.cfg.Tenancy.ForceDeleteNamespaceAllowed {
 		return RestErr(http.StatusMethodNotAllowed, MsgNoForceDeleteNamespace)
 	}
 	return nil
@@ -14,7 +14,7 @@ func (b *Engine) RefuseForceDeleteNamespace(force bool) error {
 // RefuseForceDeleteTenant is Pulsar's answer to ?force=true on a tenant
 // when the broker does not allow it (TenantsBase).
 func (b *Engine) RefuseForceDeleteTenant(force bool) error {
-	if force && !b.Cfg.Tenancy.ForceDeleteTenantAllowed {
+	if force && !b.cfg.Tenancy.ForceDeleteTenantAllowed {
 		return RestErr(http.StatusMethodNotAllowed, MsgNoForceDeleteTenant)
 	}
 	return nil
@@ -22,7 +22,7 @@ func (b *Engine) RefuseForceDeleteTenant(force bool) error {
 
 // RefuseNewTenant is 412 when the broker has MaxTenants tenants.
 func (b *Engine) RefuseNewTenant() error {
-	if n := b.Cfg.Tenancy.MaxTenants; n > 0 && len(b.Pol().Tenants()) >= n {
+	if n := b.cfg.Tenancy.MaxTenants; n > 0 && len(b.Pol().Tenants()) >= n {
 		return RestErr(http.StatusPreconditionFailed, MsgMaxTenants)
 	}
 	return nil
@@ -31,7 +31,7 @@ func (b *Engine) RefuseNewTenant() error {
 // RefuseNewNamespace is 412 when the tenant has more than
 // MaxNamespacesPerTenant namespaces (Pulsar's comparison).
 func (b *Engine) RefuseNewNamespace(tenant string) error {
-	n := b.Cfg.Tenancy.MaxNamespacesPerTenant
+	n := b.cfg.Tenancy.MaxNamespacesPerTenant
 	if n <= 0 {
 		return nil
 	}
@@ -44,7 +44,7 @@ func (b *Engine) RefuseNewNamespace(tenant string) error {
 // RefuseTopicPolicies is 405 for a topic-level policy call when they are
 // disabled (AdminResource.checkTopicLevelPolicyEnable).
 func (b *Engine) RefuseTopicPolicies() error {
-	if b.Cfg.Tenancy.DisableTopicLevelPolicies {
+	if b.cfg.Tenancy.DisableTopicLevelPolicies {
 		return RestErr(http.StatusMethodNotAllowed, MsgTopicPoliciesDisabled)
 	}
 	return nil

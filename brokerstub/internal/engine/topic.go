@@ -22,26 +22,26 @@ var ErrTopicClosed = errors.New("topic closed")
 // call; those functions run on the topic goroutine and may touch its state
 // without locks.
 type Topic struct {
-	B    *Engine
-	Name TopicName
+	b    *Engine
+	name TopicName
 	Ops  chan func()
 	quit chan struct{} // closed to ask the goroutine to stop
 	done chan struct{} // closed when the goroutine has stopped
 
 	// Owned by the topic goroutine.
 	Led       *ledger.Ledger
-	Producers map[*Producer]struct{}
+	producers map[*Producer]struct{}
 	Access    *accessState // producer access modes (access.go); nil until used
 	Subs      map[string]*Subscription
 	infos     map[ledger.Position]*entryInfo
 	stopFlush func() bool
 	graceful  bool
-	Adm       topicAdmin   // admin API counters and flags (topic_counters.go)
-	Dedup     *dedup       // nil when deduplication is off (dedup.go)
+	adm       topicAdmin   // admin API counters and flags (topic_counters.go)
+	dedup     *dedup       // nil when deduplication is off (dedup.go)
 	timers    policyTimers // message expiry (ttl.go) and retention (retention.go) checks
-	// Np is the state of a non-persistent topic (nonpersistent.go), nil for
+	// np is the state of a non-persistent topic (nonpersistent.go), nil for
 	// a persistent one.
-	Np *npState
+	np *npState
 	// Txn is the transaction buffer (txn_topic.go), nil unless
 	// transactions are enabled and the topic is persistent.
 	Txn *txn.Buffer
@@ -50,15 +50,15 @@ type Topic struct {
 	durable   durableQueue
 	finishing []finishedAppend
 	inflight  int // appends handed to the store and not finished
-	// Limits are the producer, consumer, subscription and unacked limits
+	// limits are the producer, consumer, subscription and unacked limits
 	// in effect (limits.go).
-	Limits topicLimits
+	limits topicLimits
 	// compact is the compacted view and the state of compaction
 	// (compaction.go).
 	compact compactState
-	// Rates are its rate limits in effect and their buckets
+	// rates are its rate limits in effect and their buckets
 	// (ratelimit_dispatch.go).
-	Rates topicRates
+	rates topicRates
 	// life is the topic's part of the lifecycle checks (inactive.go).
 	life lifeState
 }
@@ -82,25 +82,25 @@ type entryInfo struct {
 // subscriptions' cursors as last persisted.
 func (b *Engine) openTopic(name TopicName) (*Topic, error) {
 	t := &Topic{
-		B: b, Name: name,
+		b: b, name: name,
 		Ops:       make(chan func(), 256),
 		quit:      make(chan struct{}),
 		done:      make(chan struct{}),
-		Producers: map[*Producer]struct{}{},
+		producers: map[*Producer]struct{}{},
 		Subs:      map[string]*Subscription{},
 		infos:     map[ledger.Position]*entryInfo{},
 		durable:   newDurableQueue(),
 	}
-	st, cache := b.St, b.Cache
+	st, cache := b.st, b.cache
 	if name.Domain == NonPersistentDomain {
 		// Nothing of a non-persistent topic is stored: its ledger, always
 		// empty, lives in a store of its own that goes away with it.
 		st, cache = store.NewMemory(), nil
-		t.Np = newNPState()
+		t.np = newNPState()
 	}
 	lo := ledger.Options{
-		RolloverEntries: b.Cfg.LedgerRolloverEntries,
-		Now:             b.Cfg.Clock.Now,
+		RolloverEntries: b.cfg.LedgerRolloverEntries,
+		Now:             b.cfg.Clock.Now,
 		Cache:           cache, // used only with the bbolt store (a DataDir)
 	}
 	b.rolloverOptions(&lo) // rollover.go
@@ -109,10 +109,10 @@ func (b *Engine) openTopic(name TopicName) (*Topic, error) {
 		return nil, fmt.Errorf("open ledger of %s: %w", name.Full, err)
 	}
 	t.Led = led
-	t.Adm.Terminated = b.Pol().Terminated(name.Full)
-	t.Adm.openedAt = b.Cfg.Clock.Now()
-	t.life.lastActive = t.Adm.openedAt // inactive.go
-	if t.Np == nil {
+	t.adm.terminated = b.Pol().Terminated(name.Full)
+	t.adm.openedAt = b.cfg.Clock.Now()
+	t.life.lastActive = t.adm.openedAt // inactive.go
+	if t.np == nil {
 		if err := t.restoreSubscriptions(); err != nil {
 			return nil, err
 		}
@@ -120,7 +120,7 @@ func (b *Engine) openTopic(name TopicName) (*Topic, error) {
 		t.loadCompacted() // compaction.go
 	}
 	t.checkDedup()
-	t.Limits = b.limitsFor(name)
+	t.limits = b.limitsFor(name)
 	t.applyRates() // ratelimit_dispatch.go
 	b.topicsWG.Add(1)
 	go t.run()
@@ -133,7 +133,7 @@ func (b *Engine) openTopic(name TopicName) (*Topic, error) {
 }
 
 func (t *Topic) run() {
-	defer t.B.topicsWG.Done()
+	defer t.b.topicsWG.Done()
 	defer close(t.done)
 	for {
 		select {
@@ -154,7 +154,7 @@ func (t *Topic) shutdown() {
 	if t.stopFlush != nil {
 		t.stopFlush()
 	}
-	t.Adm.stopTimers()
+	t.adm.stopTimers()
 	t.timers.stop()
 	t.stopCompactionMonitor()
 	t.life.stop() // rollover.go
@@ -232,7 +232,7 @@ func (t *Topic) stop(graceful bool) {
 
 // armFlush schedules the next periodic cursor flush.
 func (t *Topic) armFlush() {
-	t.stopFlush = t.B.Cfg.Clock.AfterFunc(t.B.Cfg.CursorFlushInterval/4+1, func() {
+	t.stopFlush = t.b.cfg.Clock.AfterFunc(t.b.cfg.CursorFlushInterval/4+1, func() {
 		t.Do(func() {
 			t.flushCursors(false)
 			t.armFlush()
@@ -277,8 +277,8 @@ func entryInfoOf(md *pb.MessageMetadata, numMessages int32) *entryInfo {
 	return in
 }
 
-// NoteInfo records what dispatch needs of an entry just stored at p, from
+// noteInfo records what dispatch needs of an entry just stored at p, from
 // the metadata its SEND decoded, so that dispatch does not parse it again.
-func (t *Topic) NoteInfo(p ledger.Position, md *pb.MessageMetadata, numMessages int32) {
+func (t *Topic) noteInfo(p ledger.Position, md *pb.MessageMetadata, numMessages int32) {
 	t.infos[p] = entryInfoOf(md, numMessages)
 }

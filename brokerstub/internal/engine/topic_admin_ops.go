@@ -9,11 +9,11 @@ import (
 // otherwise, each runs on the topic goroutine (Topic.Call).
 
 // TopicName is the topic's name. Any goroutine: it never changes.
-func (t *Topic) TopicName() TopicName { return t.Name }
+func (t *Topic) TopicName() TopicName { return t.name }
 
 // IsNonPersistent reports whether the topic is non-persistent. Any
 // goroutine: it is set when the topic opens.
-func (t *Topic) IsNonPersistent() bool { return t.Np != nil }
+func (t *Topic) IsNonPersistent() bool { return t.np != nil }
 
 // Subscription returns the subscription called name, nil when there is
 // none.
@@ -33,7 +33,7 @@ func (t *Topic) SubscriptionNames() []string {
 func (t *Topic) DurableSubscriptionNames() []string {
 	var out []string
 	for n, s := range t.Subs {
-		if s.Durable {
+		if s.durable {
 			out = append(out, n)
 		}
 	}
@@ -45,7 +45,7 @@ func (t *Topic) DurableSubscriptionNames() []string {
 func (t *Topic) AddMissingSubscriptions(subs []string) {
 	for _, sub := range subs {
 		if t.Subs[sub] == nil {
-			t.AddDurableSubscription(sub, BeforeFirst)
+			t.addDurableSubscription(sub, beforeFirst)
 		}
 	}
 }
@@ -68,7 +68,7 @@ func (t *Topic) EntryAt(p ledger.Position) (ledger.Entry, bool) { return t.Led.G
 func (t *Topic) PeekMessage(sub string, n int64) (e ledger.Entry, ok bool) {
 	s := t.Subs[sub]
 	if s == nil {
-		s = t.AddDurableSubscription(sub, BeforeFirst)
+		s = t.addDurableSubscription(sub, beforeFirst)
 	}
 	p := s.Cur.MarkDelete()
 	for i := int64(0); i < n; i++ {
@@ -108,7 +108,7 @@ func (t *Topic) MessageIDByTime(ts int64) (id MessageIDJSON, ok bool) {
 	if _, ok := t.Led.Get(pos); !ok {
 		return id, false
 	}
-	return MessageIDJSON{LedgerID: pos.Ledger, EntryID: pos.Entry, PartitionIndex: t.Name.Partition}, true
+	return MessageIDJSON{LedgerID: pos.Ledger, EntryID: pos.Entry, PartitionIndex: t.name.Partition}, true
 }
 
 // TopicCounts are a topic's figures as /metrics and the console's
@@ -122,12 +122,12 @@ type TopicCounts struct {
 
 // Counts returns the topic's figures.
 func (t *Topic) Counts() TopicCounts {
-	c := TopicCounts{Producers: len(t.Producers), Subscriptions: len(t.Subs),
-		MsgIn: t.Adm.In.Msgs, BytesIn: t.Adm.In.Bytes, MsgOut: t.Adm.Out.Msgs, BytesOut: t.Adm.Out.Bytes,
-		StorageSize: t.StorageSize(), Entries: t.Led.Len()}
+	c := TopicCounts{Producers: len(t.producers), Subscriptions: len(t.Subs),
+		MsgIn: t.adm.in.msgs, BytesIn: t.adm.in.bytes, MsgOut: t.adm.out.msgs, BytesOut: t.adm.out.bytes,
+		StorageSize: t.storageSize(), Entries: t.Led.Len()}
 	for _, s := range t.Subs {
 		c.Consumers += len(s.Consumers)
-		n, _ := s.BacklogOf()
+		n, _ := s.backlogOf()
 		c.Backlog += n
 	}
 	return c
@@ -142,10 +142,10 @@ func (t *Topic) CreateSubscriptionAt(sub string, d ResetCursorData) (exists bool
 	if t.Subs[sub] != nil {
 		return true, nil
 	}
-	if err := t.RefuseSubscriptionREST(); err != nil { // limits_admin.go
+	if err := t.refuseSubscriptionREST(); err != nil { // limits_admin.go
 		return false, err
 	}
-	t.AddDurableSubscription(sub, t.IdPosition(d))
+	t.addDurableSubscription(sub, t.idPosition(d))
 	return false, nil
 }
 
@@ -153,6 +153,6 @@ func (t *Topic) CreateSubscriptionAt(sub string, d ResetCursorData) (exists bool
 // returns the id of its last message.
 func (t *Topic) TerminateTopic() MessageIDJSON {
 	id := t.LastMessageJSON()
-	t.Terminate()
+	t.terminate()
 	return id
 }

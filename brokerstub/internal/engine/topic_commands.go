@@ -4,7 +4,8 @@ package engine
 // answers its goroutine gives (SEND_RECEIPT, SEND_ERROR, PRODUCER_SUCCESS)
 // and the commands the broker starts (CLOSE_CONSUMER, CLOSE_PRODUCER). The
 // data path builds them here and queues them through a client's peer;
-// the handlers (handle_*.go) use them too.
+// the binary protocol (internal/protocol) builds its SendError, ErrorCmd
+// and SuccessCmd answers with them too.
 
 import (
 	"github.com/pulsargo/sdk/brokerstub/internal/ledger"
@@ -18,7 +19,7 @@ const brokerRequestID = ^uint64(0)
 // Receipt is the CommandSendReceipt for an entry stored at pos.
 func (t *Topic) Receipt(producerID, seq, highest uint64, pos ledger.Position) *proto.BaseCommand {
 	l, e := uint64(pos.Ledger), uint64(pos.Entry)
-	part := int32(t.Name.Partition)
+	part := int32(t.name.Partition)
 	r := &proto.CommandSendReceipt{ProducerId: &producerID, SequenceId: &seq,
 		MessageId: &proto.MessageIdData{LedgerId: &l, EntryId: &e, Partition: &part}}
 	if highest > 0 {
@@ -33,33 +34,33 @@ func SendError(producerID, seq uint64, code proto.ServerError, msg string) *prot
 		ProducerId: &producerID, SequenceId: &seq, Error: code.Enum(), Message: &msg}}
 }
 
-// WithLastSequenceID sets a PRODUCER_SUCCESS's last_sequence_id: -1 unless
+// withLastSequenceID sets a PRODUCER_SUCCESS's last_sequence_id: -1 unless
 // deduplication knows the producer name (dedup.go).
-func WithLastSequenceID(last int64) func(*proto.CommandProducerSuccess) {
+func withLastSequenceID(last int64) func(*proto.CommandProducerSuccess) {
 	return func(ps *proto.CommandProducerSuccess) { ps.LastSequenceId = &last }
 }
 
-// CloseConsumerCmd tells the client to close consumer id (the broker
+// closeConsumerCmd tells the client to close consumer id (the broker
 // closes it: seek, unload, unsubscribe by another consumer).
-func CloseConsumerCmd(id uint64) *proto.BaseCommand {
+func closeConsumerCmd(id uint64) *proto.BaseCommand {
 	rid := brokerRequestID
 	return &proto.BaseCommand{Type: proto.BaseCommand_CLOSE_CONSUMER.Enum(), CloseConsumer: &proto.CommandCloseConsumer{ConsumerId: &id, RequestId: &rid}}
 }
 
-// WithSchemaVersion sets a PRODUCER_SUCCESS's schema_version: the version
+// withSchemaVersion sets a PRODUCER_SUCCESS's schema_version: the version
 // of the producer's schema, empty for a producer without one.
-func WithSchemaVersion(v []byte) func(*proto.CommandProducerSuccess) {
+func withSchemaVersion(v []byte) func(*proto.CommandProducerSuccess) {
 	return func(ps *proto.CommandProducerSuccess) { ps.SchemaVersion = v }
 }
 
-// WithEpoch sets topic_epoch (when known) in a PRODUCER_SUCCESS.
-func WithEpoch(e *uint64) func(*proto.CommandProducerSuccess) {
+// withEpoch sets topic_epoch (when known) in a PRODUCER_SUCCESS.
+func withEpoch(e *uint64) func(*proto.CommandProducerSuccess) {
 	return func(ps *proto.CommandProducerSuccess) { ps.TopicEpoch = e }
 }
 
-// NotReady marks a PRODUCER_SUCCESS producer_ready=false: the producer is
+// notReady marks a PRODUCER_SUCCESS producer_ready=false: the producer is
 // queued (WaitForExclusive).
-func NotReady(ps *proto.CommandProducerSuccess) { ps.ProducerReady = new(bool) }
+func notReady(ps *proto.CommandProducerSuccess) { ps.ProducerReady = new(bool) }
 
 // ErrorCmd answers request rid with CommandError.
 func ErrorCmd(rid uint64, code proto.ServerError, msg string) *proto.BaseCommand {
@@ -72,10 +73,10 @@ func SuccessCmd(rid uint64) *proto.BaseCommand {
 	return &proto.BaseCommand{Type: proto.BaseCommand_SUCCESS.Enum(), Success: &proto.CommandSuccess{RequestId: &rid}}
 }
 
-// ProducerSuccessCmd answers PRODUCER request rid for the producer of that
+// producerSuccessCmd answers PRODUCER request rid for the producer of that
 // name; opts set optional fields (withEpoch, withSchemaVersion,
 // withLastSequenceID, notReady).
-func ProducerSuccessCmd(rid uint64, name string, opts ...func(*proto.CommandProducerSuccess)) *proto.BaseCommand {
+func producerSuccessCmd(rid uint64, name string, opts ...func(*proto.CommandProducerSuccess)) *proto.BaseCommand {
 	last := int64(-1)
 	ps := &proto.CommandProducerSuccess{RequestId: &rid, ProducerName: &name, LastSequenceId: &last}
 	for _, o := range opts {
@@ -107,10 +108,10 @@ type messageScratch struct {
 	epoch      uint64
 }
 
-// Fill sets the scratch command to a MESSAGE for consumer id of the entry
+// fill sets the scratch command to a MESSAGE for consumer id of the entry
 // at ledger:entry of partition, with its ack set, redelivery count and
 // consumer epoch (0: absent), and returns it.
-func (m *messageScratch) Fill(id, ledger, entry uint64, partition int32, ackSet []int64, redelivery uint32, epoch uint64) *proto.BaseCommand {
+func (m *messageScratch) fill(id, ledger, entry uint64, partition int32, ackSet []int64, redelivery uint32, epoch uint64) *proto.BaseCommand {
 	m.typ = proto.BaseCommand_MESSAGE
 	m.consumerID, m.ledger, m.entry, m.partition = id, ledger, entry, partition
 	m.id.Reset()

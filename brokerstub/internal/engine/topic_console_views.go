@@ -19,24 +19,24 @@ import (
 // ledgers. It prunes the counters of clients gone first.
 func (t *Topic) ConsoleTopic(full string) console.Topic {
 	t.Prune()
-	out := console.Topic{Name: full, Terminated: t.Adm.Terminated, MsgIn: t.Adm.In.Msgs, BytesIn: t.Adm.In.Bytes,
-		MsgOut: t.Adm.Out.Msgs, StorageSize: t.StorageSize(), Producers: []console.Producer{},
+	out := console.Topic{Name: full, Terminated: t.adm.terminated, MsgIn: t.adm.in.msgs, BytesIn: t.adm.in.bytes,
+		MsgOut: t.adm.out.msgs, StorageSize: t.storageSize(), Producers: []console.Producer{},
 		Subscriptions: []console.Subscription{}, Ledgers: []console.Ledger{}}
-	for p := range t.Producers {
-		cp := console.Producer{ID: p.Id, Name: p.Name, AccessMode: accessModeName(p.Mode)}
-		if pi := t.Adm.Producers[p]; pi != nil {
-			cp.Address, cp.MsgIn, cp.BytesIn = pi.Address, pi.Msgs, pi.Bytes
+	for p := range t.producers {
+		cp := console.Producer{ID: p.id, Name: p.name, AccessMode: accessModeName(p.mode)}
+		if pi := t.adm.producers[p]; pi != nil {
+			cp.Address, cp.MsgIn, cp.BytesIn = pi.address, pi.msgs, pi.bytes
 		}
 		out.Producers = append(out.Producers, cp)
 	}
 	slices.SortFunc(out.Producers, func(a, b console.Producer) int { return strings.Compare(a.Name, b.Name) })
 	if t.Access != nil {
 		for _, w := range t.Access.Waiting {
-			out.Waiting = append(out.Waiting, w.P.Name)
+			out.Waiting = append(out.Waiting, w.p.name)
 		}
 	}
 	for _, sub := range t.Subs {
-		cs := sub.Summary()
+		cs := sub.summary()
 		out.Backlog += cs.Backlog
 		out.Subscriptions = append(out.Subscriptions, cs)
 	}
@@ -120,25 +120,25 @@ func (t *Topic) ReadPage(start ledger.Position, fromFirst bool, n, maxEntry, max
 // topic called full: its acked ranges, and the state of at most limit
 // entries after mark-delete.
 func (s *Subscription) ConsoleCursor(full string, limit int) console.Cursor {
-	t := s.T
+	t := s.t
 	cur := s.Cur.Current()
-	out := console.Cursor{Topic: full, Subscription: s.Summary(), Persisted: PosString(s.Cur.PersistedMarkDelete()),
-		AckedRanges: [][2]string{}, Entries: []console.CursorEntry{}, Limit: limit, Replay: s.Replay.Len()}
+	out := console.Cursor{Topic: full, Subscription: s.summary(), Persisted: PosString(s.Cur.PersistedMarkDelete()),
+		AckedRanges: [][2]string{}, Entries: []console.CursorEntry{}, Limit: limit, Replay: s.replay.Len()}
 	for _, r := range cur.Ranges {
 		out.AckedRanges = append(out.AckedRanges, [2]string{PosString(r[0]), PosString(r[1])})
 	}
 	holder := map[ledger.Position]string{}
 	for _, cs := range s.Consumers {
-		for p := range cs.Pending {
-			holder[p] = cs.Name
+		for p := range cs.pending {
+			holder[p] = cs.name
 		}
 	}
 	delayed := map[ledger.Position]bool{}
-	for _, p := range s.DelayedPositions() {
+	for _, p := range s.delayedPositions() {
 		delayed[p] = true
 	}
 	out.Delayed = len(delayed)
-	acks := t.Txn.Acks(s.Name)
+	acks := t.Txn.Acks(s.name)
 	out.PendingAcks = acks.Len()
 	md := s.Cur.MarkDelete()
 	t.Led.Scan(ledger.Position{Ledger: md.Ledger, Entry: md.Entry + 1}, func(e ledger.Entry) bool {
@@ -149,7 +149,7 @@ func (s *Subscription) ConsoleCursor(full string, limit int) console.Cursor {
 			out.More = true
 			return false
 		}
-		out.Entries = append(out.Entries, s.CursorEntry(e, holder, delayed, acks))
+		out.Entries = append(out.Entries, s.cursorEntry(e, holder, delayed, acks))
 		return true
 	})
 	return out
@@ -158,8 +158,8 @@ func (s *Subscription) ConsoleCursor(full string, limit int) console.Cursor {
 // ConsoleKeyShared is the console's page of a Key_Shared subscription's
 // dispatcher; a subscription of another type is refused (409).
 func (s *Subscription) ConsoleKeyShared() (console.KeyShared, error) {
-	if s.Ks == nil || s.Typ != proto.CommandSubscribe_Key_Shared {
-		return console.KeyShared{}, &console.Problem{Status: http.StatusConflict, Reason: "Subscription " + s.Name + " is " + SubTypeNames[s.Typ] + ", not Key_Shared"}
+	if s.ks == nil || s.typ != proto.CommandSubscribe_Key_Shared {
+		return console.KeyShared{}, &console.Problem{Status: http.StatusConflict, Reason: "Subscription " + s.name + " is " + subTypeNames[s.typ] + ", not Key_Shared"}
 	}
-	return s.KeySharedView(), nil
+	return s.keySharedView(), nil
 }

@@ -13,9 +13,9 @@ import (
 // state: counters, who connected when, and the terminated flag. It is a
 // field of topic, owned by the topic goroutine like the rest of it.
 type topicAdmin struct {
-	Terminated bool
-	In, Out    counter
-	Producers  map[*Producer]*clientInfo
+	terminated bool
+	in, out    counter
+	producers  map[*Producer]*clientInfo
 	consumers  map[*Consumer]*clientInfo
 	subs       map[string]*counter
 	endSent    map[*Consumer]bool
@@ -24,44 +24,44 @@ type topicAdmin struct {
 }
 
 // counter counts messages and bytes.
-type counter struct{ Msgs, Bytes int64 }
+type counter struct{ msgs, bytes int64 }
 
 // clientInfo is a producer's or consumer's connection facts and counters.
 type clientInfo struct {
 	counter
-	Address, clientVersion string
+	address, clientVersion string
 	since                  time.Time
 	metadata               map[string]string
 	lastFlow               int64 // Unix ms of the last FLOW (consumers)
 }
 
-// NoteProducer records a producer that attached. Topic goroutine.
-func (t *Topic) NoteProducer(p *Producer, m *proto.CommandProducer) {
-	if t.Adm.Producers == nil {
-		t.Adm.Producers = map[*Producer]*clientInfo{}
+// noteProducer records a producer that attached. Topic goroutine.
+func (t *Topic) noteProducer(p *Producer, m *proto.CommandProducer) {
+	if t.adm.producers == nil {
+		t.adm.producers = map[*Producer]*clientInfo{}
 	}
-	t.Adm.Producers[p] = t.newClientInfo(p.Peer, m.GetMetadata())
+	t.adm.producers[p] = t.newClientInfo(p.peer, m.GetMetadata())
 }
 
-// NoteConsumer records a consumer that attached. Topic goroutine.
-func (t *Topic) NoteConsumer(cs *Consumer, m *proto.CommandSubscribe) {
-	if t.Adm.consumers == nil {
-		t.Adm.consumers = map[*Consumer]*clientInfo{}
+// noteConsumer records a consumer that attached. Topic goroutine.
+func (t *Topic) noteConsumer(cs *Consumer, m *proto.CommandSubscribe) {
+	if t.adm.consumers == nil {
+		t.adm.consumers = map[*Consumer]*clientInfo{}
 	}
-	t.Adm.consumers[cs] = t.newClientInfo(cs.Peer, m.GetMetadata())
+	t.adm.consumers[cs] = t.newClientInfo(cs.peer, m.GetMetadata())
 }
 
-// NoteFlow records when a consumer last asked for messages. Topic
+// noteFlow records when a consumer last asked for messages. Topic
 // goroutine.
-func (t *Topic) NoteFlow(cs *Consumer) {
-	if ci := t.Adm.consumers[cs]; ci != nil {
-		ci.lastFlow = t.B.Cfg.Clock.Now().UnixMilli()
+func (t *Topic) noteFlow(cs *Consumer) {
+	if ci := t.adm.consumers[cs]; ci != nil {
+		ci.lastFlow = t.b.cfg.Clock.Now().UnixMilli()
 	}
 }
 
 func (t *Topic) newClientInfo(pr peer, md []*proto.KeyValue) *clientInfo {
-	return &clientInfo{Address: pr.RemoteAddr().String(), clientVersion: pr.Version(),
-		since: t.B.Cfg.Clock.Now(), metadata: KvMap(md)}
+	return &clientInfo{address: pr.RemoteAddr().String(), clientVersion: pr.Version(),
+		since: t.b.cfg.Clock.Now(), metadata: KvMap(md)}
 }
 
 func KvMap(kvs []*proto.KeyValue) map[string]string {
@@ -72,55 +72,55 @@ func KvMap(kvs []*proto.KeyValue) map[string]string {
 	return m
 }
 
-// CountIn counts a stored entry of num messages. Topic goroutine.
-func (t *Topic) CountIn(p *Producer, num int32, size int) {
+// countIn counts a stored entry of num messages. Topic goroutine.
+func (t *Topic) countIn(p *Producer, num int32, size int) {
 	n := int64(max(num, 1))
-	t.Adm.In.Msgs += n
-	t.Adm.In.Bytes += int64(size)
-	if pi := t.Adm.Producers[p]; pi != nil {
-		pi.Msgs += n
-		pi.Bytes += int64(size)
+	t.adm.in.msgs += n
+	t.adm.in.bytes += int64(size)
+	if pi := t.adm.producers[p]; pi != nil {
+		pi.msgs += n
+		pi.bytes += int64(size)
 	}
 }
 
 // countOut counts messages dispatched to cs. Topic goroutine.
 func (s *Subscription) countOut(cs *Consumer, n int64, size int) {
-	a := &s.T.Adm
-	a.Out.Msgs += n
-	a.Out.Bytes += int64(size)
+	a := &s.t.adm
+	a.out.msgs += n
+	a.out.bytes += int64(size)
 	if a.subs == nil {
 		a.subs = map[string]*counter{}
 	}
-	sc := a.subs[s.Name]
+	sc := a.subs[s.name]
 	if sc == nil {
 		sc = &counter{}
-		a.subs[s.Name] = sc
+		a.subs[s.name] = sc
 	}
-	sc.Msgs += n
-	sc.Bytes += int64(size)
+	sc.msgs += n
+	sc.bytes += int64(size)
 	if ci := a.consumers[cs]; ci != nil {
-		ci.Msgs += n
-		ci.Bytes += int64(size)
+		ci.msgs += n
+		ci.bytes += int64(size)
 	}
 }
 
 // Prune forgets producers and consumers that left.
 func (t *Topic) Prune() {
-	for p := range t.Adm.Producers {
-		if _, ok := t.Producers[p]; !ok {
-			delete(t.Adm.Producers, p)
+	for p := range t.adm.producers {
+		if _, ok := t.producers[p]; !ok {
+			delete(t.adm.producers, p)
 		}
 	}
-	for cs := range t.Adm.consumers {
-		if cs.Closed {
-			delete(t.Adm.consumers, cs)
-			delete(t.Adm.endSent, cs)
+	for cs := range t.adm.consumers {
+		if cs.closed {
+			delete(t.adm.consumers, cs)
+			delete(t.adm.endSent, cs)
 		}
 	}
 }
 
-// StorageSize is the bytes the topic's entries hold.
-func (t *Topic) StorageSize() int64 {
+// storageSize is the bytes the topic's entries hold.
+func (t *Topic) storageSize() int64 {
 	var n int64
 	for _, s := range t.Led.Segments() {
 		n += s.Size
@@ -128,9 +128,9 @@ func (t *Topic) StorageSize() int64 {
 	return n
 }
 
-// BacklogOf is the subscription's backlog in entries and bytes.
-func (s *Subscription) BacklogOf() (entries, bytes int64) {
-	last, ok := s.T.Led.Last()
+// backlogOf is the subscription's backlog in entries and bytes.
+func (s *Subscription) backlogOf() (entries, bytes int64) {
+	last, ok := s.t.Led.Last()
 	if !ok {
 		return 0, 0
 	}
@@ -141,7 +141,7 @@ func (s *Subscription) BacklogOf() (entries, bytes int64) {
 		if !ok {
 			break
 		}
-		if e, ok := s.T.Led.Get(next); ok {
+		if e, ok := s.t.Led.Get(next); ok {
 			bytes += int64(len(e.Payload))
 		}
 		p = next

@@ -9,7 +9,7 @@ import (
 func (t *Topic) HasClients() bool {
 	busy := false
 	_ = t.Call(func() {
-		busy = len(t.Producers) > 0
+		busy = len(t.producers) > 0
 		for _, s := range t.Subs {
 			busy = busy || len(s.Consumers) > 0
 		}
@@ -41,7 +41,7 @@ func (b *Engine) DeleteTopic(name TopicName, force bool) error {
 		_ = t.Call(t.closeClients)
 		t.stop(false)
 	}
-	if err := b.St.DeleteTopic(name.Full); err != nil {
+	if err := b.st.DeleteTopic(name.Full); err != nil {
 		return err
 	}
 	if err := b.ForgetTopicGrants(name); err != nil {

@@ -5,11 +5,11 @@ package engine
 
 import "github.com/pulsargo/sdk/internal/proto"
 
-// Terminate marks the topic terminated: producers are closed (they come
+// terminate marks the topic terminated: producers are closed (they come
 // back and are refused with TopicTerminatedError) and consumers that have
 // read everything are told they reached the end. Topic goroutine.
-func (t *Topic) Terminate() {
-	t.Adm.Terminated = true
+func (t *Topic) terminate() {
+	t.adm.terminated = true
 	t.closeProducers()
 	t.dispatchAll()
 }
@@ -18,13 +18,13 @@ func (t *Topic) Terminate() {
 // terminated topic has nothing more for them. Called by dispatch when it
 // runs out of entries.
 func (s *Subscription) endOfTopic() {
-	if !s.T.Adm.Terminated {
+	if !s.t.adm.terminated {
 		return
 	}
-	if _, more := s.nextUnread(); more || s.Replay.Len() > 0 {
+	if _, more := s.nextUnread(); more || s.replay.Len() > 0 {
 		return
 	}
-	a := &s.T.Adm
+	a := &s.t.adm
 	if a.endSent == nil {
 		a.endSent = map[*Consumer]bool{}
 	}
@@ -33,7 +33,7 @@ func (s *Subscription) endOfTopic() {
 			continue
 		}
 		a.endSent[cs] = true
-		id := cs.Id
-		cs.Peer.Send(&proto.BaseCommand{Type: proto.BaseCommand_REACHED_END_OF_TOPIC.Enum(), ReachedEndOfTopic: &proto.CommandReachedEndOfTopic{ConsumerId: &id}})
+		id := cs.id
+		cs.peer.Send(&proto.BaseCommand{Type: proto.BaseCommand_REACHED_END_OF_TOPIC.Enum(), ReachedEndOfTopic: &proto.CommandReachedEndOfTopic{ConsumerId: &id}})
 	}
 }

@@ -8,9 +8,9 @@ import (
 	"github.com/pulsargo/sdk/internal/proto"
 )
 
-// SeekPosition maps a seek's message id to the first entry to deliver:
+// seekPosition maps a seek's message id to the first entry to deliver:
 // earliest and latest map to the topic's ends.
-func (t *Topic) SeekPosition(id *proto.MessageIdData) ledger.Position {
+func (t *Topic) seekPosition(id *proto.MessageIdData) ledger.Position {
 	l, e := int64(id.GetLedgerId()), int64(id.GetEntryId())
 	if l < 0 || e < 0 {
 		if first, ok := t.Led.First(); ok {
@@ -39,7 +39,7 @@ func (t *Topic) emptyStart() ledger.Position {
 // its metadata has no num_messages_in_batch), and the partition index. An
 // empty topic reports -1:-1, batch index -1.
 func (t *Topic) lastMessageID() *proto.MessageIdData {
-	part, batch := int32(t.Name.Partition), int32(-1)
+	part, batch := int32(t.name.Partition), int32(-1)
 	l, e := int64(-1), int64(-1)
 	if p, ok := t.lastDispatchable(); ok { // txn_topic.go
 		l, e = p.Ledger, p.Entry
@@ -53,7 +53,7 @@ func (t *Topic) lastMessageID() *proto.MessageIdData {
 	return &proto.MessageIdData{LedgerId: &ul, EntryId: &ue, Partition: &part, BatchIndex: &batch}
 }
 
-// MarkDeleteID is a subscription's mark-delete position as Pulsar's managed
+// markDeleteID is a subscription's mark-delete position as Pulsar's managed
 // cursor has it. Pulsar never has a negative ledger there: a cursor before
 // every entry sits at {first ledger, -1} ({current ledger, -1} on an empty
 // topic), where the stub's cursor has ledger.Earliest or a position just
@@ -61,7 +61,7 @@ func (t *Topic) lastMessageID() *proto.MessageIdData {
 // field out only when the ledger id is negative, so with the mapping it is
 // always sent, for durable and non-durable subscriptions alike: both are
 // PersistentSubscriptions with a cursor.)
-func (t *Topic) MarkDeleteID(md ledger.Position) *proto.MessageIdData {
+func (t *Topic) markDeleteID(md ledger.Position) *proto.MessageIdData {
 	if md.Ledger < 0 {
 		md = ledger.Position{Ledger: t.Led.CurrentLedger(), Entry: -1}
 		if first, ok := t.Led.First(); ok {
@@ -72,27 +72,27 @@ func (t *Topic) MarkDeleteID(md ledger.Position) *proto.MessageIdData {
 	return &proto.MessageIdData{LedgerId: &l, EntryId: &e}
 }
 
-func PosOf(id *proto.MessageIdData) ledger.Position {
+func posOf(id *proto.MessageIdData) ledger.Position {
 	return ledger.Position{Ledger: int64(id.GetLedgerId()), Entry: int64(id.GetEntryId())}
 }
 
-// AddDurableSubscription creates, on t's goroutine, a durable subscription
+// addDurableSubscription creates, on t's goroutine, a durable subscription
 // without consumers whose next message is the entry at next (beforeFirst:
 // the earliest), and persists it; what the admin API's subscription
 // create, and a peek on a missing subscription, make.
-func (t *Topic) AddDurableSubscription(name string, next ledger.Position) *Subscription {
-	s := t.newSubscription(name, true, proto.CommandSubscribe_Exclusive, cursor.New(BeforeFirst, t.Led, t.cursorOptions()))
+func (t *Topic) addDurableSubscription(name string, next ledger.Position) *Subscription {
+	s := t.newSubscription(name, true, proto.CommandSubscribe_Exclusive, cursor.New(beforeFirst, t.Led, t.cursorOptions()))
 	t.Subs[name] = s
-	if next != BeforeFirst {
+	if next != beforeFirst {
 		s.Reset(next, nil)
 	}
-	s.Persist(true)
+	s.persist(true)
 	return s
 }
 
-// IdPosition maps a message id body to the next entry to deliver, as a
+// idPosition maps a message id body to the next entry to deliver, as a
 // seek does; an empty body is latest.
-func (t *Topic) IdPosition(d ResetCursorData) ledger.Position {
+func (t *Topic) idPosition(d ResetCursorData) ledger.Position {
 	l, e := int64(math.MaxInt64), int64(math.MaxInt64)
 	if d.LedgerID != nil {
 		l = *d.LedgerID
@@ -101,7 +101,7 @@ func (t *Topic) IdPosition(d ResetCursorData) ledger.Position {
 		e = *d.EntryID
 	}
 	ul, ue := uint64(l), uint64(e)
-	pos := t.SeekPosition(&proto.MessageIdData{LedgerId: &ul, EntryId: &ue})
+	pos := t.seekPosition(&proto.MessageIdData{LedgerId: &ul, EntryId: &ue})
 	if d.IsExcluded && l >= 0 && l != math.MaxInt64 {
 		if next, ok := t.Led.Next(pos); ok {
 			return next
@@ -113,7 +113,7 @@ func (t *Topic) IdPosition(d ResetCursorData) ledger.Position {
 
 // LastMessageJSON is the id of the topic's last entry, -1:-1 when empty, for the admin API.
 func (t *Topic) LastMessageJSON() MessageIDJSON {
-	id := MessageIDJSON{LedgerID: -1, EntryID: -1, PartitionIndex: t.Name.Partition}
+	id := MessageIDJSON{LedgerID: -1, EntryID: -1, PartitionIndex: t.name.Partition}
 	if p, ok := t.Led.Last(); ok {
 		id.LedgerID, id.EntryID = p.Ledger, p.Entry
 	}

@@ -22,10 +22,10 @@ type receiptScratch struct {
 	partition  int32
 }
 
-// Fill sets the scratch command to the receipt of sequence seq (and
+// fill sets the scratch command to the receipt of sequence seq (and
 // highest, when > 0) stored at pos of partition, and returns it; as
 // topic.receipt, without allocating.
-func (r *receiptScratch) Fill(producerID, seq, highest uint64, pos ledger.Position, partition int32) *proto.BaseCommand {
+func (r *receiptScratch) fill(producerID, seq, highest uint64, pos ledger.Position, partition int32) *proto.BaseCommand {
 	r.typ = proto.BaseCommand_SEND_RECEIPT
 	r.producerID, r.seq, r.highest = producerID, seq, highest
 	r.ledger, r.entry, r.partition = uint64(pos.Ledger), uint64(pos.Entry), partition

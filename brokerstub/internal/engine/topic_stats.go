@@ -13,16 +13,16 @@ import (
 
 // Stats builds Pulsar's SubscriptionStats. Topic goroutine.
 func (s *Subscription) Stats(o StatsOptions) *SubscriptionStats {
-	backlog, backlogBytes := s.BacklogOf()
+	backlog, backlogBytes := s.backlogOf()
 	cons := []*consumerStats{}
 	var unacked int64
 	for _, cs := range s.Consumers {
-		ci := s.T.Adm.consumers[cs]
+		ci := s.t.adm.consumers[cs]
 		if ci == nil {
 			ci = &clientInfo{}
 		}
 		var n int64
-		for _, pe := range cs.Pending {
+		for _, pe := range cs.pending {
 			n += int64(max(pe.batch, 1))
 		}
 		unacked += n
@@ -30,33 +30,33 @@ func (s *Subscription) Stats(o StatsOptions) *SubscriptionStats {
 			continue
 		}
 		cons = append(cons, &consumerStats{
-			ConsumerName: cs.Name, AvailablePermits: max(cs.Permits, 0), UnackedMessages: n,
+			ConsumerName: cs.name, AvailablePermits: max(cs.Permits, 0), UnackedMessages: n,
 			BlockedConsumerOnUnackedMsgs: cs.Blocked,
-			MsgOutCounter:                ci.Msgs, BytesOutCounter: ci.Bytes,
-			Address: ci.Address, ConnectedSince: millis(ci.since), ClientVersion: ci.clientVersion,
-			Metadata: ci.metadata, PriorityLevel: cs.Priority, LastConsumedFlowTimestamp: ci.lastFlow,
+			MsgOutCounter:                ci.msgs, BytesOutCounter: ci.bytes,
+			Address: ci.address, ConnectedSince: millis(ci.since), ClientVersion: ci.clientVersion,
+			Metadata: ci.metadata, PriorityLevel: cs.priority, LastConsumedFlowTimestamp: ci.lastFlow,
 		})
 	}
-	sc := s.T.Adm.subs[s.Name]
+	sc := s.t.adm.subs[s.name]
 	if sc == nil {
 		sc = &counter{}
 	}
 	st := &SubscriptionStats{
-		MsgOutCounter: sc.Msgs, BytesOutCounter: sc.Bytes,
+		MsgOutCounter: sc.msgs, BytesOutCounter: sc.bytes,
 		MsgBacklog: backlog, MsgBacklogNoDelayed: backlog, BacklogSize: backlogBytes,
-		UnackedMessages: unacked, Type: SubTypeNames[s.Typ],
-		Consumers: cons, IsDurable: s.Durable,
+		UnackedMessages: unacked, Type: subTypeNames[s.typ],
+		Consumers: cons, IsDurable: s.durable,
 		BlockedSubscriptionOnUnackedMsgs:   s.Blocked || s.brokerBlocked,
 		NonContiguousDeletedMessagesRanges: len(s.Cur.Current().Ranges),
 		SubscriptionProperties:             map[string]string{},
 		ConsumersAfterMarkDeletePosition:   map[string]string{},
 	}
 	if s.active != nil {
-		name := s.active.Name
+		name := s.active.name
 		st.ActiveConsumerName = &name
 	}
 	if next, ok := s.Cur.NextUnacked(s.Cur.MarkDelete()); ok {
-		if e, ok := s.T.Led.Get(next); ok {
+		if e, ok := s.t.Led.Get(next); ok {
 			pt := e.PublishTime
 			st.EarliestMsgPublishTimeInBacklog = &pt
 		}
@@ -74,10 +74,10 @@ func (s *Subscription) Stats(o StatsOptions) *SubscriptionStats {
 // Gates.MaxConcurrentNonPersistentMessagePerConnection sends in flight
 // (np_inflight.go). Topic goroutine; a no-op on a persistent topic.
 func (t *Topic) addNonPersistentStats(st *TopicStats) {
-	if t.Np == nil {
+	if t.np == nil {
 		return
 	}
-	now := t.B.Cfg.Clock.Now()
+	now := t.b.cfg.Clock.Now()
 	st.MsgDropRate = new(0.0)
 	// Pulsar sets neither on a non-persistent topic (no managed ledger, no
 	// deduplication); its JSON leaves out what is null.
@@ -93,11 +93,11 @@ func (t *Topic) addNonPersistentStats(st *TopicStats) {
 		if s == nil {
 			continue
 		}
-		if r := t.Np.drops[s]; r != nil {
+		if r := t.np.drops[s]; r != nil {
 			ss.MsgDropRate = new(r.Value(now))
 		}
-		if s.Typ == proto.CommandSubscribe_Key_Shared && s.Ks != nil {
-			ss.KeySharedMode = ksModeNames[s.Ks.Config().Mode]
+		if s.typ == proto.CommandSubscribe_Key_Shared && s.ks != nil {
+			ss.KeySharedMode = ksModeNames[s.ks.Config().Mode]
 		}
 	}
 }
@@ -130,11 +130,11 @@ func (t *Topic) InternalStats() *InternalStats {
 		for _, r := range cur.Ranges {
 			ranges = append(ranges, fmt.Sprintf("(%s..%s]", PosString(justBeforePos(r[0])), PosString(r[1])))
 		}
-		backlog, _ := s.BacklogOf()
+		backlog, _ := s.backlogOf()
 		read, _ := t.Led.Next(s.readPos)
 		cursors[name] = &cursorStats{
 			MarkDeletePosition: PosString(s.Cur.MarkDelete()), ReadPosition: PosString(read),
-			MessagesConsumedCounter: t.Adm.In.Msgs - backlog,
+			MessagesConsumedCounter: t.adm.in.msgs - backlog,
 			CursorLedger:            -1, CursorLedgerLastEntry: -1,
 			IndividuallyDeletedMessages: "[" + strings.Join(ranges, ", ") + "]",
 			State:                       "Open", Active: len(s.Consumers) > 0,
@@ -155,18 +155,18 @@ func (t *Topic) InternalStats() *InternalStats {
 func (t *Topic) Stats(o StatsOptions) *TopicStats {
 	t.Prune()
 	pubs := []*PublisherStats{}
-	for p := range t.Producers {
+	for p := range t.producers {
 		if o.NoPublishers {
 			break
 		}
-		pi := t.Adm.Producers[p]
+		pi := t.adm.producers[p]
 		if pi == nil {
 			pi = &clientInfo{}
 		}
 		pubs = append(pubs, &PublisherStats{
-			AccessMode: "Shared", ProducerID: p.Id, ProducerName: p.Name,
-			MsgInCounter: pi.Msgs, BytesInCounter: pi.Bytes,
-			Address: pi.Address, ConnectedSince: millis(pi.since), ClientVersion: pi.clientVersion,
+			AccessMode: "Shared", ProducerID: p.id, ProducerName: p.name,
+			MsgInCounter: pi.msgs, BytesInCounter: pi.bytes,
+			Address: pi.address, ConnectedSince: millis(pi.since), ClientVersion: pi.clientVersion,
 			Metadata: pi.metadata, SupportsPartialProducer: t.supportsPartial(p),
 		})
 	}
@@ -179,15 +179,15 @@ func (t *Topic) Stats(o StatsOptions) *TopicStats {
 		backlogSize += st.BacklogSize
 	}
 	st := &TopicStats{
-		MsgInCounter: t.Adm.In.Msgs, BytesInCounter: t.Adm.In.Bytes,
-		MsgOutCounter: t.Adm.Out.Msgs, BytesOutCounter: t.Adm.Out.Bytes,
-		StorageSize: t.StorageSize(), BacklogSize: backlogSize,
+		MsgInCounter: t.adm.in.msgs, BytesInCounter: t.adm.in.bytes,
+		MsgOutCounter: t.adm.out.msgs, BytesOutCounter: t.adm.out.bytes,
+		StorageSize: t.storageSize(), BacklogSize: backlogSize,
 		Publishers: pubs, Subscriptions: subs, Replication: map[string]struct{}{},
 		DeduplicationStatus: "Disabled",
 	}
 	// topicCreationTimeStamp: when the first entry was stored, else when
 	// the topic was loaded (Pulsar: when its managed ledger was created).
-	created := t.Adm.openedAt.UnixMilli()
+	created := t.adm.openedAt.UnixMilli()
 	if first, ok := t.Led.First(); ok {
 		if e, ok := t.Led.Get(first); ok && e.BrokerTimestamp > 0 {
 			created = min(created, int64(e.BrokerTimestamp))
@@ -205,7 +205,7 @@ func (t *Topic) Stats(o StatsOptions) *TopicStats {
 
 // supportsPartial is a publisher's supportsPartialProducer for its stats.
 func (t *Topic) supportsPartial(p *Producer) bool {
-	return t.B.Cfg.Gates.AggregatePublisherStatsByProducerName && p.Peer.PartialProducer()
+	return t.b.cfg.Gates.AggregatePublisherStatsByProducerName && p.peer.PartialProducer()
 }
 
 func millis(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }

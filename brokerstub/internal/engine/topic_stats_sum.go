@@ -50,7 +50,7 @@ func (ss *SubscriptionStats) Add(o *SubscriptionStats) {
 	}
 }
 
-func (ss *SubscriptionStats) Clone() *SubscriptionStats {
+func (ss *SubscriptionStats) clone() *SubscriptionStats {
 	c := *ss
 	c.Consumers = slices.Clone(ss.Consumers)
 	return &c
@@ -85,7 +85,7 @@ func (st *TopicStats) Add(o *TopicStats) {
 			prev.Add(ss)
 			continue
 		}
-		st.Subscriptions[name] = ss.Clone()
+		st.Subscriptions[name] = ss.clone()
 	}
 }
 
@@ -96,7 +96,7 @@ func (st *TopicStats) Clone() TopicStats {
 	c.Publishers = slices.Clone(st.Publishers)
 	c.Subscriptions = make(map[string]*SubscriptionStats, len(st.Subscriptions))
 	for name, ss := range st.Subscriptions {
-		c.Subscriptions[name] = ss.Clone()
+		c.Subscriptions[name] = ss.clone()
 	}
 	return c
 }

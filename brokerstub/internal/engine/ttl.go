@@ -25,7 +25,7 @@ func (b *Engine) messageTTL(name TopicName) int64 {
 			return secs
 		}
 	}
-	return int64(b.Cfg.MessageTTL / time.Second)
+	return int64(b.cfg.MessageTTL / time.Second)
 }
 
 // ExpireMessages expires the subscription's backlog older than ttlSeconds
@@ -33,13 +33,13 @@ func (b *Engine) messageTTL(name TopicName) int64 {
 // now - TTL are acknowledged, up to the newest of them. A TTL of 0 or less
 // expires nothing, as Pulsar's MessageImpl.isEntryExpired. Topic goroutine.
 func (s *Subscription) ExpireMessages(ttlSeconds int64) {
-	now := s.T.B.Cfg.Clock.Now().UnixMilli()
+	now := s.t.b.cfg.Clock.Now().UnixMilli()
 	if ttlSeconds <= 0 || ttlSeconds >= now/1000 {
 		return // no TTL, or none older than it
 	}
 	cutoff := now - ttlSeconds*1000
-	after := s.T.Led.FindByPublishTime(uint64(cutoff))
-	if newest, ok := s.T.Led.Prev(after); ok && s.Cur.MarkDelete().Less(newest) {
+	after := s.t.Led.FindByPublishTime(uint64(cutoff))
+	if newest, ok := s.t.Led.Prev(after); ok && s.Cur.MarkDelete().Less(newest) {
 		s.AckThrough(newest)
 	}
 }
@@ -47,10 +47,10 @@ func (s *Subscription) ExpireMessages(ttlSeconds int64) {
 // checkMessageExpiry expires the backlog of every subscription by the
 // topic's TTL (PersistentTopic.checkMessageExpiry). Topic goroutine.
 func (t *Topic) checkMessageExpiry() {
-	if t.Name.Domain != "persistent" {
+	if t.name.Domain != "persistent" {
 		return
 	}
-	ttl := t.B.messageTTL(t.Name)
+	ttl := t.b.messageTTL(t.name)
 	if ttl <= 0 {
 		return
 	}
@@ -61,7 +61,7 @@ func (t *Topic) checkMessageExpiry() {
 
 // armExpiryCheck schedules the next periodic message expiry.
 func (t *Topic) armExpiryCheck() {
-	t.timers.stopExpiry = t.B.Cfg.Clock.AfterFunc(t.B.Cfg.MessageExpiryCheckInterval, func() {
+	t.timers.stopExpiry = t.b.cfg.Clock.AfterFunc(t.b.cfg.MessageExpiryCheckInterval, func() {
 		t.Do(func() {
 			t.checkMessageExpiry()
 			t.armExpiryCheck()

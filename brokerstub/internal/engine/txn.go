@@ -21,47 +21,47 @@ import (
 // enabled: open transactions get their timeouts again, committing and
 // aborting ones are finished before the broker serves.
 func (b *Engine) StartCoordinator() error {
-	if !b.Cfg.TransactionCoordinatorEnabled {
-		b.Tc.Store(nil)
+	if !b.cfg.TransactionCoordinatorEnabled {
+		b.tc.Store(nil)
 		return nil
 	}
 	// As a standalone with the coordinator on: the assign topic exists with
 	// one partition per coordinator, so clients find coordinator 0.
 	if b.PartitionCount(txn.AssignTopic) != txn.Coordinators {
-		if err := b.St.SetPartitions(txn.AssignTopic, txn.Coordinators); err != nil {
+		if err := b.st.SetPartitions(txn.AssignTopic, txn.Coordinators); err != nil {
 			return fmt.Errorf("brokerstub: create %s: %w", txn.AssignTopic, err)
 		}
 	}
 	cfg := txn.Config{
-		Clock:        b.Cfg.Clock,
+		Clock:        b.cfg.Clock,
 		Topics:       txnTopics{b},
-		MaxActive:    b.Cfg.Gates.MaxActiveTransactionsPerCoordinator,
+		MaxActive:    b.cfg.Gates.MaxActiveTransactionsPerCoordinator,
 		RecordOwners: b.AuthEnabled(),
 		SuperUser:    func(role string) bool { return b.AuthEnabled() && b.AuthzOn() && b.IsSuperUser(role) },
-		Log:          b.Log,
+		Log:          b.log,
 	}
-	if kv, ok := b.St.(store.MetaStore); ok {
+	if kv, ok := b.st.(store.MetaStore); ok {
 		cfg.Store = kv
 	}
 	c, err := txn.Load(cfg)
 	if err != nil {
 		return fmt.Errorf("brokerstub: %w", err)
 	}
-	b.Tc.Store(c)
+	b.tc.Store(c)
 	c.Recover()
 	return nil
 }
 
 // stopCoordinator stops the timeouts and waits for those running.
 func (b *Engine) stopCoordinator() {
-	if c := b.Tc.Load(); c != nil {
+	if c := b.tc.Load(); c != nil {
 		c.Close()
 	}
 }
 
 // CoordinatorFor returns coordinator tcID, or the error Pulsar answers.
 func (b *Engine) CoordinatorFor(tcID uint64) (*txn.Coordinator, error) {
-	c := b.Tc.Load()
+	c := b.tc.Load()
 	if c == nil {
 		return nil, txn.ErrDisabled
 	}

@@ -14,39 +14,39 @@ import (
 // subscription applies the acks (commit) or delivers their messages again
 // (abort).
 
-// TxnAck reads the acks of m and holds them pending for id in the topic's
+// txnAck reads the acks of m and holds them pending for id in the topic's
 // buffer. Topic goroutine.
-func (s *Subscription) TxnAck(id txn.ID, m *proto.CommandAck) error {
-	t := s.T
-	c := t.B.Tc.Load()
+func (s *Subscription) txnAck(id txn.ID, m *proto.CommandAck) error {
+	t := s.t
+	c := t.b.tc.Load()
 	if c == nil || t.Txn == nil {
 		return txn.ErrDisabled
 	}
 	cumulative := m.GetAckType() == proto.CommandAck_Cumulative
 	if cumulative && s.shared() {
-		return fmt.Errorf("%w: cumulative ack on a %s subscription", txn.ErrNotAllowed, s.Typ)
+		return fmt.Errorf("%w: cumulative ack on a %s subscription", txn.ErrNotAllowed, s.typ)
 	}
 	acks := make([]txn.Ack, 0, len(m.GetMessageId()))
 	for _, mid := range m.GetMessageId() {
-		pos := PosOf(mid)
+		pos := posOf(mid)
 		e, ok := t.Led.Get(pos)
 		if !ok {
 			continue
 		}
-		r := txn.Ack{Topic: t.Name.Full, Sub: s.Name, Ledger: pos.Ledger, Entry: pos.Entry,
+		r := txn.Ack{Topic: t.name.Full, Sub: s.name, Ledger: pos.Ledger, Entry: pos.Entry,
 			Batch: int(t.info(e).numMessages), Cumulative: cumulative}
-		if set := mid.GetAckSet(); len(set) > 0 && !t.B.Cfg.DisableBatchIndexAck {
+		if set := mid.GetAckSet(); len(set) > 0 && !t.b.cfg.DisableBatchIndexAck {
 			r.AckSet = slices.Clone(set)
 		}
 		acks = append(acks, r)
 	}
-	return t.Txn.Ack(c, id, s.Name, s.Cur, acks)
+	return t.Txn.Ack(c, id, s.name, s.Cur, acks)
 }
 
 // shared reports whether the subscription is Shared or Key_Shared, where
 // Pulsar allows no cumulative ack in a transaction.
 func (s *Subscription) shared() bool {
-	return s.Typ == proto.CommandSubscribe_Shared || s.Typ == proto.CommandSubscribe_Key_Shared
+	return s.typ == proto.CommandSubscribe_Shared || s.typ == proto.CommandSubscribe_Key_Shared
 }
 
 // txnEndSub is the end of id on subscription sub (END_TXN_ON_SUBSCRIPTION):
@@ -72,7 +72,7 @@ func (t *Topic) txnEndSub(sub string, id txn.ID, commit bool, acks []txn.Ack) {
 		s.Ack(nil, &proto.CommandAck{AckType: &typ,
 			MessageId: []*proto.MessageIdData{{LedgerId: &l, EntryId: &e, AckSet: r.AckSet}}})
 	}
-	s.Persist(false)
+	s.persist(false)
 	s.Dispatch()
 }
 
@@ -89,7 +89,7 @@ func (s *Subscription) txnRedeliverAborted(acks []txn.Ack) {
 	}
 	if all {
 		for _, cs := range s.Consumers {
-			s.Requeue(cs, nil)
+			s.requeue(cs, nil)
 		}
 	}
 }
@@ -98,22 +98,22 @@ func (s *Subscription) txnRedeliverAborted(acks []txn.Ack) {
 // transaction that held it pending.
 func (s *Subscription) txnReplay(p ledger.Position) {
 	for _, cs := range s.Consumers {
-		if _, ok := cs.Pending[p]; ok {
-			s.Requeue(cs, []ledger.Position{p})
+		if _, ok := cs.pending[p]; ok {
+			s.requeue(cs, []ledger.Position{p})
 			return
 		}
 	}
-	if s.Cur.IsAcked(p) || s.readPos.Less(p) || s.Replay.Contains(p) || s.txnHeld(p) {
+	if s.Cur.IsAcked(p) || s.readPos.Less(p) || s.replay.Contains(p) || s.txnHeld(p) {
 		return // acknowledged, not read yet, queued already, or held by another transaction
 	}
-	e, ok := s.T.Led.Get(p)
+	e, ok := s.t.Led.Get(p)
 	if !ok {
 		return
 	}
 	var hash int32
-	if s.Ks != nil {
-		hash = s.ksEntry(s.T.info(e)).Hash
+	if s.ks != nil {
+		hash = s.ksEntry(s.t.info(e)).Hash
 	}
 	s.redeliveries[p]++
-	s.Replay.Add(p, hash)
+	s.replay.Add(p, hash)
 }

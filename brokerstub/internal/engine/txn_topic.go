@@ -40,15 +40,15 @@ func (in *entryInfo) txnEntry(p ledger.Position) txn.Entry {
 // from the coordinator, when transactions are enabled. A transaction left
 // open in the ledger that the coordinator no longer knows is aborted.
 func (t *Topic) loadTxnBuffer() {
-	c := t.B.Tc.Load()
-	if c == nil || t.Np != nil {
+	c := t.b.tc.Load()
+	if c == nil || t.np != nil {
 		return
 	}
 	t.Txn = txn.Rebuild(t.txnScan())
 	for _, id := range t.Txn.Orphans(c) {
 		t.txnEnd(id, false)
 	}
-	t.Txn.LoadAcks(c, t.Name.Full)
+	t.Txn.LoadAcks(c, t.name.Full)
 }
 
 // txnScan yields every stored entry's transaction fields, in order.
@@ -64,20 +64,20 @@ func (t *Topic) txnScan() iter.Seq[txn.Entry] {
 	}
 }
 
-// TxnAdmitSend checks a transactional SEND on the topic goroutine before it
+// txnAdmitSend checks a transactional SEND on the topic goroutine before it
 // is stored: transactions must be on and id open; the topic joins the
 // transaction's partitions (as ADD_PARTITION_TO_TXN does), so that the end
 // always reaches it.
-func (t *Topic) TxnAdmitSend(id txn.ID) error {
-	c := t.B.Tc.Load()
+func (t *Topic) txnAdmitSend(id txn.ID) error {
+	c := t.b.tc.Load()
 	if c == nil || t.Txn == nil {
 		return txn.ErrDisabled
 	}
-	return c.AddPartitions(id, txn.ByBroker, []string{t.Name.Full})
+	return c.AddPartitions(id, txn.ByBroker, []string{t.name.Full})
 }
 
-// TxnStored records that a message of id was stored at pos.
-func (t *Topic) TxnStored(id txn.ID, pos ledger.Position) { t.Txn.Stored(id, pos) }
+// txnStored records that a message of id was stored at pos.
+func (t *Topic) txnStored(id txn.ID, pos ledger.Position) { t.Txn.Stored(id, pos) }
 
 // txnEnd is the end of id on this topic (END_TXN_ON_PARTITION): a marker is
 // written and the transaction's messages become visible (commit) or are
@@ -87,7 +87,7 @@ func (t *Topic) txnEnd(id txn.ID, commit bool) {
 	if !t.Txn.IsOpen(id) {
 		return
 	}
-	now := uint64(max(t.B.Cfg.Clock.Now().UnixMilli(), 0))
+	now := uint64(max(t.b.cfg.Clock.Now().UnixMilli(), 0))
 	meta, err := txn.Marker(id, commit, now)
 	var pos ledger.Position
 	if err == nil {
@@ -97,7 +97,7 @@ func (t *Topic) txnEnd(id txn.ID, commit bool) {
 	if err != nil {
 		// The coordinator retries the end (the client's retry, or the
 		// recovery after a restart); until then the transaction stays open.
-		t.B.Log.Error("write transaction marker", "topic", t.Name.Full, "txn", id, "err", err)
+		t.b.log.Error("write transaction marker", "topic", t.name.Full, "txn", id, "err", err)
 		return
 	}
 	t.Txn.Ended(id, commit, pos)
@@ -132,19 +132,19 @@ func (t *Topic) lastDispatchable() (ledger.Position, bool) {
 // txnSkip reports whether dispatch passes over the unacknowledged entry at
 // p: a marker or an aborted message, which it acknowledges on the cursor.
 func (s *Subscription) txnSkip(p ledger.Position) bool {
-	return s.T.Txn.Skip(txnEntries{s.T}, s.Cur, p)
+	return s.t.Txn.Skip(txnEntries{s.t}, s.Cur, p)
 }
 
 // txnHeld reports whether dispatch passes over the unacknowledged entry at
 // p: every message of it is acknowledged on the cursor or pending in a
 // transaction.
 func (s *Subscription) txnHeld(p ledger.Position) bool {
-	return s.T.Txn.Held(txnEntries{s.T}, s.Cur, s.Name, p)
+	return s.t.Txn.Held(txnEntries{s.t}, s.Cur, s.name, p)
 }
 
 // txnDeliverAckSet returns the ack set and message count of a batch about
 // to be delivered at p, given the cursor's (ackSet, count), with the
 // indexes pending in a transaction marked acknowledged.
 func (s *Subscription) txnDeliverAckSet(p ledger.Position, batch int, ackSet []int64, count int64) ([]int64, int64) {
-	return s.T.Txn.DeliverAckSet(s.Name, p, batch, ackSet, count)
+	return s.t.Txn.DeliverAckSet(s.name, p, batch, ackSet, count)
 }

@@ -17,7 +17,7 @@ import "github.com/pulsargo/sdk/internal/proto"
 
 // unackedLimited reports whether the subscription's type has the limits.
 func (s *Subscription) unackedLimited() bool {
-	return s.Typ == proto.CommandSubscribe_Shared || s.Typ == proto.CommandSubscribe_Key_Shared
+	return s.typ == proto.CommandSubscribe_Shared || s.typ == proto.CommandSubscribe_Key_Shared
 }
 
 // availablePermits is what the consumer may be sent now: its permits, or
@@ -25,7 +25,7 @@ func (s *Subscription) unackedLimited() bool {
 // (Pulsar's Consumer.getAvailablePermits and the dispatcher's block) or its
 // subscription waits for its dispatch rate (ratelimit_dispatch.go).
 func (cs *Consumer) availablePermits() int64 {
-	if cs.Blocked || cs.Sub != nil && (cs.Sub.Blocked || cs.Sub.rl.held) {
+	if cs.Blocked || cs.sub != nil && (cs.sub.Blocked || cs.sub.rl.held) {
 		return 0
 	}
 	return cs.Permits
@@ -39,10 +39,10 @@ func (s *Subscription) noteDelivered(cs *Consumer, n int64) {
 	if !s.unackedLimited() {
 		return
 	}
-	if l := s.T.Limits.unackedPerConsumer; l > 0 && cs.Unacked >= l {
+	if l := s.t.limits.unackedPerConsumer; l > 0 && cs.Unacked >= l {
 		cs.Blocked = true
 	}
-	if l := s.T.Limits.unackedPerSub; l > 0 && s.Unacked >= l {
+	if l := s.t.limits.unackedPerSub; l > 0 && s.Unacked >= l {
 		s.Blocked = true
 	}
 	s.noteBrokerUnacked() // unacked_broker.go
@@ -55,10 +55,10 @@ func (s *Subscription) noteDelivered(cs *Consumer, n int64) {
 func (s *Subscription) noteReleased(cs *Consumer, n int64) {
 	cs.Unacked = max(cs.Unacked-n, 0)
 	s.Unacked = max(s.Unacked-n, 0)
-	if l := s.T.Limits.unackedPerConsumer; cs.Blocked && (l <= 0 || cs.Unacked <= l/2) {
+	if l := s.t.limits.unackedPerConsumer; cs.Blocked && (l <= 0 || cs.Unacked <= l/2) {
 		cs.Blocked = false
 	}
-	if l := s.T.Limits.unackedPerSub; s.Blocked && (l <= 0 || s.Unacked < l/2 || s.Unacked == 0) {
+	if l := s.t.limits.unackedPerSub; s.Blocked && (l <= 0 || s.Unacked < l/2 || s.Unacked == 0) {
 		s.Blocked = false
 	}
 	s.noteBrokerUnacked() // unacked_broker.go
@@ -67,7 +67,7 @@ func (s *Subscription) noteReleased(cs *Consumer, n int64) {
 // recheckUnacked applies changed limits to the subscription's consumers:
 // a raised or removed limit unblocks, a lowered one blocks.
 func (s *Subscription) recheckUnacked() {
-	cl, sl := s.T.Limits.unackedPerConsumer, s.T.Limits.unackedPerSub
+	cl, sl := s.t.limits.unackedPerConsumer, s.t.limits.unackedPerSub
 	for _, cs := range s.Consumers {
 		switch {
 		case !s.unackedLimited() || cl <= 0:

@@ -26,7 +26,7 @@ const (
 
 // brokerUnacked is the broker's state of the limit.
 type brokerUnacked struct {
-	Blocked atomic.Bool
+	blocked atomic.Bool
 	closed  atomic.Bool                 // set by Close: no more checks
 	stop    atomic.Pointer[func() bool] // the pending check's timer
 }
@@ -34,7 +34,7 @@ type brokerUnacked struct {
 // unackedLimits returns the broker-wide limit and the share of one
 // subscription, both 0 when the limit is off.
 func (b *Engine) unackedLimits() (limit, share int64) {
-	g := b.Cfg.Gates
+	g := b.cfg.Gates
 	if g.MaxUnackedMessagesPerBroker <= 0 || g.MaxUnackedMessagesPerSubscriptionOnBrokerBlocked <= 0 {
 		return 0, 0
 	}
@@ -50,22 +50,22 @@ func (b *Engine) StartUnackedCheck() {
 }
 
 func (b *Engine) armUnackedCheck(d time.Duration) {
-	stop := b.Cfg.Clock.AfterFunc(d, func() {
-		if b.Unacked.closed.Load() {
+	stop := b.cfg.Clock.AfterFunc(d, func() {
+		if b.unacked.closed.Load() {
 			return
 		}
 		b.checkUnacked()
-		if !b.Unacked.closed.Load() {
+		if !b.unacked.closed.Load() {
 			b.armUnackedCheck(UnackedCheckEvery)
 		}
 	})
-	b.Unacked.stop.Store(&stop)
+	b.unacked.stop.Store(&stop)
 }
 
 // StopUnackedCheck stops the checks (Close).
 func (b *Engine) StopUnackedCheck() {
-	b.Unacked.closed.Store(true)
-	if stop := b.Unacked.stop.Load(); stop != nil {
+	b.unacked.closed.Store(true)
+	if stop := b.unacked.stop.Load(); stop != nil {
 		(*stop)()
 	}
 }
@@ -89,8 +89,8 @@ func (b *Engine) checkUnacked() {
 		})
 	}
 	switch {
-	case total >= limit && b.Unacked.Blocked.CompareAndSwap(false, true):
-		b.Log.Info("broker reached maxUnackedMessagesPerBroker: blocking the subscriptions over their share",
+	case total >= limit && b.unacked.blocked.CompareAndSwap(false, true):
+		b.log.Info("broker reached maxUnackedMessagesPerBroker: blocking the subscriptions over their share",
 			"unacked", total, "limit", limit, "share", share)
 		for _, t := range topics {
 			t.Do(func() {
@@ -101,8 +101,8 @@ func (b *Engine) checkUnacked() {
 				}
 			})
 		}
-	case total < limit/2 && b.Unacked.Blocked.CompareAndSwap(true, false):
-		b.Log.Info("broker below half its maxUnackedMessagesPerBroker: unblocking", "unacked", total, "limit", limit)
+	case total < limit/2 && b.unacked.blocked.CompareAndSwap(true, false):
+		b.log.Info("broker below half its maxUnackedMessagesPerBroker: unblocking", "unacked", total, "limit", limit)
 		for _, t := range topics {
 			t.Do(func() {
 				for _, s := range t.Subs {
@@ -120,10 +120,10 @@ func (b *Engine) checkUnacked() {
 // while the broker is blocked: blocked past its share, unblocked below half
 // of it (the caller dispatches). Topic goroutine, after s.unacked changed.
 func (s *Subscription) noteBrokerUnacked() {
-	if !s.unackedLimited() || !s.T.B.Unacked.Blocked.Load() {
+	if !s.unackedLimited() || !s.t.b.unacked.blocked.Load() {
 		return
 	}
-	_, share := s.T.B.unackedLimits()
+	_, share := s.t.b.unackedLimits()
 	switch {
 	case !s.brokerBlocked && s.Unacked > share:
 		s.brokerBlocked = true
