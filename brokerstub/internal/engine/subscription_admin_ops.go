@@ -10,9 +10,6 @@ import (
 // the partition a message id names. Each runs on its topic's goroutine
 // (Topic.Call).
 
-// isDurable reports whether the subscription is durable.
-func (s *Subscription) isDurable() bool { return s.durable }
-
 // PositionOfID returns the ledger position of the message id d on the
 // subscription's topic, ok false when d names another partition of a
 // partitioned topic.
