@@ -31,7 +31,9 @@ import (
 //  2. the Go heap, after a collection, when payloads the application has
 //     probably dropped are the only memory the buffer could reuse (see
 //     needsCollection): the collection frees them, and this buffer and
-//     the next ones take their pages instead of new ones;
+//     the next ones take their pages instead of new ones. An engine whose
+//     collections the runtime keeps following with its own stops (see
+//     settle);
 //  3. the Go heap (prefault.Make: not cleared, and mapped in ahead).
 //
 // A payload handed to the application is never reused by the engine: it
