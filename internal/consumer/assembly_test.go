@@ -211,3 +211,56 @@ func TestCollectionOnceHandedOutweighsScan(t *testing.T) {
 		t.Errorf("%d collections with the heap's memory free; want 1", r.collections)
 	}
 }
+
+// Where each buffer is about as large as the rest of the live heap, the
+// runtime follows every collection of the engine with one of its own
+// before the next buffer (the goal the engine's collection set leaves no
+// room for the buffer), and the engine's collections only double the
+// runtime's: after followedLimit of them in a row the engine stops
+// (BenchmarkReceiveChunked64MiB: two collections per message, one waited
+// for in the loop, until it did). Where the runtime does not collect in
+// between (W5: a goal raised by large live data), the engine goes on, and
+// one collection the runtime does not follow starts the count again.
+func TestCollectionStopsWhenTheRuntimeFollowsEach(t *testing.T) {
+	const n = collectFrom
+	chunked := func() *Message {
+		id := messageid.New(1, 1, -1, -1, 0)
+		return &Message{ID: messageid.NewChunk(id, id), Payload: make([]byte, n)}
+	}
+	// receive hands out a message and asks for the next buffer; the
+	// runtime collects on its own after the buffer when follows says so.
+	receive := func(r *reassembly, st *heapState, follows bool) {
+		r.left(chunked())
+		r.newBuffer(n)
+		if follows {
+			st.auto++
+		}
+	}
+
+	st := heapState{scan: 1 << 20} // never any memory free
+	r := &reassembly{heap: func() heapState { return st }}
+	r.collect = func() {}
+	for range 3 * followedLimit {
+		receive(r, &st, false)
+	}
+	if r.collections != 3*followedLimit || r.settled {
+		t.Fatalf("%d collections (settled %v) of %d buffers the runtime never collected between; want all",
+			r.collections, r.settled, 3*followedLimit)
+	}
+
+	st = heapState{scan: 1 << 20}
+	r = &reassembly{heap: func() heapState { return st }}
+	r.collect = func() {}
+	receive(r, &st, false) // nothing handed out before: no collection
+	for range followedLimit - 1 {
+		receive(r, &st, true)
+	}
+	receive(r, &st, false) // one the runtime did not follow: the count starts again
+	for range followedLimit + 5 {
+		receive(r, &st, true)
+	}
+	if want := 2*followedLimit + 1; r.collections != want || !r.settled {
+		t.Errorf("%d collections (settled %v); want %d, then none: %d in a row were followed by the runtime's own",
+			r.collections, r.settled, want, followedLimit)
+	}
+}

@@ -20,6 +20,7 @@ type Reader struct {
 	hdr  [4]byte
 	err  error // sticky: the stream is unusable
 	pool *BufferPool
+	step []byte // without a pool, the buffer of a growing frame's steps (stepBuffer)
 }
 
 // NewReader returns a Reader of frames from r that rejects frames whose
