@@ -4,10 +4,14 @@
 // the broker-wide limits and the periodic sweeps).
 //
 // Each topic is owned by one goroutine: code outside it runs on it with
-// Topic.Do or Topic.Call. A client connection is a Peer-shaped value the
-// topic sends commands to (peer.go); the admin API reads typed views the
-// topics build (TopicStats, InternalStats). The root package configures
-// an Engine from its Options (Config) and serves it over the binary
+// Topic.Do or Topic.Call. The binary protocol and the admin API see an
+// Engine through interfaces of their own (protocol.Engine, admin.Engine)
+// and use its topics, subscriptions, producers and consumers through
+// methods named for what they do (protocol_ops_*.go, topic_admin_ops.go,
+// subscription_admin_ops.go), never their fields; what they get back is
+// data (TopicStats, InternalStats, SendRequest). A client connection is a
+// peer the topic sends commands to (peer.go). The root package makes an
+// Engine from its Options (Config) with New and serves it over the binary
 // protocol, the admin API and the WebSocket API:
 //
 //	e, err := engine.New(cfg, logger, store.NewMemory(), nil, nil)
