@@ -251,10 +251,16 @@ var seedMutations = []seedMutation{{
 // file is changed) and expects the seed tests named for it to fail. Every
 // seed test of those packages runs, and the log shows which others fail
 // too. Run it with PULSARGO_MUTATION=1 go test -run TestSeedMutations -v
-// ./brokerstub/.
+// ./brokerstub/. With PULSARGO_MUTATION=N (N > 1) only the named tests run,
+// N times each, and each must fail all N times: a seed test that catches
+// its mutant only sometimes does not guard it.
 func TestSeedMutations(t *testing.T) {
 	if os.Getenv(mutationEnv) == "" {
 		t.Skipf("set %s=1 to run the seed mutation check", mutationEnv)
+	}
+	runs, err := strconv.Atoi(os.Getenv(mutationEnv))
+	if err != nil || runs < 1 {
+		t.Fatalf("%s=%q: want a number of runs, 1 or more", mutationEnv, os.Getenv(mutationEnv))
 	}
 	goBin, err := exec.LookPath("go")
 	if err != nil {
@@ -285,8 +291,12 @@ func TestSeedMutations(t *testing.T) {
 			}
 			t.Logf("mutation: %s: remove\n%s", m.file, m.old)
 			for pkg, want := range m.fails {
-				run := "^(" + strings.Join(seedTests[pkg], "|") + ")$"
-				cmd := exec.Command(goBin, "test", "-count=1", "-overlay="+overlayFile, "-run", run, pkg)
+				names := seedTests[pkg]
+				if runs > 1 {
+					names = want
+				}
+				run := "^(" + strings.Join(names, "|") + ")$"
+				cmd := exec.Command(goBin, "test", "-count="+strconv.Itoa(runs), "-overlay="+overlayFile, "-run", run, pkg)
 				out, err := cmd.CombinedOutput()
 				if strings.Contains(string(out), "[build failed]") || strings.Contains(string(out), "[setup failed]") {
 					t.Fatalf("%s does not build with the mutation:\n%s", pkg, out)
@@ -297,8 +307,8 @@ func TestSeedMutations(t *testing.T) {
 				}
 				failed := failedTests(string(out))
 				for _, name := range want {
-					if !failed[name] {
-						t.Errorf("%s: %s passes with the guard removed", pkg, name)
+					if failed[name] < runs {
+						t.Errorf("%s: %s fails %d of %d runs with the guard removed", pkg, name, failed[name], runs)
 					}
 				}
 				t.Logf("%s: failing: %v\n%s", pkg, sortedKeys(failed), out)
@@ -309,16 +319,19 @@ func TestSeedMutations(t *testing.T) {
 
 var failLine = regexp.MustCompile(`(?m)^\s*--- FAIL: (\S+)`)
 
-// failedTests returns the top-level tests that go test reports failed.
-func failedTests(out string) map[string]bool {
-	got := map[string]bool{}
+// failedTests returns how many times go test reports each top-level test
+// failed (once a run; its subtests are not counted apart).
+func failedTests(out string) map[string]int {
+	got := map[string]int{}
 	for _, m := range failLine.FindAllStringSubmatch(out, -1) {
-		got[strings.SplitN(m[1], "/", 2)[0]] = true
+		if !strings.Contains(m[1], "/") {
+			got[m[1]]++
+		}
 	}
 	return got
 }
 
-func sortedKeys(m map[string]bool) []string {
+func sortedKeys(m map[string]int) []string {
 	var out []string
 	for k := range m {
 		out = append(out, k)
